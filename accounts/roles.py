@@ -1,0 +1,52 @@
+"""Which Django permissions each group holds (ARCHITECTURE.md §Users and permissions).
+
+Used by the data migration that creates the groups and by `seed_demo`; changing this table and
+running `manage.py sync_roles` brings an existing database up to date.
+"""
+
+from __future__ import annotations
+
+CATALOG_MODELS = (
+    "gpu",
+    "cpu",
+    "chassis",
+    "psu",
+    "memorymodule",
+    "storagedevice",
+    "nic",
+    "nvlinkbridge",
+)
+
+ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
+    # catalog staff edit every catalog table (and its history); nothing else
+    "catalog": [
+        ("catalog", f"{action}_{model}")
+        for model in CATALOG_MODELS
+        for action in ("view", "add", "change", "delete")
+    ],
+    # sales engineers see the catalog (read-only in the admin)
+    "sales": [("catalog", f"view_{model}") for model in CATALOG_MODELS],
+    # customers work through the site and the API only; object ownership is checked in code
+    "customers": [],
+}
+
+
+def sync_roles(apps: object | None = None) -> None:
+    """Create the groups and give them exactly the permissions of ROLE_PERMISSIONS."""
+    from django.apps import apps as global_apps
+    from django.contrib.auth.management import create_permissions
+
+    registry = apps or global_apps
+    for app_config in registry.get_app_configs():  # type: ignore[attr-defined]
+        app_config.models_module = True
+        create_permissions(app_config, verbosity=0, apps=registry)
+        app_config.models_module = None
+    group_model = registry.get_model("auth", "Group")  # type: ignore[attr-defined]
+    permission_model = registry.get_model("auth", "Permission")  # type: ignore[attr-defined]
+    for group_name, perms in ROLE_PERMISSIONS.items():
+        group, _ = group_model.objects.get_or_create(name=group_name)
+        wanted = [
+            permission_model.objects.get(content_type__app_label=app_label, codename=codename)
+            for app_label, codename in perms
+        ]
+        group.permissions.set(wanted)

@@ -1,0 +1,102 @@
+"""Services that write the catalog."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from catalog.fixture import CATALOG_FIXTURE, read_catalog_fixture
+from catalog.models import CATALOG_MODELS, CatalogItem, Gpu, NvlinkBridge
+
+
+@dataclass
+class LoadReport:
+    created: dict[str, int] = field(default_factory=dict)
+    updated: dict[str, int] = field(default_factory=dict)
+    unchanged: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total_created(self) -> int:
+        return sum(self.created.values())
+
+    @property
+    def total_updated(self) -> int:
+        return sum(self.updated.values())
+
+
+def _assign(obj: CatalogItem, row: dict[str, Any]) -> bool:
+    """Copy row values onto obj; True when anything differs."""
+    changed = False
+    for name, value in row.items():
+        field_obj = obj._meta.get_field(name)
+        new = field_obj.to_python(value)
+        if getattr(obj, name) != new:
+            setattr(obj, name, new)
+            changed = True
+    return changed
+
+
+@transaction.atomic
+def catalog_load_fixture(*, path: Path = CATALOG_FIXTURE, update: bool = False) -> LoadReport:
+    """Insert fixture rows whose SKU is missing. With `update`, overwrite rows that differ.
+
+    Idempotent: a second run creates and changes nothing, and rows catalog staff edited are kept
+    unless `update` is asked for.
+    """
+    report = LoadReport()
+    data = read_catalog_fixture(path)
+    for kind, model in CATALOG_MODELS.items():
+        created = updated = unchanged = 0
+        existing = {obj.sku: obj for obj in model.objects.all()}
+        for raw in data.get(kind, []):
+            row = dict(raw)
+            gpu_skus = row.pop("gpus", None) if model is NvlinkBridge else None
+            obj = existing.get(row["sku"])
+            if obj is None:
+                obj = model()
+                _assign(obj, row)
+                obj.full_clean()
+                obj.save()
+                created += 1
+            elif update and _assign(obj, row):
+                obj.full_clean()
+                obj.save()
+                updated += 1
+            else:
+                unchanged += 1
+            if gpu_skus is not None and isinstance(obj, NvlinkBridge):
+                wanted = set(gpu_skus)
+                current = set(obj.gpus.values_list("sku", flat=True))
+                if not current or (update and current != wanted):
+                    gpus = list(Gpu.objects.filter(sku__in=wanted))
+                    missing = wanted - {gpu.sku for gpu in gpus}
+                    if missing:
+                        raise ValueError(f"bridge {obj.sku} names unknown GPUs: {sorted(missing)}")
+                    obj.gpus.set(gpus)
+        report.created[kind] = created
+        report.updated[kind] = updated
+        report.unchanged[kind] = unchanged
+    return report
+
+
+def catalog_change_prices(*, queryset: Any, percent: Decimal) -> int:
+    """Change list prices of the rows by `percent` (e.g. 5 or -3.5), rounded to kopecks.
+
+    Saves row by row so each change lands in the history with the acting user.
+    """
+    factor = (Decimal(100) + percent) / Decimal(100)
+    if factor <= 0:
+        raise ValueError("A price change of -100 % or less would make prices zero or negative.")
+    changed = 0
+    with transaction.atomic():
+        for obj in queryset.select_for_update():
+            obj.list_price = (obj.list_price * factor).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+            obj.updated_at = timezone.now()
+            obj.save(update_fields=["list_price", "updated_at"])
+            changed += 1
+    return changed

@@ -1,0 +1,90 @@
+"""The one place that reads the process environment.
+
+Every setting that may differ between a laptop, CI and production is read here, so that
+`.env.example`, the README table and docker-compose.yml can be checked against one list.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+_MISSING = object()
+
+
+class ImproperlyConfiguredEnv(RuntimeError):
+    """A required environment variable is absent or malformed."""
+
+
+def _load_dotenv(path: Path) -> None:
+    """Fill os.environ from a `.env` file if one exists; the real environment wins."""
+    if not path.is_file():
+        return
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        os.environ.setdefault(key.strip(), value.strip().strip("'\""))
+
+
+_load_dotenv(BASE_DIR / ".env")
+
+
+def env_str(name: str, default: object = _MISSING) -> str:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        if default is _MISSING:
+            raise ImproperlyConfiguredEnv(f"Set the {name} environment variable.")
+        return str(default)
+    return value
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfiguredEnv(f"{name}={value!r} is not a boolean (use true/false).")
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise ImproperlyConfiguredEnv(f"{name}={value!r} is not an integer.") from exc
+
+
+def env_list(name: str, default: list[str] | None = None) -> list[str]:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return list(default or [])
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+# The variables this project reads, with their meaning; the README table and a test use this.
+KNOWN_VARIABLES: dict[str, str] = {
+    "DJANGO_SETTINGS_MODULE": "config.settings.local (default), config.settings.production, config.settings.test",
+    "SECRET_KEY": "Django secret key; required in production, a fixed dev key otherwise",
+    "DEBUG": "true/false; local default true, production always false",
+    "ALLOWED_HOSTS": "comma-separated host names (production)",
+    "CSRF_TRUSTED_ORIGINS": "comma-separated origins such as https://configurator.example.com",
+    "DATABASE_URL": "postgres://user:pass@host:5432/db; empty = SQLite file db.sqlite3",
+    "CELERY_BROKER_URL": "redis://host:6379/0; empty = tasks run in-process (eager)",
+    "MEDIA_ROOT": "where quote PDFs are stored (default ./media)",
+    "EMAIL_URL_BACKEND": "Django email backend path (console in development)",
+    "DEFAULT_FROM_EMAIL": "sender address of quote e-mails",
+    "SECURE_SSL_REDIRECT": "true/false; production default true (set false behind a TLS-terminating proxy that redirects itself)",
+    "QUOTE_VAT_PERCENT": "VAT rate applied to new quotes (default 22)",
+    "QUOTE_VALIDITY_DAYS": "days a sent quote stays valid (default 14)",
+    "SALES_DISCOUNT_LIMIT_PERCENT": "largest discount a sales engineer may give without approval (default 10)",
+}

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ConfiguratorConfig(AppConfig):
+    name = "configurator"
+    verbose_name = "Configurator"

@@ -1,0 +1,506 @@
+"""The configurator's vocabulary: frozen dataclasses with no Django imports.
+
+Units are part of every field name (`_gib` = 2^30 bytes, `_gbs` = GB/s, `_w` = watts, `_mm`).
+Everything below this module (estimate, rules, validate, recommend) takes and returns these types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Generic, Literal, TypeVar
+
+Severity = Literal["error", "warning", "info"]
+Redundancy = Literal["none", "n+1", "n+n"]
+Task = Literal["inference", "lora", "qlora", "full_finetune"]
+
+REDUNDANCY_MODES: tuple[str, ...] = ("none", "n+1", "n+n")
+SITE_VOLTAGES: tuple[int, ...] = (230, 120)
+TASKS: tuple[str, ...] = ("inference", "lora", "qlora", "full_finetune")
+PRECISIONS: tuple[str, ...] = (
+    "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4", "q8_0", "q6_k", "q5_k_m", "q5_k_s",
+    "q4_k_m", "q4_k_s", "q4_0", "iq4_xs", "q3_k_m", "q2_k",
+)  # fmt: skip
+GGUF_PRECISIONS: frozenset[str] = frozenset(
+    {"q8_0", "q6_k", "q5_k_m", "q5_k_s", "q4_k_m", "q4_k_s", "q4_0", "iq4_xs", "q3_k_m", "q2_k"}
+)
+KV_PRECISIONS: tuple[str, ...] = ("f16", "bf16", "fp8", "q8_0", "q4_0")
+ENGINES: tuple[str, ...] = ("llama.cpp", "vllm", "tensorrt-llm", "transformers")
+OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw_8bit")
+
+
+# --------------------------------------------------------------------------- catalog specs
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    sku: str
+    name: str
+    vendor: str
+    price: Decimal
+    currency: str
+    vram_gib: float
+    memory_type: str
+    bandwidth_gbs: float
+    tdp_w: int
+    fp16_tflops: float
+    fp8_tflops: float | None
+    int8_tops: float | None
+    ecc: bool
+    nvlink_kind: str  # none | bridge-2way | bridge-2or4way | nvswitch-sxm | infinity-fabric-oam
+    nvlink_gbs: float | None
+    form_factor: str  # pcie | sxm | oam
+    slot_width: float | None
+    length_mm: int | None
+    cooling: str  # active | blower | passive
+    power_connector: str  # 12v-2x6 | pcie-8pin | eps-8pin | none | baseboard
+    power_connector_count: int
+    pcie_gen: int
+    pcie_lanes: int
+    mig: bool
+    is_consumer: bool
+    is_active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class CpuSpec:
+    sku: str
+    name: str
+    vendor: str
+    price: Decimal
+    currency: str
+    family: str
+    socket: str
+    cores: int
+    threads: int
+    tdp_w: int
+    pcie_lanes_1p: int
+    pcie_lanes_per_socket_2p: int | None
+    pcie_gen: int
+    memory_channels: int
+    memory_kind: str  # rdimm | udimm
+    memory_speed_mts: int
+    memory_speed_2dpc_mts: int | None
+    max_sockets: int
+    is_active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ChassisSpec:
+    sku: str
+    name: str
+    vendor: str
+    price: Decimal
+    currency: str
+    kind: str  # tower-workstation | rack-workstation | rack-server | hgx
+    rack_units: float | None
+    cpu_socket: str
+    cpu_sockets: int
+    gpu_bays: int
+    max_gpu_count: int
+    gpu_form_factor: str
+    max_gpu_slot_width: float | None
+    max_gpu_length_mm: int | None
+    max_gpu_tdp_w: int
+    gpu_slot_pitch: int | None
+    server_airflow: bool
+    has_nvswitch: bool
+    pcie_topology: str  # direct | switched
+    pcie_switch_uplinks: int
+    gpu_slot_lanes: int
+    memory_kind: str
+    memory_channels: int
+    dimm_slots: int
+    psu_bays: int
+    psu_form_factor: str
+    psu_redundancy_modes: tuple[str, ...]
+    drive_bays: int
+    base_power_w: int
+    gpu_power_12v2x6: int
+    gpu_power_eps8: int
+    gpu_power_pcie8: int
+    is_active: bool = True
+
+    @property
+    def is_workstation(self) -> bool:
+        return self.kind in ("tower-workstation", "rack-workstation")
+
+    @property
+    def is_rack(self) -> bool:
+        return self.kind != "tower-workstation"
+
+
+@dataclass(frozen=True, slots=True)
+class PsuSpec:
+    sku: str
+    name: str
+    vendor: str
+    price: Decimal
+    currency: str
+    form_factor: str  # atx | crps
+    watts_high_line: int
+    watts_low_line: int | None  # None = high-line only
+    efficiency: str
+    connectors_12v2x6: int
+    connectors_eps8: int
+    connectors_pcie8: int
+    is_active: bool = True
+
+    def watts_at(self, site_voltage: int) -> int | None:
+        """Rated output at the site voltage; None when the unit does not run on it."""
+        return self.watts_high_line if site_voltage >= 200 else self.watts_low_line
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySpec:
+    sku: str
+    name: str
+    vendor: str
+    price: Decimal
+    currency: str
+    memory_type: str
+    kind: str  # rdimm | udimm
+    capacity_gb: int
+    ecc: bool
+    registered: bool
+    speed_mts: int
+    power_w: float
+    is_active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class StorageSpec:
+    sku: str
+    name: str
+    vendor: str
+    price: Decimal
+    currency: str
+    interface: str
+    form_factor: str
+    capacity_tb: float
+    pcie_lanes: int
+    power_w: int
+    is_active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class NicSpec:
+    sku: str
+    name: str
+    vendor: str
+    price: Decimal
+    currency: str
+    speed_gbps: int
+    ports: int
+    pcie_lanes: int
+    pcie_gen: int
+    power_w: int
+    is_active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class BridgeSpec:
+    sku: str
+    name: str
+    vendor: str
+    price: Decimal
+    currency: str
+    gpu_skus: tuple[str, ...]
+    ways: int
+    slot_spacing: int
+    is_active: bool = True
+
+
+PartSpec = GpuSpec | CpuSpec | ChassisSpec | PsuSpec | MemorySpec | StorageSpec | NicSpec | BridgeSpec
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogSnapshot:
+    """Every catalog row as a spec, by SKU. Built by catalog.specs; `version` changes with the catalog."""
+
+    version: str
+    gpus: dict[str, GpuSpec]
+    cpus: dict[str, CpuSpec]
+    chassis: dict[str, ChassisSpec]
+    psus: dict[str, PsuSpec]
+    memory: dict[str, MemorySpec]
+    storage: dict[str, StorageSpec]
+    nics: dict[str, NicSpec]
+    bridges: dict[str, BridgeSpec]
+
+    def kind(self, name: str) -> dict[str, PartSpec]:
+        return getattr(self, name)  # type: ignore[no-any-return]
+
+
+# --------------------------------------------------------------------------- builds
+
+
+SpecT = TypeVar("SpecT")
+
+
+@dataclass(frozen=True, slots=True)
+class Line(Generic[SpecT]):
+    spec: SpecT
+    qty: int
+
+
+@dataclass(frozen=True, slots=True)
+class BuildSpec:
+    chassis: ChassisSpec
+    cpus: tuple[Line[CpuSpec], ...] = ()
+    gpus: tuple[Line[GpuSpec], ...] = ()
+    psus: tuple[Line[PsuSpec], ...] = ()
+    memory: tuple[Line[MemorySpec], ...] = ()
+    storage: tuple[Line[StorageSpec], ...] = ()
+    nics: tuple[Line[NicSpec], ...] = ()
+    bridges: tuple[Line[BridgeSpec], ...] = ()
+    psu_redundancy: str = "none"
+    site_voltage: int = 230
+
+    @property
+    def gpu_count(self) -> int:
+        return sum(line.qty for line in self.gpus)
+
+    @property
+    def cpu_count(self) -> int:
+        return sum(line.qty for line in self.cpus)
+
+    @property
+    def psu_count(self) -> int:
+        return sum(line.qty for line in self.psus)
+
+    @property
+    def dimm_count(self) -> int:
+        return sum(line.qty for line in self.memory)
+
+    @property
+    def total_vram_gib(self) -> float:
+        return sum(line.spec.vram_gib * line.qty for line in self.gpus)
+
+    @property
+    def ram_gb(self) -> int:
+        return sum(line.spec.capacity_gb * line.qty for line in self.memory)
+
+
+# --------------------------------------------------------------------------- LLM workloads
+
+
+@dataclass(frozen=True, slots=True)
+class ModelArch:
+    """A transformer's shape, enough to size weights, KV cache, activations and speed.
+
+    `sliding_window_layers` of the `layers` attend only to the last `sliding_window` tokens.
+    MLA models (DeepSeek-V2/V3) cache `kv_lora_rank + qk_rope_head_dim` values per layer instead of K and V.
+    """
+
+    slug: str
+    name: str
+    hf_id: str
+    family: str
+    layers: int
+    hidden: int
+    intermediate: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    total_params: int
+    active_params: int
+    tied_embeddings: bool = False
+    experts: int = 0
+    active_experts: int = 0
+    moe_intermediate: int = 0
+    shared_experts: int = 0
+    dense_layers: int = 0  # leading dense layers of an MoE model (DeepSeek first_k_dense_replace)
+    sliding_window: int | None = None
+    sliding_window_layers: int = 0
+    kv_lora_rank: int | None = None  # MLA
+    qk_rope_head_dim: int | None = None  # MLA
+    max_context: int = 8192
+    native_precision: str = "bf16"
+    source: str = ""
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 0
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    model: ModelArch
+    task: str = "inference"
+    precision: str = "bf16"
+    kv_cache_precision: str = "f16"
+    context_tokens: int = 4096
+    concurrent_users: int = 1
+    batch_size: int = 1
+    engine: str = "vllm"
+    target_tokens_per_s: float | None = None  # per user, decode
+    require_ecc: bool = False
+    production: bool = False
+    # training
+    optimizer: str = "adamw"
+    gradient_checkpointing: bool = True
+    lora_rank: int = 16
+    sequence_length: int = 2048
+    zero_stage: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBreakdown:
+    """GiB for the whole model (all GPUs together) before the layout splits it."""
+
+    weights: float
+    kv_cache: float
+    activations: float
+    gradients: float
+    optimizer: float
+    overhead: float
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.kv_cache + self.activations + self.gradients + self.optimizer + self.overhead
+
+
+@dataclass(frozen=True, slots=True)
+class GpuLayout:
+    sku: str
+    count: int
+    parallelism: str  # single | tensor | pipeline | data (ZeRO)
+    per_gpu_gib: float
+    usable_gib: float
+    fits: bool
+    min_gpus_to_fit: int | None  # smallest count of this GPU that fits, None if none up to the limit
+
+
+@dataclass(frozen=True, slots=True)
+class Throughput:
+    decode_tokens_per_s_per_user: float
+    decode_tokens_per_s_total: float
+    prefill_tokens_per_s: float
+    time_to_first_token_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    model_slug: str
+    total_params: int
+    active_params: int
+    memory: MemoryBreakdown
+    layout: GpuLayout | None
+    throughput: Throughput | None
+    assumptions: tuple[str, ...]
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    action: str  # replace | add | remove | set | change
+    detail: str
+    sku: str | None = None
+    target: str | None = None  # which part kind the fix acts on: psus, gpus, chassis, …
+    qty: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str  # stable dotted id, e.g. power.psu_capacity
+    severity: str  # error | warning | info
+    message: str
+    measured: float | str | None = None
+    limit: float | str | None = None
+    unit: str = ""
+    components: tuple[str, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PowerSummary:
+    load_w: float
+    capacity_w: float  # usable under the redundancy at the site voltage
+    installed_w: float
+    redundancy: str
+    site_voltage: int
+
+
+@dataclass(frozen=True, slots=True)
+class PcieSummary:
+    lanes_needed: int
+    lanes_available: int
+    topology: str
+
+
+@dataclass(frozen=True, slots=True)
+class SlotSummary:
+    gpus: int
+    gpu_bays: int
+    max_gpus: int
+    dimms: int
+    dimm_slots: int
+    psus: int
+    psu_bays: int
+
+
+@dataclass(frozen=True, slots=True)
+class VramSummary:
+    total_gib: float
+    needed_per_gpu_gib: float | None
+    usable_per_gpu_gib: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    valid: bool
+    findings: tuple[Finding, ...]
+    power: PowerSummary
+    pcie: PcieSummary
+    slots: SlotSummary
+    vram: VramSummary
+    estimate: Estimate | None = None
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "warning")
+
+    def codes(self) -> set[str]:
+        return {f.code for f in self.findings}
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    currency: str
+    net: Decimal
+    vat: Decimal
+    gross: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class Constraints:
+    max_price: Decimal | None = None
+    currency: str = "RUB"
+    form_factor: str = "any"  # workstation | rack | any
+    max_power_w: int | None = None
+    site_voltage: int = 230
+    require_ecc: bool = False
+    max_gpus: int | None = None
+    chassis: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    build: BuildSpec
+    verdict: Verdict
+    price: Price
+    decode_tokens_per_s_per_user: float
+    decode_tokens_per_s_total: float
+    why: tuple[str, ...] = field(default_factory=tuple)

@@ -1,0 +1,1 @@
+"""Quotes (see «Quotes…» issue): models arrive with that capability."""
