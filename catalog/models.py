@@ -102,7 +102,9 @@ class Gpu(CatalogItem):
     vram_gib = models.DecimalField(max_digits=6, decimal_places=1, help_text="Memory as the vendor states it")
     bandwidth_gbs = models.DecimalField(max_digits=7, decimal_places=1)
     tdp_w = models.PositiveIntegerField(help_text="Board power (TGP/TDP) at the default power limit")
-    fp16_tflops = models.DecimalField(max_digits=7, decimal_places=1, help_text="FP16/BF16 dense tensor TFLOPS")
+    fp16_tflops = models.DecimalField(
+        max_digits=7, decimal_places=1, help_text="FP16/BF16 dense tensor TFLOPS"
+    )
     fp8_tflops = models.DecimalField(max_digits=7, decimal_places=1, null=True, blank=True)
     int8_tops = models.DecimalField(max_digits=7, decimal_places=1, null=True, blank=True)
     ecc = models.BooleanField()
@@ -134,11 +136,19 @@ class Gpu(CatalogItem):
             models.CheckConstraint(condition=Q(pcie_lanes__in=[1, 2, 4, 8, 16]), name="gpu_pcie_lanes_valid"),
             models.CheckConstraint(condition=Q(pcie_gen__gte=3, pcie_gen__lte=6), name="gpu_pcie_gen_valid"),
             models.CheckConstraint(
-                condition=Q(form_factor="pcie", slot_width__gt=0, length_mm__gt=0) | ~Q(form_factor="pcie"),
+                condition=Q(
+                    form_factor="pcie",
+                    slot_width__isnull=False,
+                    slot_width__gt=0,
+                    length_mm__isnull=False,
+                    length_mm__gt=0,
+                )
+                | ~Q(form_factor="pcie"),
                 name="gpu_pcie_card_has_size",
             ),
             models.CheckConstraint(
-                condition=Q(nvlink_kind="none") | Q(nvlink_gbs__gt=0), name="gpu_nvlink_has_bandwidth"
+                condition=Q(nvlink_kind="none") | Q(nvlink_gbs__isnull=False, nvlink_gbs__gt=0),
+                name="gpu_nvlink_has_bandwidth",
             ),
             models.CheckConstraint(
                 condition=~Q(nvlink_kind="nvswitch-sxm") | Q(form_factor="sxm"), name="gpu_nvswitch_only_sxm"
@@ -163,7 +173,9 @@ class Cpu(CatalogItem):
     memory_kind = models.CharField(max_length=8, choices=MemoryKind.choices, default=MemoryKind.RDIMM)
     memory_speed_mts = models.PositiveIntegerField(help_text="Max DDR5 speed at 1 DIMM per channel")
     memory_speed_2dpc_mts = models.PositiveIntegerField(null=True, blank=True, help_text="Speed at 2 DPC")
-    max_sockets = models.PositiveSmallIntegerField(help_text="1 for 1P-only parts (EPYC …P, Threadripper, Xeon W)")
+    max_sockets = models.PositiveSmallIntegerField(
+        help_text="1 for 1P-only parts (EPYC …P, Threadripper, Xeon W)"
+    )
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
@@ -178,7 +190,8 @@ class Cpu(CatalogItem):
             models.CheckConstraint(condition=Q(memory_channels__gt=0), name="cpu_channels_positive"),
             models.CheckConstraint(condition=Q(max_sockets__gte=1), name="cpu_max_sockets_positive"),
             models.CheckConstraint(
-                condition=Q(max_sockets=1) | Q(pcie_lanes_per_socket_2p__gt=0),
+                condition=Q(max_sockets=1)
+                | Q(pcie_lanes_per_socket_2p__isnull=False, pcie_lanes_per_socket_2p__gt=0),
                 name="cpu_multisocket_has_2p_lanes",
             ),
         ]
@@ -193,7 +206,9 @@ class Chassis(CatalogItem):
     cpu_sockets = models.PositiveSmallIntegerField()
     gpu_bays = models.PositiveSmallIntegerField(help_text="GPU positions on the board / risers")
     max_gpu_count = models.PositiveSmallIntegerField()
-    gpu_form_factor = models.CharField(max_length=8, choices=GpuFormFactor.choices, default=GpuFormFactor.PCIE)
+    gpu_form_factor = models.CharField(
+        max_length=8, choices=GpuFormFactor.choices, default=GpuFormFactor.PCIE
+    )
     max_gpu_slot_width = models.DecimalField(max_digits=3, decimal_places=1, null=True, blank=True)
     max_gpu_length_mm = models.PositiveIntegerField(null=True, blank=True)
     max_gpu_tdp_w = models.PositiveIntegerField()
@@ -223,8 +238,12 @@ class Chassis(CatalogItem):
     drive_bays = models.PositiveSmallIntegerField(help_text="NVMe drive bays and M.2 sockets")
     base_power_w = models.PositiveIntegerField(help_text="Board, fans, BMC and baseboard power at full load")
     gpu_power_12v2x6 = models.PositiveSmallIntegerField(default=0, help_text="16-pin GPU cables from the PDB")
-    gpu_power_eps8 = models.PositiveSmallIntegerField(default=0, help_text="EPS 8-pin GPU cables from the PDB")
-    gpu_power_pcie8 = models.PositiveSmallIntegerField(default=0, help_text="PCIe 8-pin GPU cables from the PDB")
+    gpu_power_eps8 = models.PositiveSmallIntegerField(
+        default=0, help_text="EPS 8-pin GPU cables from the PDB"
+    )
+    gpu_power_pcie8 = models.PositiveSmallIntegerField(
+        default=0, help_text="PCIe 8-pin GPU cables from the PDB"
+    )
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
@@ -233,7 +252,9 @@ class Chassis(CatalogItem):
         constraints = [
             *CatalogItem.base_constraints("chassis"),
             models.CheckConstraint(condition=Q(cpu_sockets__gte=1), name="chassis_sockets_positive"),
-            models.CheckConstraint(condition=Q(max_gpu_count__lte=models.F("gpu_bays")), name="chassis_max_le_bays"),
+            models.CheckConstraint(
+                condition=Q(max_gpu_count__lte=models.F("gpu_bays")), name="chassis_max_le_bays"
+            ),
             models.CheckConstraint(condition=Q(psu_bays__gte=1), name="chassis_psu_bays_positive"),
             models.CheckConstraint(condition=Q(dimm_slots__gte=1), name="chassis_dimm_slots_positive"),
             models.CheckConstraint(condition=Q(max_gpu_tdp_w__gt=0), name="chassis_gpu_tdp_positive"),
@@ -245,7 +266,8 @@ class Chassis(CatalogItem):
                 name="chassis_rack_kinds_have_units",
             ),
             models.CheckConstraint(
-                condition=~Q(kind="hgx") | Q(gpu_form_factor__in=["sxm", "oam"]), name="chassis_hgx_takes_modules"
+                condition=~Q(kind="hgx") | Q(gpu_form_factor__in=["sxm", "oam"]),
+                name="chassis_hgx_takes_modules",
             ),
         ]
 

@@ -192,7 +192,9 @@ SPEC_BUILDERS = {
 }
 
 
-def snapshot_from_rows(rows_by_kind: Mapping[str, Iterable[Mapping[str, Any]]], version: str) -> CatalogSnapshot:
+def snapshot_from_rows(
+    rows_by_kind: Mapping[str, Iterable[Mapping[str, Any]]], version: str
+) -> CatalogSnapshot:
     """Build a snapshot from plain rows (fixture JSON or ORM `.values()`); no database needed."""
     parts: dict[str, dict[str, Any]] = {}
     for kind, builder in SPEC_BUILDERS.items():

@@ -130,6 +130,13 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "GpuFormFactorEnum": "catalog.models.GpuFormFactor",
+        "PsuFormFactorEnum": "catalog.models.PsuFormFactor",
+        "MemoryKindEnum": "catalog.models.MemoryKind",
+        "ChassisKindEnum": "catalog.models.ChassisKind",
+        "StorageInterfaceEnum": "catalog.models.StorageInterface",
+    },
 }
 
 # Celery: with no broker configured tasks run in the calling process (embedded default).
@@ -172,3 +179,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": "INFO"},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# Catalog import/export (django-import-export): importing needs "change", exporting "view".
+IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "change"
+IMPORT_EXPORT_EXPORT_PERMISSION_CODE = "view"
+IMPORT_EXPORT_USE_TRANSACTIONS = True
+IMPORT_EXPORT_SKIP_ADMIN_LOG = False

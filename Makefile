@@ -1,0 +1,57 @@
+# GPU configurator — developer entry points. `make help` lists them.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help install run test lint format bench accuracy migrate seed clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
+
+$(VENV)/.installed: pyproject.toml requirements/lock.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required (found %s)" % sys.version.split()[0])'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade "pip>=24"
+	$(PY) -m pip install -q -c requirements/lock.txt -e ".[dev]"
+	@touch $@
+
+install: $(VENV)/.installed ## create .venv and install the pinned dependencies
+
+migrate: install ## apply migrations, load the catalog and the demo users (idempotent)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py load_catalog
+	$(PY) manage.py seed_demo
+
+run: migrate ## serve on http://$(HOST):$(PORT)/ (SQLite + in-process tasks unless DATABASE_URL / CELERY_BROKER_URL)
+	@echo ""
+	@echo "  Configurator:  http://$(HOST):$(PORT)/"
+	@echo "  Admin:         http://$(HOST):$(PORT)/admin/"
+	@echo "  API docs:      http://$(HOST):$(PORT)/api/v1/docs/"
+	@echo "  Demo logins are listed above (admin, catalog, sales, customer)."
+	@echo ""
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+test: install ## run the whole test suite
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install ## ruff check, ruff format --check, mypy
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy .
+
+format: install ## apply ruff's fixes and formatting
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: install ## benchmarks, each printed next to its baseline from the same run
+	$(PY) bench/run_all.py
+
+accuracy: install ## decode-speed accuracy vs published measurements, next to the llmfit baseline
+	$(PY) bench/accuracy.py
+
+clean: ## remove the venv, the SQLite database and caches
+	rm -rf $(VENV) db.sqlite3 .pytest_cache .mypy_cache .ruff_cache .test-media staticfiles

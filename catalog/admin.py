@@ -1,0 +1,147 @@
+"""The catalog staff's workplace: lists with the columns that matter, filters, search, CSV/XLSX
+import with a dry-run preview, export, full change history, and a bulk price change.
+
+Who may do what comes from Django model permissions held by the groups (accounts.roles):
+`catalog` changes everything here, `sales` only views.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from import_export.admin import ImportExportModelAdmin
+from import_export.formats.base_formats import CSV, XLSX
+from simple_history.admin import SimpleHistoryAdmin
+
+from catalog import models as m
+from catalog.resources import RESOURCES
+from catalog.services import catalog_change_prices
+
+
+class PriceChangeForm(forms.Form):
+    percent = forms.DecimalField(
+        label="Change prices by, %",
+        max_digits=6,
+        decimal_places=2,
+        min_value=Decimal("-90"),
+        max_value=Decimal("500"),
+        help_text="Positive raises, negative lowers; each price is rounded to kopecks.",
+    )
+
+
+@admin.action(description="Change list prices of the selected rows by a percentage", permissions=["change"])
+def change_prices(
+    modeladmin: CatalogAdmin, request: HttpRequest, queryset: QuerySet[Any]
+) -> HttpResponse | None:
+    if "apply" in request.POST:
+        form = PriceChangeForm(request.POST)
+        if form.is_valid():
+            try:
+                count = catalog_change_prices(queryset=queryset, percent=form.cleaned_data["percent"])
+            except (ValueError, InvalidOperation) as exc:
+                modeladmin.message_user(request, str(exc), level=messages.ERROR)
+                return None
+            modeladmin.message_user(
+                request, f"Changed the price of {count} row(s) by {form.cleaned_data['percent']} %."
+            )
+            return None
+    else:
+        form = PriceChangeForm()
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": "Change prices by a percentage",
+        "form": form,
+        "queryset": queryset,
+        "opts": modeladmin.model._meta,
+        "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+    }
+    return TemplateResponse(request, "admin/catalog/change_prices.html", context)
+
+
+class CatalogAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
+    search_fields = ("sku", "name", "vendor")
+    actions = [change_prices]
+    formats = [CSV, XLSX]
+    readonly_fields = ("created_at", "updated_at")
+    list_per_page = 100
+    history_list_display = ["list_price", "is_active"]
+
+    def get_resource_classes(self, request: HttpRequest) -> list[Any]:
+        return [RESOURCES[self.model]]
+
+
+@admin.register(m.Gpu)
+class GpuAdmin(CatalogAdmin):
+    list_display = (
+        "sku", "name", "vram_gib", "bandwidth_gbs", "tdp_w", "fp16_tflops", "ecc", "nvlink_kind",
+        "form_factor", "list_price", "currency", "is_active",
+    )  # fmt: skip
+    list_filter = ("vendor", "form_factor", "nvlink_kind", "ecc", "cooling", "is_consumer", "is_active")
+    ordering = ("vram_gib", "sku")
+
+
+@admin.register(m.Cpu)
+class CpuAdmin(CatalogAdmin):
+    list_display = (
+        "sku", "name", "socket", "cores", "tdp_w", "pcie_lanes_1p", "pcie_lanes_per_socket_2p",
+        "memory_channels", "max_sockets", "list_price", "is_active",
+    )  # fmt: skip
+    list_filter = ("vendor", "family", "socket", "max_sockets", "is_active")
+
+
+@admin.register(m.Chassis)
+class ChassisAdmin(CatalogAdmin):
+    list_display = (
+        "sku", "name", "kind", "rack_units", "cpu_socket", "cpu_sockets", "max_gpu_count", "max_gpu_tdp_w",
+        "psu_bays", "dimm_slots", "list_price", "is_active",
+    )  # fmt: skip
+    list_filter = ("kind", "cpu_socket", "gpu_form_factor", "pcie_topology", "server_airflow", "is_active")
+
+
+@admin.register(m.Psu)
+class PsuAdmin(CatalogAdmin):
+    list_display = (
+        "sku", "name", "form_factor", "watts_high_line", "watts_low_line", "efficiency", "list_price",
+        "is_active",
+    )  # fmt: skip
+    list_filter = ("form_factor", "efficiency", "is_active")
+
+
+@admin.register(m.MemoryModule)
+class MemoryModuleAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "kind", "capacity_gb", "speed_mts", "ecc", "list_price", "is_active")
+    list_filter = ("kind", "ecc", "capacity_gb", "is_active")
+
+
+@admin.register(m.StorageDevice)
+class StorageDeviceAdmin(CatalogAdmin):
+    list_display = (
+        "sku",
+        "name",
+        "interface",
+        "capacity_tb",
+        "pcie_lanes",
+        "power_w",
+        "list_price",
+        "is_active",
+    )
+    list_filter = ("interface", "is_active")
+
+
+@admin.register(m.Nic)
+class NicAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "speed_gbps", "ports", "pcie_lanes", "power_w", "list_price", "is_active")
+    list_filter = ("speed_gbps", "is_active")
+
+
+@admin.register(m.NvlinkBridge)
+class NvlinkBridgeAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "ways", "slot_spacing", "list_price", "is_active")
+    list_filter = ("ways", "is_active")
+    filter_horizontal = ("gpus",)

@@ -1,0 +1,158 @@
+"""Read-only catalog API: GET /api/v1/catalog/<kind>/ and /api/v1/catalog/<kind>/<sku>/.
+
+One list and one detail class per part kind (generated below), so the OpenAPI schema names each
+kind's fields. Inactive parts are hidden unless `?active=false` or `?active=all` is asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from django.db.models import QuerySet
+from rest_framework import generics, serializers
+
+from catalog import models as m
+
+
+class CatalogFilter(django_filters.FilterSet):
+    vendor = django_filters.CharFilter(field_name="vendor", lookup_expr="iexact")
+    active = django_filters.ChoiceFilter(
+        method="filter_active",
+        choices=[("true", "active only"), ("false", "inactive only"), ("all", "all")],
+        empty_label=None,
+        help_text="true (default), false or all",
+    )
+
+    def filter_active(self, queryset: QuerySet[Any], name: str, value: str) -> QuerySet[Any]:
+        if value == "all":
+            return queryset
+        return queryset.filter(is_active=(value != "false"))
+
+    def filter_queryset(self, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if not self.form.cleaned_data.get("active"):
+            queryset = queryset.filter(is_active=True)
+        return super().filter_queryset(queryset)
+
+
+class GpuFilter(CatalogFilter):
+    min_vram_gib = django_filters.NumberFilter(field_name="vram_gib", lookup_expr="gte")
+    nvlink = django_filters.BooleanFilter(method="filter_nvlink", help_text="true: GPUs with NVLink")
+    ecc = django_filters.BooleanFilter()
+    form_factor = django_filters.ChoiceFilter(choices=m.GpuFormFactor.choices)
+    nvlink_kind = django_filters.ChoiceFilter(choices=m.NvlinkKind.choices)
+
+    class Meta:
+        model = m.Gpu
+        fields = ["vendor", "min_vram_gib", "nvlink", "ecc", "form_factor", "nvlink_kind", "active"]
+
+    def filter_nvlink(self, queryset: QuerySet[Any], name: str, value: bool | None) -> QuerySet[Any]:
+        if value is None:
+            return queryset
+        linked = queryset.filter(nvlink_kind__in=["bridge-2way", "bridge-2or4way", "nvswitch-sxm"])
+        return linked if value else queryset.exclude(pk__in=linked.values("pk"))
+
+
+class CpuFilter(CatalogFilter):
+    socket = django_filters.CharFilter()
+    max_sockets = django_filters.NumberFilter()
+
+    class Meta:
+        model = m.Cpu
+        fields = ["vendor", "socket", "max_sockets", "active"]
+
+
+class ChassisFilter(CatalogFilter):
+    kind = django_filters.ChoiceFilter(choices=m.ChassisKind.choices)
+    form_factor = django_filters.ChoiceFilter(field_name="gpu_form_factor", choices=m.GpuFormFactor.choices)
+    min_gpus = django_filters.NumberFilter(field_name="max_gpu_count", lookup_expr="gte")
+
+    class Meta:
+        model = m.Chassis
+        fields = ["vendor", "kind", "form_factor", "min_gpus", "active"]
+
+
+class MemoryFilter(CatalogFilter):
+    ecc = django_filters.BooleanFilter()
+    kind = django_filters.ChoiceFilter(choices=m.MemoryKind.choices)
+
+    class Meta:
+        model = m.MemoryModule
+        fields = ["vendor", "ecc", "kind", "active"]
+
+
+class PsuFilter(CatalogFilter):
+    form_factor = django_filters.ChoiceFilter(choices=m.PsuFormFactor.choices)
+
+    class Meta:
+        model = m.Psu
+        fields = ["vendor", "form_factor", "active"]
+
+
+def _plain_filter(model: type[m.CatalogItem]) -> type[CatalogFilter]:
+    meta = type("Meta", (), {"model": model, "fields": ["vendor", "active"]})
+    return type(f"{model.__name__}Filter", (CatalogFilter,), {"Meta": meta})
+
+
+FILTERS: dict[str, type[CatalogFilter]] = {
+    "gpus": GpuFilter,
+    "cpus": CpuFilter,
+    "chassis": ChassisFilter,
+    "psus": PsuFilter,
+    "memory": MemoryFilter,
+    "storage": _plain_filter(m.StorageDevice),
+    "nics": _plain_filter(m.Nic),
+    "bridges": _plain_filter(m.NvlinkBridge),
+}
+
+
+class BridgeOutputSerializer(serializers.ModelSerializer):
+    gpus = serializers.SlugRelatedField(slug_field="sku", many=True, read_only=True)
+
+    class Meta:
+        model = m.NvlinkBridge
+        exclude = ("id",)
+
+
+def _serializer(model: type[m.CatalogItem]) -> type[serializers.ModelSerializer]:
+    if model is m.NvlinkBridge:
+        return BridgeOutputSerializer
+    meta = type("Meta", (), {"model": model, "exclude": ("id",)})
+    return type(f"{model.__name__}OutputSerializer", (serializers.ModelSerializer,), {"Meta": meta})
+
+
+def _queryset(model: type[m.CatalogItem]) -> QuerySet[Any]:
+    queryset = model.objects.all()
+    if model is m.NvlinkBridge:
+        queryset = queryset.prefetch_related("gpus")
+    return queryset
+
+
+def _views(
+    kind: str, model: type[m.CatalogItem]
+) -> tuple[type[generics.ListAPIView], type[generics.RetrieveAPIView]]:
+    output = _serializer(model)
+    list_view = type(
+        f"{model.__name__}ListApi",
+        (generics.ListAPIView,),
+        {
+            "queryset": _queryset(model),
+            "serializer_class": output,
+            "filterset_class": FILTERS[kind],
+            "__doc__": f"List catalog {model._meta.verbose_name_plural} (active ones unless ?active= says otherwise).",
+        },
+    )
+    detail_view = type(
+        f"{model.__name__}DetailApi",
+        (generics.RetrieveAPIView,),
+        {
+            "queryset": _queryset(model),
+            "serializer_class": output,
+            "lookup_field": "sku",
+            "__doc__": f"One catalog {model._meta.verbose_name} by SKU.",
+        },
+    )
+    return list_view, detail_view
+
+
+CATALOG_APIS = {kind: _views(kind, model) for kind, model in m.CATALOG_MODELS.items()}
