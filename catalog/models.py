@@ -6,7 +6,10 @@ Constraints live in the database too, so an impossible row cannot be stored by a
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
@@ -67,12 +70,18 @@ class StorageInterface(models.TextChoices):
     SATA = "sata", "SATA"
 
 
+POSITIVE = [MinValueValidator(Decimal("0.1"), message="must be greater than zero")]
+POSITIVE_INT = [MinValueValidator(1, message="must be greater than zero")]
+
+
 class CatalogItem(models.Model):
     sku = models.SlugField(max_length=64, unique=True, help_text="Stable lowercase identifier, e.g. h200-nvl")
     name = models.CharField(max_length=200)
     vendor = models.CharField(max_length=100)
     list_price = models.DecimalField(
-        max_digits=settings.MONEY_MAX_DIGITS, decimal_places=settings.MONEY_DECIMAL_PLACES
+        max_digits=settings.MONEY_MAX_DIGITS,
+        decimal_places=settings.MONEY_DECIMAL_PLACES,
+        validators=[MinValueValidator(Decimal(0), message="a price cannot be negative")],
     )
     currency = models.CharField(max_length=3, default="RUB")
     is_active = models.BooleanField(default=True)
@@ -99,11 +108,15 @@ class CatalogItem(models.Model):
 
 class Gpu(CatalogItem):
     memory_type = models.CharField(max_length=40)
-    vram_gib = models.DecimalField(max_digits=6, decimal_places=1, help_text="Memory as the vendor states it")
-    bandwidth_gbs = models.DecimalField(max_digits=7, decimal_places=1)
-    tdp_w = models.PositiveIntegerField(help_text="Board power (TGP/TDP) at the default power limit")
+    vram_gib = models.DecimalField(
+        validators=POSITIVE, max_digits=6, decimal_places=1, help_text="Memory as the vendor states it"
+    )
+    bandwidth_gbs = models.DecimalField(validators=POSITIVE, max_digits=7, decimal_places=1)
+    tdp_w = models.PositiveIntegerField(
+        validators=POSITIVE_INT, help_text="Board power (TGP/TDP) at the default power limit"
+    )
     fp16_tflops = models.DecimalField(
-        max_digits=7, decimal_places=1, help_text="FP16/BF16 dense tensor TFLOPS"
+        validators=POSITIVE, max_digits=7, decimal_places=1, help_text="FP16/BF16 dense tensor TFLOPS"
     )
     fp8_tflops = models.DecimalField(max_digits=7, decimal_places=1, null=True, blank=True)
     int8_tops = models.DecimalField(max_digits=7, decimal_places=1, null=True, blank=True)
@@ -161,9 +174,9 @@ class Cpu(CatalogItem):
     socket = models.CharField(
         max_length=32, help_text="Socket and platform, e.g. SP5, sTR5-WRX90, sTR5-TRX50, LGA4677, AM5"
     )
-    cores = models.PositiveSmallIntegerField()
+    cores = models.PositiveSmallIntegerField(validators=POSITIVE_INT)
     threads = models.PositiveSmallIntegerField()
-    tdp_w = models.PositiveIntegerField()
+    tdp_w = models.PositiveIntegerField(validators=POSITIVE_INT)
     pcie_lanes_1p = models.PositiveSmallIntegerField(help_text="Lanes usable in a one-socket system")
     pcie_lanes_per_socket_2p = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Lanes per socket usable in a 2P system (empty for 1P-only parts)"
@@ -211,7 +224,9 @@ class Chassis(CatalogItem):
     )
     max_gpu_slot_width = models.DecimalField(max_digits=3, decimal_places=1, null=True, blank=True)
     max_gpu_length_mm = models.PositiveIntegerField(null=True, blank=True)
-    max_gpu_tdp_w = models.PositiveIntegerField()
+    max_gpu_tdp_w = models.PositiveIntegerField(
+        validators=POSITIVE_INT,
+    )
     gpu_slot_pitch = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Slots between adjacent GPU positions (bridge spacing)"
     )
@@ -278,7 +293,9 @@ class Chassis(CatalogItem):
 
 class Psu(CatalogItem):
     form_factor = models.CharField(max_length=6, choices=PsuFormFactor.choices)
-    watts_high_line = models.PositiveIntegerField(help_text="Rated output at 200–240 V")
+    watts_high_line = models.PositiveIntegerField(
+        validators=POSITIVE_INT, help_text="Rated output at 200–240 V"
+    )
     watts_low_line = models.PositiveIntegerField(
         null=True, blank=True, help_text="Rated output at 100–127 V; empty = high-line only"
     )
@@ -305,7 +322,9 @@ class Psu(CatalogItem):
 class MemoryModule(CatalogItem):
     memory_type = models.CharField(max_length=8, default="ddr5")
     kind = models.CharField(max_length=8, choices=MemoryKind.choices)
-    capacity_gb = models.PositiveIntegerField()
+    capacity_gb = models.PositiveIntegerField(
+        validators=POSITIVE_INT,
+    )
     ecc = models.BooleanField()
     registered = models.BooleanField()
     speed_mts = models.PositiveIntegerField()
@@ -327,7 +346,9 @@ class MemoryModule(CatalogItem):
 class StorageDevice(CatalogItem):
     interface = models.CharField(max_length=8, choices=StorageInterface.choices)
     form_factor = models.CharField(max_length=16, default="u.2")
-    capacity_tb = models.DecimalField(max_digits=6, decimal_places=2)
+    capacity_tb = models.DecimalField(
+        validators=[MinValueValidator(Decimal("0.01"))], max_digits=6, decimal_places=2
+    )
     pcie_lanes = models.PositiveSmallIntegerField(default=4)
     power_w = models.PositiveIntegerField(default=15)
     history = HistoricalRecords()
@@ -341,7 +362,9 @@ class StorageDevice(CatalogItem):
 
 
 class Nic(CatalogItem):
-    speed_gbps = models.PositiveIntegerField()
+    speed_gbps = models.PositiveIntegerField(
+        validators=POSITIVE_INT,
+    )
     ports = models.PositiveSmallIntegerField(default=1)
     pcie_lanes = models.PositiveSmallIntegerField()
     pcie_gen = models.PositiveSmallIntegerField(default=4)

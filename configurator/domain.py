@@ -229,7 +229,7 @@ class CatalogSnapshot:
     bridges: dict[str, BridgeSpec]
 
     def kind(self, name: str) -> dict[str, PartSpec]:
-        return getattr(self, name)  # type: ignore[no-any-return]
+        return getattr(self, name)
 
 
 # --------------------------------------------------------------------------- builds

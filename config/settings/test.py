@@ -17,3 +17,4 @@ LOGGING = {
     "handlers": {"null": {"class": "logging.NullHandler"}},
     "root": {"handlers": ["null"], "level": "WARNING"},
 }
+WHITENOISE_AUTOREFRESH = True  # serve from the finders; tests never run collectstatic

@@ -1,0 +1,123 @@
+"""Build bodies ↔ BuildSpec, and what a build costs. Pure: takes a CatalogSnapshot, no ORM.
+
+A build body is the JSON of ARCHITECTURE.md `POST /api/v1/builds/validate`:
+``{"chassis": sku, "cpus": [{"sku", "qty"}], "gpus": […], "psus": […], "memory": […], "storage": […],
+"nics": […], "bridges": […], "psu_redundancy": "n+1", "site_voltage": 230}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from configurator.domain import (
+    REDUNDANCY_MODES,
+    SITE_VOLTAGES,
+    BuildSpec,
+    CatalogSnapshot,
+    Line,
+    Price,
+)
+from configurator.errors import DomainError
+
+PART_KINDS: tuple[str, ...] = ("cpus", "gpus", "psus", "memory", "storage", "nics", "bridges")
+MAX_QTY = 64  # no line of a real build needs more; larger values are refused as absurd
+CENT = Decimal("0.01")
+
+
+def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) -> BuildSpec:
+    """Resolve SKUs against the snapshot. Unknown SKUs and bad quantities raise a DomainError that
+    names every offending field (e.g. ``gpus[0].sku``), so the API answers 400, never 500."""
+    errors: dict[str, list[str]] = {}
+    chassis_sku = payload.get("chassis")
+    chassis = snapshot.chassis.get(chassis_sku) if isinstance(chassis_sku, str) else None
+    if chassis is None:
+        errors["chassis"] = [f"unknown chassis SKU {chassis_sku!r}" if chassis_sku else "a chassis is required"]
+
+    lines: dict[str, tuple[Line[Any], ...]] = {}
+    for kind in PART_KINDS:
+        raw_lines = payload.get(kind) or []
+        if not isinstance(raw_lines, Sequence) or isinstance(raw_lines, str | bytes):
+            errors[kind] = ["must be a list of {sku, qty}"]
+            continue
+        catalog_part = snapshot.kind(kind)
+        merged: dict[str, int] = {}
+        for index, raw in enumerate(raw_lines):
+            where = f"{kind}[{index}]"
+            if not isinstance(raw, Mapping):
+                errors[where] = ["must be an object {sku, qty}"]
+                continue
+            sku, qty = raw.get("sku"), raw.get("qty", 1)
+            if not isinstance(sku, str) or sku not in catalog_part:
+                errors[f"{where}.sku"] = [f"unknown {kind} SKU {sku!r}"]
+            if isinstance(qty, bool) or not isinstance(qty, int):
+                errors[f"{where}.qty"] = ["must be an integer"]
+            elif qty < 1:
+                errors[f"{where}.qty"] = ["must be at least 1"]
+            elif qty > MAX_QTY:
+                errors[f"{where}.qty"] = [f"must be at most {MAX_QTY}"]
+            elif isinstance(sku, str) and sku in catalog_part:
+                merged[sku] = merged.get(sku, 0) + qty
+        for sku, total in merged.items():
+            if total > MAX_QTY:
+                errors[kind] = [f"{sku}: {total} in total, at most {MAX_QTY}"]
+        lines[kind] = tuple(Line(spec=catalog_part[sku], qty=qty) for sku, qty in merged.items())
+
+    redundancy = payload.get("psu_redundancy", "none")
+    if redundancy not in REDUNDANCY_MODES:
+        errors["psu_redundancy"] = [f"must be one of {', '.join(REDUNDANCY_MODES)}"]
+    voltage = payload.get("site_voltage", 230)
+    if voltage not in SITE_VOLTAGES or isinstance(voltage, bool):
+        errors["site_voltage"] = [f"must be one of {', '.join(map(str, SITE_VOLTAGES))}"]
+
+    if errors:
+        raise DomainError("The build is not valid input.", fields=errors)
+    assert chassis is not None
+    return BuildSpec(
+        chassis=chassis,
+        psu_redundancy=str(redundancy),
+        site_voltage=int(voltage),
+        **lines,
+    )
+
+
+def build_to_payload(build: BuildSpec) -> dict[str, Any]:
+    """The inverse of build_from_payload (SKUs and quantities only)."""
+    body: dict[str, Any] = {"chassis": build.chassis.sku}
+    for kind in PART_KINDS:
+        body[kind] = [{"sku": line.spec.sku, "qty": line.qty} for line in getattr(build, kind)]
+    body["psu_redundancy"] = build.psu_redundancy
+    body["site_voltage"] = build.site_voltage
+    return body
+
+
+def build_lines(build: BuildSpec) -> list[tuple[str, Any, int]]:
+    """Every priced line of the build as (kind, spec, qty), chassis first."""
+    rows: list[tuple[str, Any, int]] = [("chassis", build.chassis, 1)]
+    for kind in PART_KINDS:
+        rows.extend((kind, line.spec, line.qty) for line in getattr(build, kind))
+    return rows
+
+
+def money(value: Decimal) -> Decimal:
+    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def build_price(build: BuildSpec, *, vat_percent: Decimal) -> Price:
+    """List price of the build: Σ unit price × qty (each line rounded to kopecks), VAT on the net.
+
+    All catalog prices share one currency (RUB); a line in another currency is refused rather
+    than converted at a guessed rate.
+    """
+    currency = build.chassis.currency
+    net = Decimal(0)
+    for _, spec, qty in build_lines(build):
+        if spec.currency != currency:
+            raise DomainError(
+                f"{spec.sku} is priced in {spec.currency}, the build in {currency}.",
+                fields={"currency": ["mixed currencies in one build"]},
+            )
+        net += money(spec.price * qty)
+    vat = money(net * vat_percent / Decimal(100))
+    return Price(currency=currency, net=money(net), vat=vat, gross=money(net) + vat)
