@@ -116,10 +116,10 @@ class Gpu(CatalogItem):
         validators=POSITIVE_INT, help_text="Board power (TGP/TDP) at the default power limit"
     )
     fp16_tflops = models.DecimalField(
-        validators=POSITIVE, max_digits=7, decimal_places=1, help_text="FP16/BF16 dense tensor TFLOPS"
+        validators=POSITIVE, max_digits=8, decimal_places=2, help_text="FP16/BF16 dense tensor TFLOPS"
     )
-    fp8_tflops = models.DecimalField(max_digits=7, decimal_places=1, null=True, blank=True)
-    int8_tops = models.DecimalField(max_digits=7, decimal_places=1, null=True, blank=True)
+    fp8_tflops = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    int8_tops = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
     ecc = models.BooleanField()
     nvlink_kind = models.CharField(max_length=24, choices=NvlinkKind.choices, default=NvlinkKind.NONE)
     nvlink_gbs = models.DecimalField(max_digits=7, decimal_places=1, null=True, blank=True)
