@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from rest_framework.test import APIClient
 
 from catalog.fixture import fixture_snapshot
+from catalog.models import Gpu
 from catalog.services import catalog_load_fixture
 from catalog.specs import catalog_snapshot_clear
 from configurator.domain import CatalogSnapshot
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
+    """Load the real catalog once per test database; each test's transaction rolls its changes back."""
+    with django_db_blocker.unblock():
+        catalog_load_fixture()
+
+
 @pytest.fixture
 def catalog(db: None) -> None:
-    """Load fixtures/catalog.json into the test database (through the same service `make run` uses)."""
-    catalog_load_fixture()
+    """The real catalog in the test database (loaded through the same service `make run` uses).
+
+    Transactional tests flush the database when they end, so reload when the rows are gone.
+    """
+    if not Gpu.objects.exists():
+        catalog_load_fixture()
     catalog_snapshot_clear()
 
 

@@ -283,6 +283,8 @@ def test_bridges_join_gpus_with_a_matching_connector(snapshot: CatalogSnapshot) 
 
 @pytest.mark.django_db
 def test_loading_twice_creates_and_changes_nothing_the_second_time() -> None:
+    for model in CATALOG_MODELS.values():  # start from an empty catalog (the session loaded one)
+        model.objects.all().delete()
     first = catalog_load_fixture()
     rows = read_catalog_fixture()
     assert first.created == {kind: len(rows[kind]) for kind in CATALOG_MODELS}
