@@ -6,6 +6,8 @@ running `manage.py sync_roles` brings an existing database up to date.
 
 from __future__ import annotations
 
+from typing import Any
+
 CATALOG_MODELS = (
     "gpu",
     "cpu",
@@ -20,9 +22,7 @@ CATALOG_MODELS = (
 ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
     # catalog staff edit every catalog table (and its history); nothing else
     "catalog": [
-        ("catalog", f"{action}_{model}")
-        for model in CATALOG_MODELS
-        for action in ("view", "add", "change", "delete")
+        ("catalog", f"{action}_{model}") for model in CATALOG_MODELS for action in ("view", "add", "change", "delete")
     ],
     # sales engineers see the catalog (read-only in the admin)
     "sales": [("catalog", f"view_{model}") for model in CATALOG_MODELS],
@@ -31,18 +31,18 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def sync_roles(apps: object | None = None) -> None:
+def sync_roles(apps: Any = None) -> None:
     """Create the groups and give them exactly the permissions of ROLE_PERMISSIONS."""
     from django.apps import apps as global_apps
     from django.contrib.auth.management import create_permissions
 
     registry = apps or global_apps
-    for app_config in registry.get_app_configs():  # type: ignore[attr-defined]
+    for app_config in registry.get_app_configs():
         app_config.models_module = True
         create_permissions(app_config, verbosity=0, apps=registry)
         app_config.models_module = None
-    group_model = registry.get_model("auth", "Group")  # type: ignore[attr-defined]
-    permission_model = registry.get_model("auth", "Permission")  # type: ignore[attr-defined]
+    group_model = registry.get_model("auth", "Group")
+    permission_model = registry.get_model("auth", "Permission")
     for group_name, perms in ROLE_PERMISSIONS.items():
         group, _ = group_model.objects.get_or_create(name=group_name)
         wanted = [

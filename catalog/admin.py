@@ -12,6 +12,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
@@ -36,9 +37,7 @@ class PriceChangeForm(forms.Form):
 
 
 @admin.action(description="Change list prices of the selected rows by a percentage", permissions=["change"])
-def change_prices(
-    modeladmin: CatalogAdmin, request: HttpRequest, queryset: QuerySet[Any]
-) -> HttpResponse | None:
+def change_prices(modeladmin: CatalogAdmin, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:
     if "apply" in request.POST:
         form = PriceChangeForm(request.POST)
         if form.is_valid():
@@ -59,7 +58,7 @@ def change_prices(
         "form": form,
         "queryset": queryset,
         "opts": modeladmin.model._meta,
-        "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
     }
     return TemplateResponse(request, "admin/catalog/change_prices.html", context)
 

@@ -107,7 +107,7 @@ FILTERS: dict[str, type[CatalogFilter]] = {
 
 
 class BridgeOutputSerializer(serializers.ModelSerializer):
-    gpus = serializers.SlugRelatedField(slug_field="sku", many=True, read_only=True)
+    gpus = serializers.SlugRelatedField(slug_field="sku", many=True, read_only=True)  # type: ignore[var-annotated]
 
     class Meta:
         model = m.NvlinkBridge
@@ -128,9 +128,7 @@ def _queryset(model: type[m.CatalogItem]) -> QuerySet[Any]:
     return queryset
 
 
-def _views(
-    kind: str, model: type[m.CatalogItem]
-) -> tuple[type[generics.ListAPIView], type[generics.RetrieveAPIView]]:
+def _views(kind: str, model: type[m.CatalogItem]) -> tuple[type[generics.ListAPIView], type[generics.RetrieveAPIView]]:
     output = _serializer(model)
     list_view = type(
         f"{model.__name__}ListApi",

@@ -7,6 +7,7 @@ Constraints live in the database too, so an impossible row cannot be stored by a
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import MinValueValidator
@@ -89,6 +90,8 @@ class CatalogItem(models.Model):
     notes = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects: models.Manager[Any] = models.Manager()
 
     class Meta:
         abstract = True
@@ -186,9 +189,7 @@ class Cpu(CatalogItem):
     memory_kind = models.CharField(max_length=8, choices=MemoryKind.choices, default=MemoryKind.RDIMM)
     memory_speed_mts = models.PositiveIntegerField(help_text="Max DDR5 speed at 1 DIMM per channel")
     memory_speed_2dpc_mts = models.PositiveIntegerField(null=True, blank=True, help_text="Speed at 2 DPC")
-    max_sockets = models.PositiveSmallIntegerField(
-        help_text="1 for 1P-only parts (EPYC …P, Threadripper, Xeon W)"
-    )
+    max_sockets = models.PositiveSmallIntegerField(help_text="1 for 1P-only parts (EPYC …P, Threadripper, Xeon W)")
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
@@ -203,8 +204,7 @@ class Cpu(CatalogItem):
             models.CheckConstraint(condition=Q(memory_channels__gt=0), name="cpu_channels_positive"),
             models.CheckConstraint(condition=Q(max_sockets__gte=1), name="cpu_max_sockets_positive"),
             models.CheckConstraint(
-                condition=Q(max_sockets=1)
-                | Q(pcie_lanes_per_socket_2p__isnull=False, pcie_lanes_per_socket_2p__gt=0),
+                condition=Q(max_sockets=1) | Q(pcie_lanes_per_socket_2p__isnull=False, pcie_lanes_per_socket_2p__gt=0),
                 name="cpu_multisocket_has_2p_lanes",
             ),
         ]
@@ -219,9 +219,7 @@ class Chassis(CatalogItem):
     cpu_sockets = models.PositiveSmallIntegerField()
     gpu_bays = models.PositiveSmallIntegerField(help_text="GPU positions on the board / risers")
     max_gpu_count = models.PositiveSmallIntegerField()
-    gpu_form_factor = models.CharField(
-        max_length=8, choices=GpuFormFactor.choices, default=GpuFormFactor.PCIE
-    )
+    gpu_form_factor = models.CharField(max_length=8, choices=GpuFormFactor.choices, default=GpuFormFactor.PCIE)
     max_gpu_slot_width = models.DecimalField(max_digits=3, decimal_places=1, null=True, blank=True)
     max_gpu_length_mm = models.PositiveIntegerField(null=True, blank=True)
     max_gpu_tdp_w = models.PositiveIntegerField(
@@ -253,12 +251,8 @@ class Chassis(CatalogItem):
     drive_bays = models.PositiveSmallIntegerField(help_text="NVMe drive bays and M.2 sockets")
     base_power_w = models.PositiveIntegerField(help_text="Board, fans, BMC and baseboard power at full load")
     gpu_power_12v2x6 = models.PositiveSmallIntegerField(default=0, help_text="16-pin GPU cables from the PDB")
-    gpu_power_eps8 = models.PositiveSmallIntegerField(
-        default=0, help_text="EPS 8-pin GPU cables from the PDB"
-    )
-    gpu_power_pcie8 = models.PositiveSmallIntegerField(
-        default=0, help_text="PCIe 8-pin GPU cables from the PDB"
-    )
+    gpu_power_eps8 = models.PositiveSmallIntegerField(default=0, help_text="EPS 8-pin GPU cables from the PDB")
+    gpu_power_pcie8 = models.PositiveSmallIntegerField(default=0, help_text="PCIe 8-pin GPU cables from the PDB")
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
@@ -267,9 +261,7 @@ class Chassis(CatalogItem):
         constraints = [
             *CatalogItem.base_constraints("chassis"),
             models.CheckConstraint(condition=Q(cpu_sockets__gte=1), name="chassis_sockets_positive"),
-            models.CheckConstraint(
-                condition=Q(max_gpu_count__lte=models.F("gpu_bays")), name="chassis_max_le_bays"
-            ),
+            models.CheckConstraint(condition=Q(max_gpu_count__lte=models.F("gpu_bays")), name="chassis_max_le_bays"),
             models.CheckConstraint(condition=Q(psu_bays__gte=1), name="chassis_psu_bays_positive"),
             models.CheckConstraint(condition=Q(dimm_slots__gte=1), name="chassis_dimm_slots_positive"),
             models.CheckConstraint(condition=Q(max_gpu_tdp_w__gt=0), name="chassis_gpu_tdp_positive"),
@@ -293,9 +285,7 @@ class Chassis(CatalogItem):
 
 class Psu(CatalogItem):
     form_factor = models.CharField(max_length=6, choices=PsuFormFactor.choices)
-    watts_high_line = models.PositiveIntegerField(
-        validators=POSITIVE_INT, help_text="Rated output at 200–240 V"
-    )
+    watts_high_line = models.PositiveIntegerField(validators=POSITIVE_INT, help_text="Rated output at 200–240 V")
     watts_low_line = models.PositiveIntegerField(
         null=True, blank=True, help_text="Rated output at 100–127 V; empty = high-line only"
     )
@@ -337,18 +327,14 @@ class MemoryModule(CatalogItem):
             *CatalogItem.base_constraints("memory"),
             models.CheckConstraint(condition=Q(capacity_gb__gt=0), name="memory_capacity_positive"),
             models.CheckConstraint(condition=Q(speed_mts__gt=0), name="memory_speed_positive"),
-            models.CheckConstraint(
-                condition=~Q(kind="rdimm") | Q(registered=True), name="memory_rdimm_is_registered"
-            ),
+            models.CheckConstraint(condition=~Q(kind="rdimm") | Q(registered=True), name="memory_rdimm_is_registered"),
         ]
 
 
 class StorageDevice(CatalogItem):
     interface = models.CharField(max_length=8, choices=StorageInterface.choices)
     form_factor = models.CharField(max_length=16, default="u.2")
-    capacity_tb = models.DecimalField(
-        validators=[MinValueValidator(Decimal("0.01"))], max_digits=6, decimal_places=2
-    )
+    capacity_tb = models.DecimalField(validators=[MinValueValidator(Decimal("0.01"))], max_digits=6, decimal_places=2)
     pcie_lanes = models.PositiveSmallIntegerField(default=4)
     power_w = models.PositiveIntegerField(default=15)
     history = HistoricalRecords()

@@ -33,7 +33,7 @@ def _assign(obj: CatalogItem, row: dict[str, Any]) -> bool:
     """Copy row values onto obj; True when anything differs."""
     changed = False
     for name, value in row.items():
-        field_obj = obj._meta.get_field(name)
+        field_obj: Any = obj._meta.get_field(name)
         new = field_obj.to_python(value)
         if getattr(obj, name) != new:
             setattr(obj, name, new)

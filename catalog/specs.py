@@ -192,15 +192,13 @@ SPEC_BUILDERS = {
 }
 
 
-def snapshot_from_rows(
-    rows_by_kind: Mapping[str, Iterable[Mapping[str, Any]]], version: str
-) -> CatalogSnapshot:
+def snapshot_from_rows(rows_by_kind: Mapping[str, Iterable[Mapping[str, Any]]], version: str) -> CatalogSnapshot:
     """Build a snapshot from plain rows (fixture JSON or ORM `.values()`); no database needed."""
     parts: dict[str, dict[str, Any]] = {}
     for kind, builder in SPEC_BUILDERS.items():
         parts[kind] = {}
         for row in rows_by_kind.get(kind, ()):
-            spec = builder(row)
+            spec: Any = builder(row)
             parts[kind][spec.sku] = spec
     return CatalogSnapshot(version=version, **parts)
 

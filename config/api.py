@@ -65,20 +65,21 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         )
         return Response(error_body("invalid", "The request is not valid.", fields), status=400)
     if isinstance(exc, DatabaseError) and not isinstance(exc, exceptions.APIException):
-        response = Response(
+        unavailable = Response(
             error_body("service_unavailable", "The database is unavailable; try again shortly."),
             status=status.HTTP_503_SERVICE_UNAVAILABLE,
         )
-        response["Retry-After"] = "5"
-        return response
+        unavailable["Retry-After"] = "5"
+        return unavailable
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
 
-    response = drf_exception_handler(exc, context)
-    if response is None:
+    drf_response = drf_exception_handler(exc, context)
+    if drf_response is None:
         return None
+    response: Response = drf_response
     if isinstance(exc, exceptions.ValidationError):
         body = error_body("invalid", "The request is not valid.", _flatten(exc.detail))
     elif isinstance(exc, exceptions.APIException):

@@ -83,7 +83,9 @@ KNOWN_VARIABLES: dict[str, str] = {
     "MEDIA_ROOT": "where quote PDFs are stored (default ./media)",
     "EMAIL_URL_BACKEND": "Django email backend path (console in development)",
     "DEFAULT_FROM_EMAIL": "sender address of quote e-mails",
-    "SECURE_SSL_REDIRECT": "true/false; production default true (set false behind a TLS-terminating proxy that redirects itself)",
+    "SECURE_SSL_REDIRECT": (
+        "true/false; production default true (false behind a TLS-terminating proxy that redirects itself)"
+    ),
     "QUOTE_VAT_PERCENT": "VAT rate applied to new quotes (default 22)",
     "QUOTE_VALIDITY_DAYS": "days a sent quote stays valid (default 14)",
     "SALES_DISCOUNT_LIMIT_PERCENT": "largest discount a sales engineer may give without approval (default 10)",

@@ -1,10 +1,10 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config import views
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("catalog/", include("catalog.urls")),
     path("", include("configurator.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -71,9 +71,8 @@ def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) ->
     if voltage not in SITE_VOLTAGES or isinstance(voltage, bool):
         errors["site_voltage"] = [f"must be one of {', '.join(map(str, SITE_VOLTAGES))}"]
 
-    if errors:
+    if errors or chassis is None:
         raise DomainError("The build is not valid input.", fields=errors)
-    assert chassis is not None
     return BuildSpec(
         chassis=chassis,
         psu_redundancy=str(redundancy),

@@ -51,7 +51,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     skipped = reporter.stats.get("skipped", []) if reporter else []
-    if skipped:
+    if skipped and reporter is not None:
         for report in skipped:
             reporter.write_line(f"SKIPPED IN CI (not allowed): {report.nodeid}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

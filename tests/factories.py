@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import factory
 from django.contrib.auth.models import Group
 
@@ -27,12 +29,12 @@ class UserFactory(factory.django.DjangoModelFactory):
 
 
 def customer(**kwargs: object) -> User:
-    return UserFactory(groups=["customers"], **kwargs)
+    return cast(User, UserFactory(groups=["customers"], **kwargs))
 
 
 def sales(**kwargs: object) -> User:
-    return UserFactory(groups=["sales"], is_staff=True, **kwargs)
+    return cast(User, UserFactory(groups=["sales"], is_staff=True, **kwargs))
 
 
 def catalog_staff(**kwargs: object) -> User:
-    return UserFactory(groups=["catalog"], is_staff=True, **kwargs)
+    return cast(User, UserFactory(groups=["catalog"], is_staff=True, **kwargs))

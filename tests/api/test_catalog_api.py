@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
@@ -38,7 +39,7 @@ def test_gpu_detail_by_sku_carries_datasheet_fields(api_client: APIClient, catal
 
 @pytest.mark.django_db
 def test_gpu_filters_vram_nvlink_ecc_form_factor_vendor(api_client: APIClient, catalog: None) -> None:
-    def skus(**params: object) -> set[str]:
+    def skus(**params: Any) -> set[str]:
         response = api_client.get("/api/v1/catalog/gpus/", {"page_size": 500, **params})
         assert response.status_code == 200
         return {row["sku"] for row in response.json()["results"]}
@@ -66,7 +67,7 @@ def test_inactive_rows_hidden_unless_asked(api_client: APIClient, catalog: None)
     assert "t4" not in default
     inactive = api_client.get("/api/v1/catalog/gpus/", {"active": "false"}).json()
     assert [row["sku"] for row in inactive["results"]] == ["t4"]
-    everything = api_client.get("/api/v1/catalog/gpus/", {"active": "all", "page_size": 500}).json()
+    everything = api_client.get("/api/v1/catalog/gpus/", {"active": "all", "page_size": "500"}).json()
     assert everything["count"] == Gpu.objects.count()
 
 

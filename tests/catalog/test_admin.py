@@ -130,9 +130,7 @@ def test_sales_can_view_but_not_change_or_import(client: Client, catalog: None) 
 def test_import_with_one_bad_row_reports_it_and_changes_nothing(client: Client, catalog: None) -> None:
     _login(client, catalog_staff())
     header, rows = _export_csv_rows(["rtx-3090", "rtx-4090"])
-    prices_before = dict(
-        Gpu.objects.filter(sku__in=["rtx-3090", "rtx-4090"]).values_list("sku", "list_price")
-    )
+    prices_before = dict(Gpu.objects.filter(sku__in=["rtx-3090", "rtx-4090"]).values_list("sku", "list_price"))
     rows[0]["list_price"] = "99999.00"  # a valid change on line 1
     rows[1]["vram_gib"] = "0"  # impossible: zero VRAM on line 2
     rows.append({**rows[0], "sku": "rtx-new-card", "name": "New card"})  # a valid new row
@@ -148,10 +146,7 @@ def test_import_with_one_bad_row_reports_it_and_changes_nothing(client: Client, 
     bad_rows = [row.number for row in result.invalid_rows]
     assert bad_rows == [2]
     assert "vram_gib" in result.invalid_rows[0].field_specific_errors
-    assert (
-        "confirm" not in response.content.decode().lower()
-        or "process_import" not in response.content.decode()
-    )
+    assert "confirm" not in response.content.decode().lower() or "process_import" not in response.content.decode()
 
     assert Gpu.objects.count() == count_before
     assert not Gpu.objects.filter(sku="rtx-new-card").exists()
@@ -160,16 +155,12 @@ def test_import_with_one_bad_row_reports_it_and_changes_nothing(client: Client, 
 
 
 @pytest.mark.django_db
-def test_import_preview_changes_nothing_until_confirmed_then_upserts_by_sku(
-    client: Client, catalog: None
-) -> None:
+def test_import_preview_changes_nothing_until_confirmed_then_upserts_by_sku(client: Client, catalog: None) -> None:
     staff = catalog_staff()
     _login(client, staff)
     header, rows = _export_csv_rows(["rtx-3090"])
     rows[0]["list_price"] = "123456.78"
-    rows.append(
-        {**rows[0], "sku": "rtx-3090-refurb", "name": "RTX 3090 refurbished", "list_price": "60000.00"}
-    )
+    rows.append({**rows[0], "sku": "rtx-3090-refurb", "name": "RTX 3090 refurbished", "list_price": "60000.00"})
     before = Gpu.objects.get(sku="rtx-3090").list_price
 
     preview = client.post(
@@ -212,17 +203,14 @@ def test_price_change_in_the_form_is_recorded_with_user_old_and_new(client: Clie
     delta = record.diff_against(record.prev_record)
     changes = {change.field: (change.old, change.new) for change in delta.changes}
     assert changes == {"list_price": (old_price, Decimal("77777.00"))} or (
-        set(changes) == {"list_price", "updated_at"}
-        and changes["list_price"] == (old_price, Decimal("77777.00"))
+        set(changes) == {"list_price", "updated_at"} and changes["list_price"] == (old_price, Decimal("77777.00"))
     )
     history_page = client.get(reverse("admin:catalog_psu_history", args=[psu.pk]))
     assert staff.username in history_page.content.decode()
 
 
 @pytest.mark.django_db
-def test_bulk_price_action_changes_selected_rows_by_percent_with_history(
-    client: Client, catalog: None
-) -> None:
+def test_bulk_price_action_changes_selected_rows_by_percent_with_history(client: Client, catalog: None) -> None:
     staff = catalog_staff()
     _login(client, staff)
     gpus = list(Gpu.objects.filter(sku__in=["l40s", "l4"]).order_by("sku"))

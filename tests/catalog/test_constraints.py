@@ -30,7 +30,7 @@ GPU_OK: dict[str, Any] = {
 }
 
 
-def _refused(model: type, **fields: Any) -> None:
+def _refused(model: Any, **fields: Any) -> None:
     with pytest.raises(IntegrityError), transaction.atomic():
         model.objects.create(**fields)
 

@@ -336,9 +336,7 @@ ADVERTISED: tuple[Advertised, ...] = (
     Advertised("srv-8gpu-4u-xeon", DATACENTER, 8, "xeon-6980p", 256, 2048),
     Advertised("srv-hgx-h200-5u", ("h200-sxm", "h100-sxm"), 8, "epyc-9754", 256, 2048),
     Advertised("ws-tower-am5", ("rtx-5090", "rtx-4090", "rtx-3090"), 2, "ryzen-9-9950x", 16, 192),
-    Advertised(
-        "ws-tower-trx50", ("rtx-3090", "rtx-pro-6000-blackwell-maxq", "rtx-5090"), 3, "tr-7980x", 64, 512
-    ),
+    Advertised("ws-tower-trx50", ("rtx-3090", "rtx-pro-6000-blackwell-maxq", "rtx-5090"), 3, "tr-7980x", 64, 512),
 )
 
 
