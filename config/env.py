@@ -86,6 +86,8 @@ KNOWN_VARIABLES: dict[str, str] = {
     "SECURE_SSL_REDIRECT": (
         "true/false; production default true (false behind a TLS-terminating proxy that redirects itself)"
     ),
+    "LOG_FORMAT": "json (JSON lines with request ids, default) or plain",
+    "DB_CONN_MAX_AGE": "seconds a database connection is reused (default 60)",
     "QUOTE_VAT_PERCENT": "VAT rate applied to new quotes (default 22)",
     "QUOTE_VALIDITY_DAYS": "days a sent quote stays valid (default 14)",
     "SALES_DISCOUNT_LIMIT_PERCENT": "largest discount a sales engineer may give without approval (default 10)",

@@ -1,0 +1,88 @@
+"""Request ids and JSON-lines logging.
+
+Every request gets an id (the incoming `X-Request-ID` when it is a sane token, else a new one); it is
+echoed in the response header and attached to every log record written while the request runs, so
+one request's lines can be found among many workers' output.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import re
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from django.db import DatabaseError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+_SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
+
+
+class RequestIdMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        incoming = request.headers.get("X-Request-ID", "")
+        request_id = incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
+        token = request_id_var.set(request_id)
+        try:
+            response = self.get_response(request)
+        finally:
+            request_id_var.reset(token)
+        response["X-Request-ID"] = request_id
+        return response
+
+
+class DatabaseUnavailableMiddleware:
+    """A database outage anywhere in the stack (sessions, auth, views) answers a JSON 503 with
+    Retry-After instead of an HTML 500; the next request reconnects (CONN_HEALTH_CHECKS)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, DatabaseError):
+            return None
+        logging.getLogger("config.db").error("database unavailable: %s", exception.__class__.__name__)
+        response = JsonResponse(
+            {
+                "error": {
+                    "code": "service_unavailable",
+                    "message": "The database is unavailable; try again shortly.",
+                    "fields": {},
+                }
+            },
+            status=503,
+        )
+        response["Retry-After"] = "5"
+        return response
+
+
+class RequestIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id_var.get()
+        return True
+
+
+class JsonLinesFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, request_id (+ exception)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        payload = {
+            "time": datetime.fromtimestamp(record.created, tz=UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "request_id": getattr(record, "request_id", "-"),
+        }
+        if record.exc_info:
+            payload["exception"] = self.formatException(record.exc_info)
+        return json.dumps(payload, ensure_ascii=False)
