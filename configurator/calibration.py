@@ -1,0 +1,285 @@
+"""Decode-speed constants and the fit that produced them (pure; no Django).
+
+Model of one decode step (one token for every running sequence), per GPU memory class and engine:
+
+    t_step = bytes_read / (η_bw × bandwidth) + layers × τ_layer + hops × τ_hop (+ all-reduces under TP)
+
+`η_bw` is the share of the datasheet bandwidth a mat-vec kernel streams at; `τ_layer` is the fixed time each
+layer costs per step whatever its size (kernel launches and synchronisation: llama.cpp runs ~10 kernels per
+layer); `τ_hop` is the hand-over between GPUs of a layer split. The model is linear in (1/η_bw, τ_layer,
+τ_hop), so `fit_decode` solves it by least squares on relative error — no search, no hidden state. The
+effective η of the anchors (tokens/s × bytes / bandwidth) then falls out of it: small models lose more to
+the fixed per-layer time, so η grows with weight size, as the measurements show (estimator-anchors.md §5).
+
+The llama.cpp constants below are the output of `fit_decode` on the single-stream rows of
+`fixtures/decode_calibration.csv` whose GPU is in our catalog (bench/accuracy.py prints the fit, the per-row
+errors and a leave-one-out check). vLLM, TensorRT-LLM and transformers have no single-stream rows in that
+file: their constants are priors, named as such in every estimate that uses them.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+CALIBRATION_CSV = Path(__file__).resolve().parent.parent / "fixtures" / "decode_calibration.csv"
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeConstants:
+    eta_bw: float  # fraction of datasheet bandwidth streamed by the decode kernels
+    tau_layer_s: float  # fixed seconds per layer per decode step
+    tau_step_s: float  # fixed seconds per decode step (scheduler, sampling)
+    source: str
+
+
+# Fitted by `fit_decode` on 29 single-stream llama.cpp rows of fixtures/decode_calibration.csv
+# (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413,
+# llama.cpp PR #26284, discussions #10879/#15013/#15021); bench/accuracy.py reproduces these numbers.
+LLAMACPP_FIT_SOURCE = "fitted on 29 llama.cpp rows of decode_calibration.csv (bench/accuracy.py)"
+LLAMACPP_ETA_GDDR = 0.887
+LLAMACPP_ETA_HBM = 0.484
+LLAMACPP_TAU_LAYER_S = 69.0e-6
+PIPELINE_HOP_S = 322e-6  # per GPU boundary of a layer split (same fit)
+
+# Priors (no single-stream rows in the calibration file). vLLM/TRT-LLM stream cuBLAS/CUTLASS GEMV at a higher
+# share of HBM than llama.cpp's kernels and replay decode steps as CUDA graphs, so the per-layer cost is
+# small; llm-analysis README @d841e40 calls 0.9 of HBM bandwidth "aggressive" and advises ≤0.7 of FLOPS.
+# HF transformers decodes eagerly (no CUDA graphs): launch-bound at ~0.4 ms per layer.
+_PRIOR = "prior (no single-stream rows for this engine in decode_calibration.csv)"
+DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
+    ("llama.cpp", "gddr"): DecodeConstants(LLAMACPP_ETA_GDDR, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE),
+    ("llama.cpp", "hbm"): DecodeConstants(LLAMACPP_ETA_HBM, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE),
+    ("vllm", "gddr"): DecodeConstants(0.85, 15e-6, 0.5e-3, _PRIOR),
+    ("vllm", "hbm"): DecodeConstants(0.80, 15e-6, 0.5e-3, _PRIOR),
+    ("tensorrt-llm", "gddr"): DecodeConstants(0.87, 10e-6, 0.3e-3, _PRIOR),
+    ("tensorrt-llm", "hbm"): DecodeConstants(0.85, 10e-6, 0.3e-3, _PRIOR),
+    ("transformers", "gddr"): DecodeConstants(0.80, 400e-6, 2.0e-3, _PRIOR),
+    ("transformers", "hbm"): DecodeConstants(0.75, 400e-6, 2.0e-3, _PRIOR),
+}
+
+# Share of dense tensor-core peak reached by prefill and batched GEMMs (prior): llm-analysis README @d841e40
+# advises ≤ 0.7 of peak FLOPS for inference and ≤ 0.5 for training.
+PREFILL_MFU: dict[str, float] = {"llama.cpp": 0.35, "vllm": 0.55, "tensorrt-llm": 0.6, "transformers": 0.4}
+TRAINING_MFU = 0.4
+
+# All-reduce latency floor per call: llm-analysis `analysis.py` @d841e40 uses max(bytes/link, 8 µs); NVLink/
+# NVSwitch custom all-reduce (vLLM `custom_all_reduce`) is a one-shot kernel of a few µs (prior).
+ALLREDUCE_FLOOR_PCIE_S = 8e-6
+ALLREDUCE_FLOOR_NVLINK_S = 4e-6
+
+
+def moe_efficiency(experts: int) -> float:
+    """Bandwidth efficiency of routed-expert reads relative to dense ones: AlexsJones/llmfit PR #464 calibrated
+    0.95 for ≤ 8 experts and 0.65 for ≥ 128 (anchors §4); log-linear in the expert count in between."""
+    if experts <= 8:
+        return 0.95
+    if experts >= 128:
+        return 0.65
+    return 0.95 - 0.30 * math.log(experts / 8) / math.log(128 / 8)
+
+
+def memory_class(memory_type: str) -> str:
+    """'hbm' for HBM2/2e/3/3e stacks, 'gddr' otherwise (GDDR6/6X/7; unified LPDDR is not in the catalog)."""
+    return "hbm" if "hbm" in memory_type.lower() else "gddr"
+
+
+def engine_family(engine: str) -> str:
+    """Engines that share decode kernels: Ollama runs llama.cpp underneath."""
+    text = engine.lower()
+    if "llama.cpp" in text or "ollama" in text:
+        return "llama.cpp"
+    if "tensorrt" in text:
+        return "tensorrt-llm"
+    if "vllm" in text:
+        return "vllm"
+    return "transformers"
+
+
+# --------------------------------------------------------------------------- the calibration file
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationRow:
+    gpu_name: str
+    gpu_count: int
+    model_name: str
+    quant: str
+    engine: str
+    concurrency: str
+    context: str
+    tokens_per_s: float
+    metric: str
+    source: str
+
+
+def read_calibration(path: Path = CALIBRATION_CSV) -> list[CalibrationRow]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [
+            CalibrationRow(
+                gpu_name=row["gpu"],
+                gpu_count=int(row["gpu_count"]),
+                model_name=row["model"],
+                quant=row["quant_precision"],
+                engine=row["engine"],
+                concurrency=row["batch_or_concurrency"],
+                context=row["context"],
+                tokens_per_s=float(row["tokens_per_s"]),
+                metric=row["metric"],
+                source=row["source"],
+            )
+            for row in csv.DictReader(handle)
+        ]
+
+
+# GPU names of the calibration file → catalog SKUs (ARCHITECTURE.md §Catalog SKUs)
+GPU_SKU_BY_NAME: dict[str, str] = {
+    "RTX 3060 12GB": "rtx-3060-12gb", "RTX 3090": "rtx-3090", "RTX 4090": "rtx-4090", "RTX 5080": "rtx-5080",
+    "RTX 5090": "rtx-5090", "RTX 5060 Ti 16GB": "rtx-5060-ti-16gb", "RTX A6000": "rtx-a6000",
+    "RTX 6000 Ada": "rtx-6000-ada", "RTX PRO 6000 Blackwell": "rtx-pro-6000-blackwell",
+    "RTX PRO 6000 Blackwell Max-Q": "rtx-pro-6000-blackwell-maxq",
+    "RTX PRO 6000 Blackwell Server": "rtx-pro-6000-blackwell-server", "A10": "a10", "A30": "a30", "A40": "a40",
+    "A100 PCIe 40GB": "a100-40gb-pcie", "A100 PCIe 80GB": "a100-80gb-pcie", "A100 SXM 80GB": "a100-80gb-sxm",
+    "H100 PCIe 80GB": "h100-pcie", "H100 NVL": "h100-nvl", "H100 SXM 80GB": "h100-sxm", "H200 NVL": "h200-nvl",
+    "H200 SXM 141GB": "h200-sxm", "B200 SXM": "b200-sxm", "L4": "l4", "L40": "l40", "L40S": "l40s", "T4": "t4",
+    "RX 7900 XTX": "rx-7900-xtx", "Radeon PRO W7900": "radeon-pro-w7900", "MI300X": "mi300x",
+}  # fmt: skip
+
+
+def model_slug_for(name: str) -> str | None:
+    """Library slug of a calibration row's model, None when the library has no such model."""
+    text = name.lower()
+    rules = (
+        ("llama-3-8b", "llama-3-8b"),
+        ("llama 8b (llama-3", "llama-3-8b"),
+        ("llama-3-70b", "llama-3-70b"),
+        ("llama-3.3-70b", "llama-3.3-70b"),
+        ("llama-3.1-405b", "llama-3.1-405b"),
+        ("llama 3.1 405b", "llama-3.1-405b"),
+        ("llama-2-7b", "llama-2-7b"),
+        ("llama 7b", "llama-2-7b"),
+        ("deepseek-r1-distill 14b", "deepseek-r1-distill-qwen-14b"),
+        ("deepseek-r1 671b", "deepseek-r1"),
+        ("llama 3.2 3b", "llama-3.2-3b"),
+        ("llama-3.2-3b", "llama-3.2-3b"),
+        ("gpt-oss 20b", "gpt-oss-20b"),
+    )
+    for needle, slug in rules:
+        if needle in text:
+            return slug
+    return None
+
+
+def precision_for(quant: str) -> str | None:
+    """Our precision of a row's quantization; Ollama default tags are Q4_K_M (llama3.2:3b, deepseek-r1:14b)."""
+    text = quant.lower()
+    if text.startswith("f16"):
+        return "fp16"
+    for name in ("q4_k_m", "q4_k_s", "q4_0", "q8_0", "q6_k", "mxfp4"):
+        if name in text:
+            return name
+    if text.startswith("fp8"):
+        return "fp8"
+    if text.startswith("fp4"):
+        return "nvfp4"
+    return None
+
+
+def depth_for(row: CalibrationRow) -> int:
+    """Mean context depth of the generated tokens: tg128 from an empty cache → 64; 1024 generated after a
+    short prompt → ~560; `tg64 @ depth 4096` → 4128; Ollama obench (a few hundred tokens) → 400."""
+    metric = row.metric.lower()
+    if "d4096" in metric or "depth 4096" in row.context.lower():
+        return 4096 + 32
+    if "1024" in metric:
+        return 560
+    if metric.startswith("tg128"):
+        return 64
+    if metric.startswith("tg64"):
+        return 32
+    return 400
+
+
+def is_single_stream(row: CalibrationRow) -> bool:
+    return row.concurrency.strip() == "1"
+
+
+# --------------------------------------------------------------------------- fitting
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeSample:
+    """One measurement reduced to the model's terms (seconds per token)."""
+
+    label: str
+    seconds_per_token: float
+    bytes_over_bandwidth_s: float  # bytes read per token / datasheet bandwidth
+    memory_class: str
+    layers: int
+    hops: int
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeFit:
+    eta_gddr: float
+    eta_hbm: float
+    tau_layer_s: float
+    tau_hop_s: float
+
+    def seconds_per_token(self, sample: DecodeSample) -> float:
+        eta = self.eta_hbm if sample.memory_class == "hbm" else self.eta_gddr
+        return sample.bytes_over_bandwidth_s / eta + sample.layers * self.tau_layer_s + sample.hops * self.tau_hop_s
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (the normal equations are 4 × 4)."""
+    size = len(vector)
+    rows = [[*matrix[i], vector[i]] for i in range(size)]
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda r: abs(rows[r][col]))
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        if abs(rows[col][col]) < 1e-18:
+            raise ValueError("calibration rows do not determine every parameter")
+        for r in range(size):
+            if r != col:
+                factor = rows[r][col] / rows[col][col]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
+    return [rows[i][size] / rows[i][i] for i in range(size)]
+
+
+def fit_decode(samples: Sequence[DecodeSample]) -> DecodeFit:
+    """Least squares on relative error of t = (B/BW)·(1/η_class) + L·τ_layer + hops·τ_hop."""
+    design: list[list[float]] = []
+    for s in samples:
+        t = s.seconds_per_token
+        gddr = s.bytes_over_bandwidth_s / t if s.memory_class != "hbm" else 0.0
+        hbm = s.bytes_over_bandwidth_s / t if s.memory_class == "hbm" else 0.0
+        design.append([gddr, hbm, s.layers / t, s.hops / t])
+    size = 4
+    normal = [[sum(row[i] * row[j] for row in design) for j in range(size)] for i in range(size)]
+    rhs = [sum(row[i] for row in design) for i in range(size)]
+    inv_gddr, inv_hbm, tau, hop = _solve(normal, rhs)
+    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, tau, hop)
+
+
+def percentile(values: Iterable[float], fraction: float) -> float:
+    """Linear-interpolated percentile (numpy's default method)."""
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    k = (len(ordered) - 1) * fraction
+    low = math.floor(k)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (k - low)
+
+
+def leave_one_out(samples: Sequence[DecodeSample], predict: Callable[[DecodeFit, DecodeSample], float]) -> list[float]:
+    """Absolute relative error of each sample predicted by a fit made without it."""
+    errors = []
+    for i, sample in enumerate(samples):
+        fit = fit_decode([s for j, s in enumerate(samples) if j != i])
+        errors.append(abs(predict(fit, sample) - 1.0))
+    return errors

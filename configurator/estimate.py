@@ -1,0 +1,1082 @@
+"""Workload → Estimate: memory, layout on GPUs and speed of an LLM workload (pure functions, no Django).
+
+Formulas and their sources (../shared/reference/estimator-anchors.md):
+- weights: tensor by tensor at the storage precision (GGUF mixes per llama.cpp `llama_tensor_get_type`);
+- KV cache: 2 × layers × kv_heads × head_dim × bytes × tokens × sequences; MLA caches kv_lora_rank + rope dims;
+  sliding-window layers hold at most the window;
+- activations: inference compute buffers per engine; training per Korthikanti et al. (arXiv 2205.05198),
+  counted tensor by tensor for SwiGLU blocks with flash attention, full recompute with checkpointing;
+- training state: mixed-precision AdamW 2 + 2 + 12 bytes/param (ZeRO, Rajbhandari et al. arXiv 1910.02054,
+  K = 12), 8-bit AdamW (Dettmers et al. arXiv 2110.02861) 2 + 2 + 4 + 2; ZeRO stages shard over the GPUs;
+- decode: bytes read per step / (η_bw × bandwidth) + per-layer and per-hop time (configurator.calibration),
+  tensor parallel adds 2 all-reduces per layer (llm-analysis `analysis.py` @d841e40); capped by compute.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from configurator import calibration as cal
+from configurator.domain import (
+    ENGINES,
+    GGUF_PRECISIONS,
+    KV_PRECISIONS,
+    OPTIMIZERS,
+    PRECISIONS,
+    TASKS,
+    Estimate,
+    GpuLayout,
+    GpuSpec,
+    MemoryBreakdown,
+    ModelArch,
+    Throughput,
+    Workload,
+)
+from configurator.errors import DomainError
+
+GIB = float(2**30)
+# GGML block types: bits per weight = 8 × type_size / block_size
+# (gguf-py/gguf/constants.py GGML_QUANT_SIZES; ../shared/reference/estimator-anchors.md §1.8).
+GGML_TYPE_BITS: dict[str, float] = {
+    "F32": 32.0, "F16": 16.0, "BF16": 16.0, "Q8_0": 8.5, "Q6_K": 6.5625, "Q5_K": 5.5, "Q4_K": 4.5,
+    "Q3_K": 3.4375, "Q2_K": 2.625, "Q4_0": 4.5, "Q4_1": 5.0, "Q5_0": 5.5, "Q5_1": 6.0, "IQ4_XS": 4.25,
+    "IQ4_NL": 4.5, "MXFP4": 4.25,
+}  # fmt: skip
+_SUPER_BLOCK_TYPES = frozenset({"Q6_K", "Q5_K", "Q4_K", "Q3_K", "Q2_K", "IQ4_XS"})  # QK_K = 256 weights
+# llama-quant.cpp: a tensor whose rows are not a multiple of 256 falls back to a 32-block type.
+_FALLBACK = {
+    "Q2_K": "IQ4_NL",
+    "Q3_K": "IQ4_NL",
+    "IQ4_XS": "IQ4_NL",
+    "Q4_K": "Q5_0",
+    "Q5_K": "Q5_1",
+    "Q6_K": "Q8_0",
+}
+# llama_model_quantize_impl: the default block type of each file type (ftype)
+GGUF_DEFAULT_TYPE: dict[str, str] = {
+    "q8_0": "Q8_0", "q6_k": "Q6_K", "q5_k_m": "Q5_K", "q5_k_s": "Q5_K", "q4_k_m": "Q4_K", "q4_k_s": "Q4_K",
+    "q4_0": "Q4_0", "iq4_xs": "IQ4_XS", "q3_k_m": "Q3_K", "q2_k": "Q2_K",
+}  # fmt: skip
+
+# Published effective bits per weight of whole GGUF files (Llama-3.1-8B, tools/quantize/README.md @311c2c9;
+# Q4_0 and Q3_K_M from the quantize.cpp type table "4.34G" / "3.74G" GiB on Llama-3-8B, 8.03 B params).
+GGUF_PUBLISHED_BPW: dict[str, float] = {
+    "q8_0": 8.5008, "q6_k": 6.5633, "q5_k_m": 5.7036, "q5_k_s": 5.5704, "q4_k_m": 4.8944, "q4_k_s": 4.6672,
+    "iq4_xs": 4.4597, "q2_k": 3.1593, "q4_0": 4.34 * 2**30 * 8 / 8.03e9, "q3_k_m": 3.74 * 2**30 * 8 / 8.03e9,
+}  # fmt: skip
+
+# Hugging Face storage formats, bits per weight of a quantized linear layer.
+HF_LINEAR_BITS: dict[str, float] = {
+    "fp32": 32.0,
+    "bf16": 16.0,
+    "fp16": 16.0,
+    "fp8": 8.0,  # E4M3, per-tensor/channel or 128×128 block fp32 scales (+0.002 bpw, DeepSeek-V3) ignored
+    "int8": 8.0,  # W8A8/W8A16 with per-channel scales
+    "int4": 4.0 + 20 / 128,  # GPTQ/AWQ W4 group 128: fp16 scale + 4-bit zero per group (AutoAWQ packing)
+    "nvfp4": 4.5,  # 16-element blocks with an FP8 E4M3 scale (NVIDIA ModelOpt NVFP4; anchors §1.8: 64,36)
+    "mxfp4": 4.25,  # 32-element blocks with an E8M0 scale (OCP Microscaling spec v1.0; gpt-oss experts)
+}
+
+
+def bits_per_weight(precision: str) -> float:
+    """Headline bits per weight of a precision.
+
+    GGUF types: the published whole-file average on Llama-3.1-8B (Q4_K_M = 4.8944, tools/quantize/README.md
+    @311c2c9), which includes the Q6_K output head and the higher-bit `attn_v`/`ffn_down` tensors of the "_M"
+    mixes. `weight_bytes` recomputes the mix for each model. Other formats: the bits of a quantized linear layer.
+    """
+    if precision in GGUF_PUBLISHED_BPW:
+        return GGUF_PUBLISHED_BPW[precision]
+    if precision in HF_LINEAR_BITS:
+        return HF_LINEAR_BITS[precision]
+    raise DomainError(
+        f"Unknown precision '{precision}'.",
+        fields={"precision": [f"Must be one of: {', '.join(PRECISIONS)}."]},
+        code="invalid_precision",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Tensor:
+    kind: str  # token_embd | output | attn_q | attn_k | attn_v | attn_output | attn_qkv | attn_mla | ffn_* | other
+    layer: int  # -1 for tensors outside the blocks
+    params: int
+    row: int  # ne[0]: elements per row (input features)
+    routed: bool = False  # a routed-expert tensor: k of E experts are read per token
+
+
+def _use_more_bits(i_layer: int, n_layers: int) -> bool:
+    """llama-quant.cpp `use_more_bits`: first and last eighth, and every third layer in between."""
+    return i_layer < n_layers // 8 or i_layer >= 7 * n_layers // 8 or (i_layer - n_layers // 8) % 3 == 2
+
+
+@lru_cache(maxsize=256)
+def model_tensors(model: ModelArch) -> tuple[Tensor, ...]:
+    """The weight tensors of a model, grouped as llama.cpp names them.
+
+    Attention of GQA models is exact from the shape; MLA attention (and biases, norms, sinks) is what remains of
+    `total_params` after embeddings, head and MLPs, so the tensors always add up to the model's parameter count.
+    """
+    h, layers = model.hidden, model.layers
+    embed = model.vocab * h
+    tensors: list[Tensor] = [Tensor("token_embd", -1, embed, h)]
+    if not model.tied_embeddings:
+        tensors.append(Tensor("output", -1, embed, h))
+    q_dim = model.heads * model.head_dim
+    kv_dim = model.kv_heads * model.head_dim
+    fused = model.family == "phi"  # Phi-3 GGUF: attn_qkv and a fused ffn_up (gate+up)
+    explicit = sum(t.params for t in tensors)
+    per_layer: list[Tensor] = []
+    for i in range(layers):
+        if not model.is_mla:
+            if fused:
+                per_layer.append(Tensor("attn_qkv", i, h * (q_dim + 2 * kv_dim), h))
+            else:
+                per_layer.append(Tensor("attn_q", i, h * q_dim, h))
+                per_layer.append(Tensor("attn_k", i, h * kv_dim, h))
+                per_layer.append(Tensor("attn_v", i, h * kv_dim, h))
+            per_layer.append(Tensor("attn_output", i, q_dim * h, q_dim))
+        is_moe_layer = model.is_moe and i >= model.dense_layers
+        if not is_moe_layer:
+            inter = model.intermediate
+            if fused:
+                per_layer.append(Tensor("ffn_up", i, 2 * h * inter, h))
+            else:
+                per_layer.append(Tensor("ffn_gate", i, h * inter, h))
+                per_layer.append(Tensor("ffn_up", i, h * inter, h))
+            per_layer.append(Tensor("ffn_down", i, inter * h, inter))
+            continue
+        inter = model.moe_intermediate
+        experts = model.experts
+        per_layer.append(Tensor("ffn_gate_exps", i, experts * h * inter, h, routed=True))
+        per_layer.append(Tensor("ffn_up_exps", i, experts * h * inter, h, routed=True))
+        per_layer.append(Tensor("ffn_down_exps", i, experts * inter * h, inter, routed=True))
+        per_layer.append(Tensor("ffn_gate_inp", i, h * experts, h))
+        if model.shared_experts:
+            shared = model.shared_experts * inter
+            per_layer.append(Tensor("ffn_gate_shexp", i, h * shared, h))
+            per_layer.append(Tensor("ffn_up_shexp", i, h * shared, h))
+            per_layer.append(Tensor("ffn_down_shexp", i, shared * h, shared))
+    explicit += sum(t.params for t in per_layer)
+    remainder = max(0, model.total_params - explicit)
+    tensors.extend(per_layer)
+    if model.is_mla:
+        # MLA projections (q_a, q_b, kv_a_mqa, kv_b, output): spread the remainder over the layers
+        share = remainder // layers
+        tensors.extend(Tensor("attn_mla", i, share, h) for i in range(layers))
+        remainder -= share * layers
+    if remainder:
+        tensors.append(Tensor("other", -1, remainder, 1))  # norms, biases, sinks: stored in F32 by GGUF
+    return tuple(tensors)
+
+
+def _gguf_type(precision: str, tensor: Tensor, model: ModelArch, counts: dict[str, int]) -> str:
+    """Block type llama.cpp gives a tensor under a file type (llama-quant.cpp `llama_tensor_get_type`)."""
+    kind = tensor.kind
+    default = GGUF_DEFAULT_TYPE[precision]
+    if kind == "other":
+        return "F32"
+    if kind == "ffn_gate_inp":
+        return "F32"  # routers are never quantized (llama-quant.cpp: quantize &= no "ffn_gate_inp.weight")
+    if kind == "output" or (kind == "token_embd" and model.tied_embeddings):
+        return default if default == "Q8_0" else "Q6_K"
+    if kind == "token_embd":
+        return default
+    n_gqa = model.heads // max(1, model.kv_heads)
+    eight_experts = model.experts == 8
+    new = default
+    if kind == "attn_v":
+        i, n = counts["attn_v"], model.layers
+        counts["attn_v"] += 1
+        if precision == "q2_k":
+            new = "Q4_K" if n_gqa >= 4 else "Q3_K"
+        elif precision == "q3_k_m":
+            new = "Q5_K" if i < 2 else "Q4_K"
+        elif precision == "iq4_xs" and n_gqa >= 4:
+            new = "Q5_K"
+        elif precision in ("q4_k_m", "q5_k_m") and _use_more_bits(i, n):
+            new = "Q6_K"
+        elif precision == "q4_k_s" and i < 4:
+            new = "Q5_K"
+        if model.layers == 80 and model.kv_heads < model.heads and new in ("Q3_K", "Q4_K"):
+            new = "Q5_K"  # LLM_TYPE_70B: attn_v is 8× smaller than attn_q, so it gets more bits
+        if eight_experts:
+            new = "Q8_0"
+    elif kind == "attn_k":
+        if eight_experts:
+            new = "Q8_0"
+    elif kind.startswith("ffn_down"):
+        i, n = tensor.layer, counts["n_ffn_down"] if model.is_moe else model.layers
+        if precision == "q2_k":
+            new = "Q3_K"
+        elif precision == "q3_k_m":
+            new = "Q5_K" if i < n // 16 else "Q4_K"
+        elif precision in ("q4_k_m", "q5_k_m") and _use_more_bits(i, n):
+            new = "Q6_K"
+        elif (precision == "iq4_xs" and i < n // 8) or (precision == "q4_k_s" and i < n // 8):
+            new = "Q5_K"
+    elif kind == "attn_output":
+        if eight_experts:
+            if precision in ("q2_k", "q3_k_m", "q4_k_s", "q4_k_m", "iq4_xs"):
+                new = "Q5_K"
+        elif precision == "q2_k":
+            new = "Q3_K"
+        elif precision == "q3_k_m":
+            new = "Q4_K"
+    elif kind == "attn_qkv":
+        if precision == "q3_k_m":
+            new = "Q4_K"
+        elif precision == "q4_k_m":
+            new = "Q5_K"
+        elif precision == "q5_k_m":
+            new = "Q6_K"
+    if new in _SUPER_BLOCK_TYPES and tensor.row % 256:
+        new = _FALLBACK[new]
+        if tensor.row % 32:
+            new = "F16"
+    return new
+
+
+def tensor_bits(model: ModelArch, precision: str) -> tuple[float, ...]:
+    """Bits per weight of each tensor of `model_tensors(model)` at a storage precision."""
+    return _tensor_bits(model, precision)
+
+
+# llama.cpp's MXFP4_MOE file type (gpt-oss GGUFs): 3-D expert tensors in MXFP4, every other tensor in Q8_0
+# (llama-quant.cpp `llama_tensor_get_type`, LLAMA_FTYPE_MOSTLY_MXFP4_MOE branch).
+GGUF_MXFP4_MOE = "mxfp4_moe"
+
+
+@lru_cache(maxsize=1024)
+def _tensor_bits(model: ModelArch, precision: str) -> tuple[float, ...]:
+    tensors = model_tensors(model)
+    if precision == GGUF_MXFP4_MOE:
+        return tuple(
+            GGML_TYPE_BITS["F32"] if t.kind in ("other", "ffn_gate_inp")
+            else GGML_TYPE_BITS["MXFP4"] if t.routed
+            else GGML_TYPE_BITS["Q8_0"]
+            for t in tensors
+        )  # fmt: skip
+    if precision in GGUF_PRECISIONS:
+        moe_layers = model.layers - model.dense_layers if model.is_moe else 0
+        counts = {
+            "attn_v": 0,
+            "n_ffn_down": (model.layers - moe_layers) + moe_layers * (2 if model.shared_experts else 1),
+        }
+        return tuple(GGML_TYPE_BITS[_gguf_type(precision, t, model, counts)] for t in tensors)
+    linear = bits_per_weight(precision)
+    wide = 32.0 if precision == "fp32" else 16.0
+    experts_only = precision == "mxfp4" and model.native_precision == "mxfp4"
+    bits: list[float] = []
+    for t in tensors:
+        if t.kind in ("token_embd", "output", "other", "ffn_gate_inp") or (experts_only and not t.routed):
+            bits.append(wide)
+        else:
+            bits.append(linear)
+    return tuple(bits)
+
+
+@dataclass(frozen=True, slots=True)
+class WeightProfile:
+    """Bytes of a model's weights at one precision, split the way memory and speed need them."""
+
+    total_bytes: float
+    embed_bytes: float  # the input embedding table when it is not also the output head
+    head_bytes: float  # output head (the embedding itself when tied)
+    routed_bytes: float  # all routed experts (MoE)
+    read_bytes_per_token: float  # decode, one sequence: input embedding not read, k of E experts
+
+    @property
+    def layer_bytes(self) -> float:
+        return self.total_bytes - self.embed_bytes - self.head_bytes
+
+
+@lru_cache(maxsize=1024)
+def weight_profile(model: ModelArch, precision: str) -> WeightProfile:
+    tensors = model_tensors(model)
+    bits = _tensor_bits(model, precision)
+    total = embed = head = routed = 0.0
+    for tensor, b in zip(tensors, bits, strict=True):
+        size = tensor.params * b / 8
+        total += size
+        if tensor.kind == "token_embd" and not model.tied_embeddings:
+            embed += size
+        elif tensor.kind in ("output", "token_embd"):
+            head += size
+        elif tensor.routed:
+            routed += size
+    fraction = model.active_experts / model.experts if model.is_moe else 1.0
+    read = total - embed - routed + routed * fraction
+    return WeightProfile(total, embed, head, routed, read)
+
+
+def weight_bytes(model: ModelArch, precision: str) -> float:
+    """Bytes of the model's weights stored at `precision` (the file / checkpoint size, all tensors)."""
+    return weight_profile(model, precision).total_bytes
+
+
+# --------------------------------------------------------------------------- KV cache
+
+# Bytes per cached element: f16/bf16 2; vLLM `kv_cache_dtype=fp8` 1; llama.cpp `--cache-type-k/v q8_0 | q4_0`
+# store GGML blocks of 32 values with an fp16 scale: 34/32 = 1.0625 and 18/32 = 0.5625 bytes (anchors §3).
+KV_BYTES_PER_ELEMENT: dict[str, float] = {
+    "f16": 2.0,
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "q8_0": 34 / 32,
+    "q4_0": 18 / 32,
+}
+
+
+def _kv_element_bytes(kv_precision: str) -> float:
+    try:
+        return KV_BYTES_PER_ELEMENT[kv_precision]
+    except KeyError:
+        raise DomainError(
+            f"Unknown KV cache precision '{kv_precision}'.",
+            fields={"kv_cache_precision": [f"Must be one of: {', '.join(KV_PRECISIONS)}."]},
+            code="invalid_precision",
+        ) from None
+
+
+def kv_bytes_per_layer_token(model: ModelArch, kv_precision: str) -> float:
+    """One layer, one token: K and V of every KV head, or the MLA latent (kv_lora_rank + rope dims)."""
+    element = _kv_element_bytes(kv_precision)
+    if model.is_mla:
+        return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * element
+    return 2 * model.kv_heads * model.head_dim * element
+
+
+def kv_bytes_per_token(model: ModelArch, kv_precision: str, context_tokens: int | None = None) -> float:
+    """KV bytes per token of one sequence over all layers.
+
+    Without `context_tokens` every layer counts in full. With it, sliding-window layers hold at most
+    `sliding_window` tokens, so the figure is the average per token of a `context_tokens`-long sequence:
+    ``kv_bytes_per_token(m, p, n) × n`` is the cache of that sequence.
+    """
+    per_layer = kv_bytes_per_layer_token(model, kv_precision)
+    window = model.sliding_window
+    sliding = model.sliding_window_layers if window else 0
+    if context_tokens is None or not sliding or window is None or context_tokens <= window:
+        return per_layer * model.layers
+    return per_layer * ((model.layers - sliding) + sliding * window / context_tokens)
+
+
+def kv_cache_bytes(model: ModelArch, kv_precision: str, context_tokens: int, sequences: int = 1) -> float:
+    return kv_bytes_per_token(model, kv_precision, context_tokens) * context_tokens * sequences
+
+
+# --------------------------------------------------------------------------- engines and checks
+
+# Per-GPU memory the engine cannot use for the model: CUDA/ROCm context, cuBLAS workspace, allocator slack.
+# ollama reserves 457 MiB per CUDA GPU (`llm/memory.go` MinimumMemory, @f560bd0^); gpu_poor adds 650 MB.
+GPU_CONTEXT_GIB = 0.5
+# vLLM pre-allocates gpu_memory_utilization × total memory per GPU (EngineArgs default 0.90; newer CacheConfig
+# 0.92, vllm commit 002f10e — anchors §1.7); TensorRT-LLM's KV pool takes 0.90 of the free memory, modelled alike.
+GPU_MEMORY_UTILIZATION: dict[str, float] = {"vllm": 0.90, "tensorrt-llm": 0.90}
+LLAMACPP_UBATCH = 512  # llama.cpp `n_ubatch` default: tokens per compute-graph pass
+# vLLM profiles activations with max_num_batched_tokens (vllm/engine/arg_utils.py default for the OpenAI server
+# 2048; 8192 on ≥ 70 GiB GPUs — from memory of that file, not re-read) and samples up to 256 sequences.
+VLLM_BATCHED_TOKENS_SMALL = 2048
+VLLM_MAX_NUM_SEQS = 256
+# QLoRA NF4 with double quantization: 4 bits + 8-bit absmax per 64 + fp32 per 256 blocks
+# (Dettmers et al., QLoRA, arXiv 2305.14314 §3: 0.127 bits of constants per parameter).
+NF4_BITS = 4 + 8 / 64 + 32 / (64 * 256)
+# PCIe payload bandwidth per lane and direction after 128b/130b encoding (PCI-SIG base specs 3.0-6.0)
+PCIE_GBS_PER_LANE: dict[int, float] = {3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
+
+_HF_QUANTIZED = frozenset({"fp8", "int8", "int4", "nvfp4"})
+
+
+def default_engine(precision: str) -> str:
+    """llama.cpp for GGUF types, vLLM otherwise (ARCHITECTURE.md §HTTP API)."""
+    return "llama.cpp" if precision in GGUF_PRECISIONS else "vllm"
+
+
+def workload_problems(workload: Workload) -> dict[str, list[str]]:
+    """Field-named reasons a workload cannot be estimated as given (empty when it can)."""
+    problems: dict[str, list[str]] = {}
+
+    def add(field: str, reason: str) -> None:
+        problems.setdefault(field, []).append(reason)
+
+    if workload.task not in TASKS:
+        add("task", f"Must be one of: {', '.join(TASKS)}.")
+    if workload.precision not in PRECISIONS:
+        add("precision", f"Must be one of: {', '.join(PRECISIONS)}.")
+    if workload.kv_cache_precision not in KV_PRECISIONS:
+        add("kv_cache_precision", f"Must be one of: {', '.join(KV_PRECISIONS)}.")
+    if workload.engine not in ENGINES:
+        add("engine", f"Must be one of: {', '.join(ENGINES)}.")
+    if workload.optimizer not in OPTIMIZERS:
+        add("optimizer", f"Must be one of: {', '.join(OPTIMIZERS)}.")
+    if workload.zero_stage not in (0, 1, 2, 3):
+        add("zero_stage", "Must be 0, 1, 2 or 3.")
+    for name in ("context_tokens", "concurrent_users", "batch_size", "sequence_length", "lora_rank"):
+        if getattr(workload, name) < 1:
+            add(name, "Must be at least 1.")
+    if problems or workload.task != "inference":
+        return problems
+    engine, precision, kv = workload.engine, workload.precision, workload.kv_cache_precision
+    if precision in GGUF_PRECISIONS and engine in ("tensorrt-llm", "transformers"):
+        add("engine", f"{precision.upper()} is a GGUF type: it runs on llama.cpp (or vLLM's GGUF loader).")
+    if engine == "llama.cpp" and precision in _HF_QUANTIZED:
+        add("precision", f"llama.cpp does not load {precision} checkpoints; use a GGUF type or bf16/fp16.")
+    if engine == "llama.cpp" and kv == "fp8":
+        add("kv_cache_precision", "llama.cpp has no fp8 KV cache; use q8_0 or q4_0.")
+    if engine != "llama.cpp" and kv in ("q8_0", "q4_0"):
+        add("kv_cache_precision", f"{kv} KV cache is a llama.cpp type; {engine} supports f16/bf16 or fp8.")
+    return problems
+
+
+def _check(workload: Workload) -> None:
+    problems = workload_problems(workload)
+    if problems:
+        raise DomainError("The workload cannot be estimated as given.", fields=problems)
+
+
+# --------------------------------------------------------------------------- plans (memory before layout)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """Everything about a workload that does not depend on the GPU; built once per workload."""
+
+    workload: Workload
+    engine: str
+    training: bool
+    weight_precision: str  # the storage precision actually sized (training coerces GGUF to bf16, QLoRA NF4)
+    weights: float  # bytes, whole checkpoint
+    weights_vram: float  # bytes resident on GPUs (llama.cpp keeps token_embd in system RAM)
+    layer_bytes: float  # part of weights_vram that a layer split divides
+    head_bytes: float  # output head: on the last GPU of a layer split
+    embed_gpu_bytes: float  # input embedding on the first GPU of a layer split
+    kv: float  # all sequences
+    scratch: float  # per-GPU compute buffer (inference) or stored activations (training)
+    logits: float  # on one GPU (the last of a layer split, rank 0 of tensor parallel)
+    gradients: float
+    optimizer: float
+    gather: float  # ZeRO-3 gathered-parameter buffers (only with ≥ 2 GPUs)
+    trainable_params: int
+    sequences: int
+    read_bytes: float  # weights read per decode step by one sequence
+    routed_bytes: float  # routed-expert bytes (MoE): more of them are read as the batch grows
+    kv_read_per_seq: float  # KV bytes read per decode step per sequence at the context
+    decode_flops: float  # per generated token
+    prefill_flops: float  # per prompt token, averaged over the prompt
+    train_flops: float  # per trained token (forward + backward + recompute)
+    notes: tuple[str, ...]
+
+
+def _active_tokens_intermediate(model: ModelArch) -> int:
+    """Width of the MLP a token passes through: routed top-k plus shared experts for MoE."""
+    if not model.is_moe:
+        return model.intermediate
+    moe = (model.active_experts + model.shared_experts) * model.moe_intermediate
+    return max(moe, model.intermediate if model.dense_layers else 0)
+
+
+def _compute_params(model: ModelArch) -> float:
+    """Parameters multiplied per token: active, without the input embedding lookup."""
+    embed = 0 if model.tied_embeddings else model.vocab * model.hidden
+    return float(model.active_params - embed)
+
+
+def _attention_flops(model: ModelArch, context: int, causal_average: bool) -> float:
+    """QKᵀ and PV: 4 × q_dim × attended tokens per layer (half the context on average over a prompt)."""
+    q_dim = model.heads * model.head_dim
+    span = context / 2 if causal_average else float(context)
+    window = model.sliding_window
+    sliding = model.sliding_window_layers if window else 0
+    if window is None or not sliding:
+        return 4.0 * q_dim * span * model.layers
+    return 4.0 * q_dim * ((model.layers - sliding) * span + sliding * min(span, float(window)))
+
+
+def _lora_params(model: ModelArch, rank: int) -> int:
+    """r·(d_in + d_out) for every linear layer of the decoder blocks (PEFT target_modules="all-linear")."""
+    total = 0
+    for tensor in model_tensors(model):
+        if tensor.layer < 0 or tensor.kind in ("ffn_gate_inp", "other"):
+            continue
+        d_in = tensor.row
+        if tensor.routed:
+            d_out = tensor.params // (model.experts * d_in)
+            total += model.experts * rank * (d_in + d_out)
+        else:
+            total += rank * (d_in + tensor.params // d_in)
+    return total
+
+
+def _inference_plan(w: Workload) -> _Plan:
+    model, engine = w.model, cal.engine_family(w.engine)
+    stored = GGUF_MXFP4_MOE if engine == "llama.cpp" and w.precision == "mxfp4" and model.is_moe else w.precision
+    profile = weight_profile(model, stored)
+    sequences = w.concurrent_users * w.batch_size
+    kv = kv_cache_bytes(model, w.kv_cache_precision, w.context_tokens, sequences)
+    h, q_dim = model.hidden, model.heads * model.head_dim
+    kv_dim = model.kv_heads * model.head_dim
+    inter = _active_tokens_intermediate(model)
+    notes: list[str] = []
+    if engine == "llama.cpp":
+        # compute buffer (flash attention on, so no ctx × heads score matrix): one layer's f32 temporaries for a
+        # 512-token ubatch, and the f32 logits of the ubatch on the GPU with the output layer (ollama
+        # `GraphSize` llama branch: 4·batch·(h + V)).
+        scratch = 4.0 * LLAMACPP_UBATCH * (2 * h + q_dim + 2 * kv_dim + 3 * inter)
+        logits = 4.0 * LLAMACPP_UBATCH * (h + model.vocab)
+        weights_vram = profile.total_bytes - profile.embed_bytes
+        embed_gpu = 0.0
+        if profile.embed_bytes:
+            notes.append(f"llama.cpp keeps token_embd ({profile.embed_bytes / GIB:.2f} GiB) in system RAM, not in VRAM")
+    elif engine in ("vllm", "tensorrt-llm"):
+        tokens = VLLM_BATCHED_TOKENS_SMALL
+        scratch = 2.0 * tokens * (3 * h + q_dim + 2 * kv_dim + 3 * inter)
+        logits = 4.0 * 2 * VLLM_MAX_NUM_SEQS * model.vocab
+        weights_vram = profile.total_bytes
+        embed_gpu = profile.embed_bytes
+    else:  # transformers: the whole prompt of every sequence in one forward pass (sdpa, no score matrix)
+        scratch = 2.0 * sequences * w.context_tokens * (3 * h + q_dim + 2 * kv_dim + 3 * inter)
+        logits = 4.0 * sequences * model.vocab
+        weights_vram = profile.total_bytes
+        embed_gpu = profile.embed_bytes
+    compute = _compute_params(model)
+    return _Plan(
+        workload=w,
+        engine=engine,
+        training=False,
+        weight_precision=w.precision,
+        weights=profile.total_bytes,
+        weights_vram=weights_vram,
+        layer_bytes=profile.layer_bytes,
+        head_bytes=profile.head_bytes,
+        embed_gpu_bytes=embed_gpu,
+        kv=kv,
+        scratch=scratch,
+        logits=logits,
+        gradients=0.0,
+        optimizer=0.0,
+        gather=0.0,
+        trainable_params=0,
+        sequences=sequences,
+        read_bytes=profile.read_bytes_per_token,
+        routed_bytes=profile.routed_bytes,
+        kv_read_per_seq=kv_cache_bytes(model, w.kv_cache_precision, w.context_tokens, 1),
+        decode_flops=2 * compute + _attention_flops(model, w.context_tokens, causal_average=False),
+        prefill_flops=2 * compute + _attention_flops(model, w.context_tokens, causal_average=True),
+        train_flops=0.0,
+        notes=tuple(notes),
+    )
+
+
+def _training_activations(model: ModelArch, tokens: int, checkpointing: bool) -> tuple[float, float]:
+    """(stored activations, logits) in bytes for `tokens` = micro-batch × sequence length.
+
+    Korthikanti et al. (arXiv 2205.05198) §4: 34·s·b·h per layer for a GPT block with its GeLU MLP (I = 4h);
+    here counted tensor by tensor for a pre-norm SwiGLU block with flash attention, 16-bit: the two norm inputs
+    and outputs (4h), Q and the attention output (2·q_dim), K and V (2·kv_dim), gate, up, SiLU(gate) and the
+    product (4·I), plus the fp32 softmax statistics (4 B per head). Full recompute keeps only each layer's
+    input (2·s·b·h, the paper's figure) and rebuilds one layer at a time. Logits: bf16 plus the fp32 copy the
+    cross-entropy takes (2 + 4 bytes per vocabulary entry, §4.1 output layer).
+    """
+    h, q_dim = model.hidden, model.heads * model.head_dim
+    kv_dim = model.kv_heads * model.head_dim
+    inter = _active_tokens_intermediate(model)
+    per_token_layer = 2.0 * (4 * h + 2 * q_dim + 2 * kv_dim + 4 * inter) + 4.0 * model.heads
+    if model.is_moe:
+        per_token_layer += 4.0 * model.experts  # router logits
+    if checkpointing:
+        stored = tokens * (model.layers * 2.0 * h + per_token_layer)
+    else:
+        stored = tokens * (model.layers * per_token_layer + 2.0 * h)
+    return stored, 6.0 * tokens * model.vocab
+
+
+def _training_plan(w: Workload) -> _Plan:
+    model, task = w.model, w.task
+    notes: list[str] = []
+    precision = w.precision
+    if task == "qlora":
+        tensors, bits = model_tensors(model), _tensor_bits(model, "bf16")
+        weights = 0.0
+        for tensor, b in zip(tensors, bits, strict=True):
+            quantized = tensor.layer >= 0 and tensor.kind not in ("other", "ffn_gate_inp")
+            weights += tensor.params * (NF4_BITS if quantized else b) / 8
+        precision = "nf4"
+    else:
+        if precision not in ("fp32", "bf16", "fp16") and not (task == "lora" and precision in _HF_QUANTIZED):
+            notes.append(f"{w.precision} weights cannot be trained; sized as bf16")
+            precision = "bf16"
+        weights = weight_bytes(model, precision)
+    state = 4.0 if precision == "fp32" else 2.0
+    if task == "full_finetune":
+        trainable = model.total_params
+    else:
+        trainable = _lora_params(model, w.lora_rank)
+        weights += trainable * 2.0  # bf16 adapters
+    gradients = trainable * state
+    if w.optimizer == "adamw_8bit":
+        per_param = 2.0 if precision == "fp32" else 6.0  # 8-bit m and v (+ fp32 master copy when mixed)
+    else:
+        per_param = 8.0 if precision == "fp32" else 12.0  # fp32 m and v (+ fp32 master copy when mixed)
+    optimizer = trainable * per_param
+    tokens = w.batch_size * w.sequence_length
+    stored, logits = _training_activations(model, tokens, w.gradient_checkpointing)
+    compute = _compute_params(model)
+    # 2P forward + 4P backward (activation and weight gradients); LoRA skips the frozen weight gradients;
+    # full recompute repeats the forward (Korthikanti et al. §5: 4 × forward with recompute).
+    train_flops = (6.0 if task == "full_finetune" else 4.0) * compute
+    if w.gradient_checkpointing:
+        train_flops += 2.0 * compute
+    largest = max(model.vocab * model.hidden, (model.total_params - model.vocab * model.hidden) / model.layers)
+    return _Plan(
+        workload=w,
+        engine="training",
+        training=True,
+        weight_precision=precision,
+        weights=weights,
+        weights_vram=weights,
+        layer_bytes=weights,
+        head_bytes=0.0,
+        embed_gpu_bytes=0.0,
+        kv=0.0,
+        scratch=stored,
+        logits=logits,
+        gradients=gradients,
+        optimizer=optimizer,
+        gather=2.0 * largest * state,  # DeepSpeed stage3 estimator: largest_layer_mem = 4 × largest layer
+        trainable_params=int(trainable),
+        sequences=w.batch_size,
+        read_bytes=0.0,
+        routed_bytes=0.0,
+        kv_read_per_seq=0.0,
+        decode_flops=0.0,
+        prefill_flops=0.0,
+        train_flops=train_flops,
+        notes=tuple(notes),
+    )
+
+
+@lru_cache(maxsize=512)
+def _plan(workload: Workload) -> _Plan:
+    _check(workload)
+    if workload.task == "inference":
+        return _inference_plan(workload)
+    return _training_plan(workload)
+
+
+# --------------------------------------------------------------------------- layout on GPUs
+
+
+def _parallelism(plan: _Plan, count: int) -> str:
+    if count <= 1:
+        return "single"
+    if plan.training:
+        return "data"
+    model = plan.workload.model
+    if plan.engine in ("vllm", "tensorrt-llm"):
+        kv_ok = model.is_mla or model.kv_heads % count == 0 or count % model.kv_heads == 0
+        if model.heads % count == 0 and kv_ok:
+            return "tensor"
+    return "pipeline"
+
+
+def _kv_share(model: ModelArch, tp: int) -> float:
+    """Share of the KV cache each tensor-parallel GPU holds: heads split, replicated when kv_heads < t;
+    the MLA latent is shared by all heads, so every GPU keeps all of it (vLLM MLA backends)."""
+    if model.is_mla:
+        return 1.0
+    return max(1.0 / tp, 1.0 / model.kv_heads)
+
+
+def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int) -> float:
+    overhead = GPU_CONTEXT_GIB * GIB
+    if plan.training:
+        stage = plan.workload.zero_stage if count > 1 else 0
+        weights = plan.weights / count if stage >= 3 else plan.weights
+        gradients = plan.gradients / count if stage >= 2 else plan.gradients
+        optimizer = plan.optimizer / count if stage >= 1 else plan.optimizer
+        gather = plan.gather if stage >= 3 else 0.0
+        return weights + gradients + optimizer + gather + plan.scratch + plan.logits + overhead
+    if parallelism == "single":
+        return plan.weights_vram + plan.kv + plan.scratch + plan.logits + overhead
+    if parallelism == "tensor":
+        share = _kv_share(plan.workload.model, count)
+        return plan.weights_vram / count + plan.kv * share + plan.scratch / count + plan.logits + overhead
+    layers = plan.workload.model.layers
+    body = math.ceil(layers / count) / layers * (plan.layer_bytes + plan.kv) + plan.scratch + overhead
+    return max(body + plan.embed_gpu_bytes, body + plan.head_bytes + plan.logits)
+
+
+def _usable_gib(plan: _Plan, gpu: GpuSpec) -> float:
+    return gpu.vram_gib * GPU_MEMORY_UTILIZATION.get(plan.engine, 1.0)
+
+
+def _min_gpus(plan: _Plan, gpu: GpuSpec, max_gpus: int) -> int | None:
+    usable = _usable_gib(plan, gpu) * GIB
+    for count in range(1, max(1, max_gpus) + 1):
+        if _per_gpu_bytes(plan, _parallelism(plan, count), count) <= usable:
+            return count
+    return None
+
+
+def min_gpus_to_fit(
+    workload: Workload, gpu: GpuSpec, *, max_gpus: int = 16, link_gbs: float | None = None
+) -> int | None:
+    """Smallest count of `gpu` (1..max_gpus) whose per-GPU memory fits, None when none does.
+
+    Memory does not depend on the interconnect; `link_gbs` is accepted for symmetry with `estimate`.
+    """
+    del link_gbs
+    return _min_gpus(_plan(workload), gpu, max_gpus)
+
+
+# --------------------------------------------------------------------------- speed
+
+
+def _pcie_gbs(gpu: GpuSpec) -> float:
+    return PCIE_GBS_PER_LANE.get(gpu.pcie_gen, 1.969) * gpu.pcie_lanes
+
+
+def _peak_flops(gpu: GpuSpec, precision: str, engine: str) -> float:
+    """Dense tensor-core peak the GEMMs run at: FP8 for W8A8/FP4 checkpoints on engines with FP8 kernels,
+    INT8 for W8A8 int8, FP16/BF16 otherwise (GGUF and W4A16 dequantize to fp16).
+
+    The catalog's `fp16_tflops` of GeForce cards is the FP32-accumulate rate, half the FP16-accumulate rate
+    (NVIDIA Ada whitepaper App. A, gpus.csv notes); llama.cpp's cuBLAS path accumulates in FP16, so it gets 2×.
+    """
+    if engine in ("vllm", "tensorrt-llm"):
+        if precision in ("fp8", "nvfp4") and gpu.fp8_tflops:
+            return gpu.fp8_tflops * 1e12
+        if precision == "int8" and gpu.int8_tops:
+            return gpu.int8_tops * 1e12
+    if engine == "llama.cpp" and gpu.is_consumer and gpu.vendor.lower() == "nvidia":
+        return 2.0 * gpu.fp16_tflops * 1e12
+    return gpu.fp16_tflops * 1e12
+
+
+@dataclass(frozen=True, slots=True)
+class _Link:
+    gbs: float
+    floor_s: float
+    label: str
+
+
+def _link(gpu: GpuSpec, link_gbs: float | None) -> _Link:
+    if link_gbs:
+        return _Link(link_gbs, cal.ALLREDUCE_FLOOR_NVLINK_S, f"NVLink/NVSwitch {link_gbs:g} GB/s")
+    gbs = _pcie_gbs(gpu)
+    return _Link(gbs, cal.ALLREDUCE_FLOOR_PCIE_S, f"PCIe {gpu.pcie_gen}.0 x{gpu.pcie_lanes} ({gbs:.1f} GB/s)")
+
+
+def _allreduce_s(model: ModelArch, tokens: int, tp: int, link: _Link) -> float:
+    """2 all-reduces per layer of 2·tokens·h·(t−1)/t bf16 elements, each at least the latency floor
+    (llm-analysis `analysis.py` @d841e40)."""
+    if tp <= 1:
+        return 0.0
+    size = 2.0 * tokens * model.hidden * (tp - 1) / tp * 2.0
+    return 2 * model.layers * max(link.floor_s, size / (link.gbs * 1e9))
+
+
+def _decode_step_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> float:
+    model = plan.workload.model
+    constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
+    sequences = plan.sequences
+    weights = plan.read_bytes
+    if model.is_moe and plan.routed_bytes:
+        top_k = model.active_experts / model.experts
+        union = 1.0 - (1.0 - top_k) ** sequences  # share of experts some token of the batch routes to
+        weights += plan.routed_bytes * (union - top_k)
+    kv = plan.kv_read_per_seq * sequences
+    if model.is_moe and plan.routed_bytes:
+        # scattered expert reads stream slower than dense GEMV: charge them as extra bytes
+        routed_read = plan.routed_bytes * (1.0 - (1.0 - model.active_experts / model.experts) ** sequences)
+        weights += routed_read * (1.0 / cal.moe_efficiency(model.experts) - 1.0)
+    tp = count if parallelism == "tensor" else 1
+    moved = weights / tp + kv * _kv_share(model, tp) if tp > 1 else weights + kv
+    memory_s = moved / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
+    compute_s = (
+        sequences
+        * plan.decode_flops
+        / (tp * cal.PREFILL_MFU[plan.engine] * _peak_flops(gpu, plan.weight_precision, plan.engine))
+    )
+    fixed = model.layers * constants.tau_layer_s + constants.tau_step_s
+    if parallelism == "pipeline":
+        fixed += (count - 1) * cal.PIPELINE_HOP_S
+    return max(memory_s, compute_s) + fixed + _allreduce_s(model, sequences, tp, link)
+
+
+def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> float:
+    """Time to process one user's prompt: compute-bound FLOPs, or one weight read per ubatch/chunk."""
+    w, model = plan.workload, plan.workload.model
+    constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
+    tp = count if parallelism == "tensor" else 1
+    tokens = w.context_tokens
+    compute_s = (
+        tokens
+        * plan.prefill_flops
+        / (tp * cal.PREFILL_MFU[plan.engine] * _peak_flops(gpu, plan.weight_precision, plan.engine))
+    )
+    chunk = LLAMACPP_UBATCH if plan.engine == "llama.cpp" else VLLM_BATCHED_TOKENS_SMALL
+    passes = math.ceil(tokens / chunk)
+    weights = plan.read_bytes - plan.routed_bytes * (model.active_experts / model.experts if model.is_moe else 1.0)
+    weights += plan.routed_bytes
+    memory_s = passes * weights / tp / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
+    fixed = passes * (model.layers * constants.tau_layer_s + constants.tau_step_s)
+    if parallelism == "pipeline":
+        fixed += passes * (count - 1) * cal.PIPELINE_HOP_S
+    return max(compute_s, memory_s) + fixed + _allreduce_s(model, tokens, tp, link)
+
+
+def _throughput(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> Throughput:
+    if plan.training:
+        peak = gpu.fp16_tflops * 1e12 * count
+        tokens_per_s = cal.TRAINING_MFU * peak / plan.train_flops
+        return Throughput(0.0, 0.0, tokens_per_s, 0.0)
+    step = _decode_step_s(plan, gpu, count, parallelism, link)
+    prefill = _prefill_s(plan, gpu, count, parallelism, link)
+    return Throughput(
+        decode_tokens_per_s_per_user=1.0 / step,
+        decode_tokens_per_s_total=plan.sequences / step,
+        prefill_tokens_per_s=plan.workload.context_tokens / prefill,
+        time_to_first_token_s=prefill,
+    )
+
+
+def decode_terms(workload: Workload, gpu: GpuSpec, gpu_count: int = 1) -> tuple[float, int, int]:
+    """(bytes read per token / bandwidth in s, layers, pipeline hops) of a single-stream decode — the terms
+    `calibration.fit_decode` fits; bench/accuracy.py uses them for its leave-one-out check."""
+    plan = _plan(workload)
+    parallelism = _parallelism(plan, gpu_count)
+    hops = gpu_count - 1 if parallelism == "pipeline" else 0
+    moved = plan.read_bytes + plan.kv_read_per_seq
+    return moved / (gpu.bandwidth_gbs * 1e9), workload.model.layers, hops
+
+
+# --------------------------------------------------------------------------- the estimate
+
+
+def _precision_words(plan: _Plan) -> str:
+    model = plan.workload.model
+    bpw = plan.weights * 8 / model.total_params
+    precision = plan.weight_precision
+    if precision in GGUF_PRECISIONS:
+        published = GGUF_PUBLISHED_BPW[precision]
+        return (
+            f"{precision.upper()} = {bpw:.2f} bits/weight on this model (llama.cpp llama_tensor_get_type mix; "
+            f"{published:.2f} on Llama-3.1-8B, llama.cpp tools/quantize/README.md @311c2c9)"
+        )
+    if precision == "nf4":
+        return f"QLoRA NF4 base = {NF4_BITS:.3f} bits/weight with double quantization (arXiv 2305.14314 §3)"
+    if precision == "mxfp4" and plan.engine == "llama.cpp" and model.is_moe:
+        return (
+            f"GGUF MXFP4_MOE: experts at 4.25 bits/weight, other tensors Q8_0 = {bpw:.2f} bits/weight overall "
+            "(llama.cpp llama_tensor_get_type)"
+        )
+    if precision == "mxfp4" and model.native_precision == "mxfp4":
+        return (
+            f"MXFP4 experts at 4.25 bits/weight, attention and embeddings in bf16 = {bpw:.2f} bits/weight "
+            "overall (OpenAI gpt-oss checkpoint layout)"
+        )
+    if precision in _HF_QUANTIZED or precision == "mxfp4":
+        linear = HF_LINEAR_BITS[precision]
+        return (
+            f"{precision} linear layers at {linear:.2f} bits/weight, embeddings/lm_head in 16 bits "
+            f"= {bpw:.2f} bits/weight overall"
+        )
+    return f"{precision} = {HF_LINEAR_BITS[precision]:.0f} bits/weight"
+
+
+def _memory_assumptions(plan: _Plan) -> list[str]:
+    w, model = plan.workload, plan.workload.model
+    words = [
+        f"{model.name}: {model.total_params / 1e9:.2f} B parameters"
+        + (f", {model.active_params / 1e9:.2f} B active per token (MoE)" if model.is_moe else "")
+        + f" ({model.source})",
+        "Weights: " + _precision_words(plan),
+    ]
+    if not plan.training:
+        per_token = kv_bytes_per_token(model, w.kv_cache_precision)
+        element = KV_BYTES_PER_ELEMENT[w.kv_cache_precision]
+        if model.is_mla:
+            shape = (
+                f"MLA latent {model.layers} layers × {(model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)}"
+                f" × {element:g} B"
+            )
+        else:
+            shape = f"2 × {model.layers} layers × {model.kv_heads} KV heads × {model.head_dim} × {element:g} B"
+        words.append(
+            f"KV cache {w.kv_cache_precision}: {shape} = {per_token / 1024:.1f} KiB per token; "
+            f"{w.context_tokens:,} tokens × {plan.sequences} sequence(s)"
+        )
+        if model.sliding_window and model.sliding_window_layers:
+            words.append(
+                f"{model.sliding_window_layers} of {model.layers} layers use a {model.sliding_window:,}-token "
+                "sliding window: their KV cache stops growing there"
+            )
+        if w.context_tokens > model.max_context:
+            words.append(
+                f"context {w.context_tokens:,} exceeds the model's {model.max_context:,}-token window: "
+                "quality is not guaranteed past it"
+            )
+        if plan.engine == "llama.cpp":
+            words.append(
+                f"llama.cpp compute buffer for a {LLAMACPP_UBATCH}-token ubatch with flash attention "
+                f"({(plan.scratch + plan.logits) / GIB:.2f} GiB incl. f32 logits)"
+            )
+        elif plan.engine in ("vllm", "tensorrt-llm"):
+            words.append(
+                f"{w.engine} activation peak for {VLLM_BATCHED_TOKENS_SMALL} batched tokens and "
+                f"{VLLM_MAX_NUM_SEQS} sampled sequences ({(plan.scratch + plan.logits) / GIB:.2f} GiB)"
+            )
+        else:
+            words.append(f"transformers prefill of the whole prompt at once ({plan.scratch / GIB:.2f} GiB)")
+    else:
+        optimizer = (
+            "8-bit AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + 8-bit m, v 2 B/param "
+            "(bitsandbytes, arXiv 2110.02861)"
+            if w.optimizer == "adamw_8bit"
+            else "mixed-precision AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master, m, v 12 = 16 B/param "
+            "(ZeRO arXiv 1910.02054 K=12; DeepSpeed's code counts 20 with fp32 grads)"
+        )
+        if w.task == "full_finetune":
+            words.append(optimizer)
+        else:
+            words.append(
+                f"LoRA rank {w.lora_rank} on every linear layer: {plan.trainable_params / 1e6:.1f} M trainable "
+                f"parameters (r·(d_in + d_out) each) with {optimizer.split(':')[0]}"
+            )
+        words.append(
+            f"activations for {w.batch_size} × {w.sequence_length:,} tokens "
+            + (
+                "with gradient checkpointing (layer inputs 2·s·b·h kept, one layer recomputed)"
+                if w.gradient_checkpointing
+                else "without checkpointing"
+            )
+            + ", per tensor for SwiGLU + flash attention (Korthikanti et al. arXiv 2205.05198)"
+        )
+    words.append(f"CUDA context and runtime reserve {GPU_CONTEXT_GIB} GiB per GPU (ollama reserves 457 MiB)")
+    words.extend(plan.notes)
+    return words
+
+
+def _layout_assumptions(
+    plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link, throughput: Throughput
+) -> list[str]:
+    w, model = plan.workload, plan.workload.model
+    words: list[str] = []
+    util = GPU_MEMORY_UTILIZATION.get(plan.engine)
+    if util is not None:
+        words.append(
+            f"{w.engine} gpu_memory_utilization {util:.2f}: usable = {util:.2f} × {gpu.vram_gib:g} GiB per GPU"
+        )
+    else:
+        words.append(f"usable = all {gpu.vram_gib:g} GiB per GPU; the reserve is counted in the per-GPU need")
+    if plan.training:
+        if count > 1:
+            stage = w.zero_stage
+            sharded = {
+                0: "nothing sharded (DDP replicas)",
+                1: "optimizer states sharded",
+                2: "optimizer states and gradients sharded",
+                3: "weights, gradients and optimizer sharded",
+            }
+            words.append(f"data parallel over {count} GPUs, ZeRO stage {stage}: {sharded[stage]}")
+        words.append(
+            f"training speed at {cal.TRAINING_MFU:.0%} of {gpu.fp16_tflops:g} dense BF16 TFLOPS per GPU; "
+            "decode figures do not apply"
+        )
+        return words
+    if parallelism == "tensor":
+        words.append(
+            f"tensor parallel over {count} GPUs via {link.label}: weights split, "
+            + ("MLA latent cache replicated on every GPU" if model.is_mla else
+               f"{model.kv_heads} KV heads split" + (" (replicated: fewer heads than GPUs)"
+                                                    if model.kv_heads < count else ""))
+            + f"; 2 all-reduces per layer, ≥ {link.floor_s * 1e6:.0f} µs each"
+        )  # fmt: skip
+    elif parallelism == "pipeline":
+        words.append(
+            f"layer split over {count} GPUs: capacity adds up, single-stream speed does not "
+            f"(+{cal.PIPELINE_HOP_S * 1e3:.2f} ms per GPU hand-over)"
+        )
+    constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
+    moved = plan.read_bytes + plan.kv_read_per_seq
+    effective = moved * throughput.decode_tokens_per_s_per_user / (gpu.bandwidth_gbs * 1e9)
+    if parallelism == "tensor":
+        effective /= count
+    words.append(
+        f"decode: η_bw = {constants.eta_bw:.2f} of {gpu.bandwidth_gbs:g} GB/s + "
+        f"{constants.tau_layer_s * 1e6:.0f} µs per layer per step ({w.engine}, "
+        f"{cal.memory_class(gpu.memory_type).upper()}; {constants.source}) → effective η = {effective:.2f} "
+        f"on {moved / 1e9:.2f} GB read per token"
+    )
+    if model.is_moe:
+        words.append(
+            f"MoE: memory holds all {model.experts} experts; each token reads {model.active_experts} of them; "
+            f"a batch of {plan.sequences} reads the union of the experts its tokens pick"
+        )
+    peak = _peak_flops(gpu, plan.weight_precision, plan.engine) / 1e12
+    words.append(
+        f"prefill at {cal.PREFILL_MFU[plan.engine]:.0%} of {peak:g} dense TFLOPS "
+        f"(2 × {_compute_params(model) / 1e9:.2f} B active params + attention FLOPs per token); "
+        "TTFT = one prompt of context_tokens"
+    )
+    return words
+
+
+def estimate(
+    workload: Workload,
+    gpu: GpuSpec | None = None,
+    gpu_count: int = 1,
+    *,
+    link_gbs: float | None = None,
+    max_gpus: int = 16,
+) -> Estimate:
+    """Memory, layout on `gpu_count` × `gpu` and speed of a workload.
+
+    `link_gbs` is the GPU-to-GPU bandwidth when the GPUs are joined by NVLink/NVSwitch; None means PCIe
+    (from the GPU's generation and lanes). Raises DomainError (fields named) for workloads that cannot run.
+    """
+    if gpu_count < 1:
+        raise DomainError("gpu_count must be at least 1.", fields={"gpu_count": ["Must be at least 1."]})
+    plan = _plan(workload)
+    count = gpu_count if gpu is not None else 1
+    overhead = GPU_CONTEXT_GIB * count
+    memory = MemoryBreakdown(
+        weights=plan.weights / GIB,
+        kv_cache=plan.kv / GIB,
+        activations=(plan.scratch + plan.logits) / GIB,
+        gradients=plan.gradients / GIB,
+        optimizer=plan.optimizer / GIB,
+        overhead=overhead,
+    )
+    assumptions = _memory_assumptions(plan)
+    layout: GpuLayout | None = None
+    throughput: Throughput | None = None
+    if gpu is not None:
+        parallelism = _parallelism(plan, count)
+        per_gpu = _per_gpu_bytes(plan, parallelism, count) / GIB
+        usable = _usable_gib(plan, gpu)
+        layout = GpuLayout(
+            sku=gpu.sku,
+            count=count,
+            parallelism=parallelism,
+            per_gpu_gib=per_gpu,
+            usable_gib=usable,
+            fits=per_gpu <= usable,
+            min_gpus_to_fit=_min_gpus(plan, gpu, max_gpus),
+        )
+        link = _link(gpu, link_gbs)
+        throughput = _throughput(plan, gpu, count, parallelism, link)
+        assumptions.extend(_layout_assumptions(plan, gpu, count, parallelism, link, throughput))
+    return Estimate(
+        model_slug=workload.model.slug,
+        total_params=workload.model.total_params,
+        active_params=workload.model.active_params,
+        memory=memory,
+        layout=layout,
+        throughput=throughput,
+        assumptions=tuple(assumptions),
+    )

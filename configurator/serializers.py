@@ -1,0 +1,213 @@
+"""Serializers shared by the estimate, build-validation and recommendation APIs.
+
+`WorkloadInputSerializer` checks the shape and bounds of a workload body (ARCHITECTURE.md §HTTP API);
+`workload_from_data` turns validated data into a `Workload` (resolving the model, filling engine-dependent
+defaults) and raises DomainError with field names — from the view, never from inside the serializer.
+`estimate_to_dict` renders an Estimate exactly as the contract's response; `EstimateOutputSerializer`
+describes that shape for the OpenAPI schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from configurator.domain import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Estimate, Workload
+from configurator.errors import DomainError, UnknownModelError
+from configurator.estimate import default_engine, workload_problems
+from configurator.models_library import model_from_hf_config, model_get
+
+MAX_CONTEXT_TOKENS = 2_097_152
+MAX_USERS = 10_000
+MAX_BATCH = 4_096
+MAX_LORA_RANK = 4_096
+MAX_TARGET_TOKENS_PER_S = 100_000
+
+
+class WorkloadInputSerializer(serializers.Serializer):
+    """A workload: `model` (library slug or Hugging Face id) or `model_config` (a pasted config.json)."""
+
+    model = serializers.CharField(required=False, max_length=200, help_text="Library slug or Hugging Face id")
+    model_config = serializers.JSONField(required=False, help_text="A Hugging Face config.json object")
+    task = serializers.ChoiceField(choices=TASKS, default="inference")
+    precision = serializers.ChoiceField(
+        choices=PRECISIONS, required=False, help_text="Weight storage precision; default the model's native one"
+    )
+    kv_cache_precision = serializers.ChoiceField(
+        choices=KV_PRECISIONS, required=False, help_text="Default f16 on llama.cpp, bf16 elsewhere"
+    )
+    context_tokens = serializers.IntegerField(min_value=1, max_value=MAX_CONTEXT_TOKENS, default=4096)
+    concurrent_users = serializers.IntegerField(min_value=1, max_value=MAX_USERS, default=1)
+    batch_size = serializers.IntegerField(
+        min_value=1, max_value=MAX_BATCH, default=1, help_text="Sequences per user (inference) or micro-batch"
+    )
+    engine = serializers.ChoiceField(
+        choices=ENGINES, required=False, help_text="Default llama.cpp for GGUF types, vllm otherwise"
+    )
+    optimizer = serializers.ChoiceField(choices=OPTIMIZERS, default="adamw")
+    gradient_checkpointing = serializers.BooleanField(default=True)
+    lora_rank = serializers.IntegerField(min_value=1, max_value=MAX_LORA_RANK, default=16)
+    sequence_length = serializers.IntegerField(min_value=1, max_value=MAX_CONTEXT_TOKENS, default=2048)
+    zero_stage = serializers.IntegerField(min_value=0, max_value=3, default=0)
+    target_tokens_per_s = serializers.FloatField(
+        min_value=0.01, max_value=MAX_TARGET_TOKENS_PER_S, required=False, allow_null=True
+    )
+    require_ecc = serializers.BooleanField(default=False)
+    production = serializers.BooleanField(default=False)
+
+    def validate_model_config(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("Expected a JSON object (the model's config.json).")
+        return value
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        has_model = bool(attrs.get("model"))
+        has_config = attrs.get("model_config") is not None
+        if has_model == has_config:
+            raise serializers.ValidationError(
+                {"model": ["Give either a model (slug or Hugging Face id) or model_config, not both."]}
+                if has_model
+                else {"model": ["This field is required (or paste the model's config.json as model_config)."]}
+            )
+        return attrs
+
+    def to_workload(self, *, field_prefix: str = "") -> Workload:
+        return workload_from_data(self.validated_data, field_prefix=field_prefix)
+
+
+def _prefixed(error: DomainError, prefix: str) -> DomainError:
+    if prefix:
+        error.fields = {f"{prefix}{name}": reasons for name, reasons in error.fields.items()}
+    return error
+
+
+def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workload:
+    """Validated workload data → Workload. Raises UnknownModelError / DomainError naming the field
+    (prefixed with `field_prefix`, e.g. "workload." when the workload is nested)."""
+    try:
+        if data.get("model_config") is not None:
+            model = model_from_hf_config(data["model_config"])
+        else:
+            model = model_get(str(data.get("model", "")))
+    except (UnknownModelError, DomainError) as error:
+        raise _prefixed(error, field_prefix) from None
+    precision = data.get("precision") or model.native_precision
+    if precision not in PRECISIONS:
+        precision = "bf16"
+    engine = data.get("engine") or default_engine(precision)
+    kv = data.get("kv_cache_precision") or ("f16" if engine == "llama.cpp" else "bf16")
+    workload = Workload(
+        model=model,
+        task=data.get("task", "inference"),
+        precision=precision,
+        kv_cache_precision=kv,
+        context_tokens=int(data.get("context_tokens", 4096)),
+        concurrent_users=int(data.get("concurrent_users", 1)),
+        batch_size=int(data.get("batch_size", 1)),
+        engine=engine,
+        target_tokens_per_s=data.get("target_tokens_per_s"),
+        require_ecc=bool(data.get("require_ecc", False)),
+        production=bool(data.get("production", False)),
+        optimizer=data.get("optimizer", "adamw"),
+        gradient_checkpointing=bool(data.get("gradient_checkpointing", True)),
+        lora_rank=int(data.get("lora_rank", 16)),
+        sequence_length=int(data.get("sequence_length", 2048)),
+        zero_stage=int(data.get("zero_stage", 0)),
+    )
+    problems = workload_problems(workload)
+    if problems:
+        raise _prefixed(DomainError("The workload cannot be estimated as given.", fields=problems), field_prefix)
+    return workload
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _gib(value: float) -> float:
+    return round(value, 2)
+
+
+def estimate_to_dict(estimate: Estimate) -> dict[str, Any]:
+    """The response body of POST /api/v1/estimate (ARCHITECTURE.md): GiB to 0.01, tokens/s to 0.1."""
+    memory = estimate.memory
+    body: dict[str, Any] = {
+        "model": {
+            "slug": estimate.model_slug,
+            "total_params_b": round(estimate.total_params / 1e9, 2),
+            "active_params_b": round(estimate.active_params / 1e9, 2),
+        },
+        "memory_gib": {
+            "weights": _gib(memory.weights),
+            "kv_cache": _gib(memory.kv_cache),
+            "activations": _gib(memory.activations),
+            "gradients": _gib(memory.gradients),
+            "optimizer": _gib(memory.optimizer),
+            "overhead": _gib(memory.overhead),
+            "total": _gib(memory.total),
+        },
+        "gpu": None,
+        "throughput": None,
+        "assumptions": list(estimate.assumptions),
+    }
+    if estimate.layout is not None:
+        layout = estimate.layout
+        body["gpu"] = {
+            "sku": layout.sku,
+            "count": layout.count,
+            "parallelism": layout.parallelism,
+            "per_gpu_gib": _gib(layout.per_gpu_gib),
+            "usable_gib": _gib(layout.usable_gib),
+            "fits": layout.fits,
+        }
+    if estimate.throughput is not None:
+        speed = estimate.throughput
+        body["throughput"] = {
+            "decode_tokens_per_s_per_user": round(speed.decode_tokens_per_s_per_user, 1),
+            "decode_tokens_per_s_total": round(speed.decode_tokens_per_s_total, 1),
+            "prefill_tokens_per_s": round(speed.prefill_tokens_per_s, 1),
+            "time_to_first_token_s": round(speed.time_to_first_token_s, 3),
+        }
+    return body
+
+
+class _ModelOutputSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    total_params_b = serializers.FloatField()
+    active_params_b = serializers.FloatField()
+
+
+class _MemoryOutputSerializer(serializers.Serializer):
+    weights = serializers.FloatField()
+    kv_cache = serializers.FloatField()
+    activations = serializers.FloatField()
+    gradients = serializers.FloatField()
+    optimizer = serializers.FloatField()
+    overhead = serializers.FloatField()
+    total = serializers.FloatField()
+
+
+class _GpuOutputSerializer(serializers.Serializer):
+    sku = serializers.CharField()
+    count = serializers.IntegerField()
+    parallelism = serializers.ChoiceField(choices=("single", "pipeline", "tensor", "data"))
+    per_gpu_gib = serializers.FloatField()
+    usable_gib = serializers.FloatField()
+    fits = serializers.BooleanField()
+
+
+class _ThroughputOutputSerializer(serializers.Serializer):
+    decode_tokens_per_s_per_user = serializers.FloatField()
+    decode_tokens_per_s_total = serializers.FloatField()
+    prefill_tokens_per_s = serializers.FloatField()
+    time_to_first_token_s = serializers.FloatField()
+
+
+class EstimateOutputSerializer(serializers.Serializer):
+    """Schema of `estimate_to_dict` (memory in GiB; `gpu` and `throughput` null without a GPU)."""
+
+    model = _ModelOutputSerializer()
+    memory_gib = _MemoryOutputSerializer()
+    gpu = _GpuOutputSerializer(allow_null=True)
+    throughput = _ThroughputOutputSerializer(allow_null=True)
+    assumptions = serializers.ListField(child=serializers.CharField())

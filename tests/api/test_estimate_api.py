@@ -1,0 +1,220 @@
+"""POST /api/v1/estimate and GET /api/v1/llm-models/ (ARCHITECTURE.md §HTTP API)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from catalog.fixture import fixture_snapshot
+from configurator.domain import Workload
+from configurator.estimate import estimate
+from configurator.models_library import model_get
+from configurator.serializers import estimate_to_dict
+
+URL = "/api/v1/estimate"
+EXAMPLE = {
+    "model": "llama-3.1-70b",
+    "task": "inference",
+    "precision": "q4_k_m",
+    "kv_cache_precision": "f16",
+    "context_tokens": 8192,
+    "concurrent_users": 1,
+    "batch_size": 1,
+    "engine": "llama.cpp",
+    "gpu": "rtx-4090",
+    "gpu_count": 2,
+}
+
+
+def _post(client: APIClient, body: dict[str, Any]) -> Any:
+    return client.post(URL, body, format="json")
+
+
+def test_routes() -> None:
+    assert reverse("estimate") == URL
+    assert reverse("llm-models") == "/api/v1/llm-models/"
+
+
+def test_contract_example(catalog: None, api_client: APIClient) -> None:
+    response = _post(api_client, EXAMPLE)
+    assert response.status_code == 200
+    body = response.json()
+    assert list(body) == ["model", "memory_gib", "gpu", "throughput", "assumptions"]
+    assert body["model"] == {"slug": "llama-3.1-70b", "total_params_b": 70.55, "active_params_b": 70.55}
+    assert list(body["memory_gib"]) == [
+        "weights", "kv_cache", "activations", "gradients", "optimizer", "overhead", "total"
+    ]  # fmt: skip
+    assert body["memory_gib"]["kv_cache"] == 2.5  # 320 KiB × 8192 tokens
+    assert body["gpu"]["sku"] == "rtx-4090"
+    assert (body["gpu"]["count"], body["gpu"]["parallelism"], body["gpu"]["fits"]) == (2, "pipeline", True)
+    assert body["gpu"]["usable_gib"] == 24.0
+    assert list(body["throughput"]) == [
+        "decode_tokens_per_s_per_user", "decode_tokens_per_s_total", "prefill_tokens_per_s", "time_to_first_token_s"
+    ]  # fmt: skip
+    assert 14 < body["throughput"]["decode_tokens_per_s_per_user"] < 22  # XiongjieDai 2×4090 70B: 19.06
+    assert any("Q4_K_M" in text for text in body["assumptions"])
+    # the API returns exactly what the pure estimator computes
+    gpu = fixture_snapshot().gpus["rtx-4090"]
+    workload = Workload(
+        model=model_get("llama-3.1-70b"), precision="q4_k_m", kv_cache_precision="f16", context_tokens=8192,
+        engine="llama.cpp",
+    )  # fmt: skip
+    assert body == estimate_to_dict(estimate(workload, gpu, 2))
+
+
+def test_without_gpu_gpu_and_throughput_are_null(api_client: APIClient) -> None:
+    response = _post(api_client, {"model": "meta-llama/Llama-3.1-8B", "precision": "bf16"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["gpu"] is None
+    assert body["throughput"] is None
+    assert body["model"]["slug"] == "llama-3.1-8b"
+    assert body["memory_gib"]["weights"] == 14.96  # 8,030,261,248 × 2 B
+    assert body["memory_gib"]["kv_cache"] == 0.5  # 128 KiB × 4096 default tokens
+
+
+def test_defaults_follow_the_precision(api_client: APIClient) -> None:
+    """engine: llama.cpp for GGUF types, vllm otherwise; precision: the model's native one."""
+    gguf = _post(api_client, {"model": "llama-3.1-8b", "precision": "q4_k_m"}).json()
+    assert any("llama.cpp" in text for text in gguf["assumptions"])
+    native = _post(api_client, {"model": "gpt-oss-20b"}).json()
+    assert any("MXFP4 experts" in text for text in native["assumptions"])
+
+
+def test_unknown_model_is_400_naming_the_field(api_client: APIClient) -> None:
+    response = _post(api_client, {"model": "no-such-model-9000"})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "unknown_model"
+    assert list(error["fields"]) == ["model"]
+
+
+def test_missing_model_is_400(api_client: APIClient) -> None:
+    response = _post(api_client, {"precision": "bf16"})
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == ["model"]
+
+
+def test_unknown_gpu_is_400_naming_the_field(catalog: None, api_client: APIClient) -> None:
+    response = _post(api_client, {**EXAMPLE, "gpu": "rtx-9999"})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], list(error["fields"])) == ("unknown_sku", ["gpu"])
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"precision": "q1_x"}, "precision"),
+        ({"kv_cache_precision": "int2"}, "kv_cache_precision"),
+        ({"context_tokens": 0}, "context_tokens"),
+        ({"context_tokens": 3_000_000}, "context_tokens"),
+        ({"concurrent_users": 10_001}, "concurrent_users"),
+        ({"task": "pretrain"}, "task"),
+        ({"engine": "exllama"}, "engine"),
+        ({"gpu_count": 0}, "gpu_count"),
+        ({"zero_stage": 4}, "zero_stage"),
+        ({"engine": "tensorrt-llm"}, "engine"),  # GGUF weights on TensorRT-LLM
+        ({"kv_cache_precision": "fp8"}, "kv_cache_precision"),  # no fp8 KV in llama.cpp
+        ({"model_config": {"model_type": "llama"}}, "model"),  # both model and model_config
+    ],
+)
+def test_bad_input_is_400_naming_the_field(api_client: APIClient, change: dict[str, Any], field: str) -> None:
+    response = _post(api_client, {**{k: v for k, v in EXAMPLE.items() if k != "gpu"}, **change})
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+
+
+LLAMA_CONFIG = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+    "max_position_embeddings": 131072,
+}
+
+
+def test_pasted_config_json(catalog: None, api_client: APIClient) -> None:
+    response = _post(api_client, {"model_config": LLAMA_CONFIG, "precision": "q4_k_m", "gpu": "rtx-3060-12gb"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["model"] == {"slug": "custom-llama", "total_params_b": 8.03, "active_params_b": 8.03}
+    assert body["gpu"]["fits"] is True
+
+
+def test_pasted_config_missing_a_field_is_400_naming_it(api_client: APIClient) -> None:
+    config = {k: v for k, v in LLAMA_CONFIG.items() if k != "num_hidden_layers"}
+    response = _post(api_client, {"model_config": config})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert list(error["fields"]) == ["model_config.num_hidden_layers"]
+
+
+def test_pasted_config_that_is_not_an_object(api_client: APIClient) -> None:
+    response = _post(api_client, {"model_config": [1, 2, 3]})
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == ["model_config"]
+
+
+def test_training_estimate(catalog: None, api_client: APIClient) -> None:
+    body = {"model": "llama-3.1-8b", "task": "qlora", "gpu": "rtx-3060-12gb", "sequence_length": 2048}
+    response = _post(api_client, body)
+    assert response.status_code == 200
+    result = response.json()
+    assert result["gpu"]["fits"] is True
+    assert result["memory_gib"]["optimizer"] > 0
+    assert result["memory_gib"]["kv_cache"] == 0
+
+
+def test_nvswitch_gpus_use_their_fabric(catalog: None, api_client: APIClient) -> None:
+    body = {"model": "llama-3.1-70b", "precision": "fp8", "gpu": "h100-sxm", "gpu_count": 4}
+    result = _post(api_client, body).json()
+    assert result["gpu"]["parallelism"] == "tensor"
+    assert any("NVLink/NVSwitch 900" in text for text in result["assumptions"])
+
+
+def test_llm_models_list(api_client: APIClient) -> None:
+    response = api_client.get("/api/v1/llm-models/")
+    assert response.status_code == 200
+    models = response.json()
+    assert len(models) == 30
+    by_slug = {m["slug"]: m for m in models}
+    assert by_slug["llama-3.1-8b"] == {
+        "slug": "llama-3.1-8b",
+        "name": "Llama 3.1 8B",
+        "hf_id": "meta-llama/Llama-3.1-8B",
+        "family": "llama",
+        "params": 8_030_261_248,
+        "active_params": 8_030_261_248,
+        "layers": 32,
+        "context": 131072,
+        "native_precision": "bf16",
+    }
+
+
+def test_llm_models_search(api_client: APIClient) -> None:
+    response = api_client.get("/api/v1/llm-models/", {"search": "GPT-OSS"})
+    assert [m["slug"] for m in response.json()] == ["gpt-oss-20b", "gpt-oss-120b"]
+    assert api_client.get("/api/v1/llm-models/", {"search": "nothing-like-this"}).json() == []
+
+
+def test_openapi_schema_describes_the_estimate() -> None:
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    operation = schema["paths"]["/api/v1/estimate"]["post"]
+    request_ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    response_ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    components = schema["components"]["schemas"]
+    request = components[request_ref.rsplit("/", 1)[-1]]
+    assert {"model", "model_config", "precision", "gpu", "gpu_count", "context_tokens"} <= set(request["properties"])
+    response = components[response_ref.rsplit("/", 1)[-1]]
+    assert set(response["properties"]) == {"model", "memory_gib", "gpu", "throughput", "assumptions"}
+    assert "/api/v1/llm-models/" in schema["paths"]
