@@ -2,9 +2,13 @@
 
 from django.urls import path
 
+from configurator.apis.builds import BuildValidateApi, SavedBuildDetailApi, SavedBuildListApi
 from configurator.apis.estimate import EstimateApi, LlmModelListApi
 
 urlpatterns: list = [
     path("estimate", EstimateApi.as_view(), name="estimate"),
     path("llm-models/", LlmModelListApi.as_view(), name="llm-models"),
+    path("builds/validate", BuildValidateApi.as_view(), name="builds-validate"),
+    path("builds/", SavedBuildListApi.as_view(), name="builds-list"),
+    path("builds/<int:pk>/", SavedBuildDetailApi.as_view(), name="builds-detail"),
 ]

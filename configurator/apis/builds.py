@@ -1,0 +1,294 @@
+"""POST /api/v1/builds/validate (anonymous) and saved builds /api/v1/builds/ (signed-in users).
+
+Views validate the body's shape, call one service and render; the rules live in configurator.rules.
+Customers see only their own saved builds (another's is 404); sales engineers see all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api import StandardPagination
+from configurator.builds import MAX_QTY
+from configurator.domain import REDUNDANCY_MODES, SITE_VOLTAGES
+from configurator.errors import DomainError
+from configurator.models import SavedBuild
+from configurator.presenters import price_to_dict, verdict_to_dict
+from configurator.serializers import EstimateOutputSerializer, WorkloadInputSerializer
+from configurator.services import (
+    MAX_LINES,
+    build_validate,
+    saved_build_create,
+    saved_build_delete,
+    saved_build_get,
+    saved_build_list,
+    saved_build_update,
+)
+
+# --------------------------------------------------------------------------- input
+
+
+class LineSerializer(serializers.Serializer):
+    sku = serializers.CharField(max_length=100)
+    qty = serializers.IntegerField(min_value=1, max_value=MAX_QTY, default=1)
+
+
+def _line_list() -> serializers.ListSerializer[Any]:
+    return serializers.ListSerializer(child=LineSerializer(), required=False, max_length=MAX_LINES)
+
+
+class BuildInputSerializer(serializers.Serializer):
+    """A build body (ARCHITECTURE.md): chassis SKU, {sku, qty} lines per part kind, redundancy, voltage and an
+    optional workload. It documents the body; the service checks it and names bad fields `gpus[0].qty`."""
+
+    chassis = serializers.CharField(max_length=100)
+    cpus = _line_list()
+    gpus = _line_list()
+    psus = _line_list()
+    memory = _line_list()
+    storage = _line_list()
+    nics = _line_list()
+    bridges = _line_list()
+    psu_redundancy = serializers.ChoiceField(choices=REDUNDANCY_MODES, default="none")
+    site_voltage = serializers.ChoiceField(choices=SITE_VOLTAGES, default=230)
+    workload = WorkloadInputSerializer(required=False, allow_null=True)
+
+
+@extend_schema_field(BuildInputSerializer)
+class BuildField(serializers.JSONField):
+    """A build body, checked by the service (so its fields are named like the validate endpoint's)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("Expected a build object.")
+        return data
+
+
+# --------------------------------------------------------------------------- output
+
+
+class FixOutputSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=("replace", "add", "remove", "set", "change"))
+    sku = serializers.CharField(allow_null=True)
+    detail = serializers.CharField()
+    target = serializers.CharField(allow_null=True)
+    qty = serializers.IntegerField(allow_null=True)
+
+
+class _MeasureField(serializers.JSONField):
+    """A number or, for categorical checks (socket, form factor), a string; null when not applicable."""
+
+
+class FindingOutputSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable dotted id, e.g. power.psu_capacity")
+    severity = serializers.ChoiceField(choices=("error", "warning", "info"))
+    message = serializers.CharField()
+    measured = _MeasureField(allow_null=True)
+    limit = _MeasureField(allow_null=True)
+    unit = serializers.CharField(allow_blank=True)
+    components = serializers.ListField(child=serializers.CharField())
+    fixes = FixOutputSerializer(many=True)
+
+
+class PowerOutputSerializer(serializers.Serializer):
+    load_w = serializers.FloatField()
+    capacity_w = serializers.FloatField(help_text="Usable under the redundancy at the site voltage")
+    installed_w = serializers.FloatField()
+    redundancy = serializers.CharField(help_text="none, n+1 or n+n")
+    site_voltage = serializers.IntegerField()
+    utilization = serializers.FloatField(allow_null=True, help_text="load / capacity")
+
+
+class PcieOutputSerializer(serializers.Serializer):
+    lanes_needed = serializers.IntegerField()
+    lanes_available = serializers.IntegerField()
+    topology = serializers.ChoiceField(choices=("direct", "switched"))
+
+
+class SlotsOutputSerializer(serializers.Serializer):
+    gpus = serializers.IntegerField()
+    gpu_bays = serializers.IntegerField()
+    max_gpus = serializers.IntegerField()
+    dimms = serializers.IntegerField()
+    dimm_slots = serializers.IntegerField()
+    psus = serializers.IntegerField()
+    psu_bays = serializers.IntegerField()
+
+
+class VramOutputSerializer(serializers.Serializer):
+    total_gib = serializers.FloatField()
+    needed_per_gpu_gib = serializers.FloatField(allow_null=True)
+    usable_per_gpu_gib = serializers.FloatField(allow_null=True)
+
+
+class PriceOutputSerializer(serializers.Serializer):
+    currency = serializers.CharField()
+    net = serializers.DecimalField(max_digits=16, decimal_places=2)
+    vat = serializers.DecimalField(max_digits=16, decimal_places=2)
+    gross = serializers.DecimalField(max_digits=16, decimal_places=2)
+
+
+class VerdictOutputSerializer(serializers.Serializer):
+    valid = serializers.BooleanField()
+    findings = FindingOutputSerializer(many=True)
+    power = PowerOutputSerializer()
+    pcie = PcieOutputSerializer()
+    slots = SlotsOutputSerializer()
+    vram = VramOutputSerializer()
+    estimate = EstimateOutputSerializer(allow_null=True)
+
+
+class ValidateOutputSerializer(VerdictOutputSerializer):
+    price = PriceOutputSerializer()
+
+
+class BuildErrorSerializer(serializers.Serializer):
+    """The error envelope: {"error": {"code", "message", "fields": {name: [reasons]}}}."""
+
+    error = serializers.DictField()
+
+
+# --------------------------------------------------------------------------- validate
+
+
+class BuildValidateApi(APIView):
+    """Check a build against every integrator rule and price it; anonymous users may call it."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="builds_validate",
+        request=BuildInputSerializer,
+        responses={200: ValidateOutputSerializer, 400: BuildErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        _, verdict, price = build_validate(payload=request.data)
+        return Response({**verdict_to_dict(verdict), "price": price_to_dict(price)})
+
+
+# --------------------------------------------------------------------------- saved builds
+
+
+class SavedBuildOutputSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    build = serializers.JSONField(source="payload")
+    verdict = VerdictOutputSerializer(source="last_verdict")
+
+    class Meta:
+        model = SavedBuild
+        fields = ("id", "name", "notes", "owner", "build", "valid", "verdict", "created", "updated")
+
+
+class SavedBuildInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    notes = serializers.CharField(allow_blank=True, required=False, default="")
+    build = BuildField()
+
+
+@contextmanager
+def _fields_under(prefix: str) -> Iterator[None]:
+    """Name the fields of a DomainError raised for the nested build body as `build.<field>`."""
+    try:
+        yield
+    except DomainError as error:
+        error.fields = {f"{prefix}.{name}": reasons for name, reasons in error.fields.items()}
+        raise
+
+
+def _build_from(serializer: serializers.Serializer) -> dict[str, Any] | None:
+    return serializer.validated_data.get("build")
+
+
+class SavedBuildListApi(GenericAPIView):
+    """Saved builds: yours (customers) or everyone's (sales); create one with its verdict."""
+
+    permission_classes = [IsAuthenticated]
+    pagination_class = StandardPagination
+    serializer_class = SavedBuildOutputSerializer
+
+    def get_queryset(self) -> Any:
+        if getattr(self, "swagger_fake_view", False):  # schema generation
+            return SavedBuild.objects.none()
+        return saved_build_list(user=self.request.user)
+
+    @extend_schema(operation_id="builds_list", responses=SavedBuildOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        data = SavedBuildOutputSerializer(page, many=True).data
+        return self.get_paginated_response(data)
+
+    @extend_schema(
+        operation_id="builds_create",
+        request=SavedBuildInputSerializer,
+        responses={201: SavedBuildOutputSerializer, 400: BuildErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = SavedBuildInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        with _fields_under("build"):
+            saved = saved_build_create(
+                owner=request.user,
+                name=serializer.validated_data["name"],
+                notes=serializer.validated_data.get("notes", ""),
+                payload=_build_from(serializer),
+            )
+        return Response(SavedBuildOutputSerializer(saved).data, status=status.HTTP_201_CREATED)
+
+
+class SavedBuildDetailApi(GenericAPIView):
+    """One saved build: read, change (the build is re-validated) or delete."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = SavedBuildOutputSerializer
+    queryset = SavedBuild.objects.none()
+
+    def _get(self, request: Request, pk: int) -> SavedBuild:
+        return saved_build_get(user=request.user, pk=pk)
+
+    @extend_schema(operation_id="builds_retrieve", responses=SavedBuildOutputSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(SavedBuildOutputSerializer(self._get(request, pk)).data)
+
+    def _update(self, request: Request, pk: int, *, partial: bool) -> Response:
+        saved = self._get(request, pk)
+        serializer = SavedBuildInputSerializer(data=request.data, partial=partial)
+        serializer.is_valid(raise_exception=True)
+        with _fields_under("build"):
+            saved = saved_build_update(
+                saved_build=saved,
+                name=serializer.validated_data.get("name"),
+                notes=serializer.validated_data.get("notes"),
+                payload=_build_from(serializer),
+            )
+        return Response(SavedBuildOutputSerializer(saved).data)
+
+    @extend_schema(
+        operation_id="builds_update",
+        request=SavedBuildInputSerializer,
+        responses={200: SavedBuildOutputSerializer, 400: BuildErrorSerializer},
+    )
+    def put(self, request: Request, pk: int) -> Response:
+        return self._update(request, pk, partial=False)
+
+    @extend_schema(
+        operation_id="builds_partial_update",
+        request=SavedBuildInputSerializer,
+        responses={200: SavedBuildOutputSerializer, 400: BuildErrorSerializer},
+    )
+    def patch(self, request: Request, pk: int) -> Response:
+        return self._update(request, pk, partial=True)
+
+    @extend_schema(operation_id="builds_destroy", responses={204: None})
+    def delete(self, request: Request, pk: int) -> Response:
+        saved_build_delete(saved_build=self._get(request, pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,153 @@
+"""What every rule sees: the build, the catalog snapshot, the workload and its estimate.
+
+Numbers several rules share (the power budget, the PCIe lane plan) are computed once per validation and
+cached on the context. Helpers here build fixes that name real, active catalog SKUs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, TypeVar
+
+from configurator.domain import (
+    BuildSpec,
+    CatalogSnapshot,
+    ChassisSpec,
+    Estimate,
+    Finding,
+    Fix,
+    GpuSpec,
+    Line,
+    Workload,
+)
+
+if TYPE_CHECKING:
+    from configurator.rules.pcie import LanePlan
+    from configurator.rules.power import PowerBudget
+
+MAX_FIXES = 3  # suggestions per finding; the closest ones first
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    build: BuildSpec
+    snapshot: CatalogSnapshot
+    workload: Workload | None = None
+    estimate: Estimate | None = None
+    estimate_problem: str | None = None  # why the workload could not be estimated on this build
+    link_gbs: float | None = None  # GPU-to-GPU NVLink/NVSwitch bandwidth the estimate used, None = PCIe
+
+    @cached_property
+    def power(self) -> PowerBudget:
+        from configurator.rules.power import power_budget
+
+        return power_budget(self.build)
+
+    @cached_property
+    def lanes(self) -> LanePlan:
+        from configurator.rules.pcie import lane_plan
+
+        return lane_plan(self.build)
+
+
+Rule = Callable[[RuleContext], Iterable[Finding]]
+
+PartT = TypeVar("PartT")
+
+
+def active(parts: dict[str, PartT]) -> list[PartT]:
+    """Active catalog parts in SKU order (deterministic)."""
+    return [part for sku, part in sorted(parts.items()) if getattr(part, "is_active", True)]
+
+
+def chassis_takes_gpu(chassis: ChassisSpec, gpu: GpuSpec, count: int = 1) -> bool:
+    """The chassis physically takes `count` × `gpu` and cools it (the fit and cooling rules, in one test)."""
+    if count > min(chassis.max_gpu_count, chassis.gpu_bays):
+        return False
+    if gpu.form_factor != chassis.gpu_form_factor:
+        return False
+    if _exceeds(gpu.slot_width, chassis.max_gpu_slot_width) or _exceeds(gpu.length_mm, chassis.max_gpu_length_mm):
+        return False
+    if gpu.tdp_w > chassis.max_gpu_tdp_w:
+        return False
+    if gpu.cooling == "passive" and not chassis.server_airflow:
+        return False
+    if gpu.nvlink_kind == "nvswitch-sxm" and not chassis.has_nvswitch:
+        return False
+    return not (gpu.is_consumer and chassis.rack_units is not None and chassis.rack_units < 3)
+
+
+def _exceeds(value: float | None, limit: float | None) -> bool:
+    return value is not None and limit is not None and value > limit
+
+
+def chassis_for_gpus(
+    snapshot: CatalogSnapshot, gpus: dict[str, tuple[GpuSpec, int]], *, like: ChassisSpec | None = None
+) -> list[ChassisSpec]:
+    """Active chassis that take every GPU model at its count (and the total): those of the same kind and CPU
+    socket as `like` first (a tower for a tower, EPYC for EPYC), then the smallest and cheapest."""
+    total = sum(count for _, count in gpus.values())
+    found = [
+        chassis
+        for chassis in active(snapshot.chassis)
+        if total <= min(chassis.max_gpu_count, chassis.gpu_bays)
+        and all(chassis_takes_gpu(chassis, gpu, count) for gpu, count in gpus.values())
+    ]
+    kind, socket = (like.kind, like.cpu_socket) if like else (None, None)
+    return sorted(found, key=lambda c: (c.kind != kind, c.cpu_socket != socket, c.max_gpu_count, c.price, c.sku))
+
+
+def build_gpus(build: BuildSpec) -> dict[str, tuple[GpuSpec, int]]:
+    return {line.spec.sku: (line.spec, line.qty) for line in build.gpus}
+
+
+def use_chassis_fixes(chassis: Iterable[ChassisSpec], *, current: str, why: str = "") -> tuple[Fix, ...]:
+    fixes = []
+    for option in chassis:
+        if option.sku == current:
+            continue
+        detail = f"use chassis {option.sku}" + (f" ({why})" if why else "")
+        fixes.append(Fix(action="replace", detail=detail, sku=option.sku, target="chassis", qty=1))
+        if len(fixes) == MAX_FIXES:
+            break
+    return tuple(fixes)
+
+
+def plural(count: int | float, word: str) -> str:
+    return f"{count:g} {word}" if count == 1 else f"{count:g} {word}s"
+
+
+def fmt_w(watts: float) -> str:
+    return f"{watts:,.0f} W"
+
+
+def without_gpus(build: BuildSpec, remove: int) -> BuildSpec:
+    """The build with `remove` GPUs taken out, the most power-hungry first."""
+    lines = sorted(build.gpus, key=lambda line: (-line.spec.tdp_w, line.spec.sku))
+    kept: list[Line[GpuSpec]] = []
+    left = remove
+    for line in lines:
+        take = min(left, line.qty)
+        left -= take
+        if line.qty - take > 0:
+            kept.append(Line(spec=line.spec, qty=line.qty - take))
+    order = {line.spec.sku: i for i, line in enumerate(build.gpus)}
+    return replace(build, gpus=tuple(sorted(kept, key=lambda line: order[line.spec.sku])))
+
+
+def remove_gpus_fix(build: BuildSpec, works: Callable[[BuildSpec], bool], why: str) -> Fix | None:
+    """Fix "remove k× gpu" for the smallest k after which `works(build)` holds; not offered when more than
+    half the GPUs would go (then a different part, not fewer GPUs, is the answer)."""
+    for removed in range(1, build.gpu_count // 2 + 1):
+        if works(without_gpus(build, removed)):
+            heaviest = max(build.gpus, key=lambda line: (line.spec.tdp_w, line.spec.sku)).spec
+            return Fix(
+                action="remove",
+                detail=f"remove {removed}× {heaviest.sku} ({why.format(left=build.gpu_count - removed)})",
+                sku=heaviest.sku,
+                target="gpus",
+                qty=removed,
+            )
+    return None

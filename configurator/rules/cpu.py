@@ -1,0 +1,184 @@
+"""CPUs: socket, socket count, 1P-only parts, identical CPUs in 2P.
+
+Numbers and sources: ../shared/reference/validation-rules.md §6 (AMD "P" EPYC SKUs are 1P-only [S3];
+Xeon W and Threadripper are single-socket [V1]; 2P boards need two identical CPUs [V24]).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from configurator.domain import CpuSpec, Finding, Fix
+from configurator.rules.context import RuleContext, active, plural, use_chassis_fixes
+
+
+def _cpus_for(ctx: RuleContext, *, like: CpuSpec | None, sockets: int) -> list[CpuSpec]:
+    """Active CPUs for the chassis socket that run in `sockets`-socket mode, closest in cores first."""
+    chassis = ctx.build.chassis
+    cores = like.cores if like else 0
+    options = [
+        cpu for cpu in active(ctx.snapshot.cpus) if cpu.socket == chassis.cpu_socket and cpu.max_sockets >= sockets
+    ]
+    return sorted(options, key=lambda cpu: (abs(cpu.cores - cores), cpu.price, cpu.sku))
+
+
+def _use_cpu(cpu: CpuSpec, qty: int) -> Fix:
+    return Fix(
+        action="replace",
+        detail=f"use cpu {cpu.sku}" + (f" ×{qty}" if qty > 1 else ""),
+        sku=cpu.sku,
+        target="cpus",
+        qty=qty,
+    )
+
+
+def cpu_present(ctx: RuleContext) -> Iterator[Finding]:
+    """A build needs at least one CPU."""
+    build = ctx.build
+    if build.cpus:
+        return
+    options = sorted(_cpus_for(ctx, like=None, sockets=1), key=lambda cpu: (cpu.price, cpu.sku))
+    yield Finding(
+        code="cpu.none",
+        severity="error",
+        message=f"The build has no CPU; {build.chassis.sku} takes {build.chassis.cpu_socket} CPUs.",
+        measured=0,
+        limit=1,
+        unit="CPUs",
+        components=(build.chassis.sku,),
+        fixes=tuple(
+            Fix(action="add", detail=f"add 1× {cpu.sku}", sku=cpu.sku, target="cpus", qty=1) for cpu in options[:1]
+        ),
+    )
+
+
+def cpu_socket(ctx: RuleContext) -> Iterator[Finding]:
+    """CPU socket = the chassis board's socket."""
+    build = ctx.build
+    chassis = build.chassis
+    for line in build.cpus:
+        cpu = line.spec
+        if cpu.socket == chassis.cpu_socket:
+            continue
+        boards = [
+            c
+            for c in active(ctx.snapshot.chassis)
+            if c.cpu_socket == cpu.socket and c.cpu_sockets >= line.qty and c.is_rack == chassis.is_rack
+        ]
+        yield Finding(
+            code="cpu.socket",
+            severity="error",
+            message=f"{cpu.sku} is a {cpu.socket} CPU; {chassis.sku} has a {chassis.cpu_socket} socket.",
+            measured=cpu.socket,
+            limit=chassis.cpu_socket,
+            components=(cpu.sku, chassis.sku),
+            fixes=(
+                *(_use_cpu(option, line.qty) for option in _cpus_for(ctx, like=cpu, sockets=line.qty)[:1]),
+                *use_chassis_fixes(boards, current=chassis.sku)[:1],
+            ),
+        )
+
+
+def cpu_count(ctx: RuleContext) -> Iterator[Finding]:
+    """CPU count ≤ the chassis' sockets."""
+    build = ctx.build
+    sockets = build.chassis.cpu_sockets
+    if build.cpu_count > sockets:
+        extra = build.cpu_count - sockets
+        cpu = build.cpus[-1].spec
+        yield Finding(
+            code="cpu.count",
+            severity="error",
+            message=f"{build.chassis.sku} has {plural(sockets, 'socket')}; the build has {build.cpu_count} CPUs.",
+            measured=build.cpu_count,
+            limit=sockets,
+            unit="CPUs",
+            components=(build.chassis.sku, *(line.spec.sku for line in build.cpus)),
+            fixes=(Fix(action="remove", detail=f"remove {extra}× {cpu.sku}", sku=cpu.sku, target="cpus", qty=extra),),
+        )
+
+
+def one_socket_parts(ctx: RuleContext) -> Iterator[Finding]:
+    """§6 ERROR: 1P-only parts (EPYC …P "Socket Count 1P" [S3], Threadripper, Xeon W [V1]) never in 2P."""
+    build = ctx.build
+    count = build.cpu_count
+    if count < 2:
+        return
+    for line in build.cpus:
+        cpu = line.spec
+        if cpu.max_sockets >= count:
+            continue
+        sockets = min(count, build.chassis.cpu_sockets)
+        yield Finding(
+            code="cpu.one_socket_part",
+            severity="error",
+            message=f"{cpu.sku} runs in at most {plural(cpu.max_sockets, 'socket')}; the build puts {count} "
+            "CPUs on one board.",
+            measured=count,
+            limit=cpu.max_sockets,
+            unit="sockets",
+            components=(cpu.sku,),
+            fixes=(
+                *(_use_cpu(option, sockets) for option in _cpus_for(ctx, like=cpu, sockets=sockets)[:1]),
+                Fix(
+                    action="remove",
+                    detail=f"remove {count - cpu.max_sockets}× {cpu.sku}",
+                    sku=cpu.sku,
+                    target="cpus",
+                    qty=count - cpu.max_sockets,
+                ),
+            ),
+        )
+
+
+def identical_cpus(ctx: RuleContext) -> Iterator[Finding]:
+    """§6 ERROR: a 2P board needs two identical CPUs [V24]."""
+    build = ctx.build
+    if len(build.cpus) > 1:
+        first = build.cpus[0].spec
+        yield Finding(
+            code="cpu.mixed",
+            severity="error",
+            message="The CPUs of one board must be the same model: "
+            + ", ".join(line.spec.sku for line in build.cpus)
+            + ".",
+            measured=len(build.cpus),
+            limit=1,
+            unit="CPU models",
+            components=tuple(line.spec.sku for line in build.cpus),
+            fixes=(_use_cpu(first, build.cpu_count),),
+        )
+
+
+def empty_socket(ctx: RuleContext) -> Iterator[Finding]:
+    """WARN: one CPU in a 2-socket board — the PCIe slots and DIMM channels wired to the empty socket do not
+    work (memory populated on both sockets [V24])."""
+    build = ctx.build
+    sockets = build.chassis.cpu_sockets
+    if 1 <= build.cpu_count < sockets:
+        cpu = build.cpus[0].spec
+        fixes: tuple[Fix, ...] = ()
+        if cpu.max_sockets >= sockets:
+            fixes = (
+                Fix(
+                    action="add",
+                    detail=f"add {sockets - build.cpu_count}× {cpu.sku}",
+                    sku=cpu.sku,
+                    target="cpus",
+                    qty=sockets - build.cpu_count,
+                ),
+            )
+        yield Finding(
+            code="cpu.socket_empty",
+            severity="warning",
+            message=f"{build.chassis.sku} has {sockets} sockets and the build {plural(build.cpu_count, 'CPU')}: "
+            "slots and memory channels of the empty socket are not usable.",
+            measured=build.cpu_count,
+            limit=sockets,
+            unit="CPUs",
+            components=(build.chassis.sku, cpu.sku),
+            fixes=fixes,
+        )
+
+
+RULES = (cpu_present, cpu_socket, cpu_count, one_socket_parts, identical_cpus, empty_socket)

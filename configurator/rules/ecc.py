@@ -1,0 +1,108 @@
+"""ECC need: a production or `require_ecc` workload needs ECC GPU memory (and ECC system memory).
+
+Source: ../shared/reference/validation-rules.md §5.1 (datacenter and pro cards have ECC GDDR/HBM, GeForce
+cards do not [gpus.csv]; "if the customer requires ECC end-to-end and picks GeForce → ERROR").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from configurator.domain import Finding, Fix, GpuSpec
+from configurator.rules.context import MAX_FIXES, RuleContext, active, chassis_takes_gpu
+
+SIMILAR_VRAM_SHARE = 0.8  # "similar" capacity: at least 80 % of the replaced GPU's VRAM
+
+
+def _why(ctx: RuleContext) -> str:
+    workload = ctx.workload
+    assert workload is not None  # noqa: S101 - callers check
+    return "requires ECC" if workload.require_ecc else "is marked production"
+
+
+def _needs_ecc(ctx: RuleContext) -> bool:
+    return ctx.workload is not None and (ctx.workload.require_ecc or ctx.workload.production)
+
+
+def ecc_gpus_like(ctx: RuleContext, gpu: GpuSpec, count: int) -> list[GpuSpec]:
+    """Active ECC GPUs with similar or more VRAM, closest capacity first; those the chassis takes first."""
+    chassis = ctx.build.chassis
+    options = [
+        other
+        for other in active(ctx.snapshot.gpus)
+        if other.ecc and other.vram_gib >= SIMILAR_VRAM_SHARE * gpu.vram_gib
+    ]
+    return sorted(
+        options,
+        key=lambda other: (
+            not chassis_takes_gpu(chassis, other, count),
+            abs(other.vram_gib - gpu.vram_gib),
+            other.price,
+            other.sku,
+        ),
+    )
+
+
+def gpu_ecc(ctx: RuleContext) -> Iterator[Finding]:
+    """ERROR: a GPU without ECC memory in a build whose workload requires ECC or is production."""
+    if not _needs_ecc(ctx):
+        return
+    for line in ctx.build.gpus:
+        gpu = line.spec
+        if gpu.ecc:
+            continue
+        yield Finding(
+            code="ecc.gpu_required",
+            severity="error",
+            message=f"The workload {_why(ctx)}; {gpu.sku} has no ECC memory.",
+            measured="no ecc",
+            limit="ecc",
+            components=(gpu.sku,),
+            fixes=tuple(
+                Fix(
+                    action="replace",
+                    detail=f"replace {gpu.sku} with {line.qty}× {other.sku} ({other.vram_gib:g} GB ECC)",
+                    sku=other.sku,
+                    target="gpus",
+                    qty=line.qty,
+                )
+                for other in ecc_gpus_like(ctx, gpu, ctx.build.gpu_count)[:MAX_FIXES]
+            ),
+        )
+
+
+def memory_ecc(ctx: RuleContext) -> Iterator[Finding]:
+    """ERROR: end-to-end ECC includes system memory — non-ECC DIMMs with a workload that requires ECC."""
+    if not _needs_ecc(ctx):
+        return
+    plain = [line.spec for line in ctx.build.memory if not line.spec.ecc]
+    if plain:
+        racks = [
+            chassis
+            for chassis in active(ctx.snapshot.chassis)
+            if chassis.memory_kind == "rdimm"
+            and all(chassis_takes_gpu(chassis, line.spec, ctx.build.gpu_count) for line in ctx.build.gpus)
+        ]
+        racks.sort(key=lambda chassis: (chassis.price, chassis.sku))
+        yield Finding(
+            code="ecc.memory_required",
+            severity="error",
+            message=f"The workload {_why(ctx)}; {', '.join(d.sku for d in plain)} "
+            f"{'is' if len(plain) == 1 else 'are'} non-ECC memory.",
+            measured="no ecc",
+            limit="ecc",
+            components=tuple(d.sku for d in plain),
+            fixes=tuple(
+                Fix(
+                    action="replace",
+                    detail=f"use chassis {chassis.sku} (ECC RDIMM platform)",
+                    sku=chassis.sku,
+                    target="chassis",
+                )
+                for chassis in racks[:1]
+                if chassis.sku != ctx.build.chassis.sku
+            ),
+        )
+
+
+RULES = (gpu_ecc, memory_ecc)

@@ -1,0 +1,399 @@
+"""Interconnect: NVLink bridges and NVSwitch, and tensor parallelism over PCIe.
+
+Numbers and sources: ../shared/reference/validation-rules.md §4 (which GPUs take which bridge and at what
+bandwidth [V19][V21][S1][S6], NVSwitch only on SXM/HGX baseboards [S1]). A bridge SKU is one complete set
+for one group of `ways` GPUs (an H200 NVL 4-way set joins four cards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from configurator.domain import BridgeSpec, BuildSpec, Finding, Fix, GpuSpec, Line
+from configurator.rules.context import (
+    MAX_FIXES,
+    RuleContext,
+    active,
+    chassis_takes_gpu,
+    plural,
+    use_chassis_fixes,
+)
+
+BRIDGE_KINDS = ("bridge-2way", "bridge-2or4way")
+MAX_WAYS = {"bridge-2way": 2, "bridge-2or4way": 4}
+REFERENCE_LINK_GBS = 900.0  # NVLink 4 per GPU (H100/H200 [S1]): the yardstick for GPUs that have no NVLink
+TP_LOSS_WARNING = 0.05  # below a 5 % loss the PCIe all-reduce is reported as info only
+
+
+@dataclass(frozen=True, slots=True)
+class BridgeGroup:
+    """The bridges that target one GPU model of the build."""
+
+    gpu: GpuSpec
+    gpu_count: int
+    bridges: tuple[Line[BridgeSpec], ...]
+
+    @property
+    def covered(self) -> int:
+        return sum(line.qty * line.spec.ways for line in self.bridges)
+
+
+def bridge_targets(build: BuildSpec, bridge: BridgeSpec) -> list[GpuSpec]:
+    return [line.spec for line in build.gpus if line.spec.sku in bridge.gpu_skus]
+
+
+def bridge_groups(build: BuildSpec) -> list[BridgeGroup]:
+    """Bridge lines grouped by the single GPU model they join (lines that join no or several models are
+    left to the mismatch and mixed-model rules)."""
+    groups = []
+    for gpu_line in build.gpus:
+        lines = tuple(
+            line
+            for line in build.bridges
+            if [gpu.sku for gpu in bridge_targets(build, line.spec)] == [gpu_line.spec.sku]
+        )
+        if lines:
+            groups.append(BridgeGroup(gpu=gpu_line.spec, gpu_count=gpu_line.qty, bridges=lines))
+    return groups
+
+
+def effective_link_gbs(build: BuildSpec) -> float | None:
+    """GPU-to-GPU bandwidth the estimator may assume: NVSwitch on an HGX baseboard, or NVLink when bridges
+    join every GPU of a single-model build; None means the GPUs talk over PCIe."""
+    if len(build.gpus) != 1 or build.gpu_count < 2:
+        return None
+    gpu = build.gpus[0].spec
+    chassis = build.chassis
+    if gpu.nvlink_kind == "nvswitch-sxm":
+        return gpu.nvlink_gbs if chassis.has_nvswitch else None
+    if gpu.nvlink_kind == "infinity-fabric-oam":
+        return gpu.nvlink_gbs if chassis.gpu_form_factor == "oam" else None
+    if gpu.nvlink_kind in BRIDGE_KINDS:
+        groups = bridge_groups(build)
+        if groups and groups[0].covered >= build.gpu_count:
+            return gpu.nvlink_gbs
+    return None
+
+
+def _bridges_for(ctx: RuleContext, gpu: GpuSpec) -> list[BridgeSpec]:
+    ways_allowed = MAX_WAYS.get(gpu.nvlink_kind, 0)
+    return sorted(
+        (b for b in active(ctx.snapshot.bridges) if gpu.sku in b.gpu_skus and b.ways <= ways_allowed),
+        key=lambda b: (-b.ways, b.price, b.sku),
+    )
+
+
+def bridge_plan(ctx: RuleContext, gpu: GpuSpec, count: int) -> list[tuple[BridgeSpec, int]]:
+    """Bridge sets that join `count` GPUs: the widest sets first (H200 NVL: 4-way for groups of four, 2-way
+    for a remaining pair)."""
+    plan = []
+    left = count
+    for bridge in _bridges_for(ctx, gpu):
+        sets = left // bridge.ways
+        if sets:
+            plan.append((bridge, sets))
+            left -= sets * bridge.ways
+    return plan
+
+
+def _add_fixes(plan: list[tuple[BridgeSpec, int]]) -> tuple[Fix, ...]:
+    return tuple(
+        Fix(action="add", detail=f"add {sets}× {bridge.sku}", sku=bridge.sku, target="bridges", qty=sets)
+        for bridge, sets in plan
+    )
+
+
+def _remove_bridges(build: BuildSpec) -> tuple[Fix, ...]:
+    return tuple(
+        Fix(
+            action="remove",
+            detail=f"remove {line.qty}× {line.spec.sku}",
+            sku=line.spec.sku,
+            target="bridges",
+            qty=line.qty,
+        )
+        for line in build.bridges
+    )
+
+
+def no_nvlink(ctx: RuleContext) -> Iterator[Finding]:
+    """§4 ERROR: a bridge on GPUs without an NVLink connector (RTX 40/50, RTX 6000 Ada, every RTX PRO 6000
+    edition [S6][V22], L4/L40/L40S [V15]; SXM modules link through NVSwitch, not bridges)."""
+    build = ctx.build
+    if not build.bridges:
+        return
+    if any(line.spec.nvlink_kind in BRIDGE_KINDS for line in build.gpus):
+        return
+    gpus = [line.spec for line in build.gpus]
+    yield Finding(
+        code="interconnect.no_nvlink",
+        severity="error",
+        message=(
+            (", ".join(gpu.sku for gpu in gpus) or "The build")
+            + " "
+            + ("has" if len(gpus) <= 1 else "have")
+            + " no NVLink bridge connector; "
+            + ", ".join(line.spec.sku for line in build.bridges)
+            + " cannot be fitted."
+        ),
+        measured=", ".join(sorted({gpu.nvlink_kind for gpu in gpus})) or "no GPU",
+        limit=" or ".join(BRIDGE_KINDS),
+        components=(*(gpu.sku for gpu in gpus), *(line.spec.sku for line in build.bridges)),
+        fixes=_remove_bridges(build),
+    )
+
+
+def bridge_mismatch(ctx: RuleContext) -> Iterator[Finding]:
+    """§4 ERROR: NVIDIA sells bridges per product family; a bridge joins only the GPUs it lists."""
+    build = ctx.build
+    capable = [line for line in build.gpus if line.spec.nvlink_kind in BRIDGE_KINDS]
+    if not capable:
+        return
+    for line in build.bridges:
+        if bridge_targets(build, line.spec):
+            continue
+        fixes: list[Fix] = [
+            Fix(
+                action="remove",
+                detail=f"remove {line.qty}× {line.spec.sku}",
+                sku=line.spec.sku,
+                target="bridges",
+                qty=line.qty,
+            )
+        ]
+        for gpu_line in capable:
+            fixes.extend(_add_fixes(bridge_plan(ctx, gpu_line.spec, gpu_line.qty)))
+        yield Finding(
+            code="interconnect.bridge_mismatch",
+            severity="error",
+            message=f"{line.spec.sku} joins {', '.join(line.spec.gpu_skus)}, not "
+            f"{', '.join(gpu_line.spec.sku for gpu_line in capable)}.",
+            measured=", ".join(gpu_line.spec.sku for gpu_line in capable),
+            limit=", ".join(line.spec.gpu_skus),
+            components=(line.spec.sku, *(gpu_line.spec.sku for gpu_line in capable)),
+            fixes=tuple(fixes[:MAX_FIXES]),
+        )
+
+
+def mixed_models(ctx: RuleContext) -> Iterator[Finding]:
+    """§4 ERROR (HEURISTIC: same model and memory size): bridged GPUs must be one model."""
+    build = ctx.build
+    for line in build.bridges:
+        targets = bridge_targets(build, line.spec)
+        if len(targets) > 1:
+            yield Finding(
+                code="interconnect.mixed_models",
+                severity="error",
+                message=f"{line.spec.sku} would join different GPU models ({', '.join(g.sku for g in targets)}); "
+                "bridged GPUs must be identical.",
+                measured=len(targets),
+                limit=1,
+                unit="GPU models",
+                components=(line.spec.sku, *(g.sku for g in targets)),
+            )
+
+
+def bridge_ways(ctx: RuleContext) -> Iterator[Finding]:
+    """§4 ERROR: a 2-way-only GPU cannot take a 4-way bridge (only H200 NVL takes 2- or 4-way [S1])."""
+    for group in bridge_groups(ctx.build):
+        allowed = MAX_WAYS.get(group.gpu.nvlink_kind, 0)
+        for line in group.bridges:
+            if line.spec.ways > allowed:
+                yield Finding(
+                    code="interconnect.bridge_ways",
+                    severity="error",
+                    message=f"{group.gpu.sku} links at most {allowed} GPUs; {line.spec.sku} is a "
+                    f"{line.spec.ways}-way bridge.",
+                    measured=line.spec.ways,
+                    limit=allowed,
+                    unit="GPUs per bridge",
+                    components=(line.spec.sku, group.gpu.sku),
+                    fixes=_add_fixes(bridge_plan(ctx, group.gpu, group.gpu_count)),
+                )
+
+
+def bridge_count(ctx: RuleContext) -> Iterator[Finding]:
+    """§4: a set joins `ways` GPUs, so n GPUs take n // ways sets. Sets for more GPUs than the build has
+    → ERROR; a group of GPUs left without its set → WARN; an odd GPU left over runs over PCIe → WARN.
+    Measured and limit count bridged GPUs (sets × ways) so 2-way and 4-way sets add up."""
+    build = ctx.build
+    for group in bridge_groups(build):
+        gpu, count, covered = group.gpu, group.gpu_count, group.covered
+        sets = sum(line.qty for line in group.bridges)
+        components = (*(line.spec.sku for line in group.bridges), gpu.sku)
+        if covered > count:
+            keep = bridge_plan(ctx, gpu, count)
+            expected = ", ".join(f"{n}× {b.sku}" for b, n in keep) or "none"
+            yield Finding(
+                code="interconnect.bridge_count",
+                severity="error",
+                message=f"{plural(sets, 'bridge set')} join {covered} GPUs; the build has "
+                f"{count}× {gpu.sku} (expected: {expected}).",
+                measured=covered,
+                limit=count,
+                unit="bridged GPUs",
+                components=components,
+                fixes=(*_remove_bridges(build), *_add_fixes(keep))[:MAX_FIXES],
+            )
+            continue
+        left = count - covered
+        plan = bridge_plan(ctx, gpu, left)
+        if plan:
+            bridgeable = covered + sum(b.ways * n for b, n in plan)
+            yield Finding(
+                code="interconnect.bridge_missing",
+                severity="warning",
+                message=f"{plural(left, 'GPU')} of {count}× {gpu.sku} have no NVLink bridge set and talk over PCIe.",
+                measured=covered,
+                limit=bridgeable,
+                unit="bridged GPUs",
+                components=components,
+                fixes=_add_fixes(plan),
+            )
+        elif left:
+            yield Finding(
+                code="interconnect.unbridged_gpu",
+                severity="warning",
+                message=f"{left}× {gpu.sku} {'is' if left == 1 else 'are'} left without an NVLink partner "
+                "and talk to the others over PCIe.",
+                measured=left,
+                limit=0,
+                unit="GPUs",
+                components=components,
+            )
+
+
+def bridge_suggested(ctx: RuleContext) -> Iterator[Finding]:
+    """INFO: two or more identical NVLink-capable cards without any bridge (they still work over PCIe)."""
+    build = ctx.build
+    if build.bridges:
+        return
+    for line in build.gpus:
+        if line.spec.nvlink_kind in BRIDGE_KINDS and line.qty >= 2:
+            plan = bridge_plan(ctx, line.spec, line.qty)
+            if plan:
+                yield Finding(
+                    code="interconnect.no_bridge",
+                    severity="info",
+                    message=f"{line.qty}× {line.spec.sku} can be joined by NVLink "
+                    f"({line.spec.nvlink_gbs or 0:g} GB/s) instead of PCIe.",
+                    measured=0,
+                    limit=sum(sets for _, sets in plan),
+                    unit="bridge sets",
+                    components=(line.spec.sku,),
+                    fixes=_add_fixes(plan),
+                )
+
+
+def nvswitch(ctx: RuleContext) -> Iterator[Finding]:
+    """§4 ERROR: NVSwitch exists only on SXM/HGX baseboards; SXM modules need an HGX-certified chassis [S1]."""
+    chassis = ctx.build.chassis
+    for line in ctx.build.gpus:
+        if line.spec.nvlink_kind == "nvswitch-sxm" and not chassis.has_nvswitch:
+            hosts = [
+                c
+                for c in active(ctx.snapshot.chassis)
+                if c.has_nvswitch and chassis_takes_gpu(c, line.spec, ctx.build.gpu_count)
+            ]
+            yield Finding(
+                code="interconnect.nvswitch",
+                severity="error",
+                message=f"{line.spec.sku} links through NVSwitch on an HGX baseboard; {chassis.sku} has none.",
+                measured="no nvswitch",
+                limit="nvswitch",
+                components=(line.spec.sku, chassis.sku),
+                fixes=use_chassis_fixes(hosts, current=chassis.sku, why="HGX baseboard with NVSwitch"),
+            )
+
+
+def bridge_spacing(ctx: RuleContext) -> Iterator[Finding]:
+    """§4 WARN: the bridge's slot spacing must match the slot pitch (RTX A6000: 2- or 3-slot bridges [V21])."""
+    pitch = ctx.build.chassis.gpu_slot_pitch
+    if pitch is None:
+        return
+    for line in ctx.build.bridges:
+        bridge = line.spec
+        if bridge.slot_spacing != pitch and bridge_targets(ctx.build, bridge):
+            others = [
+                b
+                for b in active(ctx.snapshot.bridges)
+                if b.slot_spacing == pitch and b.ways == bridge.ways and set(bridge.gpu_skus) & set(b.gpu_skus)
+            ]
+            yield Finding(
+                code="interconnect.bridge_spacing",
+                severity="warning",
+                message=f"{bridge.sku} spans {bridge.slot_spacing} slots; the GPU slots of "
+                f"{ctx.build.chassis.sku} are {pitch} slots apart.",
+                measured=bridge.slot_spacing,
+                limit=pitch,
+                unit="slots",
+                components=(bridge.sku, ctx.build.chassis.sku),
+                fixes=tuple(
+                    Fix(
+                        action="replace",
+                        detail=f"replace {bridge.sku} with {line.qty}× {b.sku}",
+                        sku=b.sku,
+                        target="bridges",
+                        qty=line.qty,
+                    )
+                    for b in others[:1]
+                ),
+            )
+
+
+def tensor_parallel_over_pcie(ctx: RuleContext) -> Iterator[Finding]:
+    """§4 / estimator: tensor parallelism does 2 all-reduces per layer per token; over PCIe instead of NVLink
+    they slow decode. The loss is the estimator's own: decode speed over PCIe vs over the GPU's NVLink
+    (or, for GPUs without NVLink, a 900 GB/s NVLink 4 link [S1])."""
+    estimate, workload = ctx.estimate, ctx.workload
+    if estimate is None or workload is None or ctx.link_gbs is not None:
+        return
+    layout, throughput = estimate.layout, estimate.throughput
+    if layout is None or throughput is None or layout.parallelism != "tensor" or layout.count < 2:
+        return
+    from configurator.estimate import estimate as run_estimate
+
+    gpu = ctx.snapshot.gpus.get(layout.sku)
+    if gpu is None:
+        return
+    reference = gpu.nvlink_gbs or REFERENCE_LINK_GBS
+    linked = run_estimate(workload, gpu, layout.count, link_gbs=reference)
+    if linked.throughput is None or linked.throughput.decode_tokens_per_s_per_user <= 0:
+        return
+    pcie_speed = throughput.decode_tokens_per_s_per_user
+    nvlink_speed = linked.throughput.decode_tokens_per_s_per_user
+    loss = max(0.0, 1 - pcie_speed / nvlink_speed)
+    fixes: tuple[Fix, ...] = ()
+    if gpu.nvlink_kind in BRIDGE_KINDS:
+        fixes = _add_fixes(bridge_plan(ctx, gpu, layout.count))
+        yardstick = f"its NVLink bridge ({reference:g} GB/s)"
+    else:
+        yardstick = f"an NVLink 4 link ({reference:g} GB/s)"
+    yield Finding(
+        code="interconnect.tp_over_pcie",
+        severity="warning" if loss >= TP_LOSS_WARNING else "info",
+        message=(
+            f"Tensor parallelism over {layout.count} {gpu.sku} runs its all-reduces over PCIe: about "
+            f"{pcie_speed:.1f} tokens/s per user instead of {nvlink_speed:.1f} with {yardstick} "
+            f"({loss:.0%} slower)."
+        ),
+        measured=round(pcie_speed, 2),
+        limit=round(nvlink_speed, 2),
+        unit="tokens/s",
+        components=(gpu.sku,),
+        fixes=fixes,
+    )
+
+
+RULES = (
+    no_nvlink,
+    bridge_mismatch,
+    mixed_models,
+    bridge_ways,
+    bridge_count,
+    bridge_suggested,
+    nvswitch,
+    bridge_spacing,
+    tensor_parallel_over_pcie,
+)

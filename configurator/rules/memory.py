@@ -1,0 +1,305 @@
+"""System memory: DIMM kind and ECC, slots, channel population, DIMMs per channel, RAM against VRAM.
+
+Numbers and sources: ../shared/reference/validation-rules.md §5 (RDIMM ECC on server/workstation platforms,
+no ECC/non-ECC mix [V23]; 1 DPC full speed, 2 DPC slower [V24][V1]; symmetric 12-channel population on
+EPYC [V25]; RAM ≥ 2× VRAM advice [V26][V27], reference systems at 1.3-1.8× [S15][S23]).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from configurator.domain import Finding, Fix, MemorySpec
+from configurator.rules.context import RuleContext, active, plural
+
+RAM_VRAM_WARN = 1.0  # §5.3 WARN below 1× total VRAM
+RAM_VRAM_INFO = 2.0  # §5.3 INFO below 2× total VRAM
+
+
+def populated_sockets(ctx: RuleContext) -> int:
+    return max(1, min(ctx.build.cpu_count, ctx.build.chassis.cpu_sockets))
+
+
+def channels_per_socket(ctx: RuleContext) -> int:
+    """Board channels per socket (chassis channels / sockets), no more than the CPU's own."""
+    chassis = ctx.build.chassis
+    channels = max(1, chassis.memory_channels // max(1, chassis.cpu_sockets))
+    if ctx.build.cpus:
+        channels = min(channels, ctx.build.cpus[0].spec.memory_channels)
+    return channels
+
+
+def usable_dimm_slots(ctx: RuleContext) -> int:
+    """Slots of the populated sockets (a 2P board with one CPU uses half its slots)."""
+    chassis = ctx.build.chassis
+    if not ctx.build.cpus:
+        return chassis.dimm_slots
+    return chassis.dimm_slots * populated_sockets(ctx) // max(1, chassis.cpu_sockets)
+
+
+def _dimms_of_kind(ctx: RuleContext, kind: str, capacity_gb: int) -> list[MemorySpec]:
+    """Active DIMMs of `kind`, the capacity closest to `capacity_gb` first (not smaller when possible)."""
+    options = [dimm for dimm in active(ctx.snapshot.memory) if dimm.kind == kind]
+    return sorted(
+        options, key=lambda d: (d.capacity_gb < capacity_gb, abs(d.capacity_gb - capacity_gb), d.price, d.sku)
+    )
+
+
+def _fill_fix(ctx: RuleContext, *, replace: bool) -> Fix | None:
+    """One DIMM per channel of the chassis' kind, the smallest size giving ≥ 2× VRAM (else the largest)."""
+    build = ctx.build
+    count = channels_per_socket(ctx) * populated_sockets(ctx)
+    wanted_gb = RAM_VRAM_INFO * build.total_vram_gib
+    options = sorted(
+        (d for d in active(ctx.snapshot.memory) if d.kind == build.chassis.memory_kind),
+        key=lambda d: (d.capacity_gb, d.price, d.sku),
+    )
+    if not options:
+        return None
+    enough = [d for d in options if d.capacity_gb * count >= wanted_gb]
+    dimm = enough[0] if enough else options[-1]
+    if replace:
+        return Fix(
+            action="replace",
+            detail=f"replace memory with {count}× {dimm.sku}",
+            sku=dimm.sku,
+            target="memory",
+            qty=count,
+        )
+    return Fix(action="add", detail=f"add {count}× {dimm.sku}", sku=dimm.sku, target="memory", qty=count)
+
+
+def memory_present(ctx: RuleContext) -> Iterator[Finding]:
+    """A build needs memory."""
+    if ctx.build.memory:
+        return
+    fix = _fill_fix(ctx, replace=False)
+    yield Finding(
+        code="memory.none",
+        severity="error",
+        message="The build has no memory modules.",
+        measured=0,
+        limit=1,
+        unit="DIMMs",
+        components=(ctx.build.chassis.sku,),
+        fixes=(fix,) if fix else (),
+    )
+
+
+def memory_kind(ctx: RuleContext) -> Iterator[Finding]:
+    """§5.1 ERROR: EPYC, Xeon, Xeon W and Threadripper platforms take DDR5 ECC RDIMM [V23]; desktop AM5
+    boards take UDIMM."""
+    chassis = ctx.build.chassis
+    for line in ctx.build.memory:
+        dimm = line.spec
+        if dimm.kind == chassis.memory_kind:
+            continue
+        replacement = _dimms_of_kind(ctx, chassis.memory_kind, dimm.capacity_gb)[:1]
+        rdimm_needed = chassis.memory_kind == "rdimm"
+        yield Finding(
+            code="memory.ecc_rdimm_required" if rdimm_needed else "memory.kind",
+            severity="error",
+            message=(
+                f"{chassis.sku} takes ECC RDIMMs; {dimm.sku} is an unbuffered "
+                f"{'ECC' if dimm.ecc else 'non-ECC'} module."
+                if rdimm_needed
+                else f"{chassis.sku} takes {chassis.memory_kind.upper()} modules, not {dimm.kind.upper()} ({dimm.sku})."
+            ),
+            measured=dimm.kind,
+            limit=chassis.memory_kind,
+            components=(dimm.sku, chassis.sku),
+            fixes=tuple(
+                Fix(
+                    action="replace",
+                    detail=f"replace {dimm.sku} with {line.qty}× {other.sku}",
+                    sku=other.sku,
+                    target="memory",
+                    qty=line.qty,
+                )
+                for other in replacement
+            ),
+        )
+
+
+def memory_mix(ctx: RuleContext) -> Iterator[Finding]:
+    """§5.1 ERROR: ECC and non-ECC DIMMs cannot coexist [V23]; WARN for different modules (identical DIMMs
+    on every channel for full bandwidth [V24])."""
+    lines = ctx.build.memory
+    if len(lines) < 2:
+        return
+    skus = tuple(line.spec.sku for line in lines)
+    if len({line.spec.ecc for line in lines}) > 1:
+        yield Finding(
+            code="memory.ecc_mixed",
+            severity="error",
+            message="ECC and non-ECC modules cannot be mixed: " + ", ".join(skus) + ".",
+            measured="ecc + non-ecc",
+            limit="one kind",
+            components=skus,
+        )
+    else:
+        biggest = max(lines, key=lambda line: (line.spec.capacity_gb, line.spec.sku)).spec
+        yield Finding(
+            code="memory.mixed_modules",
+            severity="warning",
+            message="Different memory modules (" + ", ".join(skus) + ") break channel interleaving; use one model.",
+            measured=len(lines),
+            limit=1,
+            unit="DIMM models",
+            components=skus,
+            fixes=(
+                Fix(
+                    action="replace",
+                    detail=f"replace memory with {ctx.build.dimm_count}× {biggest.sku}",
+                    sku=biggest.sku,
+                    target="memory",
+                    qty=ctx.build.dimm_count,
+                ),
+            ),
+        )
+
+
+def dimm_slots(ctx: RuleContext) -> Iterator[Finding]:
+    """DIMM count ≤ the slots of the populated sockets."""
+    build = ctx.build
+    slots = usable_dimm_slots(ctx)
+    if build.dimm_count > slots:
+        biggest = max(build.memory, key=lambda line: (line.spec.capacity_gb, line.spec.sku)).spec
+        larger = [
+            d
+            for d in _dimms_of_kind(ctx, biggest.kind, 0)
+            if d.capacity_gb * slots >= build.ram_gb and d.capacity_gb >= biggest.capacity_gb
+        ]
+        larger.sort(key=lambda d: (d.capacity_gb, d.price, d.sku))
+        fixes = [
+            Fix(
+                action="replace",
+                detail=f"replace memory with {math.ceil(build.ram_gb / d.capacity_gb)}× {d.sku}",
+                sku=d.sku,
+                target="memory",
+                qty=math.ceil(build.ram_gb / d.capacity_gb),
+            )
+            for d in larger[:1]
+        ]
+        yield Finding(
+            code="memory.dimm_slots",
+            severity="error",
+            message=f"{plural(build.dimm_count, 'DIMM')} do not fit the {slots} usable slots of {build.chassis.sku}.",
+            measured=build.dimm_count,
+            limit=slots,
+            unit="DIMMs",
+            components=tuple(line.spec.sku for line in build.memory),
+            fixes=tuple(fixes),
+        )
+
+
+def population(ctx: RuleContext) -> Iterator[Finding]:
+    """§5.2 WARN: DIMMs per socket should be a multiple of its channels (12 EPYC, 8 Xeon SPR/EMR and TR PRO),
+    identical on both sockets; a partly populated socket gets that share of peak bandwidth (10× 48 GB on
+    2× EPYC: ~64 vs ~99 GB/s [S7]; symmetric population keeps NPS1 interleaving [V25])."""
+    build = ctx.build
+    count = build.dimm_count
+    if not count or count > usable_dimm_slots(ctx):
+        return
+    sockets = populated_sockets(ctx)
+    channels = channels_per_socket(ctx)
+    per_socket = count / sockets
+    if count % sockets == 0 and count // sockets % channels == 0:
+        return
+    share = min(per_socket, channels) / channels
+    fill = channels * sockets * max(1, math.ceil(per_socket / channels))
+    dimm = build.memory[0].spec
+    yield Finding(
+        code="memory.population",
+        severity="warning",
+        message=(
+            f"{plural(count, 'DIMM')} on {plural(sockets, 'socket')} of {channels} channels: "
+            + (f"{per_socket:g} per socket, " if sockets > 1 else "")
+            + f"{min(per_socket, channels):g} of {channels} channels used"
+            + (f" (~{share:.0%} of peak memory bandwidth)" if share < 1 else ", unevenly")
+            + "; populate every channel alike."
+        ),
+        measured=per_socket,
+        limit=channels,
+        unit="DIMMs per socket",
+        components=tuple(line.spec.sku for line in build.memory),
+        fixes=(
+            (
+                Fix(
+                    action="replace",
+                    detail=f"replace memory with {fill}× {dimm.sku} (every channel alike)",
+                    sku=dimm.sku,
+                    target="memory",
+                    qty=fill,
+                ),
+            )
+            if fill <= usable_dimm_slots(ctx)
+            else ()
+        ),
+    )
+
+
+def dimms_per_channel(ctx: RuleContext) -> Iterator[Finding]:
+    """§5.2 WARN: 2 DIMMs per channel trade speed for capacity (Xeon 4th gen DDR5-4800 → 4400 [V1])."""
+    build = ctx.build
+    if not build.memory or build.dimm_count > usable_dimm_slots(ctx):
+        return
+    dpc = math.ceil(build.dimm_count / populated_sockets(ctx) / channels_per_socket(ctx))
+    if dpc < 2:
+        return
+    cpu = build.cpus[0].spec if build.cpus else None
+    if cpu and cpu.memory_speed_2dpc_mts:
+        speed = f"{cpu.memory_speed_2dpc_mts} MT/s instead of {cpu.memory_speed_mts} MT/s ({cpu.sku})"
+    elif cpu:
+        speed = f"below {cpu.memory_speed_mts} MT/s (the 2 DPC speed of {cpu.sku} is not in the catalog)"
+    else:
+        speed = "at a lower speed"
+    yield Finding(
+        code="memory.2dpc",
+        severity="warning",
+        message=f"{dpc} DIMMs per channel: memory runs at {speed}.",
+        measured=dpc,
+        limit=1,
+        unit="DIMMs per channel",
+        components=tuple(line.spec.sku for line in build.memory),
+    )
+
+
+def _more_ram(ctx: RuleContext, sku: str, qty: int) -> bool:
+    return qty <= usable_dimm_slots(ctx) and ctx.snapshot.memory[sku].capacity_gb * qty > ctx.build.ram_gb
+
+
+def ram_vs_vram(ctx: RuleContext) -> Iterator[Finding]:
+    """§5.3 HEURISTIC: system RAM below 1× total VRAM → WARN, below 2× → INFO, never ERROR (DGX H200 ships
+    1.8× [S15], SR685a V3 1.33× [S23])."""
+    build = ctx.build
+    vram = build.total_vram_gib
+    if not vram or not build.memory:
+        return
+    ram = build.ram_gb
+    ratio = ram / vram
+    if ratio >= RAM_VRAM_INFO:
+        return
+    below_vram = ratio < RAM_VRAM_WARN
+    fix = _fill_fix(ctx, replace=True)
+    yield Finding(
+        code="memory.ram_below_vram" if below_vram else "memory.ram_below_2x_vram",
+        severity="warning" if below_vram else "info",
+        message=(
+            f"{ram:g} GB of RAM for {vram:g} GB of VRAM ({ratio:.2f}×): "
+            + (
+                "less RAM than VRAM slows model loading and leaves no room for offload."
+                if below_vram
+                else "common advice is at least 2× VRAM (reference 8-GPU systems ship 1.3-1.8×)."
+            )
+        ),
+        measured=round(ram, 1),
+        limit=round((RAM_VRAM_WARN if below_vram else RAM_VRAM_INFO) * vram, 1),
+        unit="GB",
+        components=tuple(line.spec.sku for line in build.memory),
+        fixes=(fix,) if fix and fix.qty and fix.sku and _more_ram(ctx, fix.sku, fix.qty) else (),
+    )
+
+
+RULES = (memory_present, memory_kind, memory_mix, dimm_slots, population, dimms_per_channel, ram_vs_vram)

@@ -1,0 +1,276 @@
+"""PCIe: GPU link widths on the chassis' slots, switch uplinks, and the CPU lane budget.
+
+Numbers and sources: ../shared/reference/validation-rules.md §2 (EPYC 128 lanes 1P / 64 per socket in 2P
+[S3][S7], Xeon 80 per socket [V1], Xeon 6900P 96 [S14], TR PRO 128 [S4], TRX50 48 [S27]; switches [S7]).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from configurator.domain import BuildSpec, ChassisSpec, CpuSpec, Finding, Fix, Line
+from configurator.rules.context import (
+    MAX_FIXES,
+    RuleContext,
+    active,
+    build_gpus,
+    chassis_for_gpus,
+    plural,
+    remove_gpus_fix,
+)
+
+X16 = 16
+X8 = 8
+NVME_LANES = 4  # an NVMe drive is a PCIe x4 device (§2.1)
+GPUS_PER_UPLINK = 2  # §2.2: warn "shared uplink" above 2 GPUs per x16 uplink [S7]
+
+
+@dataclass(frozen=True, slots=True)
+class LanePlan:
+    """How a build's PCIe devices map onto the slots and the CPUs' lanes (§2.1-2.2)."""
+
+    topology: str  # direct | switched
+    gpu_lanes_full: int  # every GPU at its native width (x16, or x8 cards like the RTX 5060 Ti)
+    gpu_lanes: int  # what the GPUs take from the CPUs: uplinks × 16 behind switches, after x8 fallback
+    x8_cards: int  # cards dropped from x16 to x8 to fit the slot wiring
+    links_fit: bool  # the slots can wire every GPU (at x16 or x8)
+    nvme_lanes: int
+    nic_lanes: int
+    available: int  # lanes the CPUs present wire to slots
+
+    @property
+    def needed(self) -> int:
+        return self.gpu_lanes + self.nvme_lanes + self.nic_lanes
+
+
+def cpu_lanes(cpus: tuple[Line[CpuSpec], ...], sockets: int) -> int:
+    """One CPU: its 1P lanes; two or more: Σ lanes per socket in 2P (EPYC 64, Xeon 80/96 [S3][V1][S14]).
+    A 1P-only part has no 2P figure: half its 1P lanes is assumed so its socket error stands alone."""
+    units = [line.spec for line in cpus for _ in range(line.qty)][: max(sockets, 1)]
+    if not units:
+        return 0
+    if len(units) == 1:
+        return units[0].pcie_lanes_1p
+    return sum(cpu.pcie_lanes_per_socket_2p or cpu.pcie_lanes_1p // 2 for cpu in units)
+
+
+def lane_plan(build: BuildSpec) -> LanePlan:
+    chassis = build.chassis
+    widths = [min(X16, line.spec.pcie_lanes) for line in build.gpus for _ in range(line.qty)]
+    full = sum(widths)
+    nvme = sum(line.spec.pcie_lanes * line.qty for line in build.storage if line.spec.interface == "nvme")
+    nic = sum(line.spec.pcie_lanes * line.qty for line in build.nics)
+    available = cpu_lanes(build.cpus, chassis.cpu_sockets)
+    common = {"nvme_lanes": nvme, "nic_lanes": nic, "available": available, "gpu_lanes_full": full}
+    if chassis.pcie_topology == "switched":
+        # GPUs (and SXM modules on HGX) hang off PCIe switches; the CPUs only see the x16 uplinks.
+        return LanePlan(
+            topology="switched",
+            gpu_lanes=chassis.pcie_switch_uplinks * X16,
+            x8_cards=0,
+            links_fit=True,
+            **common,
+        )
+    slot_lanes = chassis.gpu_slot_lanes
+    if full <= slot_lanes:
+        return LanePlan(topology="direct", gpu_lanes=full, x8_cards=0, links_fit=True, **common)
+    minimal = sum(min(X8, width) for width in widths)
+    if len(widths) <= chassis.gpu_bays and minimal <= slot_lanes:
+        dropped = math.ceil((full - slot_lanes) / X8)
+        return LanePlan(topology="direct", gpu_lanes=full - X8 * dropped, x8_cards=dropped, links_fit=True, **common)
+    return LanePlan(topology="direct", gpu_lanes=full, x8_cards=0, links_fit=False, **common)
+
+
+def _lanes_ok(build: BuildSpec) -> bool:
+    plan = lane_plan(build)
+    return plan.links_fit and plan.needed <= plan.available
+
+
+def gpu_slot_links(ctx: RuleContext) -> Iterator[Finding]:
+    """§2.1 ERROR when the slots cannot give every GPU a link even at x8; WARN (x8 fallback) when some
+    cards drop to x8 — host-to-GPU bandwidth halves (Gen4 x8 = 32 GB/s, Gen5 x8 = 64 GB/s [V19])."""
+    build, plan = ctx.build, ctx.lanes
+    chassis = build.chassis
+    gpus = tuple(line.spec.sku for line in build.gpus)
+    if not plan.links_fit:
+        options = [
+            option
+            for option in chassis_for_gpus(ctx.snapshot, build_gpus(build), like=build.chassis)
+            if _lanes_ok(replace(build, chassis=option, cpus=_best_cpus(ctx, option, build)))
+        ]
+        fixes = [
+            Fix(action="replace", detail=f"use chassis {option.sku}", sku=option.sku, target="chassis")
+            for option in options
+            if option.sku != chassis.sku
+        ][:2]
+        gpu_fix = remove_gpus_fix(
+            build, lambda smaller: lane_plan(smaller).links_fit, "{left} GPUs get their own x16/x8 links"
+        )
+        if gpu_fix:
+            fixes.append(gpu_fix)
+        yield Finding(
+            code="pcie.slot_lanes",
+            severity="error",
+            message=(
+                f"{plural(build.gpu_count, 'GPU')} need {plan.gpu_lanes_full} lanes at full width; "
+                f"{chassis.sku} wires {chassis.gpu_slot_lanes} GPU lanes in {chassis.gpu_bays} slots, "
+                "not enough even at x8."
+            ),
+            measured=plan.gpu_lanes_full,
+            limit=chassis.gpu_slot_lanes,
+            unit="lanes",
+            components=(chassis.sku, *gpus),
+            fixes=tuple(fixes[:MAX_FIXES]),
+        )
+    elif plan.x8_cards:
+        yield Finding(
+            code="pcie.x8_fallback",
+            severity="warning",
+            message=(
+                f"{plan.x8_cards} of {plural(build.gpu_count, 'GPU')} run at x8: {chassis.sku} wires "
+                f"{chassis.gpu_slot_lanes} GPU lanes for {plan.gpu_lanes_full} at x16; host-to-GPU "
+                "bandwidth halves on those cards."
+            ),
+            measured=plan.gpu_lanes_full,
+            limit=chassis.gpu_slot_lanes,
+            unit="lanes",
+            components=(chassis.sku, *gpus),
+        )
+
+
+def shared_uplinks(ctx: RuleContext) -> Iterator[Finding]:
+    """§2.2: behind switches GPU↔GPU runs at x16, host traffic shares the x16 uplink; WARN above 2 GPUs per
+    uplink (KV-cache offload and training feed through it) [S7]."""
+    build, chassis = ctx.build, ctx.build.chassis
+    if chassis.pcie_topology != "switched" or not chassis.pcie_switch_uplinks or not build.gpus:
+        return
+    per_uplink = math.ceil(build.gpu_count / chassis.pcie_switch_uplinks)
+    if per_uplink > GPUS_PER_UPLINK:
+        yield Finding(
+            code="pcie.shared_uplink",
+            severity="warning",
+            message=(
+                f"{per_uplink} GPUs share each x16 switch uplink to the CPUs ({chassis.pcie_switch_uplinks} "
+                "uplinks): host-memory traffic (offload, data loading) is split between them."
+            ),
+            measured=per_uplink,
+            limit=GPUS_PER_UPLINK,
+            unit="GPUs per uplink",
+            components=(chassis.sku,),
+        )
+
+
+def switch_p2p(ctx: RuleContext) -> Iterator[Finding]:
+    """§2.2 INFO: behind PCIe switches ACS must be off on root and downstream ports for full P2P, otherwise
+    P2P is slow or NCCL hangs (ESC8000A-E13P, SYS-421GE-TNRT) [S7][S19]."""
+    build = ctx.build
+    pcie_gpus = sum(line.qty for line in build.gpus if line.spec.form_factor == "pcie")
+    if build.chassis.pcie_topology == "switched" and pcie_gpus >= 2:
+        yield Finding(
+            code="pcie.p2p_acs",
+            severity="info",
+            message=(
+                "The GPUs sit behind PCIe switches: disable ACS on the root and switch downstream ports "
+                "(or the NCCL P2P path hangs) and check `nvidia-smi topo -m` after installation."
+            ),
+            components=(build.chassis.sku,),
+        )
+
+
+def _best_cpus(ctx: RuleContext, chassis: ChassisSpec, build: BuildSpec) -> tuple[Line[CpuSpec], ...]:
+    """The CPUs to assume on `chassis`: the build's own when they fit its socket, else the catalog CPU
+    for that socket with the most lanes (cheapest first), one per socket."""
+    count = min(max(build.cpu_count, 1), chassis.cpu_sockets)
+    if all(line.spec.socket == chassis.cpu_socket for line in build.cpus) and build.cpus:
+        return build.cpus
+    candidates = [
+        cpu for cpu in active(ctx.snapshot.cpus) if cpu.socket == chassis.cpu_socket and cpu.max_sockets >= count
+    ]
+    if not candidates:
+        return ()
+    best = max(candidates, key=lambda cpu: (cpu_lanes((Line(cpu, count),), count), -cpu.price))
+    return (Line(spec=best, qty=count),)
+
+
+def _cpu_fixes(ctx: RuleContext, needed: int) -> list[Fix]:
+    """CPUs for this chassis (same socket count) whose lanes carry `needed`: fewest lanes, then cores
+    closest to the current CPU, then price."""
+    build = ctx.build
+    count = min(max(build.cpu_count, 1), build.chassis.cpu_sockets)
+    current = build.cpus[0].spec if build.cpus else None
+    sockets = build.chassis.cpu_sockets
+    fill_socket = current is not None and len(build.cpus) == 1 and count < sockets <= current.max_sockets
+    if current and fill_socket and cpu_lanes((Line(current, sockets),), sockets) >= needed:
+        extra = sockets - count  # fill the empty socket first
+        if extra:
+            return [Fix(action="add", detail=f"add {extra}× {current.sku}", sku=current.sku, target="cpus", qty=extra)]
+    current_cores = current.cores if current else 0
+    options = [
+        cpu
+        for cpu in active(ctx.snapshot.cpus)
+        if cpu.socket == build.chassis.cpu_socket
+        and cpu.max_sockets >= count
+        and cpu_lanes((Line(cpu, count),), build.chassis.cpu_sockets) >= needed
+    ]
+    options.sort(
+        key=lambda cpu: (
+            cpu_lanes((Line(cpu, count),), build.chassis.cpu_sockets),
+            abs(cpu.cores - current_cores),
+            cpu.price,
+            cpu.sku,
+        )
+    )
+    return [
+        Fix(action="replace", detail=f"use cpu {cpu.sku}", sku=cpu.sku, target="cpus", qty=count) for cpu in options[:1]
+    ]
+
+
+def cpu_lane_budget(ctx: RuleContext) -> Iterator[Finding]:
+    """§2.1 ERROR: 16 × GPUs (uplinks × 16 behind switches) + 4 × NVMe + NIC lanes ≤ the lanes the CPUs wire."""
+    build, plan = ctx.build, ctx.lanes
+    if not build.cpus or plan.needed <= plan.available:
+        return
+    fixes = _cpu_fixes(ctx, plan.needed)
+    if not fixes:
+        for option in chassis_for_gpus(ctx.snapshot, build_gpus(build), like=build.chassis):
+            cpus = _best_cpus(ctx, option, build)
+            if option.sku != build.chassis.sku and cpus and _lanes_ok(replace(build, chassis=option, cpus=cpus)):
+                cpu = cpus[0].spec.sku
+                fixes.append(
+                    Fix(
+                        action="replace",
+                        detail=f"use chassis {option.sku} with cpu {cpu}",
+                        sku=option.sku,
+                        target="chassis",
+                    )
+                )
+                if len(fixes) == 2:
+                    break
+    gpu_fix = remove_gpus_fix(
+        build,
+        lambda smaller: lane_plan(smaller).needed <= lane_plan(smaller).available,
+        "{left} GPUs fit the CPU lanes",
+    )
+    if gpu_fix:
+        fixes.append(gpu_fix)
+    parts = f"GPUs {plan.gpu_lanes}"
+    if plan.topology == "switched":
+        parts = f"{build.chassis.pcie_switch_uplinks} switch uplinks × 16 = {plan.gpu_lanes}"
+    yield Finding(
+        code="pcie.lanes",
+        severity="error",
+        message=(
+            f"The build needs {plan.needed} PCIe lanes ({parts} + NVMe {plan.nvme_lanes} + NIC {plan.nic_lanes}); "
+            f"the CPUs wire {plan.available}."
+        ),
+        measured=plan.needed,
+        limit=plan.available,
+        unit="lanes",
+        components=tuple(line.spec.sku for line in build.cpus),
+        fixes=tuple(fixes[:MAX_FIXES]),
+    )
+
+
+RULES = (gpu_slot_links, shared_uplinks, switch_p2p, cpu_lane_budget)

@@ -1,0 +1,558 @@
+"""Power: the load against the PSUs under the chosen redundancy, input voltage, GPU cables, the wall circuit.
+
+Numbers and sources: ../shared/reference/validation-rules.md §1 (tags [Sx] → platforms.md, [Vx] → the end of
+validation-rules.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from functools import partial
+
+from configurator.domain import BuildSpec, Finding, Fix, PsuSpec
+from configurator.rules.context import (
+    MAX_FIXES,
+    RuleContext,
+    active,
+    build_gpus,
+    chassis_takes_gpu,
+    fmt_w,
+    plural,
+    remove_gpus_fix,
+)
+
+COOLING_MARGIN = 0.10  # "plus 10-20 % for cooling" — STH 8-GPU EPYC rule of thumb [S33]; low end, as the catalog
+HEADROOM_SHARE = 0.80  # warn above 80 % of usable capacity (§1.2; desktop practice ~60 % typical load [V5])
+ATX_TRANSIENT_SHARE = 0.75  # HEURISTIC §1.5: ATX PSUs warn above 75 % (GPU transients 2.2-3.1× TDP [S29])
+WALL_EFFICIENCY = 0.92  # ASSUMPTION: ~92 % PSU efficiency at load (80 PLUS Platinum/Titanium 90-94 % [V9][V10])
+CIRCUIT_120V_15A_W = 1440.0  # 120 V × 15 A × 80 % continuous [V7]
+CIRCUIT_120V_20A_W = 1920.0  # 120 V × 20 A × 80 % continuous [V7]
+CIRCUIT_230V_16A_W = 2944.0  # 230 V × 16 A × 80 % continuous, "~2,950 W" [V8]
+REDUNDANCY_STRICTNESS = {"none": 0, "n+1": 1, "n+n": 2}
+CONNECTOR_KINDS: tuple[str, ...] = ("12v-2x6", "eps-8pin", "pcie-8pin")  # 600 W / EPS / 150 W [V12][V14]
+
+
+@dataclass(frozen=True, slots=True)
+class PowerBudget:
+    """Watts of a build (§1.1) and what its PSUs deliver under the redundancy at the site voltage (§1.2-1.3)."""
+
+    gpu_w: float
+    cpu_w: float
+    memory_w: float
+    storage_w: float
+    nic_w: float
+    base_w: float
+    load_w: float  # (sum of the above) × (1 + COOLING_MARGIN)
+    psu_count: int
+    redundant_count: int
+    installed_w: float  # every PSU at the site voltage (0 W for a unit that does not run on it)
+    usable_w: float  # (N − R) PSUs, the largest R assumed failed
+
+    @property
+    def raw_w(self) -> float:
+        return self.gpu_w + self.cpu_w + self.memory_w + self.storage_w + self.nic_w + self.base_w
+
+    @property
+    def wall_w(self) -> float:
+        return self.load_w / WALL_EFFICIENCY
+
+    @property
+    def utilization(self) -> float | None:
+        return self.load_w / self.usable_w if self.usable_w > 0 else None
+
+
+def redundant_units(redundancy: str, count: int) -> int:
+    """R of §1.2: none 0, N+1 one, N+N half (rounded up, so an odd N+N count is never optimistic)."""
+    if redundancy == "n+1":
+        return min(1, count)
+    if redundancy == "n+n":
+        return math.ceil(count / 2)
+    return 0
+
+
+def load_w(build: BuildSpec) -> float:
+    return power_budget(build).load_w
+
+
+def power_budget(build: BuildSpec) -> PowerBudget:
+    """load = (Σ GPU TDP + Σ CPU TDP + Σ DIMM W + Σ drive W + Σ NIC W + chassis base) × 1.10 [S33];
+    usable = (N − R) × PSU watts at the site voltage, R = 0 / 1 / N/2 for none / N+1 / N+N (§1.2)."""
+    gpu_w = float(sum(line.spec.tdp_w * line.qty for line in build.gpus))
+    cpu_w = float(sum(line.spec.tdp_w * line.qty for line in build.cpus))
+    memory_w = float(sum(line.spec.power_w * line.qty for line in build.memory))
+    storage_w = float(sum(line.spec.power_w * line.qty for line in build.storage))
+    nic_w = float(sum(line.spec.power_w * line.qty for line in build.nics))
+    base_w = float(build.chassis.base_power_w)
+    raw = gpu_w + cpu_w + memory_w + storage_w + nic_w + base_w
+    ratings = sorted(float(line.spec.watts_at(build.site_voltage) or 0) for line in build.psus for _ in range(line.qty))
+    count = len(ratings)
+    redundant = redundant_units(build.psu_redundancy, count)
+    return PowerBudget(
+        gpu_w=gpu_w,
+        cpu_w=cpu_w,
+        memory_w=memory_w,
+        storage_w=storage_w,
+        nic_w=nic_w,
+        base_w=base_w,
+        load_w=raw * (1 + COOLING_MARGIN),
+        psu_count=count,
+        redundant_count=redundant,
+        installed_w=sum(ratings),
+        usable_w=sum(ratings[: count - redundant]),
+    )
+
+
+# --------------------------------------------------------------------------- PSU suggestions
+
+
+def valid_psu_counts(redundancy: str, bays: int) -> list[int]:
+    if redundancy == "n+n":
+        return list(range(2, bays + 1, 2))
+    if redundancy == "n+1":
+        return list(range(2, bays + 1))
+    return list(range(1, bays + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class PsuOption:
+    psu: PsuSpec
+    count: int
+    usable_w: float
+    redundancy: str
+
+
+def psu_options(
+    ctx: RuleContext,
+    load: float,
+    *,
+    redundancy: str,
+    connectors: dict[str, int] | None = None,
+) -> list[PsuOption]:
+    """Catalog PSUs (chassis form factor, rated at the site voltage), each with the smallest count that
+    carries `load` under `redundancy` within the bays — inside the 80 % headroom when a count allows it.
+    Sets inside the headroom first, then the smallest PSU, then the fewest units. With `connectors`
+    (towers) the PSUs must also bring that many GPU cables of each kind."""
+    build = ctx.build
+    options: list[PsuOption] = []
+    for psu in active(ctx.snapshot.psus):
+        watts = psu.watts_at(build.site_voltage)
+        if psu.form_factor != build.chassis.psu_form_factor or not watts:
+            continue
+        carrying = [
+            PsuOption(psu, count, float((count - redundant_units(redundancy, count)) * watts), redundancy)
+            for count in valid_psu_counts(redundancy, build.chassis.psu_bays)
+            if _brings_connectors(psu, count, connectors)
+        ]
+        carrying = [option for option in carrying if option.usable_w >= load]
+        roomy = [option for option in carrying if load <= HEADROOM_SHARE * option.usable_w]
+        if roomy or carrying:
+            options.append((roomy or carrying)[0])
+    return sorted(
+        options,
+        key=lambda o: (load > HEADROOM_SHARE * o.usable_w, o.psu.watts_high_line, o.count, o.psu.price, o.psu.sku),
+    )
+
+
+def _brings_connectors(psu: PsuSpec, count: int, needed: dict[str, int] | None) -> bool:
+    if not needed:
+        return True
+    have = _psu_connectors(psu, count)
+    return all(have[kind] >= needed.get(kind, 0) for kind in CONNECTOR_KINDS)
+
+
+def _psu_connectors(psu: PsuSpec, count: int) -> dict[str, int]:
+    return {
+        "12v-2x6": psu.connectors_12v2x6 * count,
+        "eps-8pin": psu.connectors_eps8 * count,
+        "pcie-8pin": psu.connectors_pcie8 * count,
+    }
+
+
+def psu_fix(option: PsuOption, build: BuildSpec, *, why: str = "") -> Fix:
+    current = {line.spec.sku: line.qty for line in build.psus}
+    suffix = f" ({why})" if why else ""
+    if set(current) == {option.psu.sku} and option.count > current[option.psu.sku]:
+        extra = option.count - current[option.psu.sku]
+        return Fix(
+            action="add",
+            detail=f"add {extra}× {option.psu.sku}{suffix}",
+            sku=option.psu.sku,
+            target="psus",
+            qty=extra,
+        )
+    return Fix(
+        action="replace",
+        detail=f"replace psus with {option.count}× {option.psu.sku}{suffix}",
+        sku=option.psu.sku,
+        target="psus",
+        qty=option.count,
+    )
+
+
+def _capacity_fixes(ctx: RuleContext, load: float) -> tuple[Fix, ...]:
+    build = ctx.build
+    fixes: list[Fix] = []
+    options = psu_options(ctx, load, redundancy=build.psu_redundancy)
+    fixes.extend(psu_fix(option, build) for option in options[:1])
+    if not options:
+        strictness = REDUNDANCY_STRICTNESS.get(build.psu_redundancy, 0)
+        lower = [
+            mode
+            for mode in ("n+1", "none")
+            if mode in build.chassis.psu_redundancy_modes and REDUNDANCY_STRICTNESS[mode] < strictness
+        ]
+        for mode in lower:
+            relaxed = psu_options(ctx, load, redundancy=mode)
+            if relaxed:
+                fixes.append(
+                    Fix(
+                        action="set",
+                        detail=f"set psu_redundancy {mode} ({build.psu_redundancy} cannot carry {fmt_w(load)} "
+                        f"in {build.chassis.psu_bays} bays)",
+                        target="psu_redundancy",
+                    )
+                )
+                fixes.append(psu_fix(relaxed[0], build, why=f"under {mode}"))
+                break
+
+    if len(fixes) < MAX_FIXES:
+        gpu_fix = remove_gpus_fix(
+            build,
+            lambda smaller: bool(psu_options(ctx, load_w(smaller), redundancy=build.psu_redundancy)),
+            "{left} GPUs fit a catalog PSU set under the same redundancy",
+        )
+        if gpu_fix:
+            fixes.append(gpu_fix)
+    return tuple(fixes[:MAX_FIXES])
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def psu_capacity(ctx: RuleContext) -> Iterator[Finding]:
+    """§1.2 ERROR load > usable; WARN load > 80 % of usable. Worked examples: 8× H200 NVL on 2× 1600 W,
+    and on 4× 2000 W in 2+2 (validation-rules.md §1.2)."""
+    budget, build = ctx.power, ctx.build
+    psus = tuple(line.spec.sku for line in build.psus)
+    if budget.load_w > budget.usable_w:
+        have = (
+            f"{budget.psu_count}× PSU under {build.psu_redundancy} at {build.site_voltage} V give "
+            f"{fmt_w(budget.usable_w)}"
+            if budget.psu_count
+            else "there are no PSUs"
+        )
+        yield Finding(
+            code="power.psu_capacity",
+            severity="error",
+            message=(
+                f"The build draws {fmt_w(budget.load_w)} (components {fmt_w(budget.raw_w)} + "
+                f"{COOLING_MARGIN:.0%} cooling margin) but {have}."
+            ),
+            measured=round(budget.load_w, 1),
+            limit=round(budget.usable_w, 1),
+            unit="W",
+            components=psus,
+            fixes=_capacity_fixes(ctx, budget.load_w),
+        )
+    elif budget.utilization is not None and budget.utilization > HEADROOM_SHARE:
+        options = psu_options(ctx, budget.load_w / HEADROOM_SHARE, redundancy=build.psu_redundancy)
+        yield Finding(
+            code="power.headroom",
+            severity="warning",
+            message=(
+                f"The PSUs run at {budget.utilization:.0%} of their usable {fmt_w(budget.usable_w)} "
+                f"under {build.psu_redundancy}; keep the load below {HEADROOM_SHARE:.0%}."
+            ),
+            measured=round(budget.utilization * 100, 1),
+            limit=HEADROOM_SHARE * 100,
+            unit="%",
+            components=psus,
+            fixes=tuple(psu_fix(option, build, why="below 80 %") for option in options[:1]),
+        )
+
+
+def psu_models(ctx: RuleContext) -> Iterator[Finding]:
+    """All PSUs identical: redundant supplies share load only as identical units (vendor PSU rules [S30])."""
+    if len(ctx.build.psus) > 1:
+        lines = ctx.build.psus
+        biggest = max(lines, key=lambda line: (line.spec.watts_high_line, line.spec.sku))
+        yield Finding(
+            code="power.psu_mixed",
+            severity="error",
+            message="PSUs of different models cannot share the load; install one model.",
+            measured=len(lines),
+            limit=1,
+            unit="models",
+            components=tuple(line.spec.sku for line in lines),
+            fixes=(
+                Fix(
+                    action="replace",
+                    detail=f"replace psus with {ctx.build.psu_count}× {biggest.spec.sku}",
+                    sku=biggest.spec.sku,
+                    target="psus",
+                    qty=ctx.build.psu_count,
+                ),
+            ),
+        )
+
+
+def psu_form_factor(ctx: RuleContext) -> Iterator[Finding]:
+    """PSU form factor = the chassis' (CRPS hot-swap bays in racks, ATX in towers)."""
+    chassis = ctx.build.chassis
+    wrong = [line for line in ctx.build.psus if line.spec.form_factor != chassis.psu_form_factor]
+    if wrong:
+        options = psu_options(ctx, ctx.power.load_w, redundancy=ctx.build.psu_redundancy)
+        yield Finding(
+            code="power.psu_form_factor",
+            severity="error",
+            message=f"{chassis.sku} takes {chassis.psu_form_factor.upper()} PSUs, not "
+            + ", ".join(sorted({line.spec.form_factor.upper() for line in wrong}))
+            + ".",
+            measured=wrong[0].spec.form_factor,
+            limit=chassis.psu_form_factor,
+            components=tuple(line.spec.sku for line in wrong),
+            fixes=tuple(psu_fix(option, ctx.build) for option in options[:1]),
+        )
+
+
+def psu_bays(ctx: RuleContext) -> Iterator[Finding]:
+    """PSU count ≤ the chassis PSU bays."""
+    build = ctx.build
+    if build.psu_count > build.chassis.psu_bays:
+        options = psu_options(ctx, ctx.power.load_w, redundancy=build.psu_redundancy)
+        yield Finding(
+            code="power.psu_bays",
+            severity="error",
+            message=f"{plural(build.psu_count, 'PSU')} do not fit the {build.chassis.psu_bays} PSU bays "
+            f"of {build.chassis.sku}.",
+            measured=build.psu_count,
+            limit=build.chassis.psu_bays,
+            unit="PSUs",
+            components=tuple(line.spec.sku for line in build.psus),
+            fixes=tuple(psu_fix(option, build) for option in options[:1]),
+        )
+
+
+def psu_redundancy(ctx: RuleContext) -> Iterator[Finding]:
+    """The redundancy mode is one the chassis supports, and the count allows it (N+1 ≥ 2, N+N even)."""
+    build = ctx.build
+    modes = build.chassis.psu_redundancy_modes
+    if build.psu_redundancy not in modes:
+        yield Finding(
+            code="power.redundancy_unsupported",
+            severity="error",
+            message=f"{build.chassis.sku} supports PSU redundancy {', '.join(modes)}, not {build.psu_redundancy}.",
+            measured=build.psu_redundancy,
+            limit=", ".join(modes),
+            components=(build.chassis.sku,),
+            fixes=tuple(
+                Fix(action="set", detail=f"set psu_redundancy {mode}", target="psu_redundancy") for mode in modes
+            ),
+        )
+    count = build.psu_count
+    if count and build.psu_redundancy == "n+n" and count % 2:
+        yield Finding(
+            code="power.redundancy_count",
+            severity="error",
+            message=f"N+N redundancy needs an even number of PSUs; the build has {count}.",
+            measured=count,
+            limit=count + 1,
+            unit="PSUs",
+            components=tuple(line.spec.sku for line in build.psus),
+            fixes=_count_fixes(ctx),
+        )
+    elif count == 1 and build.psu_redundancy == "n+1":
+        yield Finding(
+            code="power.redundancy_count",
+            severity="error",
+            message="N+1 redundancy needs at least 2 PSUs; the build has 1.",
+            measured=1,
+            limit=2,
+            unit="PSUs",
+            components=tuple(line.spec.sku for line in build.psus),
+            fixes=_count_fixes(ctx),
+        )
+
+
+def _count_fixes(ctx: RuleContext) -> tuple[Fix, ...]:
+    options = psu_options(ctx, ctx.power.load_w, redundancy=ctx.build.psu_redundancy)
+    return tuple(psu_fix(option, ctx.build) for option in options[:1])
+
+
+def input_voltage(ctx: RuleContext) -> Iterator[Finding]:
+    """§1.3: at 100-127 V use the low-line rating; a high-line-only PSU (Lenovo SR950 1600 W [S30],
+    DGX H200 [S28]) does not run at all → ERROR."""
+    build = ctx.build
+    if build.site_voltage >= 200:
+        return
+    high_only = [line.spec for line in build.psus if line.spec.watts_low_line is None]
+    if high_only:
+        options = psu_options(ctx, ctx.power.load_w, redundancy=build.psu_redundancy)
+        fixes = [psu_fix(option, build, why="rated at 120 V") for option in options[:1]]
+        fixes.append(Fix(action="set", detail="set site_voltage 230 (a 200-240 V circuit)", target="site_voltage"))
+        yield Finding(
+            code="power.input_voltage",
+            severity="error",
+            message=", ".join(sorted(psu.sku for psu in high_only))
+            + f" run only on 200-240 V input; the site has {build.site_voltage} V.",
+            measured=build.site_voltage,
+            limit=200,
+            unit="V",
+            components=tuple(sorted(psu.sku for psu in high_only)),
+            fixes=tuple(fixes),
+        )
+
+
+def gpu_connector_needs(build: BuildSpec) -> dict[str, int]:
+    needs = dict.fromkeys(CONNECTOR_KINDS, 0)
+    for line in build.gpus:
+        if line.spec.power_connector in needs:
+            needs[line.spec.power_connector] += line.spec.power_connector_count * line.qty
+    return needs
+
+
+def gpu_connectors_available(build: BuildSpec) -> dict[str, int]:
+    """Rack chassis feed GPUs from their power distribution board; towers from the PSUs' own cables."""
+    chassis = build.chassis
+    if chassis.is_rack:
+        return {
+            "12v-2x6": chassis.gpu_power_12v2x6,
+            "eps-8pin": chassis.gpu_power_eps8,
+            "pcie-8pin": chassis.gpu_power_pcie8,
+        }
+    have = dict.fromkeys(CONNECTOR_KINDS, 0)
+    for line in build.psus:
+        for kind, count in _psu_connectors(line.spec, line.qty).items():
+            have[kind] += count
+    return have
+
+
+def _cables_suffice(build: BuildSpec, *, kind: str) -> bool:
+    return gpu_connector_needs(build)[kind] <= gpu_connectors_available(build)[kind]
+
+
+def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
+    """§1.6: every GPU gets its native cables (12V-2x6 600 W, PCIe 8-pin 150 W [V12]; EPS-8 on A40/A100
+    class cards, not interchangeable with PCIe 8-pin without the vendor adapter [S1][V14])."""
+    build = ctx.build
+    needs = gpu_connector_needs(build)
+    have = gpu_connectors_available(build)
+    source = f"the {build.chassis.sku} power board" if build.chassis.is_rack else "the PSUs"
+    for kind in CONNECTOR_KINDS:
+        if needs[kind] <= have[kind]:
+            continue
+        gpus = tuple(line.spec.sku for line in build.gpus if line.spec.power_connector == kind)
+        fixes: list[Fix] = []
+        if not build.chassis.is_rack:
+            options = psu_options(ctx, ctx.power.load_w, redundancy=build.psu_redundancy, connectors=needs)
+            fixes.extend(psu_fix(option, build, why=f"{needs[kind]} {kind} cables") for option in options[:1])
+        else:
+            for chassis in active(ctx.snapshot.chassis):
+                moved = replace(build, chassis=chassis)
+                if (
+                    chassis.sku != build.chassis.sku
+                    and chassis.is_rack
+                    and needs[kind] <= gpu_connectors_available(moved)[kind]
+                    and all(chassis_takes_gpu(chassis, gpu, count) for gpu, count in build_gpus(build).values())
+                    and build.gpu_count <= min(chassis.gpu_bays, chassis.max_gpu_count)
+                ):
+                    fixes.append(
+                        Fix(action="replace", detail=f"use chassis {chassis.sku}", sku=chassis.sku, target="chassis")
+                    )
+                if len(fixes) >= 2:
+                    break
+
+        gpu_fix = remove_gpus_fix(build, partial(_cables_suffice, kind=kind), "{left} GPUs have cables")
+        if gpu_fix:
+            fixes.append(gpu_fix)
+        yield Finding(
+            code="power.gpu_connectors",
+            severity="error",
+            message=f"The GPUs need {needs[kind]} {kind} power cables; {source} provide {have[kind]}.",
+            measured=needs[kind],
+            limit=have[kind],
+            unit=f"{kind} cables",
+            components=gpus,
+            fixes=tuple(fixes[:MAX_FIXES]),
+        )
+
+
+def circuit_120v(ctx: RuleContext) -> Iterator[Finding]:
+    """§1.4: continuous load ≤ 80 % of the breaker: 120 V/15 A → 1,440 W, 120 V/20 A → 1,920 W [V7].
+    Wall draw = load / 0.92 (ASSUMPTION: Platinum/Titanium efficiency at load [V9][V10]). ERROR for
+    workstations (they plug into a wall outlet); racks are sized on the PDU by the data centre."""
+    build, budget = ctx.build, ctx.power
+    if build.site_voltage != 120 or not build.chassis.is_workstation:
+        return
+    if budget.wall_w <= CIRCUIT_120V_15A_W:
+        return
+    fixes: list[Fix] = []
+    if budget.wall_w <= CIRCUIT_230V_16A_W:
+        fixes.append(
+            Fix(
+                action="set",
+                detail=f"set site_voltage 230 (a 230 V/16 A circuit carries {fmt_w(CIRCUIT_230V_16A_W)} continuous)",
+                target="site_voltage",
+            )
+        )
+
+    gpu_fix = remove_gpus_fix(
+        build, lambda smaller: power_budget(smaller).wall_w <= CIRCUIT_120V_15A_W, "{left} GPUs stay within 1,440 W"
+    )
+    if gpu_fix:
+        fixes.append(gpu_fix)
+    yield Finding(
+        code="power.circuit_120v",
+        severity="error",
+        message=(
+            f"At the wall the workstation draws about {fmt_w(budget.wall_w)} ({fmt_w(budget.load_w)} at "
+            f"{WALL_EFFICIENCY:.0%} PSU efficiency, assumed); a 120 V/15 A circuit carries "
+            f"{fmt_w(CIRCUIT_120V_15A_W)} continuous (80 % rule), a dedicated 120 V/20 A circuit "
+            f"{fmt_w(CIRCUIT_120V_20A_W)}."
+        ),
+        measured=round(budget.wall_w, 1),
+        limit=CIRCUIT_120V_15A_W,
+        unit="W",
+        components=(build.chassis.sku,),
+        fixes=tuple(fixes),
+    )
+
+
+def atx_transients(ctx: RuleContext) -> Iterator[Finding]:
+    """§1.5 HEURISTIC: GPU transients reach 2.2-3.1× TDP for 200 µs [S29] and trip ATX PSUs sized close to the
+    average load [V4][V11]: warn above 75 % of the ATX rating."""
+    build, budget = ctx.build, ctx.power
+    atx = [line.spec.sku for line in build.psus if line.spec.form_factor == "atx"]
+    if not atx or budget.usable_w <= 0 or budget.load_w > budget.usable_w:
+        return
+    limit = ATX_TRANSIENT_SHARE * budget.usable_w
+    if budget.load_w > limit:
+        options = psu_options(ctx, budget.load_w / ATX_TRANSIENT_SHARE, redundancy=build.psu_redundancy)
+        yield Finding(
+            code="power.transient",
+            severity="warning",
+            message=(
+                f"{fmt_w(budget.load_w)} on {fmt_w(budget.usable_w)} of ATX PSU: GPU power spikes (2-3× TDP for "
+                "microseconds) can trip it; keep the average below 75 % of the rating."
+            ),
+            measured=round(budget.load_w, 1),
+            limit=round(limit, 1),
+            unit="W",
+            components=tuple(atx),
+            fixes=tuple(psu_fix(option, build, why="transient headroom") for option in options[:1]),
+        )
+
+
+RULES = (
+    psu_capacity,
+    psu_models,
+    psu_form_factor,
+    psu_bays,
+    psu_redundancy,
+    input_voltage,
+    gpu_power_connectors,
+    circuit_120v,
+    atx_transients,
+)

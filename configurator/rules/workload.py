@@ -1,0 +1,163 @@
+"""Workload fit: the estimate of the attached workload on this build's GPUs — VRAM per GPU and decode speed.
+
+The figures are the estimator's (configurator/estimate.py, formulas and sources in its docstring);
+this module only compares them with the build and names the GPU count or model that would fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+
+from configurator.domain import BuildSpec, Estimate, Finding, Fix, GpuSpec, Workload
+from configurator.errors import DomainError
+from configurator.estimate import estimate, min_gpus_to_fit
+from configurator.rules.context import MAX_FIXES, RuleContext, active, chassis_for_gpus, chassis_takes_gpu
+
+MAX_GPUS = 16  # the estimator's search limit for "how many GPUs would fit"
+
+
+def sizing_gpu(build: BuildSpec) -> GpuSpec | None:
+    """The GPU the workload is sized on: the build's only model, or the one with the least VRAM when the
+    build mixes models (a layer split is limited by its smallest card)."""
+    if not build.gpus:
+        return None
+    return min((line.spec for line in build.gpus), key=lambda gpu: (gpu.vram_gib, gpu.sku))
+
+
+def workload_estimate(
+    build: BuildSpec, workload: Workload | None, *, link_gbs: float | None
+) -> tuple[Estimate | None, str | None]:
+    """The estimate of `workload` on all the build's GPUs (None without a workload) and, when the
+    estimator refuses the workload, its reason instead."""
+    if workload is None:
+        return None, None
+    gpu = sizing_gpu(build)
+    try:
+        result = estimate(workload, gpu, max(build.gpu_count, 1), link_gbs=link_gbs, max_gpus=MAX_GPUS)
+    except DomainError as exc:
+        reasons = "; ".join(f"{name}: {' '.join(why)}" for name, why in sorted(exc.fields.items()))
+        return None, exc.message + (f" ({reasons})" if reasons else "")
+    return result, None
+
+
+def estimate_problem(ctx: RuleContext) -> Iterator[Finding]:
+    """ERROR: the estimator cannot size the workload as given (its reason, field by field)."""
+    if ctx.workload is not None and ctx.estimate_problem:
+        yield Finding(
+            code="workload.estimate",
+            severity="error",
+            message=ctx.estimate_problem,
+            components=(ctx.workload.model.slug,),
+        )
+
+
+def _gpu_fixes(ctx: RuleContext, workload: Workload) -> list[Fix]:
+    """Catalog GPUs the chassis takes that fit the workload within the chassis' GPU count, cheapest first."""
+    chassis = ctx.build.chassis
+    most = min(chassis.max_gpu_count, chassis.gpu_bays)
+    options: list[tuple[Decimal, GpuSpec, int]] = []
+    for gpu in active(ctx.snapshot.gpus):
+        if not chassis_takes_gpu(chassis, gpu, 1):
+            continue
+        count = min_gpus_to_fit(workload, gpu, max_gpus=most)
+        if count is not None and chassis_takes_gpu(chassis, gpu, count):
+            options.append((gpu.price * count, gpu, count))
+    options.sort(key=lambda option: (option[0], option[1].sku))
+    return [
+        Fix(
+            action="replace",
+            detail=f"replace gpus with {count}× {gpu.sku} ({gpu.vram_gib:g} GB each)",
+            sku=gpu.sku,
+            target="gpus",
+            qty=count,
+        )
+        for _, gpu, count in options[:2]
+    ]
+
+
+def vram_fit(ctx: RuleContext) -> Iterator[Finding]:
+    """ERROR: per-GPU memory of the layout (weights + KV cache + activations + runtime) above the usable VRAM."""
+    workload, result, build = ctx.workload, ctx.estimate, ctx.build
+    if workload is None or result is None:
+        return
+    layout = result.layout
+    if layout is None:
+        yield Finding(
+            code="workload.no_gpu",
+            severity="error",
+            message=f"The workload needs {result.memory.total:.1f} GiB of GPU memory; the build has no GPU.",
+            measured=0,
+            limit=round(result.memory.total, 2),
+            unit="GiB",
+            components=(workload.model.slug,),
+            fixes=tuple(_gpu_fixes(ctx, workload)[:MAX_FIXES]),
+        )
+        return
+    if layout.fits:
+        return
+    gpu = ctx.snapshot.gpus.get(layout.sku) or sizing_gpu(build)
+    fixes: list[Fix] = []
+    needed = layout.min_gpus_to_fit
+    if gpu is not None and needed is not None and needed > layout.count:
+        if chassis_takes_gpu(build.chassis, gpu, needed):
+            fixes.append(
+                Fix(
+                    action="add",
+                    detail=f"add {needed - layout.count}× {gpu.sku} ({needed} GPUs hold the model)",
+                    sku=gpu.sku,
+                    target="gpus",
+                    qty=needed - layout.count,
+                )
+            )
+        else:
+            for chassis in chassis_for_gpus(ctx.snapshot, {gpu.sku: (gpu, needed)})[:1]:
+                fixes.append(
+                    Fix(
+                        action="replace",
+                        detail=f"use chassis {chassis.sku} with {needed}× {gpu.sku}",
+                        sku=chassis.sku,
+                        target="chassis",
+                    )
+                )
+    fixes.extend(fix for fix in _gpu_fixes(ctx, workload) if fix.sku != layout.sku)
+    yield Finding(
+        code="workload.vram",
+        severity="error",
+        message=(
+            f"{workload.model.slug} at {workload.precision} needs {layout.per_gpu_gib:.1f} GiB per GPU on "
+            f"{layout.count}× {layout.sku} ({layout.parallelism}); each has {layout.usable_gib:.1f} GiB usable."
+        ),
+        measured=round(layout.per_gpu_gib, 2),
+        limit=round(layout.usable_gib, 2),
+        unit="GiB",
+        components=(layout.sku, workload.model.slug),
+        fixes=tuple(fixes[:MAX_FIXES]),
+    )
+
+
+def decode_speed(ctx: RuleContext) -> Iterator[Finding]:
+    """WARN: estimated decode tokens/s per user below the workload's target."""
+    workload, result = ctx.workload, ctx.estimate
+    if workload is None or result is None or workload.target_tokens_per_s is None:
+        return
+    layout, throughput = result.layout, result.throughput
+    if layout is None or throughput is None or not layout.fits:
+        return
+    speed = throughput.decode_tokens_per_s_per_user
+    if speed < workload.target_tokens_per_s:
+        yield Finding(
+            code="workload.speed",
+            severity="warning",
+            message=(
+                f"About {speed:.1f} tokens/s per user on {layout.count}× {layout.sku} with "
+                f"{workload.concurrent_users} concurrent users; the target is {workload.target_tokens_per_s:g}."
+            ),
+            measured=round(speed, 2),
+            limit=workload.target_tokens_per_s,
+            unit="tokens/s",
+            components=(layout.sku, workload.model.slug),
+        )
+
+
+RULES = (estimate_problem, vram_fit, decode_speed)

@@ -1,0 +1,146 @@
+"""Build validation and saved builds: the doors (API, admin, management command) call these.
+
+`build_validate` reads the catalog through the cached snapshot (one SQL query when the catalog has not
+changed), so a validation costs a constant number of queries whatever the build's size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import Http404
+
+from catalog.specs import catalog_snapshot
+from configurator.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
+from configurator.domain import BuildSpec, CatalogSnapshot, Price, Verdict, Workload
+from configurator.errors import DomainError
+from configurator.models import SavedBuild
+from configurator.presenters import verdict_to_dict
+from configurator.serializers import WorkloadInputSerializer
+from configurator.validate import validate
+
+WORKLOAD_PREFIX = "workload."
+MAX_LINES = 64  # lines per part kind in a body; more than any real build has
+
+
+def _flatten(detail: Any, prefix: str) -> dict[str, list[str]]:
+    if isinstance(detail, Mapping):
+        fields: dict[str, list[str]] = {}
+        for key, value in detail.items():
+            name = prefix if key == "non_field_errors" else f"{prefix}.{key}"
+            for sub, reasons in _flatten(value, name).items():
+                fields.setdefault(sub, []).extend(reasons)
+        return fields
+    if isinstance(detail, list | tuple):
+        return {prefix: [str(item) for item in detail]}
+    return {prefix: [str(detail)]}
+
+
+def workload_from_payload(raw: Any) -> Workload | None:
+    """The build body's optional `workload` → Workload; bad input raises DomainError naming
+    `workload.<field>`."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise DomainError("The build is not valid input.", fields={"workload": ["must be an object or null"]})
+    serializer = WorkloadInputSerializer(data=dict(raw))
+    if not serializer.is_valid():
+        raise DomainError("The workload is not valid input.", fields=_flatten(serializer.errors, "workload"))
+    return serializer.to_workload(field_prefix=WORKLOAD_PREFIX)
+
+
+def build_parse(*, payload: Any, snapshot: CatalogSnapshot) -> tuple[BuildSpec, Workload | None]:
+    """A build body → BuildSpec and Workload; DomainError names every bad field (`gpus[0].qty`, `workload.model`)."""
+    if not isinstance(payload, Mapping):
+        raise DomainError("The build must be a JSON object.", fields={"non_field_errors": ["expected an object"]})
+    too_long = {
+        kind: [f"at most {MAX_LINES} lines"]
+        for kind in PART_KINDS
+        if isinstance(payload.get(kind), list) and len(payload[kind]) > MAX_LINES
+    }
+    if too_long:
+        raise DomainError("The build is not valid input.", fields=too_long)
+    build = build_from_payload(payload, snapshot)
+    return build, workload_from_payload(payload.get("workload"))
+
+
+def build_validate(*, payload: Any, snapshot: CatalogSnapshot | None = None) -> tuple[BuildSpec, Verdict, Price]:
+    """Validate a build body (ARCHITECTURE.md `POST /api/v1/builds/validate`) and price it with VAT
+    (settings.QUOTE_VAT_PERCENT). Bad input raises DomainError with the fields named."""
+    snapshot = snapshot or catalog_snapshot()
+    build, workload = build_parse(payload=payload, snapshot=snapshot)
+    verdict = validate(build, snapshot=snapshot, workload=workload)
+    price = build_price(build, vat_percent=settings.QUOTE_VAT_PERCENT)
+    return build, verdict, price
+
+
+def _stored_payload(build: BuildSpec, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The normalised body (SKUs merged, defaults filled) plus the workload as given."""
+    body = build_to_payload(build)
+    body["workload"] = payload.get("workload")
+    return body
+
+
+# --------------------------------------------------------------------------- saved builds (selectors)
+
+
+def saved_build_list(*, user: Any) -> QuerySet[SavedBuild]:
+    """Sales engineers (and superusers) see every saved build; everyone else their own."""
+    queryset = SavedBuild.objects.select_related("owner").order_by("-updated", "-id")
+    if getattr(user, "is_sales", False):
+        return queryset
+    return queryset.filter(owner=user)
+
+
+def saved_build_get(*, user: Any, pk: int) -> SavedBuild:
+    """One saved build the user may see; another customer's build is 404, not 403."""
+    found = saved_build_list(user=user).filter(pk=pk).first()
+    if found is None:
+        raise Http404("No such saved build.")
+    return found
+
+
+# --------------------------------------------------------------------------- saved builds (services)
+
+
+def saved_build_create(*, owner: Any, name: str, notes: str = "", payload: Any) -> SavedBuild:
+    """Validate the body and store it with its verdict (an invalid build is stored too, marked invalid)."""
+    build, verdict, _ = build_validate(payload=payload)
+    return SavedBuild.objects.create(
+        owner=owner,
+        name=name,
+        notes=notes,
+        payload=_stored_payload(build, payload),
+        last_verdict=verdict_to_dict(verdict),
+        valid=verdict.valid,
+    )
+
+
+@transaction.atomic
+def saved_build_update(
+    *,
+    saved_build: SavedBuild,
+    name: str | None = None,
+    notes: str | None = None,
+    payload: Any = None,
+) -> SavedBuild:
+    """Change name, notes and/or the build; the build is re-validated against the current catalog."""
+    if name is not None:
+        saved_build.name = name
+    if notes is not None:
+        saved_build.notes = notes
+    body = payload if payload is not None else saved_build.payload
+    build, verdict, _ = build_validate(payload=body)
+    saved_build.payload = _stored_payload(build, body)
+    saved_build.last_verdict = verdict_to_dict(verdict)
+    saved_build.valid = verdict.valid
+    saved_build.save()
+    return saved_build
+
+
+def saved_build_delete(*, saved_build: SavedBuild) -> None:
+    saved_build.delete()

@@ -1,0 +1,80 @@
+"""ECC need (configurator/rules/ecc.py): a production / require_ecc workload needs ECC GPU and system memory.
+
+Source: validation-rules.md §5.1 (GeForce cards have no ECC; "requires ECC end-to-end and picks GeForce → ERROR").
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from configurator.builds import build_from_payload
+from configurator.domain import CatalogSnapshot, Finding, Verdict, Workload
+from configurator.models_library import model_get
+from configurator.validate import validate
+
+
+def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
+    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
+
+
+TOWER = {
+    "chassis": "ws-tower-am5",
+    "cpus": lines(("ryzen-9-9950x", 1)),
+    "gpus": lines(("rtx-5090", 1)),
+    "psus": lines(("psu-atx-1300w", 1)),
+    "memory": lines(("ddr5-udimm-48gb", 2)),
+}
+WORKSTATION = {
+    "chassis": "ws-tower-trx50",
+    "cpus": lines(("tr-7960x", 1)),
+    "gpus": lines(("rtx-5090", 1)),
+    "psus": lines(("psu-atx-1300w", 1)),
+    "memory": lines(("ddr5-rdimm-32gb", 4)),
+}
+WORKLOAD = Workload(model=model_get("llama-3.1-8b"), precision="bf16", kv_cache_precision="bf16", engine="vllm")
+
+
+def check(snapshot: CatalogSnapshot, body: dict[str, Any], workload: Workload | None, **changes: Any) -> Verdict:
+    return validate(build_from_payload({**body, **changes}, snapshot), snapshot=snapshot, workload=workload)
+
+
+def only(verdict: Verdict, code: str) -> Finding:
+    found = [finding for finding in verdict.findings if finding.code == code]
+    assert len(found) == 1, verdict.findings
+    return found[0]
+
+
+def ecc_codes(verdict: Verdict) -> set[str]:
+    return {f.code for f in verdict.findings if f.code.startswith("ecc.")}
+
+
+@pytest.mark.parametrize("flags", [{"require_ecc": True}, {"production": True}])
+def test_gpu_without_ecc(snapshot: CatalogSnapshot, flags: dict[str, bool]) -> None:
+    verdict = check(snapshot, WORKSTATION, replace(WORKLOAD, **flags))
+    finding = only(verdict, "ecc.gpu_required")
+    assert (finding.severity, finding.measured, finding.limit, finding.components) == (
+        "error",
+        "no ecc",
+        "ecc",
+        ("rtx-5090",),
+    )
+    # ECC GPUs of similar or larger VRAM that this tower takes, closest capacity (48 GB) first
+    assert [fix.sku for fix in finding.fixes] == ["radeon-pro-w7900", "rtx-a6000", "rtx-6000-ada"]
+    assert ecc_codes(verdict) == {"ecc.gpu_required"}  # RDIMMs are ECC
+
+
+def test_ecc_gpu_passes(snapshot: CatalogSnapshot) -> None:
+    strict = replace(WORKLOAD, require_ecc=True)
+    assert ecc_codes(check(snapshot, WORKSTATION, strict, gpus=lines(("rtx-6000-ada", 1)))) == set()
+    assert ecc_codes(check(snapshot, WORKSTATION, WORKLOAD)) == set()  # not asked for
+    assert ecc_codes(check(snapshot, WORKSTATION, None)) == set()
+
+
+def test_non_ecc_system_memory(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, TOWER, replace(WORKLOAD, require_ecc=True), gpus=lines(("rtx-6000-ada", 1)))
+    finding = only(verdict, "ecc.memory_required")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", "no ecc", "ecc")
+    assert finding.fixes[0].sku == "ws-tower-trx50"  # the cheapest RDIMM platform that takes the GPU

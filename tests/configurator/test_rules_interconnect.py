@@ -1,0 +1,182 @@
+"""Interconnect rules (configurator/rules/interconnect.py): NVLink bridges, NVSwitch, TP over PCIe.
+
+Which GPU takes which bridge: validation-rules.md §4 ([V19][V21][S1][S6]). A bridge SKU is one complete
+set for one group of `ways` GPUs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from configurator.builds import build_from_payload
+from configurator.domain import CatalogSnapshot, Finding, Line, Verdict, Workload
+from configurator.estimate import estimate
+from configurator.models_library import model_get
+from configurator.validate import validate
+
+
+def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
+    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
+
+
+SERVER = {
+    "chassis": "srv-4gpu-2u-epyc",
+    "cpus": lines(("epyc-9554", 2)),
+    "gpus": lines(("h200-nvl", 4)),
+    "psus": lines(("psu-crps-2700w", 4)),
+    "memory": lines(("ddr5-rdimm-64gb", 24)),
+    "bridges": lines(("nvlink-bridge-h200-4way", 1)),
+    "psu_redundancy": "n+n",
+}
+EIGHT = {
+    "chassis": "srv-8gpu-4u-epyc",
+    "cpus": lines(("epyc-9755", 2)),
+    "gpus": lines(("h200-nvl", 8)),
+    "psus": lines(("psu-crps-3000w", 4)),
+    "memory": lines(("ddr5-rdimm-128gb", 24)),
+    "bridges": lines(("nvlink-bridge-h200-4way", 2)),
+    "psu_redundancy": "n+1",
+}
+TRX50_3090 = {
+    "chassis": "ws-tower-trx50",
+    "cpus": lines(("tr-7960x", 1)),
+    "gpus": lines(("rtx-3090", 2)),
+    "psus": lines(("psu-atx-1600w", 1)),
+    "memory": lines(("ddr5-rdimm-32gb", 4)),
+    "bridges": lines(("nvlink-bridge-rtx-3090-2way", 1)),
+}
+
+
+def check(snapshot: CatalogSnapshot, body: dict[str, Any], workload: Workload | None = None, **changes: Any) -> Verdict:
+    return validate(build_from_payload({**body, **changes}, snapshot), snapshot=snapshot, workload=workload)
+
+
+def only(verdict: Verdict, code: str) -> Finding:
+    found = [finding for finding in verdict.findings if finding.code == code]
+    assert len(found) == 1, verdict.findings
+    return found[0]
+
+
+def links(verdict: Verdict) -> set[str]:
+    return {f.code for f in verdict.findings if f.code.startswith("interconnect.")}
+
+
+def test_passing_bridge_sets(snapshot: CatalogSnapshot) -> None:
+    assert links(check(snapshot, SERVER)) == set()  # 4 × H200 NVL, one 4-way set
+    assert links(check(snapshot, EIGHT)) == set()  # 8 × H200 NVL, two 4-way sets
+    six = check(
+        snapshot,
+        EIGHT,
+        gpus=lines(("h200-nvl", 6)),
+        bridges=lines(("nvlink-bridge-h200-4way", 1), ("nvlink-bridge-h200-2way", 1)),
+    )
+    assert links(six) == set()
+    assert links(check(snapshot, TRX50_3090)) == set()
+
+
+def test_bridge_on_gpu_without_nvlink(snapshot: CatalogSnapshot) -> None:
+    body = {
+        "chassis": "ws-tr-pro-6gpu-6u5",
+        "cpus": lines(("tr-pro-9995wx", 1)),
+        "gpus": lines(("rtx-pro-6000-blackwell", 2)),
+        "psus": lines(("psu-crps-2000w", 2)),
+        "memory": lines(("ddr5-rdimm-64gb", 8)),
+        "bridges": lines(("nvlink-bridge-h200-2way", 1)),
+    }
+    finding = only(check(snapshot, body), "interconnect.no_nvlink")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", "none", "bridge-2way or bridge-2or4way")
+    assert finding.fixes[0].detail == "remove 1× nvlink-bridge-h200-2way"
+    assert links(check(snapshot, body, bridges=[])) == set()
+
+
+def test_bridge_of_another_family(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, SERVER, bridges=lines(("nvlink-bridge-h100-2way", 2)))
+    finding = only(verdict, "interconnect.bridge_mismatch")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", "h200-nvl", "h100-nvl, h100-pcie")
+    assert [fix.detail for fix in finding.fixes] == [
+        "remove 2× nvlink-bridge-h100-2way",
+        "add 1× nvlink-bridge-h200-4way",
+    ]
+
+
+def test_bridged_gpus_must_be_one_model(snapshot: CatalogSnapshot) -> None:
+    body = {**SERVER, "gpus": lines(("a100-40gb-pcie", 2)), "bridges": lines(("nvlink-bridge-a100-2way", 1))}
+    assert links(check(snapshot, body)) == set()
+    mixed = check(snapshot, body, gpus=lines(("a100-40gb-pcie", 1), ("a100-80gb-pcie", 1)))
+    finding = only(mixed, "interconnect.mixed_models")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", 2, 1)
+
+
+def test_two_way_gpu_cannot_take_a_four_way_bridge(snapshot: CatalogSnapshot) -> None:
+    build = build_from_payload({**TRX50_3090, "gpus": lines(("rtx-3090", 3))}, snapshot)
+    four_way = replace(snapshot.bridges["nvlink-bridge-rtx-3090-2way"], sku="nvlink-bridge-rtx-3090-4way", ways=4)
+    verdict = validate(replace(build, bridges=(Line(four_way, 1),)), snapshot=snapshot)
+    finding = only(verdict, "interconnect.bridge_ways")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", 4, 2)
+
+
+def test_too_many_bridge_sets(snapshot: CatalogSnapshot) -> None:
+    finding = only(check(snapshot, SERVER, bridges=lines(("nvlink-bridge-h200-4way", 2))), "interconnect.bridge_count")
+    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 8, 4, "bridged GPUs")
+    assert "expected: 1× nvlink-bridge-h200-4way" in finding.message
+
+
+def test_too_few_bridge_sets(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, EIGHT, bridges=lines(("nvlink-bridge-h200-4way", 1)))
+    finding = only(verdict, "interconnect.bridge_missing")
+    assert (finding.severity, finding.measured, finding.limit) == ("warning", 4, 8)
+    assert finding.fixes[0].detail == "add 1× nvlink-bridge-h200-4way"
+
+
+def test_odd_gpu_left_over(snapshot: CatalogSnapshot) -> None:
+    finding = only(check(snapshot, TRX50_3090, gpus=lines(("rtx-3090", 3))), "interconnect.unbridged_gpu")
+    assert (finding.severity, finding.measured, finding.limit) == ("warning", 1, 0)
+
+
+def test_bridge_suggested_when_none_is_fitted(snapshot: CatalogSnapshot) -> None:
+    finding = only(check(snapshot, EIGHT, bridges=[]), "interconnect.no_bridge")
+    assert (finding.severity, finding.measured, finding.limit) == ("info", 0, 2)
+    assert finding.fixes[0].detail == "add 2× nvlink-bridge-h200-4way"
+    pair = only(check(snapshot, SERVER, gpus=lines(("h200-nvl", 2)), bridges=[]), "interconnect.no_bridge")
+    assert pair.fixes[0].detail == "add 1× nvlink-bridge-h200-2way"
+
+
+def test_nvswitch_gpu_outside_hgx(snapshot: CatalogSnapshot) -> None:
+    finding = only(check(snapshot, SERVER, gpus=lines(("h200-sxm", 4)), bridges=[]), "interconnect.nvswitch")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", "no nvswitch", "nvswitch")
+    assert finding.fixes[0].sku == "srv-hgx-h200-5u"
+    hgx = {
+        "chassis": "srv-hgx-h200-5u",
+        "cpus": lines(("epyc-9754", 2)),
+        "gpus": lines(("h200-sxm", 8)),
+        "psus": lines(("psu-crps-3000w", 6)),
+        "memory": lines(("ddr5-rdimm-128gb", 24)),
+        "psu_redundancy": "n+1",
+    }
+    assert links(check(snapshot, hgx)) == set()
+
+
+def test_bridge_slot_spacing(snapshot: CatalogSnapshot) -> None:
+    body = {**TRX50_3090, "gpus": lines(("rtx-a6000", 2)), "bridges": lines(("nvlink-bridge-rtx-a6000-2way", 1))}
+    finding = only(check(snapshot, body), "interconnect.bridge_spacing")  # 2-slot bridge, 3-slot pitch
+    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("warning", 2, 3, "slots")
+    assert links(check(snapshot, TRX50_3090)) == set()  # the 3090 bridge spans 3 slots
+
+
+def test_tensor_parallel_over_pcie(snapshot: CatalogSnapshot) -> None:
+    workload = Workload(
+        model=model_get("llama-3.1-70b"), precision="fp8", kv_cache_precision="bf16", engine="vllm", concurrent_users=32
+    )
+    assert links(check(snapshot, SERVER, workload)) == set()  # the 4-way set links them: NVLink all-reduce
+    verdict = check(snapshot, SERVER, workload, bridges=[])
+    finding = only(verdict, "interconnect.tp_over_pcie")
+    gpu = snapshot.gpus["h200-nvl"]
+    over_pcie = estimate(workload, gpu, 4).throughput
+    over_nvlink = estimate(workload, gpu, 4, link_gbs=900.0).throughput
+    assert over_pcie is not None and over_nvlink is not None
+    assert finding.measured == round(over_pcie.decode_tokens_per_s_per_user, 2)
+    assert finding.limit == round(over_nvlink.decode_tokens_per_s_per_user, 2)
+    assert finding.measured < finding.limit
+    assert finding.severity == ("warning" if finding.measured / finding.limit <= 0.95 else "info")
+    assert finding.fixes[0].detail == "add 1× nvlink-bridge-h200-4way"

@@ -1,0 +1,139 @@
+"""Memory rules (configurator/rules/memory.py): kind and ECC, mixing, slots, channel population, DPC, RAM/VRAM.
+
+Sources: validation-rules.md §5 (RDIMM ECC platforms [V23]; 12 channels per EPYC socket [V25], 1 DPC full
+speed and 2 DPC slower: DDR5-4800 → 4400 [V1]; RAM ≥ 2× VRAM advice, WARN below 1× [V26][V27]).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from configurator.builds import build_from_payload
+from configurator.domain import CatalogSnapshot, Finding, Verdict
+from configurator.validate import validate
+
+
+def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
+    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
+
+
+SERVER = {  # 2 × EPYC 9554: 12 channels per socket, 24 slots
+    "chassis": "srv-4gpu-2u-epyc",
+    "cpus": lines(("epyc-9554", 2)),
+    "gpus": lines(("l40s", 4)),
+    "psus": lines(("psu-crps-2000w", 4)),
+    "memory": lines(("ddr5-rdimm-32gb", 24)),
+    "psu_redundancy": "n+1",
+}
+XEON = {  # 2 × Xeon 8480+: 8 channels per socket, 32 slots (2 DPC possible)
+    **SERVER,
+    "chassis": "srv-4gpu-2u-xeon",
+    "cpus": lines(("xeon-8480plus", 2)),
+    "memory": lines(("ddr5-rdimm-64gb", 16)),
+}
+TOWER = {
+    "chassis": "ws-tower-am5",
+    "cpus": lines(("ryzen-9-9950x", 1)),
+    "gpus": lines(("rtx-5090", 1)),
+    "psus": lines(("psu-atx-1300w", 1)),
+    "memory": lines(("ddr5-udimm-48gb", 2)),
+}
+
+
+def check(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Verdict:
+    return validate(build_from_payload({**body, **changes}, snapshot), snapshot=snapshot)
+
+
+def only(verdict: Verdict, code: str) -> Finding:
+    found = [finding for finding in verdict.findings if finding.code == code]
+    assert len(found) == 1, verdict.findings
+    return found[0]
+
+
+def memory_codes(verdict: Verdict) -> set[str]:
+    return {f.code for f in verdict.findings if f.code.startswith("memory.")}
+
+
+def test_passing_builds(snapshot: CatalogSnapshot) -> None:
+    assert check(snapshot, SERVER).findings == ()  # 768 GB for 192 GB VRAM, 12 DIMMs per socket
+    assert check(snapshot, XEON).findings == ()
+    assert check(snapshot, TOWER).findings == ()
+
+
+def test_no_memory(snapshot: CatalogSnapshot) -> None:
+    finding = only(check(snapshot, SERVER, memory=[]), "memory.none")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", 0, 1)
+    # one DIMM per channel, the smallest size giving ≥ 2 × 192 GB of VRAM: 24 × 16 GB = 384 GB
+    assert finding.fixes[0].detail == "add 24× ddr5-rdimm-16gb"
+
+
+def test_udimm_in_an_epyc_server(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, SERVER, memory=lines(("ddr5-udimm-32gb", 24)))
+    finding = only(verdict, "memory.ecc_rdimm_required")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", "udimm", "rdimm")
+    assert finding.fixes[0].detail == "replace ddr5-udimm-32gb with 24× ddr5-rdimm-32gb"
+
+
+def test_rdimm_in_a_desktop_board(snapshot: CatalogSnapshot) -> None:
+    finding = only(check(snapshot, TOWER, memory=lines(("ddr5-rdimm-64gb", 2))), "memory.kind")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", "rdimm", "udimm")
+
+
+def test_ecc_and_non_ecc_mixed(snapshot: CatalogSnapshot) -> None:
+    mixed = check(snapshot, SERVER, memory=lines(("ddr5-rdimm-32gb", 12), ("ddr5-udimm-32gb", 12)))
+    finding = only(mixed, "memory.ecc_mixed")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", "ecc + non-ecc", "one kind")
+
+
+def test_mixed_modules(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, SERVER, memory=lines(("ddr5-rdimm-32gb", 12), ("ddr5-rdimm-64gb", 12)))
+    finding = only(verdict, "memory.mixed_modules")
+    assert (finding.severity, finding.measured, finding.limit) == ("warning", 2, 1)
+    assert "memory.ecc_mixed" not in memory_codes(verdict)
+
+
+def test_dimm_slots(snapshot: CatalogSnapshot) -> None:
+    finding = only(check(snapshot, SERVER, memory=lines(("ddr5-rdimm-32gb", 26))), "memory.dimm_slots")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", 26, 24)
+    assert finding.fixes[0].detail == "replace memory with 13× ddr5-rdimm-64gb"  # 832 GB in fewer, larger DIMMs
+
+
+def test_dimm_slots_of_an_empty_socket_do_not_count(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, SERVER, cpus=lines(("epyc-9554", 1)))
+    assert only(verdict, "memory.dimm_slots").limit == 12
+
+
+def test_population_uneven_channels(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, SERVER, memory=lines(("ddr5-rdimm-64gb", 16)))
+    finding = only(verdict, "memory.population")
+    assert (finding.severity, finding.measured, finding.limit, finding.unit) == (
+        "warning",
+        8.0,
+        12,
+        "DIMMs per socket",
+    )
+    assert "~67% of peak memory bandwidth" in finding.message  # 8 of 12 channels
+    assert finding.fixes[0].detail == "replace memory with 24× ddr5-rdimm-64gb (every channel alike)"
+
+
+def test_two_dimms_per_channel(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, XEON, memory=lines(("ddr5-rdimm-64gb", 32)))
+    finding = only(verdict, "memory.2dpc")
+    assert (finding.severity, finding.measured, finding.limit) == ("warning", 2, 1)
+    assert "4400 MT/s instead of 4800 MT/s" in finding.message
+    assert "memory.population" not in memory_codes(verdict)
+
+
+def test_ram_below_vram(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, SERVER, memory=lines(("ddr5-rdimm-16gb", 8)))  # 128 GB for 192 GB of VRAM
+    finding = only(verdict, "memory.ram_below_vram")
+    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("warning", 128, 192.0, "GB")
+
+
+def test_ram_below_twice_vram(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, SERVER, memory=lines(("ddr5-rdimm-16gb", 24)))  # 384 GB = 2 × 192: fine
+    assert memory_codes(verdict) == set()
+    verdict = check(snapshot, SERVER, gpus=lines(("h200-nvl", 4)), memory=lines(("ddr5-rdimm-32gb", 24)))
+    finding = only(verdict, "memory.ram_below_2x_vram")  # 768 GB for 564 GB
+    assert (finding.severity, finding.measured, finding.limit) == ("info", 768, 1128.0)
+    assert finding.fixes[0].detail == "replace memory with 24× ddr5-rdimm-64gb"

@@ -1,0 +1,142 @@
+"""PCIe rules (configurator/rules/pcie.py): GPU slot wiring, x8 fallback, switch uplinks, CPU lane budget.
+
+Lanes (validation-rules.md §2.1-2.2, fixtures/catalog.json `_meta.platform_checks`): 16 per GPU (x8 cards 8),
+4 per NVMe, NIC lanes; behind switches the uplinks × 16 count instead of the GPUs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from configurator.builds import build_from_payload
+from configurator.domain import BuildSpec, CatalogSnapshot, Finding, Verdict
+from configurator.validate import validate
+
+
+def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
+    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
+
+
+TOWER = {
+    "chassis": "ws-tower-am5",
+    "cpus": lines(("ryzen-9-9950x", 1)),
+    "gpus": lines(("rtx-5090", 1)),
+    "psus": lines(("psu-atx-2200w", 1)),
+    "memory": lines(("ddr5-udimm-48gb", 2)),
+    "storage": lines(("nvme-2tb", 1)),
+}
+TRX50 = {
+    "chassis": "ws-tower-trx50",
+    "cpus": lines(("tr-7960x", 1)),
+    "gpus": lines(("rtx-4090", 3)),
+    "psus": lines(("psu-atx-2200w", 1)),
+    "memory": lines(("ddr5-rdimm-64gb", 4)),
+    "storage": lines(("nvme-2tb", 1)),
+}
+SWITCHED = {
+    "chassis": "srv-8gpu-4u-epyc",
+    "cpus": lines(("epyc-9755", 2)),
+    "gpus": lines(("h200-nvl", 8)),
+    "psus": lines(("psu-crps-3000w", 4)),
+    "memory": lines(("ddr5-rdimm-128gb", 16)),
+    "storage": lines(("nvme-4tb", 2)),
+    "nics": lines(("nic-200g", 1)),
+    "bridges": lines(("nvlink-bridge-h200-4way", 2)),
+    "psu_redundancy": "n+1",
+}
+XEON_DIRECT = {
+    "chassis": "srv-8gpu-4u-xeon",
+    "cpus": lines(("xeon-6980p", 2)),
+    "gpus": lines(("h200-nvl", 8)),
+    "psus": lines(("psu-crps-3000w", 4)),
+    "memory": lines(("ddr5-rdimm-128gb", 24)),
+    "storage": lines(("nvme-4tb", 2)),
+    "nics": lines(("nic-200g", 1)),
+    "psu_redundancy": "n+1",
+}
+
+
+def build(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> BuildSpec:
+    return build_from_payload({**body, **changes}, snapshot)
+
+
+def check(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Verdict:
+    return validate(build(snapshot, body, **changes), snapshot=snapshot)
+
+
+def only(verdict: Verdict, code: str) -> Finding:
+    found = [finding for finding in verdict.findings if finding.code == code]
+    assert len(found) == 1, verdict.findings
+    return found[0]
+
+
+def codes(verdict: Verdict) -> set[str]:
+    return {finding.code for finding in verdict.findings if finding.code.startswith("pcie.")}
+
+
+def test_slot_lanes_four_x16_gpus_on_trx50(snapshot: CatalogSnapshot) -> None:
+    three = check(snapshot, TRX50)
+    assert codes(three) == set()
+    assert (three.pcie.lanes_needed, three.pcie.lanes_available) == (52, 88)  # 48 GPU + 4 NVMe of 88
+    verdict = check(snapshot, TRX50, gpus=lines(("rtx-4090", 4)))
+    finding = only(verdict, "pcie.slot_lanes")
+    # 4 × x16 = 64 lanes; TRX50 wires 48 Gen5 lanes to 3 GPU slots, not enough even at x8 (4 cards > 3 bays)
+    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 64, 48, "lanes")
+    assert finding.fixes[-1].detail == "remove 1× rtx-4090 (3 GPUs get their own x16/x8 links)"
+
+
+def test_x8_fallback_on_am5(snapshot: CatalogSnapshot) -> None:
+    assert codes(check(snapshot, TOWER)) == set()
+    verdict = check(snapshot, TOWER, gpus=lines(("rtx-5090", 2)))
+    finding = only(verdict, "pcie.x8_fallback")
+    assert (finding.severity, finding.measured, finding.limit) == ("warning", 32, 16)
+    assert finding.message.startswith("2 of 2 GPUs run at x8")
+    # platform_checks: "GPUs 16 (x8 fallback from 32) + 4 NVMe of 24"
+    assert (verdict.pcie.lanes_needed, verdict.pcie.lanes_available) == (20, 24)
+
+
+def test_x8_cards_need_no_fallback(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, TOWER, gpus=lines(("rtx-5060-ti-16gb", 2)))  # two native x8 cards on 16 lanes
+    assert codes(verdict) == set()
+    assert verdict.pcie.lanes_needed == 20
+
+
+def test_shared_uplink(snapshot: CatalogSnapshot) -> None:
+    base = build(snapshot, SWITCHED)
+    assert codes(validate(base, snapshot=snapshot)) == {"pcie.p2p_acs"}  # 8 GPUs on 4 uplinks = 2 each
+    two_uplinks = replace(base, chassis=replace(base.chassis, pcie_switch_uplinks=2))
+    finding = only(validate(two_uplinks, snapshot=snapshot), "pcie.shared_uplink")
+    assert (finding.severity, finding.measured, finding.limit) == ("warning", 4, 2)
+
+
+def test_switched_builds_count_uplinks(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, SWITCHED)
+    # platform_checks: "4 uplinks x16 = 64 + 8 NVMe + 16 NIC = 88 of 128"
+    assert (verdict.pcie.lanes_needed, verdict.pcie.lanes_available, verdict.pcie.topology) == (88, 128, "switched")
+
+
+def test_p2p_acs_info_only_behind_switches(snapshot: CatalogSnapshot) -> None:
+    finding = only(check(snapshot, SWITCHED), "pcie.p2p_acs")
+    assert finding.severity == "info"
+    assert "ACS" in finding.message
+    assert "pcie.p2p_acs" not in codes(check(snapshot, XEON_DIRECT))  # direct slots
+
+
+def test_cpu_lane_budget_one_cpu_in_a_2p_board(snapshot: CatalogSnapshot) -> None:
+    two = check(snapshot, XEON_DIRECT)
+    assert codes(two) == set()
+    assert (two.pcie.lanes_needed, two.pcie.lanes_available) == (152, 192)  # 2 × 96 Xeon 6980P lanes
+    verdict = check(snapshot, XEON_DIRECT, cpus=lines(("xeon-6980p", 1)), memory=lines(("ddr5-rdimm-128gb", 12)))
+    finding = only(verdict, "pcie.lanes")
+    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 152, 96, "lanes")
+    assert (finding.fixes[0].action, finding.fixes[0].sku, finding.fixes[0].qty) == ("add", "xeon-6980p", 1)
+
+
+def test_cpu_lane_budget_desktop(snapshot: CatalogSnapshot) -> None:
+    verdict = check(snapshot, TOWER, storage=lines(("nvme-2tb", 3)))
+    finding = only(verdict, "pcie.lanes")
+    assert (finding.measured, finding.limit) == (28, 24)  # 16 GPU + 3 × 4 NVMe on Ryzen's 24 lanes
+    fix = finding.fixes[0]
+    assert (fix.target, fix.sku) == ("chassis", "ws-tower-trx50")  # a tower for a tower
+    assert "with cpu tr-79" in fix.detail
