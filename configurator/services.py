@@ -16,11 +16,12 @@ from django.http import Http404
 
 from catalog.specs import catalog_snapshot
 from configurator.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
-from configurator.domain import BuildSpec, CatalogSnapshot, Price, Verdict, Workload
+from configurator.domain import BuildSpec, Candidate, CatalogSnapshot, Constraints, Price, Verdict, Workload
 from configurator.errors import DomainError
 from configurator.models import SavedBuild
-from configurator.presenters import verdict_to_dict
-from configurator.serializers import WorkloadInputSerializer
+from configurator.presenters import price_to_dict, verdict_to_dict
+from configurator.recommend import recommend
+from configurator.serializers import WorkloadInputSerializer, estimate_to_dict
 from configurator.validate import validate
 
 WORKLOAD_PREFIX = "workload."
@@ -144,3 +145,58 @@ def saved_build_update(
 
 def saved_build_delete(*, saved_build: SavedBuild) -> None:
     saved_build.delete()
+
+
+# --------------------------------------------------------------------------- recommendations
+
+
+def constraints_from_data(data: Mapping[str, Any], snapshot: CatalogSnapshot) -> Constraints:
+    """Validated constraint fields → Constraints; unknown chassis SKUs are named `constraints.chassis[i]`."""
+    chassis = tuple(str(sku).strip().lower() for sku in data.get("chassis") or ())
+    unknown = {
+        f"constraints.chassis[{index}]": [f"unknown chassis SKU {sku!r}"]
+        for index, sku in enumerate(chassis)
+        if sku not in snapshot.chassis
+    }
+    if unknown:
+        raise DomainError("The constraints are not valid input.", fields=unknown)
+    return Constraints(
+        max_price=data.get("max_price"),
+        currency=data.get("currency", settings.DEFAULT_CURRENCY),
+        form_factor=data.get("form_factor", "any"),
+        max_power_w=data.get("max_power_w"),
+        site_voltage=int(data.get("site_voltage", 230)),
+        require_ecc=bool(data.get("require_ecc", False)),
+        max_gpus=data.get("max_gpus"),
+        chassis=chassis,
+    )
+
+
+def candidate_to_dict(candidate: Candidate) -> dict[str, Any]:
+    return {
+        "build": build_to_payload(candidate.build),
+        "verdict": {**verdict_to_dict(candidate.verdict), "price": price_to_dict(candidate.price)},
+        "decode_tokens_per_s_per_user": round(candidate.decode_tokens_per_s_per_user, 2),
+        "decode_tokens_per_s_total": round(candidate.decode_tokens_per_s_total, 2),
+        "price": price_to_dict(candidate.price),
+        "why": list(candidate.why),
+    }
+
+
+def recommendation_make(*, workload: Workload, constraints: Mapping[str, Any], limit: int = 5) -> dict[str, Any]:
+    """The cheapest valid builds for a workload from the current catalog, as the API's response body."""
+    snapshot = catalog_snapshot()
+    result = recommend(
+        snapshot,
+        workload,
+        constraints_from_data(constraints, snapshot),
+        limit=limit,
+        vat_percent=settings.QUOTE_VAT_PERCENT,
+    )
+    return {
+        "estimate": estimate_to_dict(result.estimate),
+        "candidates": [candidate_to_dict(candidate) for candidate in result.candidates],
+        "considered": result.considered,
+        "elapsed_ms": round(result.elapsed_ms, 1),
+        "suggestions": list(result.suggestions),
+    }

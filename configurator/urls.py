@@ -4,6 +4,7 @@ from django.urls import path
 
 from configurator.apis.builds import BuildValidateApi, SavedBuildDetailApi, SavedBuildListApi
 from configurator.apis.estimate import EstimateApi, LlmModelListApi
+from configurator.apis.recommendations import RecommendationApi
 
 urlpatterns: list = [
     path("estimate", EstimateApi.as_view(), name="estimate"),
@@ -11,4 +12,5 @@ urlpatterns: list = [
     path("builds/validate", BuildValidateApi.as_view(), name="builds-validate"),
     path("builds/", SavedBuildListApi.as_view(), name="builds-list"),
     path("builds/<int:pk>/", SavedBuildDetailApi.as_view(), name="builds-detail"),
+    path("recommendations", RecommendationApi.as_view(), name="recommendations"),
 ]

@@ -160,4 +160,47 @@ def decode_speed(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-RULES = (estimate_problem, vram_fit, decode_speed)
+CUDA_ONLY_ENGINES = ("tensorrt-llm",)  # TensorRT-LLM runs on NVIDIA GPUs only (NVIDIA TensorRT-LLM docs)
+
+
+def engine_support(ctx: RuleContext) -> Iterator[Finding]:
+    """The software stack on non-NVIDIA GPUs.
+
+    ERROR: TensorRT-LLM on a GPU that is not NVIDIA's. WARNING: training (LoRA / QLoRA / full) or a
+    production service on AMD GPUs — ROCm runs llama.cpp inference well, but "совместимость с
+    конкретными инструментами приходится проверять" (bitsandbytes for QLoRA, DeepSpeed, vLLM kernels),
+    and for training and serious production "дорога по-прежнему ведёт к NVIDIA"
+    (../shared/reference/gpu-guide-2026.ru.txt, «Почему в рейтинге почти нет AMD»)."""
+    workload = ctx.workload
+    if workload is None:
+        return
+    others = sorted({line.spec.sku for line in ctx.build.gpus if line.spec.vendor != "NVIDIA"})
+    if not others:
+        return
+    if workload.engine in CUDA_ONLY_ENGINES:
+        yield Finding(
+            code="workload.engine_support",
+            severity="error",
+            message=f"{workload.engine} runs on NVIDIA GPUs only; {', '.join(others)} cannot run it.",
+            measured=workload.engine,
+            limit="NVIDIA (CUDA)",
+            components=tuple(others),
+            fixes=(Fix(action="change", detail="use llama.cpp or vLLM (ROCm), or NVIDIA GPUs", target="workload"),),
+        )
+        return
+    if workload.task != "inference" or workload.production or workload.require_ecc:
+        purpose = "training" if workload.task != "inference" else "a production service"
+        yield Finding(
+            code="workload.rocm_stack",
+            severity="warning",
+            message=(
+                f"{', '.join(others)} use ROCm: check every library of the {purpose} stack "
+                "(PyTorch, bitsandbytes, DeepSpeed, vLLM kernels) on this GPU before committing to it."
+            ),
+            measured="ROCm",
+            limit="CUDA",
+            components=tuple(others),
+        )
+
+
+RULES = (estimate_problem, vram_fit, decode_speed, engine_support)

@@ -97,3 +97,25 @@ def test_no_workload_no_estimate(snapshot: CatalogSnapshot) -> None:
     verdict = check(snapshot, None)
     assert verdict.estimate is None
     assert (verdict.vram.total_gib, verdict.vram.needed_per_gpu_gib) == (32.0, None)
+
+
+def test_tensorrt_llm_on_amd_is_an_error_and_on_nvidia_is_not(snapshot: CatalogSnapshot) -> None:
+    trt = replace(EIGHT_B, engine="tensorrt-llm")
+    on_amd = check(snapshot, trt, gpus=lines(("radeon-pro-w7900", 1)))
+    finding = only(on_amd, "workload.engine_support")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", "tensorrt-llm", "NVIDIA (CUDA)")
+    assert finding.components == ("radeon-pro-w7900",)
+    on_nvidia = check(snapshot, trt, gpus=lines(("rtx-a6000", 1)))
+    assert "workload.engine_support" not in on_nvidia.codes()
+
+
+def test_training_or_production_on_rocm_is_a_warning_llama_cpp_inference_is_not(snapshot: CatalogSnapshot) -> None:
+    lora = replace(EIGHT_B, task="lora", engine="transformers")
+    finding = only(check(snapshot, lora, gpus=lines(("radeon-pro-w7900", 1))), "workload.rocm_stack")
+    assert (finding.severity, finding.measured, finding.limit) == ("warning", "ROCm", "CUDA")
+    production = replace(EIGHT_B, production=True)
+    assert "workload.rocm_stack" in check(snapshot, production, gpus=lines(("radeon-pro-w7900", 1))).codes()
+    chat = replace(EIGHT_B, precision="q4_k_m", engine="llama.cpp", kv_cache_precision="f16")
+    codes = check(snapshot, chat, gpus=lines(("radeon-pro-w7900", 1))).codes()
+    assert not {"workload.rocm_stack", "workload.engine_support"} & codes
+    assert "workload.rocm_stack" not in check(snapshot, lora, gpus=lines(("rtx-a6000", 1))).codes()

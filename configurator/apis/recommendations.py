@@ -1,0 +1,87 @@
+"""POST /api/v1/recommendations: the cheapest valid builds for a workload (anonymous users allowed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from configurator.apis.builds import BuildErrorSerializer, PriceOutputSerializer, ValidateOutputSerializer
+from configurator.domain import SITE_VOLTAGES
+from configurator.serializers import EstimateOutputSerializer, WorkloadInputSerializer, workload_from_data
+from configurator.services import recommendation_make
+
+FORM_FACTORS = ("workstation", "rack", "any")
+
+
+class ConstraintsInputSerializer(serializers.Serializer):
+    max_price = serializers.DecimalField(
+        max_digits=16, decimal_places=2, min_value=0, required=False, allow_null=True, help_text="Gross, incl. VAT"
+    )
+    currency = serializers.ChoiceField(choices=("RUB",), default="RUB")
+    form_factor = serializers.ChoiceField(choices=FORM_FACTORS, default="any")
+    max_power_w = serializers.IntegerField(min_value=100, max_value=100_000, required=False, allow_null=True)
+    site_voltage = serializers.ChoiceField(choices=SITE_VOLTAGES, default=230)
+    require_ecc = serializers.BooleanField(default=False)
+    max_gpus = serializers.IntegerField(min_value=1, max_value=64, required=False, allow_null=True)
+    chassis = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=50)
+
+
+class RecommendationInputSerializer(serializers.Serializer):
+    workload = WorkloadInputSerializer()
+    constraints = ConstraintsInputSerializer(required=False)
+    limit = serializers.IntegerField(min_value=1, max_value=10, default=5)
+
+
+class BuildBodyOutputSerializer(serializers.Serializer):
+    chassis = serializers.CharField()
+    cpus = serializers.ListField(child=serializers.DictField())
+    gpus = serializers.ListField(child=serializers.DictField())
+    psus = serializers.ListField(child=serializers.DictField())
+    memory = serializers.ListField(child=serializers.DictField())
+    storage = serializers.ListField(child=serializers.DictField())
+    nics = serializers.ListField(child=serializers.DictField())
+    bridges = serializers.ListField(child=serializers.DictField())
+    psu_redundancy = serializers.CharField()
+    site_voltage = serializers.IntegerField()
+
+
+class CandidateOutputSerializer(serializers.Serializer):
+    build = BuildBodyOutputSerializer()
+    verdict = ValidateOutputSerializer()
+    decode_tokens_per_s_per_user = serializers.FloatField()
+    decode_tokens_per_s_total = serializers.FloatField()
+    price = PriceOutputSerializer()
+    why = serializers.ListField(child=serializers.CharField())
+
+
+class RecommendationOutputSerializer(serializers.Serializer):
+    estimate = EstimateOutputSerializer()
+    candidates = CandidateOutputSerializer(many=True)
+    considered = serializers.IntegerField(help_text="Builds priced and validated")
+    elapsed_ms = serializers.FloatField()
+    suggestions = serializers.ListField(child=serializers.CharField(), help_text="When nothing fits: what would")
+
+
+class RecommendationApi(APIView):
+    """The cheapest valid builds for a workload, each validated by the same rules as a hand-made build."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="recommendations_create",
+        request=RecommendationInputSerializer,
+        responses={200: RecommendationOutputSerializer, 400: BuildErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = RecommendationInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data: dict[str, Any] = serializer.validated_data
+        workload = workload_from_data(data["workload"], field_prefix="workload.")
+        body = recommendation_make(workload=workload, constraints=data.get("constraints") or {}, limit=data["limit"])
+        return Response(body)

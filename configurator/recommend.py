@@ -1,0 +1,693 @@
+"""Recommendations: the cheapest valid builds for a workload, with the reasons shown.
+
+Pure: a CatalogSnapshot, a Workload and Constraints in; ranked Candidates out. Every candidate returned
+has been run through `validate()` and has no error.
+
+The search space is the one an integrator would quote (the *recommendation policy*, shared with the
+exhaustive reference search below so both answer the same question):
+
+- GPUs: one model, `count` of them, in a chassis that takes them (`rules.context.chassis_takes_gpu`);
+- CPUs: every socket filled with the same model (a 2P board with one CPU loses half its lanes and slots);
+- memory: every channel filled evenly with one DIMM model at 1 or 2 DIMMs per channel, system RAM at
+  least equal to total VRAM when any such set reaches it (validation-rules.md §5.2-5.3);
+- storage: one NVMe drive for the OS and the model: ≥ 0.9 TB and ≥ 2 × the weight file;
+- power: the chassis' redundancy (N+1 for rack chassis that support it, none for towers) and the PSU
+  set keeping the load ≤ 80 % of usable capacity when any set within the bays does (§1.2);
+- NVLink: bridge sets for every GPU when the engine runs tensor parallel on bridge-capable cards;
+  NVSwitch comes with the HGX baseboard.
+
+Search (`recommend`): estimate once per GPU model to get the smallest count that fits (and, with a
+speed target, the smallest tensor-parallel count that meets it), keep the chassis that take that many,
+then per chassis the cheapest CPUs that give the lanes, the cheapest policy memory and drive, and the
+cheapest PSU set for the resulting load; validate; rank. `exhaustive_search` walks every GPU count,
+chassis, CPU and PSU set of the same space and validates each survivor — the reference the tests and
+`make bench` compare against.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from configurator.builds import build_price
+from configurator.domain import (
+    BridgeSpec,
+    BuildSpec,
+    Candidate,
+    CatalogSnapshot,
+    ChassisSpec,
+    Constraints,
+    CpuSpec,
+    Estimate,
+    GpuSpec,
+    Line,
+    MemorySpec,
+    PsuSpec,
+    StorageSpec,
+    Workload,
+)
+from configurator.estimate import estimate, min_gpus_to_fit, weight_bytes
+from configurator.rules.context import active, chassis_takes_gpu
+from configurator.rules.interconnect import BRIDGE_KINDS, MAX_WAYS
+from configurator.rules.pcie import lane_plan
+from configurator.rules.power import HEADROOM_SHARE, power_budget, redundant_units, valid_psu_counts
+from configurator.validate import validate
+
+BOOT_DRIVE_MIN_TB = 0.9  # OS + one model; datacenter NVMe comes in 0.96 / 1.92 / 3.84 … TB
+MODEL_COPIES_ON_DISK = 2.0  # the download and a converted / quantized copy side by side
+CPU_OPTIONS_PER_CHASSIS = 3  # the cheapest CPUs with enough lanes; a cheaper CPU with a higher TDP can
+# need a larger PSU set, so a few are priced out completely rather than only the cheapest
+TENSOR_ENGINES = ("vllm", "tensorrt-llm")
+# Without a target, an interactive service should still stream faster than people read: silent reading
+# averages 238 words/min (Brysbaert 2019, J. Memory and Language 109) ≈ 4 words/s ≈ 5.3 tokens/s at
+# ~1.33 tokens per English word; 10 tokens/s per user leaves room for skimming and non-English text.
+DEFAULT_TOKENS_PER_S_PER_USER = 10.0
+
+
+def speed_target(workload: Workload) -> float | None:
+    """The per-user decode speed a recommendation should reach (inference only)."""
+    if workload.task != "inference":
+        return None
+    return workload.target_tokens_per_s or DEFAULT_TOKENS_PER_S_PER_USER
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    estimate: Estimate  # the workload without a GPU (memory breakdown, assumptions)
+    candidates: tuple[Candidate, ...]
+    considered: int  # builds priced and validated
+    suggestions: tuple[str, ...]  # when nothing fits: what would
+    elapsed_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class _GpuOption:
+    gpu: GpuSpec
+    count: int
+    workload: Workload  # the workload as estimated (training may switch on ZeRO-3 across GPUs)
+    estimate: Estimate
+    link_gbs: float | None
+    bridges: tuple[tuple[BridgeSpec, int], ...]
+
+    @property
+    def per_user(self) -> float:
+        return self.estimate.throughput.decode_tokens_per_s_per_user if self.estimate.throughput else 0.0
+
+    @property
+    def total(self) -> float:
+        return self.estimate.throughput.decode_tokens_per_s_total if self.estimate.throughput else 0.0
+
+    def meets(self, target: float | None) -> bool:
+        return target is None or self.workload.task != "inference" or self.per_user >= target
+
+
+# --------------------------------------------------------------------------- pools (constraints, not heuristics)
+
+
+def _needs_ecc(workload: Workload, constraints: Constraints) -> bool:
+    return constraints.require_ecc or workload.require_ecc or workload.production
+
+
+def stack_supported(gpu: GpuSpec, workload: Workload, constraints: Constraints) -> bool:
+    """Policy: non-NVIDIA GPUs are recommended only for llama.cpp inference outside production. ROCm runs
+    llama.cpp well, but training libraries and production serving need checking per tool, and «если
+    задача — обучение и серьёзный продакшн … дорога по-прежнему ведёт к NVIDIA» (gpu-guide-2026.ru.txt).
+    A sales engineer can still build and validate AMD systems by hand (rule workload.rocm_stack warns)."""
+    if gpu.vendor == "NVIDIA":
+        return True
+    return workload.task == "inference" and workload.engine == "llama.cpp" and not _needs_ecc(workload, constraints)
+
+
+def gpu_pool(snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints) -> list[GpuSpec]:
+    ecc = _needs_ecc(workload, constraints)
+    return [
+        gpu
+        for gpu in active(snapshot.gpus)
+        if (gpu.ecc or not ecc) and stack_supported(gpu, workload, constraints)
+    ]
+
+
+def chassis_pool(snapshot: CatalogSnapshot, constraints: Constraints) -> list[ChassisSpec]:
+    allowed = set(constraints.chassis)
+    found = []
+    for chassis in active(snapshot.chassis):
+        if allowed and chassis.sku not in allowed:
+            continue
+        if constraints.form_factor == "workstation" and not chassis.is_workstation:
+            continue
+        if constraints.form_factor == "rack" and not chassis.is_rack:
+            continue
+        found.append(chassis)
+    return found
+
+
+def _max_gpus(chassis: ChassisSpec, constraints: Constraints) -> int:
+    limit = min(chassis.max_gpu_count, chassis.gpu_bays)
+    return min(limit, constraints.max_gpus) if constraints.max_gpus else limit
+
+
+# --------------------------------------------------------------------------- policy parts
+
+
+def redundancy_for(chassis: ChassisSpec) -> str:
+    """N+1 where a rack chassis supports it (one PSU may fail), else the chassis' first mode."""
+    if chassis.is_rack and "n+1" in chassis.psu_redundancy_modes:
+        return "n+1"
+    if "none" in chassis.psu_redundancy_modes:
+        return "none"
+    return chassis.psu_redundancy_modes[0]
+
+
+def _sockets_ok(cpu: CpuSpec, chassis: ChassisSpec) -> bool:
+    return cpu.socket == chassis.cpu_socket and cpu.max_sockets >= chassis.cpu_sockets
+
+
+def cpu_options(snapshot: CatalogSnapshot, chassis: ChassisSpec) -> list[CpuSpec]:
+    return sorted(
+        (cpu for cpu in active(snapshot.cpus) if _sockets_ok(cpu, chassis)), key=lambda cpu: (cpu.price, cpu.sku)
+    )
+
+
+def memory_sets(snapshot: CatalogSnapshot, chassis: ChassisSpec) -> list[Line[MemorySpec]]:
+    """Every even population: one DIMM model on every channel at 1 or 2 DIMMs per channel."""
+    sets = []
+    for dimm in active(snapshot.memory):
+        if dimm.kind != chassis.memory_kind or (chassis.memory_kind == "rdimm" and not dimm.ecc):
+            continue
+        for per_channel in (1, 2):
+            count = chassis.memory_channels * per_channel
+            if count <= chassis.dimm_slots:
+                sets.append(Line(spec=dimm, qty=count))
+    return sets
+
+
+def policy_memory(sets: Iterable[Line[MemorySpec]], vram_gib: float) -> list[Line[MemorySpec]]:
+    """The sets the policy allows: RAM ≥ total VRAM when any set reaches it, else the largest ones."""
+    sets = list(sets)
+    if not sets:
+        return []
+    enough = [line for line in sets if line.spec.capacity_gb * line.qty >= vram_gib]
+    if enough:
+        return enough
+    largest = max(line.spec.capacity_gb * line.qty for line in sets)
+    return [line for line in sets if line.spec.capacity_gb * line.qty == largest]
+
+
+def drive_tb_needed(workload: Workload) -> float:
+    weights_tb = weight_bytes(workload.model, workload.precision) / 1e12
+    return max(BOOT_DRIVE_MIN_TB, MODEL_COPIES_ON_DISK * weights_tb)
+
+
+def drive_options(snapshot: CatalogSnapshot, workload: Workload) -> list[StorageSpec]:
+    need = drive_tb_needed(workload)
+    return [d for d in active(snapshot.storage) if d.interface == "nvme" and d.capacity_tb >= need]
+
+
+def psu_sets(snapshot: CatalogSnapshot, chassis: ChassisSpec, redundancy: str) -> list[Line[PsuSpec]]:
+    lines = []
+    for psu in active(snapshot.psus):
+        if psu.form_factor != chassis.psu_form_factor:
+            continue
+        lines.extend(Line(spec=psu, qty=count) for count in valid_psu_counts(redundancy, chassis.psu_bays))
+    return sorted(lines, key=lambda line: (line.spec.price * line.qty, line.spec.sku, line.qty))
+
+
+class _Parts:
+    """Per-snapshot lists the search asks for again and again (CPUs, DIMM sets, PSU sets per chassis)."""
+
+    def __init__(self, snapshot: CatalogSnapshot) -> None:
+        self.snapshot = snapshot
+        self._cpus: dict[str, list[CpuSpec]] = {}
+        self._memory: dict[str, list[Line[MemorySpec]]] = {}
+        self._psus: dict[tuple[str, str], list[Line[PsuSpec]]] = {}
+
+    def cpus(self, chassis: ChassisSpec) -> list[CpuSpec]:
+        if chassis.sku not in self._cpus:
+            self._cpus[chassis.sku] = cpu_options(self.snapshot, chassis)
+        return self._cpus[chassis.sku]
+
+    def memory(self, chassis: ChassisSpec) -> list[Line[MemorySpec]]:
+        if chassis.sku not in self._memory:
+            self._memory[chassis.sku] = memory_sets(self.snapshot, chassis)
+        return self._memory[chassis.sku]
+
+    def psus(self, chassis: ChassisSpec, redundancy: str) -> list[Line[PsuSpec]]:
+        key = (chassis.sku, redundancy)
+        if key not in self._psus:
+            self._psus[key] = psu_sets(self.snapshot, chassis, redundancy)
+        return self._psus[key]
+
+
+_PARTS: dict[str, _Parts] = {}
+
+
+def _parts(snapshot: CatalogSnapshot) -> _Parts:
+    """The cache for this snapshot version (a changed catalog gets a new version and a new cache)."""
+    parts = _PARTS.get(snapshot.version)
+    if parts is None or parts.snapshot is not snapshot:
+        if len(_PARTS) > 8:
+            _PARTS.clear()
+        parts = _PARTS[snapshot.version] = _Parts(snapshot)
+    return parts
+
+
+def policy_psus(build: BuildSpec, sets: Iterable[Line[PsuSpec]]) -> list[Line[PsuSpec]]:
+    """PSU sets that carry the load: within 80 % of usable when any set does, else within 100 %.
+
+    The load does not depend on the PSUs, so it is computed once; usable capacity is the power rule's
+    (N − R) × rating at the site voltage."""
+    load = power_budget(build).load_w
+    carrying: list[tuple[Line[PsuSpec], float]] = []
+    for line in sets:
+        watts = line.spec.watts_at(build.site_voltage) or 0
+        usable = (line.qty - redundant_units(build.psu_redundancy, line.qty)) * watts
+        if usable > 0 and load <= usable:
+            carrying.append((line, load / usable))
+    comfortable = [line for line, share in carrying if share <= HEADROOM_SHARE]
+    return comfortable or [line for line, _ in carrying]
+
+
+def bridge_sets(snapshot: CatalogSnapshot, gpu: GpuSpec, count: int) -> tuple[tuple[BridgeSpec, int], ...]:
+    """Bridge sets joining all `count` GPUs (widest first), or () when they cannot all be joined."""
+    ways_allowed = MAX_WAYS.get(gpu.nvlink_kind, 0)
+    bridges = sorted(
+        (b for b in active(snapshot.bridges) if gpu.sku in b.gpu_skus and b.ways <= ways_allowed),
+        key=lambda b: (-b.ways, b.price, b.sku),
+    )
+    plan, left = [], count
+    for bridge in bridges:
+        sets = left // bridge.ways
+        if sets:
+            plan.append((bridge, sets))
+            left -= sets * bridge.ways
+    return tuple(plan) if left == 0 and plan else ()
+
+
+# --------------------------------------------------------------------------- GPU options
+
+
+def _training_variant(workload: Workload, count: int) -> Workload:
+    """Full fine-tuning across several GPUs is run sharded: without a stage chosen, assume ZeRO-3."""
+    if workload.task == "full_finetune" and count > 1 and workload.zero_stage == 0:
+        return replace(workload, zero_stage=3)
+    return workload
+
+
+def gpu_option(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, count: int) -> _GpuOption:
+    """Estimate `count` × `gpu`, joined by NVLink where the engine would use it."""
+    run = _training_variant(workload, count)
+    link: float | None = None
+    bridges: tuple[tuple[BridgeSpec, int], ...] = ()
+    if count > 1 and gpu.nvlink_gbs:
+        if gpu.nvlink_kind in ("nvswitch-sxm", "infinity-fabric-oam"):
+            link = gpu.nvlink_gbs
+        elif gpu.nvlink_kind in BRIDGE_KINDS and run.engine in TENSOR_ENGINES:
+            bridges = bridge_sets(snapshot, gpu, count)
+            link = gpu.nvlink_gbs if bridges else None
+    result = estimate(run, gpu, count, link_gbs=link)
+    if bridges and result.layout is not None and result.layout.parallelism != "tensor":
+        bridges, link = (), None  # the engine splits layers here: the bridge would not be used
+        result = estimate(run, gpu, count)
+    return _GpuOption(gpu=gpu, count=count, workload=run, estimate=result, link_gbs=link, bridges=bridges)
+
+
+def _fits(option: _GpuOption) -> bool:
+    return option.estimate.layout is not None and option.estimate.layout.fits
+
+
+# --------------------------------------------------------------------------- assembling one build
+
+
+@dataclass(frozen=True, slots=True)
+class _Assembly:
+    build: BuildSpec
+    option: _GpuOption
+
+
+def _base_build(chassis: ChassisSpec, option: _GpuOption, cpu: CpuSpec, site_voltage: int) -> BuildSpec:
+    return BuildSpec(
+        chassis=chassis,
+        cpus=(Line(spec=cpu, qty=chassis.cpu_sockets),),
+        gpus=(Line(spec=option.gpu, qty=option.count),),
+        bridges=tuple(Line(spec=bridge, qty=sets) for bridge, sets in option.bridges),
+        psu_redundancy=redundancy_for(chassis),
+        site_voltage=site_voltage,
+    )
+
+
+def _lanes_ok(build: BuildSpec) -> bool:
+    plan = lane_plan(build)
+    return plan.links_fit and plan.needed <= plan.available
+
+
+def _complete(
+    snapshot: CatalogSnapshot,
+    chassis: ChassisSpec,
+    option: _GpuOption,
+    cpus: Iterable[CpuSpec],
+    drive: StorageSpec,
+    constraints: Constraints,
+    *,
+    every_psu_set: bool,
+) -> Iterator[BuildSpec]:
+    """Policy builds for this chassis and GPU option: per CPU (with enough lanes), the cheapest policy
+    memory, then the cheapest carrying PSU set (or every carrying set when `every_psu_set`)."""
+    parts = _parts(snapshot)
+    vram = option.gpu.vram_gib * option.count
+    memory = policy_memory(parts.memory(chassis), vram)
+    if not memory:
+        return
+    dimms = min(memory, key=lambda line: (line.spec.price * line.qty, line.spec.sku, line.qty))
+    for cpu in cpus:
+        base = replace(
+            _base_build(chassis, option, cpu, constraints.site_voltage),
+            memory=(dimms,),
+            storage=(Line(spec=drive, qty=1),),
+        )
+        if not _lanes_ok(base):
+            continue
+        carrying = policy_psus(base, parts.psus(chassis, base.psu_redundancy))
+        for psus in carrying if every_psu_set else carrying[:1]:
+            yield replace(base, psus=(psus,))
+
+
+@dataclass
+class _Judge:
+    """Prices and validates builds, counting them; keeps only error-free ones within the constraints."""
+
+    snapshot: CatalogSnapshot
+    constraints: Constraints
+    vat_percent: Decimal
+    considered: int = 0
+
+    def candidate(self, build: BuildSpec, option: _GpuOption, *, beat: Decimal | None = None) -> Candidate | None:
+        """The build as a candidate, or None when it breaks a constraint, has an error, or (with `beat`)
+        costs more than that — a build that cannot win is not worth validating."""
+        price = build_price(build, vat_percent=self.vat_percent)
+        if beat is not None and price.gross > beat:
+            return None
+        self.considered += 1
+        if self.constraints.max_price is not None and price.gross > self.constraints.max_price:
+            return None
+        if self.constraints.max_power_w is not None and power_budget(build).load_w > self.constraints.max_power_w:
+            return None
+        verdict = validate(build, snapshot=self.snapshot, workload=option.workload)
+        if verdict.errors:
+            return None
+        throughput = verdict.estimate.throughput if verdict.estimate else option.estimate.throughput
+        return Candidate(
+            build=build,
+            verdict=verdict,
+            price=price,
+            decode_tokens_per_s_per_user=throughput.decode_tokens_per_s_per_user if throughput else 0.0,
+            decode_tokens_per_s_total=throughput.decode_tokens_per_s_total if throughput else 0.0,
+        )
+
+
+def _rank_key(candidate: Candidate, target: float | None, task: str) -> tuple[int, Decimal, float, str]:
+    slow = int(task == "inference" and target is not None and candidate.decode_tokens_per_s_per_user < target)
+    gpu = candidate.build.gpus[0].spec.sku
+    return (slow, candidate.price.gross, -candidate.decode_tokens_per_s_total, f"{gpu}/{candidate.build.chassis.sku}")
+
+
+# --------------------------------------------------------------------------- the smart search
+
+
+def _counts_to_try(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, most: int) -> list[_GpuOption]:
+    """The smallest count that fits and, when that is slower than the speed target, the smallest count
+    that meets it (tensor parallel on 2, 4, 8 GPUs speeds one stream up; a layer split does not). Counts in
+    between are dearer than the first and slower than the second, so they can never rank first."""
+    smallest = min_gpus_to_fit(workload, gpu, max_gpus=most)
+    if smallest is None and workload.task == "full_finetune":
+        smallest = min_gpus_to_fit(replace(workload, zero_stage=3), gpu, max_gpus=most)
+    if smallest is None:
+        return []
+    target = speed_target(workload)
+    options = []
+    for count in range(smallest, most + 1):
+        option = gpu_option(snapshot, workload, gpu, count)
+        if not _fits(option):
+            continue
+        if not options or option.meets(target):
+            options.append(option)
+        if option.meets(target):
+            break
+    return options
+
+
+def recommend(
+    snapshot: CatalogSnapshot,
+    workload: Workload,
+    constraints: Constraints,
+    *,
+    limit: int = 5,
+    vat_percent: Decimal = Decimal(22),
+) -> Recommendation:
+    started = time.perf_counter()
+    judge = _Judge(snapshot, constraints, vat_percent)
+    chassis_list = chassis_pool(snapshot, constraints)
+    found: list[Candidate] = []
+    drives = drive_options(snapshot, workload)
+    drive = min(drives, key=lambda d: (d.price, d.sku)) if drives else None
+    for gpu in gpu_pool(snapshot, workload, constraints):
+        hosts = [c for c in chassis_list if chassis_takes_gpu(c, gpu, 1)]
+        if not hosts or drive is None:
+            continue
+        most = max(_max_gpus(c, constraints) for c in hosts)
+        for option in _counts_to_try(snapshot, workload, gpu, most):
+            priced: list[tuple[Decimal, str, BuildSpec]] = []
+            for chassis in hosts:
+                if option.count > _max_gpus(chassis, constraints) or not chassis_takes_gpu(chassis, gpu, option.count):
+                    continue
+                cpus = _parts(snapshot).cpus(chassis)
+                builds = _complete(snapshot, chassis, option, cpus, drive, constraints, every_psu_set=False)
+                for build in islice(builds, CPU_OPTIONS_PER_CHASSIS):
+                    price = build_price(build, vat_percent=vat_percent).gross
+                    priced.append((price, f"{chassis.sku}/{build.cpus[0].spec.sku}", build))
+            priced.sort(key=lambda row: (row[0], row[1]))
+            # per form-factor class, validate in price order until the first build without an error
+            for workstation in (True, False):
+                for _, _, build in (row for row in priced if row[2].chassis.is_workstation == workstation):
+                    candidate = judge.candidate(build, option)
+                    if candidate is not None:
+                        found.append(candidate)
+                        break
+    target = speed_target(workload)
+    found.sort(key=lambda c: _rank_key(c, target, workload.task))
+    chosen = _pick_distinct(found, limit, workload)
+    suggestions = () if chosen else _suggestions(snapshot, workload, constraints, vat_percent)
+    return Recommendation(
+        estimate=estimate(workload),
+        candidates=tuple(chosen),
+        considered=judge.considered,
+        suggestions=suggestions,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+# --------------------------------------------------------------------------- ranking and reasons
+
+
+def _is_workstation(candidate: Candidate) -> bool:
+    return candidate.build.chassis.is_workstation
+
+
+def _signature(candidate: Candidate) -> tuple[str, int]:
+    line = candidate.build.gpus[0]
+    return (line.spec.sku, line.qty)
+
+
+def _pick_distinct(found: list[Candidate], limit: int, workload: Workload) -> list[Candidate]:
+    """Cheapest first, then alternatives that differ in kind: faster per rouble, ECC, fewer GPUs, the other
+    form factor; then the next cheapest GPU choices. Each carries why it is there."""
+    if not found or limit < 1:
+        return []
+    cheapest = found[0]
+    picks: list[tuple[Candidate, str]] = [(cheapest, "the cheapest valid build")]
+    seen = {_signature(cheapest)}
+
+    def add(candidate: Candidate | None, reason: str) -> None:
+        if candidate is not None and _signature(candidate) not in seen and len(picks) < limit:
+            picks.append((candidate, reason))
+            seen.add(_signature(candidate))
+
+    def first(predicate: object) -> Candidate | None:
+        return next((c for c in found if callable(predicate) and predicate(c) and _signature(c) not in seen), None)
+
+    if workload.task == "inference":
+        value = max(found, key=lambda c: (c.decode_tokens_per_s_total / float(c.price.gross), -float(c.price.gross)))
+        add(value, "the most tokens/s per rouble")
+    if not all(line.spec.ecc for line in cheapest.build.gpus):
+        add(first(lambda c: all(line.spec.ecc for line in c.build.gpus)), "the cheapest with ECC GPU memory")
+    add(first(lambda c: c.build.gpu_count < cheapest.build.gpu_count), "fewer, larger GPUs")
+    add(first(lambda c: _is_workstation(c) != _is_workstation(cheapest)), "the cheapest in the other form factor")
+    for candidate in found:
+        add(candidate, "the next cheapest GPU choice")
+    return [replace(candidate, why=_why(candidate, reason, workload)) for candidate, reason in picks]
+
+
+def _why(candidate: Candidate, reason: str, workload: Workload) -> tuple[str, ...]:
+    build = candidate.build
+    line = build.gpus[0]
+    gpu, count = line.spec, line.qty
+    verdict_estimate = candidate.verdict.estimate
+    layout = verdict_estimate.layout if verdict_estimate else None
+    linked = ""
+    if build.bridges:
+        ways = build.bridges[0].spec.ways
+        linked = f" with {'a' if len(build.bridges) == 1 and build.bridges[0].qty == 1 else 'the'} {ways}-way NVLink bridge"
+        linked += "s" if sum(b.qty for b in build.bridges) > 1 else ""
+    elif gpu.nvlink_kind == "nvswitch-sxm" and count > 1:
+        linked = " on NVSwitch"
+    parallel = {"tensor": "under tensor parallel", "pipeline": "split by layers", "data": "sharded (ZeRO)"}
+    how = parallel.get(layout.parallelism, "on one GPU") if layout else ""
+    precision = workload.precision.upper()
+    reasons = [f"{reason} ({candidate.price.gross:,.0f} {candidate.price.currency} incl. VAT)"]
+    if layout is not None:
+        reasons.append(
+            f"{count}× {gpu.sku}{linked}: the {workload.model.name} {precision} {workload.task.replace('_', ' ')} "
+            f"needs {layout.per_gpu_gib:.1f} GiB per GPU {how}, {layout.usable_gib:.1f} GiB usable"
+        )
+    if workload.task == "inference":
+        reasons.append(
+            f"decode ≈ {candidate.decode_tokens_per_s_per_user:.1f} tokens/s per user, "
+            f"{candidate.decode_tokens_per_s_total:.0f} tokens/s for {workload.concurrent_users} user(s)"
+        )
+        target = speed_target(workload)
+        named = "the" if workload.target_tokens_per_s else "the default interactive"
+        if target and candidate.decode_tokens_per_s_per_user < target:
+            reasons.append(f"below {named} {target:g} tokens/s per user: no build in the catalog meets it")
+        elif not workload.target_tokens_per_s:
+            reasons.append(f"meets the default interactive speed of {target:g} tokens/s per user (≈ 2× reading speed)")
+    power = candidate.verdict.power
+    reasons.append(
+        f"{build.chassis.sku}; {power.load_w:,.0f} W load on {power.capacity_w:,.0f} W usable ({power.redundancy})"
+    )
+    if gpu.ecc:
+        reasons.append("ECC GPU memory")
+    if candidate.verdict.warnings:
+        reasons.append("warnings to acknowledge: " + ", ".join(sorted({f.code for f in candidate.verdict.warnings})))
+    return tuple(reasons)
+
+
+# --------------------------------------------------------------------------- when nothing fits
+
+
+def _suggestions(
+    snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints, vat_percent: Decimal
+) -> tuple[str, ...]:
+    """Say what would work. First the constraints: the cheapest build with every limit lifted, and which
+    limits it needs lifted (budget, form factor, GPU count, power, chassis list, site voltage). Then the
+    workload: a lighter precision, a shorter context, LoRA instead of full fine-tuning, no ECC."""
+    tips: list[str] = []
+
+    def cheapest(w: Workload, c: Constraints) -> Candidate | None:
+        found = recommend(snapshot, w, c, limit=1, vat_percent=vat_percent).candidates
+        return found[0] if found else None
+
+    open_limits = replace(
+        constraints,
+        max_price=None,
+        form_factor="any",
+        max_power_w=None,
+        max_gpus=None,
+        chassis=(),
+        site_voltage=230,
+    )
+    lifted = cheapest(workload, open_limits) if open_limits != constraints else None
+    if lifted is not None:
+        build, gross = lifted.build, lifted.price.gross
+        what = f"{build.gpu_count}× {build.gpus[0].spec.sku} in {build.chassis.sku}"
+        if constraints.max_price is not None and gross > constraints.max_price:
+            tips.append(f"raise the budget to {gross:,.0f} {lifted.price.currency} ({what})")
+        if constraints.form_factor == "workstation" and not build.chassis.is_workstation:
+            tips.append(f"allow rack servers ({what})")
+        if constraints.form_factor == "rack" and not build.chassis.is_rack:
+            tips.append(f"allow tower workstations ({what})")
+        if constraints.max_gpus is not None and build.gpu_count > constraints.max_gpus:
+            tips.append(f"allow {build.gpu_count} GPUs ({what})")
+        if constraints.max_power_w is not None and lifted.verdict.power.load_w > constraints.max_power_w:
+            tips.append(f"allow {lifted.verdict.power.load_w:,.0f} W of load ({what})")
+        if constraints.chassis and build.chassis.sku not in constraints.chassis:
+            tips.append(f"allow chassis {build.chassis.sku}")
+        if constraints.site_voltage == 120:
+            tips.append(f"use a 200–240 V circuit ({what})")
+    heavier = ("fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q6_k", "q5_k_m", "q5_k_s")
+    if workload.task == "inference" and workload.precision in heavier:
+        for lighter, engine in (("q4_k_m", "llama.cpp"), ("int4", "vllm")):
+            smaller = cheapest(replace(workload, precision=lighter, engine=engine), constraints)
+            if smaller:
+                tips.append(
+                    f"quantize to {lighter.upper()} ({engine}): {smaller.build.gpu_count}× "
+                    f"{smaller.build.gpus[0].spec.sku} from {smaller.price.gross:,.0f} {smaller.price.currency}"
+                )
+                break
+    if workload.task == "inference" and workload.context_tokens > 8192:
+        shorter = cheapest(replace(workload, context_tokens=8192), constraints)
+        if shorter:
+            tips.append("shorten the context to 8,192 tokens (the KV cache shrinks with it)")
+    if workload.task == "full_finetune":
+        lora = cheapest(replace(workload, task="lora"), constraints)
+        if lora:
+            tips.append(f"fine-tune with LoRA instead: {lora.build.gpu_count}× {lora.build.gpus[0].spec.sku}")
+    if _needs_ecc(workload, constraints):
+        relaxed = cheapest(
+            replace(workload, require_ecc=False, production=False), replace(constraints, require_ecc=False)
+        )
+        if relaxed:
+            tips.append(f"without the ECC requirement {relaxed.build.gpus[0].spec.sku} builds would fit")
+    if not tips:
+        tips.append("no catalog build fits this workload; ask a sales engineer for a multi-node cluster")
+    return tuple(tips)
+
+
+# --------------------------------------------------------------------------- the exhaustive reference
+
+
+def exhaustive_search(
+    snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints, *, vat_percent: Decimal = Decimal(22)
+) -> tuple[Candidate | None, int]:
+    """Reference for tests and benchmarks: every GPU model × every count × every chassis × every CPU ×
+    every carrying PSU set of the policy space, each priced and validated; the cheapest valid build
+    (speed target first, as in `recommend`). Returns it and the number of builds validated."""
+    judge = _Judge(snapshot, constraints, vat_percent)
+    drives = drive_options(snapshot, workload)
+    if not drives:
+        return None, 0
+    drive = min(drives, key=lambda d: (d.price, d.sku))
+    target = speed_target(workload)
+    best: Candidate | None = None
+    chassis_list = chassis_pool(snapshot, constraints)
+    for gpu in gpu_pool(snapshot, workload, constraints):
+        most = max((_max_gpus(c, constraints) for c in chassis_list), default=0)
+        for count in range(1, most + 1):
+            option = gpu_option(snapshot, workload, gpu, count)
+            if not _fits(option):
+                continue  # the workload.vram rule would refuse every build of this option
+            for chassis in chassis_list:
+                if count > _max_gpus(chassis, constraints) or not chassis_takes_gpu(chassis, gpu, count):
+                    continue  # the fit/cooling rules would refuse it
+                cpus = _parts(snapshot).cpus(chassis)
+                for build in _complete(snapshot, chassis, option, cpus, drive, constraints, every_psu_set=True):
+                    # exact pruning: a build in a slower class than the best, or dearer in the same class,
+                    # cannot win, so it is not validated
+                    beat = None
+                    if best is not None:
+                        slow = int(not option.meets(target))
+                        best_slow = _rank_key(best, target, workload.task)[0]
+                        if slow > best_slow:
+                            continue
+                        if slow == best_slow:
+                            beat = best.price.gross
+                    candidate = judge.candidate(build, option, beat=beat)
+                    if candidate is None:
+                        continue
+                    if best is None or _rank_key(candidate, target, workload.task) < _rank_key(
+                        best, target, workload.task
+                    ):
+                        best = candidate
+    return best, judge.considered
+

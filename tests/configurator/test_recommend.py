@@ -1,0 +1,149 @@
+"""Recommendations: the article's use cases get the cheapest valid build, the same one an exhaustive
+search of the same space finds, and the article's guidance comes out of it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+
+import pytest
+
+from configurator.domain import CatalogSnapshot, Constraints, Workload
+from configurator.models_library import model_get
+from configurator.recommend import exhaustive_search, recommend, speed_target
+from configurator.use_cases import use_cases
+from configurator.validate import validate
+
+
+def _w(slug: str, **kwargs: object) -> Workload:
+    return Workload(model=model_get(slug), **kwargs)  # type: ignore[arg-type]
+
+
+# The ten use cases of the article (../shared/reference/gpu-guide-2026.ru.txt) and issue 5.
+CASES: dict[str, tuple[Workload, Constraints]] = {case.title: (case.workload, case.constraints) for case in use_cases()}
+
+HOPPER = {"h100-pcie", "h100-nvl", "h100-sxm", "h200-nvl", "h200-sxm"}
+
+
+@pytest.fixture(scope="module")
+def results(snapshot: CatalogSnapshot) -> dict[str, tuple[object, object]]:
+    return {
+        name: (recommend(snapshot, workload, constraints), exhaustive_search(snapshot, workload, constraints)[0])
+        for name, (workload, constraints) in CASES.items()
+    }
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_top_candidate_is_valid_fits_and_is_the_exhaustive_cheapest(
+    snapshot: CatalogSnapshot, results: dict[str, tuple], name: str
+) -> None:
+    recommendation, reference = results[name]
+    workload, _ = CASES[name]
+    assert recommendation.candidates, f"{name}: nothing recommended; suggestions {recommendation.suggestions}"
+    top = recommendation.candidates[0]
+    verdict = validate(top.build, snapshot=snapshot, workload=top.verdict.estimate and workload)
+    assert top.verdict.errors == ()
+    assert verdict.valid or {f.code for f in verdict.errors} <= {"workload.vram"} and workload.task == "full_finetune"
+    assert top.verdict.estimate is not None and top.verdict.estimate.layout is not None
+    assert top.verdict.estimate.layout.fits
+    assert reference is not None
+    assert (top.build, top.price.gross) == (reference.build, reference.price.gross), (
+        f"{name}: recommend {top.build.gpu_count}× {top.build.gpus[0].spec.sku} in {top.build.chassis.sku} "
+        f"{top.price.gross} vs exhaustive {reference.build.gpu_count}× {reference.build.gpus[0].spec.sku} "
+        f"in {reference.build.chassis.sku} {reference.price.gross}"
+    )
+    for candidate in recommendation.candidates:
+        assert candidate.verdict.errors == ()
+        assert candidate.why and candidate.why[0]
+
+
+def test_every_candidate_is_sorted_cheapest_first_then_alternatives(results: dict[str, tuple]) -> None:
+    recommendation, _ = results["70B Q4 for a team"]
+    gross = [c.price.gross for c in recommendation.candidates]
+    assert gross[0] == min(gross)
+    assert len({(c.build.gpus[0].spec.sku, c.build.gpu_count) for c in recommendation.candidates}) == len(gross)
+
+
+def test_beginner_gets_an_rtx_3060_class_build(results: dict[str, tuple]) -> None:
+    """Article: «Новичку … хватит RTX 3060 12GB — на ней запускаются модели 7–8B»."""
+    top = results["beginner 7B Q4 chat"][0].candidates[0]
+    gpu = top.build.gpus[0].spec
+    assert top.build.gpu_count == 1
+    assert gpu.sku == "rtx-3060-12gb"
+    assert top.build.chassis.kind == "tower-workstation"
+
+
+def test_production_ecc_never_gets_geforce_cards(results: dict[str, tuple]) -> None:
+    """Article: «Брать карту без ECC для продакшна с SLA» is a mistake."""
+    recommendation, _ = results["production service requiring ECC"]
+    assert recommendation.candidates
+    for candidate in recommendation.candidates:
+        for line in candidate.build.gpus:
+            assert line.spec.ecc
+            assert not line.spec.is_consumer
+
+
+@pytest.mark.parametrize(
+    "name", ["beginner 7B Q4 chat", "30B Q4 on a workstation", "70B Q4 for a team", "LoRA of an 8B model"]
+)
+def test_no_hopper_where_a_cheaper_card_meets_the_workload_and_speed(results: dict[str, tuple], name: str) -> None:
+    """Article: «Переплачивать за H100, когда хватает A100 или RTX 5090» is a mistake."""
+    recommendation, _ = results[name]
+    workload, _ = CASES[name]
+    target = speed_target(workload)
+    top = recommendation.candidates[0]
+    assert top.build.gpus[0].spec.sku not in HOPPER
+    if target:
+        assert top.decode_tokens_per_s_per_user >= target
+    for candidate in recommendation.candidates:
+        assert candidate.build.gpus[0].spec.sku not in HOPPER
+
+
+def test_30b_on_a_workstation_stays_a_workstation(results: dict[str, tuple]) -> None:
+    recommendation, _ = results["30B Q4 on a workstation"]
+    assert all(c.build.chassis.is_workstation for c in recommendation.candidates)
+
+
+def test_speed_target_is_met_when_the_catalog_can(snapshot: CatalogSnapshot) -> None:
+    workload = _w("llama-3.1-70b", precision="fp8", engine="vllm", context_tokens=4096, target_tokens_per_s=40.0)
+    recommendation = recommend(snapshot, workload, Constraints())
+    top = recommendation.candidates[0]
+    assert top.decode_tokens_per_s_per_user >= 40.0
+    slower = recommend(snapshot, replace(workload, target_tokens_per_s=5.0), Constraints()).candidates[0]
+    assert slower.price.gross <= top.price.gross
+
+
+def test_budget_form_factor_and_gpu_limits_are_respected(snapshot: CatalogSnapshot) -> None:
+    workload = CASES["70B Q4 for a team"][0]
+    limited = recommend(
+        snapshot, workload, Constraints(max_price=Decimal("1500000"), form_factor="workstation", max_gpus=2)
+    )
+    assert limited.candidates
+    for candidate in limited.candidates:
+        assert candidate.price.gross <= Decimal("1500000")
+        assert candidate.build.chassis.is_workstation
+        assert candidate.build.gpu_count <= 2
+
+
+def test_when_nothing_fits_it_says_what_would(snapshot: CatalogSnapshot) -> None:
+    workload = _w("llama-3.1-405b", precision="bf16", engine="vllm", context_tokens=8192)
+    result = recommend(snapshot, workload, Constraints(max_price=Decimal("1000000"), form_factor="workstation"))
+    assert result.candidates == ()
+    text = " | ".join(result.suggestions)
+    assert "raise the budget to" in text
+    assert "allow rack servers" in text
+
+
+def test_quantization_is_suggested_when_only_a_lighter_precision_fits(snapshot: CatalogSnapshot) -> None:
+    workload = _w("llama-3.1-70b", precision="bf16", engine="vllm", context_tokens=4096)
+    result = recommend(snapshot, workload, Constraints(max_price=Decimal("1500000")))
+    assert result.candidates == ()
+    assert any(tip.startswith("quantize to Q4_K_M") for tip in result.suggestions)
+
+
+def test_recommend_is_deterministic(snapshot: CatalogSnapshot) -> None:
+    workload, constraints = CASES["70B FP8 serving for 50 users"]
+    first = recommend(snapshot, workload, constraints)
+    second = recommend(snapshot, workload, constraints)
+    assert [c.build for c in first.candidates] == [c.build for c in second.candidates]
+    assert first.considered == second.considered
