@@ -24,8 +24,15 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
     "catalog": [
         ("catalog", f"{action}_{model}") for model in CATALOG_MODELS for action in ("view", "add", "change", "delete")
     ],
-    # sales engineers see the catalog (read-only in the admin)
-    "sales": [("catalog", f"view_{model}") for model in CATALOG_MODELS],
+    # sales engineers see the catalog (read-only in the admin) and work on quotes and saved builds
+    "sales": [
+        *(("catalog", f"view_{model}") for model in CATALOG_MODELS),
+        ("quotes", "view_quote"),
+        ("quotes", "change_quote"),
+        ("quotes", "view_quoteline"),
+        ("quotes", "view_quoteevent"),
+        ("configurator", "view_savedbuild"),
+    ],
     # customers work through the site and the API only; object ownership is checked in code
     "customers": [],
 }

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -139,7 +140,7 @@ def main() -> int:
     return 0 if ok else 1
 
 
-def _aggregate_rows(rows: list[cal.CalibrationRow], gpus: dict) -> None:  # type: ignore[type-arg]
+def _aggregate_rows(rows: list[cal.CalibrationRow], gpus: dict[str, Any]) -> None:
     """Aggregate-throughput rows are not part of the figure above; show our estimate at the largest
     concurrency that fits memory, for reference."""
     print("\nFor reference, aggregate rows (excluded above): total tokens/s at the largest concurrency that fits")

@@ -13,6 +13,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -43,7 +44,7 @@ def _mix() -> list[Workload]:
     ]
 
 
-def _rate(fn, calls: int) -> float:  # type: ignore[no-untyped-def]
+def _rate(fn: Any, calls: int) -> float:
     start = time.perf_counter()
     done = fn(calls)
     return done / (time.perf_counter() - start)

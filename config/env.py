@@ -88,6 +88,9 @@ KNOWN_VARIABLES: dict[str, str] = {
     ),
     "LOG_FORMAT": "json (JSON lines with request ids, default) or plain",
     "DB_CONN_MAX_AGE": "seconds a database connection is reused (default 60)",
+    "QUOTE_RENDER_TEST_DELAY_S": (
+        "tests only: seconds the quote render sleeps (honoured only with config.settings.test)"
+    ),
     "QUOTE_VAT_PERCENT": "VAT rate applied to new quotes (default 22)",
     "QUOTE_VALIDITY_DAYS": "days a sent quote stays valid (default 14)",
     "SALES_DISCOUNT_LIMIT_PERCENT": "largest discount a sales engineer may give without approval (default 10)",

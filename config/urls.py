@@ -7,6 +7,7 @@ from config import views
 api_v1: list[URLPattern | URLResolver] = [
     path("catalog/", include("catalog.urls")),
     path("", include("configurator.urls")),
+    path("quotes/", include("quotes.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
 ]

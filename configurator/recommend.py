@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
-from itertools import islice
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from itertools import islice
 
 from configurator.builds import build_price
 from configurator.domain import (
@@ -124,9 +124,7 @@ def stack_supported(gpu: GpuSpec, workload: Workload, constraints: Constraints) 
 def gpu_pool(snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints) -> list[GpuSpec]:
     ecc = _needs_ecc(workload, constraints)
     return [
-        gpu
-        for gpu in active(snapshot.gpus)
-        if (gpu.ecc or not ecc) and stack_supported(gpu, workload, constraints)
+        gpu for gpu in active(snapshot.gpus) if (gpu.ecc or not ecc) and stack_supported(gpu, workload, constraints)
     ]
 
 
@@ -207,7 +205,7 @@ def drive_options(snapshot: CatalogSnapshot, workload: Workload) -> list[Storage
 
 
 def psu_sets(snapshot: CatalogSnapshot, chassis: ChassisSpec, redundancy: str) -> list[Line[PsuSpec]]:
-    lines = []
+    lines: list[Line[PsuSpec]] = []
     for psu in active(snapshot.psus):
         if psu.form_factor != chassis.psu_form_factor:
             continue
@@ -426,7 +424,7 @@ def _counts_to_try(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, 
     if smallest is None:
         return []
     target = speed_target(workload)
-    options = []
+    options: list[_GpuOption] = []
     for count in range(smallest, most + 1):
         option = gpu_option(snapshot, workload, gpu, count)
         if not _fits(option):
@@ -537,9 +535,9 @@ def _why(candidate: Candidate, reason: str, workload: Workload) -> tuple[str, ..
     layout = verdict_estimate.layout if verdict_estimate else None
     linked = ""
     if build.bridges:
-        ways = build.bridges[0].spec.ways
-        linked = f" with {'a' if len(build.bridges) == 1 and build.bridges[0].qty == 1 else 'the'} {ways}-way NVLink bridge"
-        linked += "s" if sum(b.qty for b in build.bridges) > 1 else ""
+        sets = sum(line.qty for line in build.bridges)
+        kinds = " + ".join(f"{line.spec.ways}-way" for line in build.bridges)
+        linked = f" with {'a' if sets == 1 else sets} {kinds} NVLink bridge{'s' if sets > 1 else ''}"
     elif gpu.nvlink_kind == "nvswitch-sxm" and count > 1:
         linked = " on NVSwitch"
     parallel = {"tensor": "under tensor parallel", "pipeline": "split by layers", "data": "sharded (ZeRO)"}
@@ -690,4 +688,3 @@ def exhaustive_search(
                     ):
                         best = candidate
     return best, judge.considered
-

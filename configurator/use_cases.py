@@ -52,9 +52,7 @@ def use_cases() -> tuple[UseCase, ...]:
         UseCase(
             "qlora-70b",
             "QLoRA of a 70B model",
-            Workload(
-                m("llama-3.1-70b"), task="qlora", precision="bf16", engine="transformers", sequence_length=2048
-            ),
+            Workload(m("llama-3.1-70b"), task="qlora", precision="bf16", engine="transformers", sequence_length=2048),
             Constraints(),
         ),
         UseCase(

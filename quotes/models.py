@@ -1,1 +1,269 @@
-"""Quotes (see «Quotes…» issue): models arrive with that capability."""
+"""Quotes: a numbered, priced snapshot of a build (ARCHITECTURE.md §Quotes).
+
+* `Quote` — one revision of a commercial offer. The number (`Q-2026-000123`) comes from a database
+  sequence (PostgreSQL) or a counter row updated inside the creating transaction (SQLite) and is never
+  reused; a revision (`R2`) keeps the number. Everything the customer sees — lines, prices, VAT rate,
+  terms, the build and its verdict — is copied when the quote is made, so later catalog changes never
+  touch an issued quote.
+* `QuoteLine` — SKU, name, spec summary and prices copied when the line is added. Optional lines are
+  shown but kept out of the totals.
+* `QuoteEvent` — the append-only history: every service writes one.
+
+The status machine lives in `TRANSITIONS` below and nowhere else; `quotes.services` checks it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+MONEY: dict[str, Any] = {"max_digits": settings.MONEY_MAX_DIGITS, "decimal_places": settings.MONEY_DECIMAL_PLACES}
+PERCENT: dict[str, Any] = {"max_digits": 5, "decimal_places": 2}
+
+
+class QuoteStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    PENDING_APPROVAL = "pending_approval", "Pending approval"
+    APPROVED = "approved", "Approved"
+    SENT = "sent", "Sent"
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected"
+    EXPIRED = "expired", "Expired"
+    SUPERSEDED = "superseded", "Superseded"
+
+
+S = QuoteStatus
+
+#: The one transition table. `from → {to, …}`.
+#:
+#: * draft → pending_approval (submit), → sent directly when the discount is within the sales limit
+#:   (`quotes.services.quote_send` refuses draft → sent with `approval_required` otherwise).
+#: * pending_approval → approved (approve, by another sales user); a declined approval is handled by
+#:   `revise` with another discount (the pending revision becomes superseded).
+#: * approved → sent; sent → accepted | rejected (the customer) | expired (the daily job).
+#: * any issued-but-open or closed-without-a-deal revision → superseded when `revise` makes the next
+#:   revision. A draft is edited in place (refresh prices) rather than revised; an accepted quote is a
+#:   deal and is never superseded.
+TRANSITIONS: dict[str, frozenset[str]] = {
+    S.DRAFT: frozenset({S.PENDING_APPROVAL, S.SENT}),
+    S.PENDING_APPROVAL: frozenset({S.APPROVED, S.SUPERSEDED}),
+    S.APPROVED: frozenset({S.SENT, S.SUPERSEDED}),
+    S.SENT: frozenset({S.ACCEPTED, S.REJECTED, S.EXPIRED, S.SUPERSEDED}),
+    S.ACCEPTED: frozenset(),
+    S.REJECTED: frozenset({S.SUPERSEDED}),
+    S.EXPIRED: frozenset({S.SUPERSEDED}),
+    S.SUPERSEDED: frozenset(),
+}
+
+#: Statuses in which the quote has been issued to the customer: read-only in the admin.
+ISSUED_STATUSES: frozenset[str] = frozenset({S.SENT, S.ACCEPTED, S.REJECTED, S.EXPIRED, S.SUPERSEDED})
+
+
+def can_transition(from_status: str, to_status: str) -> bool:
+    return to_status in TRANSITIONS.get(from_status, frozenset())
+
+
+class RenderStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    GENERATING = "generating", "Generating"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+
+
+class QuoteCounter(models.Model):
+    """The number counter on databases without sequences (SQLite).
+
+    One row per counter name, incremented with an UPDATE inside the transaction that creates the quote,
+    so the write lock serializes creators; a rolled-back creation gives its value back, a committed one
+    never does. PostgreSQL uses the `quotes_quote_number_seq` sequence instead (migration 0002).
+    """
+
+    name = models.CharField(max_length=40, primary_key=True)
+    value = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(value__gte=0), name="quotecounter_value_nonnegative")]
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.value}"
+
+
+class Quote(models.Model):
+    number = models.CharField(max_length=20, db_index=True, help_text="Q-<year>-<6 digits>, shared by revisions")
+    revision = models.PositiveIntegerField(default=1)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="quotes", help_text="The customer"
+    )
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    status = models.CharField(max_length=20, choices=QuoteStatus.choices, default=QuoteStatus.DRAFT)
+    currency = models.CharField(max_length=3, default="RUB")
+    vat_percent = models.DecimalField(**PERCENT, help_text="VAT rate at creation (settings.QUOTE_VAT_PERCENT)")
+    discount_percent = models.DecimalField(**PERCENT, default=0)
+    net_total = models.DecimalField(**MONEY, default=0)
+    vat_total = models.DecimalField(**MONEY, default=0)
+    gross_total = models.DecimalField(**MONEY, default=0)
+    valid_until = models.DateTimeField(
+        null=True, blank=True, help_text="End of the validity day in the seller's time zone; set when sent"
+    )
+    sent_at = models.DateTimeField(null=True, blank=True)
+    emailed_at = models.DateTimeField(null=True, blank=True, help_text="When the customer was e-mailed the PDF")
+    terms = models.TextField(blank=True, help_text="The terms text as it was when the quote was made")
+    build_payload = models.JSONField(help_text="The build body the quote was made from")
+    verdict = models.JSONField(default=dict, blank=True, help_text="The verdict of the build at creation")
+    saved_build = models.ForeignKey(
+        "configurator.SavedBuild", on_delete=models.SET_NULL, null=True, blank=True, related_name="quotes"
+    )
+    pdf = models.FileField(upload_to="quotes/", blank=True, max_length=200)
+    pdf_sha256 = models.CharField(max_length=64, blank=True)
+    render_status = models.CharField(max_length=12, choices=RenderStatus.choices, default=RenderStatus.PENDING)
+    render_started_at = models.DateTimeField(null=True, blank=True, help_text="Claim time of the current render")
+    render_queued_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the render task was last handed to the broker"
+    )
+    render_attempts = models.PositiveIntegerField(default=0)
+    render_error = models.TextField(blank=True)
+    idempotency_key = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    #: Not a field: True on the object `quote_create` returns when the idempotency key matched an
+    #: existing quote instead of creating one.
+    replayed: bool = False
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        constraints = [
+            models.UniqueConstraint(fields=["number", "revision"], name="quote_number_revision_unique"),
+            models.UniqueConstraint(
+                fields=["created_by", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="quote_idempotency_key_unique_per_creator",
+            ),
+            models.CheckConstraint(condition=Q(revision__gte=1), name="quote_revision_positive"),
+            models.CheckConstraint(
+                condition=Q(discount_percent__gte=0) & Q(discount_percent__lte=100), name="quote_discount_0_100"
+            ),
+            models.CheckConstraint(condition=Q(vat_percent__gte=0) & Q(vat_percent__lte=100), name="quote_vat_0_100"),
+            models.CheckConstraint(
+                condition=Q(net_total__gte=0) & Q(vat_total__gte=0) & Q(gross_total__gte=0),
+                name="quote_totals_nonnegative",
+            ),
+            models.CheckConstraint(condition=Q(status__in=QuoteStatus.values), name="quote_status_known"),
+            models.CheckConstraint(
+                condition=Q(render_status__in=RenderStatus.values), name="quote_render_status_known"
+            ),
+            models.CheckConstraint(condition=Q(currency__regex=r"^[A-Z]{3}$"), name="quote_currency_iso"),
+        ]
+        indexes = [
+            models.Index(fields=["owner", "-created_at"], name="quote_owner_created"),
+            models.Index(fields=["status", "valid_until"], name="quote_status_valid_until"),
+            models.Index(fields=["render_status", "render_started_at"], name="quote_render_status"),
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def label(self) -> str:
+        return f"{self.number} R{self.revision}"
+
+    @property
+    def needs_approval(self) -> bool:
+        return self.discount_percent > settings.SALES_DISCOUNT_LIMIT_PERCENT
+
+    @property
+    def is_issued(self) -> bool:
+        return self.status in ISSUED_STATUSES
+
+
+class QuoteLine(models.Model):
+    quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="lines")
+    position = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20, help_text="chassis, cpus, gpus, psus, memory, storage, nics, bridges")
+    sku = models.CharField(max_length=64)
+    name = models.CharField(max_length=200)
+    spec_summary = models.CharField(max_length=300, blank=True)
+    qty = models.PositiveIntegerField()
+    list_price = models.DecimalField(**MONEY, help_text="Catalog price per unit when the line was added")
+    discount_percent = models.DecimalField(**PERCENT, default=0)
+    unit_price = models.DecimalField(**MONEY, help_text="list price less the discount, rounded to kopecks")
+    line_total = models.DecimalField(**MONEY, help_text="unit price × qty")
+    optional = models.BooleanField(default=False, help_text="Offered, but not part of the totals")
+
+    class Meta:
+        ordering = ("quote", "position")
+        constraints = [
+            models.UniqueConstraint(fields=["quote", "position"], name="quoteline_position_unique"),
+            models.CheckConstraint(condition=Q(qty__gte=1), name="quoteline_qty_positive"),
+            models.CheckConstraint(
+                condition=Q(list_price__gte=0) & Q(unit_price__gte=0) & Q(line_total__gte=0),
+                name="quoteline_money_nonnegative",
+            ),
+            models.CheckConstraint(
+                condition=Q(discount_percent__gte=0) & Q(discount_percent__lte=100),
+                name="quoteline_discount_0_100",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sku} × {self.qty}"
+
+
+class QuoteEventType(models.TextChoices):
+    CREATED = "created", "Created"
+    STATUS_CHANGED = "status_changed", "Status changed"
+    REVISED = "revised", "Revised"
+    PRICES_REFRESHED = "prices_refreshed", "Prices refreshed"
+    PDF_READY = "pdf_ready", "PDF ready"
+    PDF_FAILED = "pdf_failed", "PDF failed"
+    RENDER_REQUEUED = "render_requeued", "Render re-queued"
+    EMAILED = "emailed", "E-mailed"
+    EMAIL_FAILED = "email_failed", "E-mail failed"
+
+
+class AppendOnlyError(RuntimeError):
+    """Quote events are history: they are written once and never changed or removed."""
+
+
+class QuoteEventQuerySet(models.QuerySet["QuoteEvent"]):
+    def update(self, **kwargs: Any) -> int:
+        raise AppendOnlyError("Quote events cannot be updated.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("Quote events cannot be deleted.")
+
+
+class QuoteEvent(models.Model):
+    quote = models.ForeignKey(Quote, on_delete=models.PROTECT, related_name="events")
+    type = models.CharField(max_length=30, choices=QuoteEventType.choices)
+    data = models.JSONField(default=dict, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = QuoteEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("created_at", "id")
+        indexes = [models.Index(fields=["quote", "created_at"], name="quoteevent_quote_created")]
+
+    def __str__(self) -> str:
+        return f"{self.quote_id} {self.type}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None and not self._state.adding:
+            raise AppendOnlyError("Quote events cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("Quote events cannot be deleted.")

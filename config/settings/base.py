@@ -8,6 +8,7 @@ from typing import Any
 import dj_database_url
 
 from config.env import BASE_DIR, env_bool, env_int, env_list, env_str
+from quotes.schedule import CELERY_BEAT_SCHEDULE as QUOTE_BEAT_SCHEDULE
 
 SECRET_KEY = env_str("SECRET_KEY", "dev-only-insecure-key-change-me")  # overridden in production
 DEBUG = env_bool("DEBUG", False)
@@ -158,6 +159,7 @@ CELERY_TASK_TIME_LIMIT = 120
 CELERY_TASK_SOFT_TIME_LIMIT = 90
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = QUOTE_BEAT_SCHEDULE
 
 EMAIL_BACKEND = env_str("EMAIL_URL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "quotes@configurator.local")

@@ -52,7 +52,7 @@ def ecc_codes(verdict: Verdict) -> set[str]:
 
 
 @pytest.mark.parametrize("flags", [{"require_ecc": True}, {"production": True}])
-def test_gpu_without_ecc(snapshot: CatalogSnapshot, flags: dict[str, bool]) -> None:
+def test_gpu_without_ecc(snapshot: CatalogSnapshot, flags: dict[str, Any]) -> None:
     verdict = check(snapshot, WORKSTATION, replace(WORKLOAD, **flags))
     finding = only(verdict, "ecc.gpu_required")
     assert (finding.severity, finding.measured, finding.limit, finding.components) == (

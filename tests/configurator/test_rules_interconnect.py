@@ -177,6 +177,7 @@ def test_tensor_parallel_over_pcie(snapshot: CatalogSnapshot) -> None:
     assert over_pcie is not None and over_nvlink is not None
     assert finding.measured == round(over_pcie.decode_tokens_per_s_per_user, 2)
     assert finding.limit == round(over_nvlink.decode_tokens_per_s_per_user, 2)
+    assert isinstance(finding.measured, float) and isinstance(finding.limit, float)
     assert finding.measured < finding.limit
     assert finding.severity == ("warning" if finding.measured / finding.limit <= 0.95 else "info")
     assert finding.fixes[0].detail == "add 1× nvlink-bridge-h200-4way"

@@ -126,7 +126,7 @@ def test_mixed_psu_models(snapshot: CatalogSnapshot) -> None:
 def test_psu_form_factor(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, psus=lines(("psu-atx-2200w", 4))), "power.psu_form_factor")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "atx", "crps")
-    assert finding.fixes[0].sku.startswith("psu-crps-")
+    assert (finding.fixes[0].sku or "").startswith("psu-crps-")
 
 
 def test_psu_bays(snapshot: CatalogSnapshot) -> None:

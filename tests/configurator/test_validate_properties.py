@@ -53,7 +53,7 @@ FITTING_PSUS = {
 def builds(draw: st.DrawFn) -> BuildSpec:
     chassis = SNAPSHOT.chassis[draw(st.sampled_from(CHASSIS))]
     # mostly parts that belong in this chassis, sometimes anything from the catalog
-    if FITTING_CPUS[chassis.sku] and draw(st.booleans()):
+    if FITTING_CPUS[chassis.sku] and draw(st.booleans()):  # type: ignore[arg-type]
         cpu = SNAPSHOT.cpus[draw(st.sampled_from(FITTING_CPUS[chassis.sku]))]
         cpus: tuple[Line[object], ...] = (Line(cpu, draw(st.integers(1, chassis.cpu_sockets))),)
     else:

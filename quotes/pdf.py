@@ -1,0 +1,122 @@
+"""The quote PDF: a Django template rendered by WeasyPrint. Pure rendering: a Quote in, PDF bytes out.
+
+Fonts: DejaVu Sans (Debian `fonts-dejavu-core`) covers Cyrillic; WeasyPrint finds it through fontconfig.
+The document shows only what was copied into the quote when it was made (lines, prices, VAT rate,
+terms, the build's findings), so rendering it again later gives the same text.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from quotes.models import Quote
+
+KIND_LABELS = {
+    "chassis": "Платформа",
+    "cpus": "Процессор",
+    "gpus": "Видеокарта",
+    "psus": "Блок питания",
+    "memory": "Память",
+    "storage": "Накопитель",
+    "nics": "Сетевая карта",
+    "bridges": "Мост NVLink",
+}
+SEVERITY_LABELS = {"error": "ошибка", "warning": "предупреждение", "info": "сведения"}
+
+
+def format_money(value: Decimal) -> str:
+    """`1234567.8` → `1 234 567,80` (Russian style: space-grouped thousands, comma before kopecks)."""
+    sign = "-" if value < 0 else ""
+    whole, _, frac = f"{abs(value):.2f}".partition(".")
+    groups: list[str] = []
+    while whole:
+        groups.insert(0, whole[-3:])
+        whole = whole[:-3]
+    return f"{sign}{' '.join(groups)},{frac}"
+
+
+def format_percent(value: Decimal) -> str:
+    return f"{value.normalize():f}".replace(".", ",")
+
+
+def _findings(verdict: dict[str, Any]) -> list[dict[str, str]]:
+    rows = []
+    for finding in verdict.get("findings", []) or []:
+        if not isinstance(finding, dict):
+            continue
+        severity = str(finding.get("severity", ""))
+        rows.append(
+            {
+                "code": str(finding.get("code", "")),
+                "severity": SEVERITY_LABELS.get(severity, severity),
+                "message": str(finding.get("message", "")),
+            }
+        )
+    return rows
+
+
+def quote_pdf_context(quote: Quote) -> dict[str, Any]:
+    lines = list(quote.lines.all())
+    customer = quote.owner
+    created = timezone.localtime(quote.created_at)
+    validity_days = settings.QUOTE_VALIDITY_DAYS
+    return {
+        "quote": quote,
+        "title": "Коммерческое предложение",
+        "created_date": created.strftime("%d.%m.%Y"),
+        "valid_until": timezone.localtime(quote.valid_until).strftime("%d.%m.%Y") if quote.valid_until else "",
+        "validity_days": validity_days,
+        "customer_name": customer.get_full_name() or customer.username,
+        "customer_company": customer.company,
+        "customer_email": customer.email,
+        "lines": [
+            {
+                "position": line.position,
+                "kind": KIND_LABELS.get(line.kind, line.kind),
+                "sku": line.sku,
+                "name": line.name,
+                "spec": line.spec_summary,
+                "qty": line.qty,
+                "unit_price": format_money(line.unit_price),
+                "list_price": format_money(line.list_price),
+                "total": format_money(line.line_total),
+            }
+            for line in lines
+            if not line.optional
+        ],
+        "optional_lines": [
+            {
+                "sku": line.sku,
+                "name": line.name,
+                "spec": line.spec_summary,
+                "qty": line.qty,
+                "unit_price": format_money(line.unit_price),
+                "total": format_money(line.line_total),
+            }
+            for line in lines
+            if line.optional
+        ],
+        "findings": _findings(quote.verdict or {}),
+        "discount": format_percent(quote.discount_percent) if quote.discount_percent else "",
+        "vat_percent": format_percent(quote.vat_percent),
+        "net": format_money(quote.net_total),
+        "vat": format_money(quote.vat_total),
+        "gross": format_money(quote.gross_total),
+        "currency": "руб." if quote.currency == "RUB" else quote.currency,
+        "terms": [line for line in quote.terms.splitlines() if line.strip()],
+    }
+
+
+def render_html_pdf(html: str) -> bytes:
+    from weasyprint import HTML  # imported lazily: the web process only needs it when rendering eagerly
+
+    return bytes(HTML(string=html, base_url=str(settings.BASE_DIR)).write_pdf())
+
+
+def render_quote_pdf(quote: Quote) -> bytes:
+    return render_html_pdf(render_to_string("quotes/quote_pdf.html", quote_pdf_context(quote)))
