@@ -27,12 +27,13 @@ chassis, CPU and PSU set of the same space and validates each survivor — the r
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from heapq import heapify, heappop, heappush
 from itertools import islice
 
-from configurator.builds import build_price
+from configurator.builds import build_price, money
 from configurator.domain import (
     BridgeSpec,
     BuildSpec,
@@ -111,6 +112,17 @@ def _needs_ecc(workload: Workload, constraints: Constraints) -> bool:
     return constraints.require_ecc or workload.require_ecc or workload.production
 
 
+def _ecc_memory(workload: Workload) -> bool:
+    """ECC end to end: the ecc rules require ECC DIMMs too when the workload requires ECC GPUs."""
+    return workload.require_ecc or workload.production
+
+
+def _working(workload: Workload, constraints: Constraints) -> Workload:
+    """The workload as the search validates it: an ECC constraint becomes the workload's requirement, so
+    the same rules that refuse non-ECC parts in a hand-made build refuse them here."""
+    return replace(workload, require_ecc=True) if constraints.require_ecc and not workload.require_ecc else workload
+
+
 def stack_supported(gpu: GpuSpec, workload: Workload, constraints: Constraints) -> bool:
     """Policy: non-NVIDIA GPUs are recommended only for llama.cpp inference outside production. ROCm runs
     llama.cpp well, but training libraries and production serving need checking per tool, and «если
@@ -169,11 +181,12 @@ def cpu_options(snapshot: CatalogSnapshot, chassis: ChassisSpec) -> list[CpuSpec
     )
 
 
-def memory_sets(snapshot: CatalogSnapshot, chassis: ChassisSpec) -> list[Line[MemorySpec]]:
-    """Every even population: one DIMM model on every channel at 1 or 2 DIMMs per channel."""
+def memory_sets(snapshot: CatalogSnapshot, chassis: ChassisSpec, *, ecc: bool = False) -> list[Line[MemorySpec]]:
+    """Every even population: one DIMM model on every channel at 1 or 2 DIMMs per channel (ECC modules
+    only on RDIMM platforms and for workloads that require ECC end to end)."""
     sets = []
     for dimm in active(snapshot.memory):
-        if dimm.kind != chassis.memory_kind or (chassis.memory_kind == "rdimm" and not dimm.ecc):
+        if dimm.kind != chassis.memory_kind or ((ecc or chassis.memory_kind == "rdimm") and not dimm.ecc):
             continue
         for per_channel in (1, 2):
             count = chassis.memory_channels * per_channel
@@ -219,18 +232,80 @@ class _Parts:
     def __init__(self, snapshot: CatalogSnapshot) -> None:
         self.snapshot = snapshot
         self._cpus: dict[str, list[CpuSpec]] = {}
-        self._memory: dict[str, list[Line[MemorySpec]]] = {}
+        self._memory: dict[tuple[str, bool], list[Line[MemorySpec]]] = {}
         self._psus: dict[tuple[str, str], list[Line[PsuSpec]]] = {}
+        self._memory_choice: dict[tuple[str, float, bool], Line[MemorySpec] | None] = {}
+        self._pools: dict[Constraints, list[ChassisSpec]] = {}
+        self._hosts: dict[tuple[str, Constraints], bool] = {}
+        self._chassis_floor: dict[str, Decimal | None] = {}
+        self._takers: dict[tuple[object, ...], list[tuple[Decimal, str, ChassisSpec]]] = {}
 
     def cpus(self, chassis: ChassisSpec) -> list[CpuSpec]:
         if chassis.sku not in self._cpus:
             self._cpus[chassis.sku] = cpu_options(self.snapshot, chassis)
         return self._cpus[chassis.sku]
 
-    def memory(self, chassis: ChassisSpec) -> list[Line[MemorySpec]]:
-        if chassis.sku not in self._memory:
-            self._memory[chassis.sku] = memory_sets(self.snapshot, chassis)
-        return self._memory[chassis.sku]
+    def memory(self, chassis: ChassisSpec, ecc: bool) -> list[Line[MemorySpec]]:
+        key = (chassis.sku, ecc)
+        if key not in self._memory:
+            self._memory[key] = memory_sets(self.snapshot, chassis, ecc=ecc)
+        return self._memory[key]
+
+    def chassis_pool(self, constraints: Constraints) -> list[ChassisSpec]:
+        if constraints not in self._pools:
+            self._pools[constraints] = chassis_pool(self.snapshot, constraints)
+        return self._pools[constraints]
+
+    def hosts(self, gpu: GpuSpec, constraints: Constraints) -> bool:
+        """Some chassis of the pool takes at least one of this GPU."""
+        key = (gpu.sku, constraints)
+        if key not in self._hosts:
+            self._hosts[key] = any(chassis_takes_gpu(c, gpu, 1) for c in self.chassis_pool(constraints))
+        return self._hosts[key]
+
+    def chassis_floor(self, chassis: ChassisSpec) -> Decimal | None:
+        """Chassis + cheapest compatible CPUs on every socket + cheapest PSU set (net)."""
+        if chassis.sku not in self._chassis_floor:
+            cpus, psus = self.cpus(chassis), self.psus(chassis, redundancy_for(chassis))
+            self._chassis_floor[chassis.sku] = (
+                chassis.price + cpus[0].price * chassis.cpu_sockets + min(line.spec.price * line.qty for line in psus)
+                if cpus and psus
+                else None
+            )
+        return self._chassis_floor[chassis.sku]
+
+    def takers(
+        self, gpu: GpuSpec, count: int, workstation: bool, constraints: Constraints, ecc: bool
+    ) -> list[tuple[Decimal, str, ChassisSpec]]:
+        """Chassis of the pool and class that take `count` × `gpu`, with the least a policy build spends on
+        each (net, without the GPUs), cheapest first. GPUs that look alike to the fit rules share the list,
+        so a catalog with many variants of a card pays for it once."""
+        fit = (gpu.form_factor, gpu.cooling, gpu.slot_width, gpu.length_mm, gpu.tdp_w, gpu.nvlink_kind, gpu.is_consumer)
+        key = (fit, count, gpu.vram_gib, workstation, constraints, ecc)
+        if key not in self._takers:
+            rows = []
+            for chassis in self.chassis_pool(constraints):
+                if chassis.is_workstation != workstation or count > _max_gpus(chassis, constraints):
+                    continue
+                if not chassis_takes_gpu(chassis, gpu, count):
+                    continue
+                net = _chassis_net(self, chassis, gpu.vram_gib * count, ecc)
+                if net is not None:
+                    rows.append((net, chassis.sku, chassis))
+            self._takers[key] = sorted(rows, key=lambda row: (row[0], row[1]))
+        return self._takers[key]
+
+    def memory_choice(self, chassis: ChassisSpec, vram_gib: float, ecc: bool) -> Line[MemorySpec] | None:
+        """The cheapest policy DIMM set for this chassis and VRAM (what `_complete` installs)."""
+        key = (chassis.sku, vram_gib, ecc)
+        if key not in self._memory_choice:
+            options = policy_memory(self.memory(chassis, ecc), vram_gib)
+            self._memory_choice[key] = (
+                min(options, key=lambda line: (line.spec.price * line.qty, line.spec.sku, line.qty))
+                if options
+                else None
+            )
+        return self._memory_choice[key]
 
     def psus(self, chassis: ChassisSpec, redundancy: str) -> list[Line[PsuSpec]]:
         key = (chassis.sku, redundancy)
@@ -354,11 +429,9 @@ def _complete(
     """Policy builds for this chassis and GPU option: per CPU (with enough lanes), the cheapest policy
     memory, then the cheapest carrying PSU set (or every carrying set when `every_psu_set`)."""
     parts = _parts(snapshot)
-    vram = option.gpu.vram_gib * option.count
-    memory = policy_memory(parts.memory(chassis), vram)
-    if not memory:
+    dimms = parts.memory_choice(chassis, option.gpu.vram_gib * option.count, _ecc_memory(option.workload))
+    if dimms is None:
         return
-    dimms = min(memory, key=lambda line: (line.spec.price * line.qty, line.spec.sku, line.qty))
     for cpu in cpus:
         base = replace(
             _base_build(chassis, option, cpu, constraints.site_voltage),
@@ -436,6 +509,131 @@ def _counts_to_try(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, 
     return options
 
 
+def _gross(net: Decimal, vat_percent: Decimal) -> Decimal:
+    return money(net) + money(net * vat_percent / Decimal(100))
+
+
+def _option_net(option: _GpuOption, drive: StorageSpec) -> Decimal:
+    """What every build of the option pays whatever the chassis: GPUs, bridges, the drive."""
+    bridges = sum((bridge.price * sets for bridge, sets in option.bridges), Decimal(0))
+    return option.gpu.price * option.count + bridges + drive.price
+
+
+def _chassis_net(parts: _Parts, chassis: ChassisSpec, vram_gib: float, ecc: bool) -> Decimal | None:
+    """The least a policy build spends on this chassis: the chassis, its cheapest socket-compatible CPUs,
+    the policy memory for this VRAM and the cheapest PSU set its bays take (None: no such build)."""
+    base = parts.chassis_floor(chassis)
+    memory = parts.memory_choice(chassis, vram_gib, ecc)
+    if base is None or memory is None:
+        return None
+    return base + memory.spec.price * memory.qty
+
+
+class _Stream:
+    """The policy builds of one GPU option in one form-factor class, cheapest first, priced lazily.
+
+    `floor` bounds every build of the stream from below (the cheapest chassis that takes the GPUs, with
+    its cheapest CPUs, memory and PSUs), so a stream that cannot compete is never opened. Opened, its
+    chassis are entered in order of their own lower bound; their builds wait in a price heap, whose top
+    is final once no unentered chassis could undercut it. `valid()` validates from the top until a build
+    has no error — the answer that pricing every chassis and validating every build would give, at the
+    cost of the few that can compete."""
+
+    def __init__(self, judge: _Judge, option: _GpuOption, workstation: bool, drive: StorageSpec) -> None:
+        self.judge, self.option, self.drive, self.workstation = judge, option, drive, workstation
+        self.parts = _parts(judge.snapshot)
+        self.option_net = _option_net(option, drive)
+        self._takers = self.parts.takers(
+            option.gpu, option.count, workstation, judge.constraints, _ecc_memory(option.workload)
+        )
+        self.floor = _gross(self.option_net + self._takers[0][0], judge.vat_percent) if self._takers else None
+        self._entered = 0
+        self._heap: list[tuple[Decimal, str, int, BuildSpec]] = []
+        self._serial = 0
+        self._valid: Candidate | None = None
+        self.opened = False
+        self.resolved = False
+
+    @property
+    def signature(self) -> tuple[str, int]:
+        return (self.option.gpu.sku, self.option.count)
+
+    @property
+    def candidate(self) -> Candidate | None:
+        return self._valid
+
+    def head_price(self) -> Decimal | None:
+        """The price of the cheapest build not yet refused (None: no build left)."""
+        self.opened = True
+        budget = self.judge.constraints.max_price
+        while self._entered < len(self._takers):
+            chassis_net, _, chassis = self._takers[self._entered]
+            bound = _gross(self.option_net + chassis_net, self.judge.vat_percent)
+            if (self._heap and self._heap[0][0] <= bound) or (budget is not None and bound > budget):
+                break
+            self._entered += 1
+            builds = _complete(
+                self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis), self.drive, self.judge.constraints,
+                every_psu_set=False,
+            )  # fmt: skip
+            for build in islice(builds, CPU_OPTIONS_PER_CHASSIS):
+                self._serial += 1
+                price = build_price(build, vat_percent=self.judge.vat_percent).gross
+                heappush(self._heap, (price, f"{chassis.sku}/{build.cpus[0].spec.sku}", self._serial, build))
+        return self._heap[0][0] if self._heap else None
+
+    def valid(self) -> Candidate | None:
+        """The cheapest build of the stream without an error (validated once, then remembered)."""
+        while not self.resolved:
+            if self.head_price() is None:
+                self.resolved = True
+                break
+            _, _, _, build = heappop(self._heap)
+            candidate = self.judge.candidate(build, self.option)
+            if candidate is not None:
+                self._valid, self.resolved = candidate, True
+        return self._valid
+
+
+# Queue states of a stream in `_best`: resolved (its valid build's price), opened (its head price),
+# unopened (its floor). At equal keys the more certain state comes first.
+_RESOLVED, _OPENED, _UNOPENED = 0, 1, 2
+
+
+def _best(streams: Iterable[_Stream], key: Callable[[_Stream, Decimal], tuple[object, ...]]) -> Candidate | None:
+    """The valid candidate with the smallest key among the streams, where key(stream, price) grows with
+    price. Streams wait under the key of a price no build of theirs can undercut (floor, then head, then
+    the validated build) and do more work only when they reach the front, so a stream that cannot win is
+    never opened, and a build that cannot win is never validated."""
+    heap: list[tuple[tuple[object, ...], int, int]] = []
+    members = list(streams)
+    for index, stream in enumerate(members):
+        if stream.resolved:
+            if stream.candidate is not None:
+                heap.append((key(stream, stream.candidate.price.gross), _RESOLVED, index))
+        elif stream.opened:
+            price = stream.head_price()
+            if price is not None:
+                heap.append((key(stream, price), _OPENED, index))
+        elif stream.floor is not None:
+            heap.append((key(stream, stream.floor), _UNOPENED, index))
+    heapify(heap)
+    while heap:
+        _, state, index = heappop(heap)
+        stream = members[index]
+        if state == _RESOLVED:
+            return stream.candidate
+        if state == _UNOPENED:
+            price = stream.head_price()
+            if price is not None:
+                heappush(heap, (key(stream, price), _OPENED, index))
+            continue
+        found = stream.valid()
+        if found is not None:
+            heappush(heap, (key(stream, found.price.gross), _RESOLVED, index))
+    return None
+
+
 def recommend(
     snapshot: CatalogSnapshot,
     workload: Workload,
@@ -445,37 +643,21 @@ def recommend(
     vat_percent: Decimal = Decimal(22),
 ) -> Recommendation:
     started = time.perf_counter()
+    workload = _working(workload, constraints)
     judge = _Judge(snapshot, constraints, vat_percent)
-    chassis_list = chassis_pool(snapshot, constraints)
-    found: list[Candidate] = []
     drives = drive_options(snapshot, workload)
     drive = min(drives, key=lambda d: (d.price, d.sku)) if drives else None
+    parts = _parts(snapshot)
+    streams: list[_Stream] = []
+    pool = parts.chassis_pool(constraints)
+    most = max((_max_gpus(c, constraints) for c in pool), default=0)
+    classes = sorted({c.is_workstation for c in pool}, reverse=True)
     for gpu in gpu_pool(snapshot, workload, constraints):
-        hosts = [c for c in chassis_list if chassis_takes_gpu(c, gpu, 1)]
-        if not hosts or drive is None:
+        if drive is None or not parts.hosts(gpu, constraints):
             continue
-        most = max(_max_gpus(c, constraints) for c in hosts)
         for option in _counts_to_try(snapshot, workload, gpu, most):
-            priced: list[tuple[Decimal, str, BuildSpec]] = []
-            for chassis in hosts:
-                if option.count > _max_gpus(chassis, constraints) or not chassis_takes_gpu(chassis, gpu, option.count):
-                    continue
-                cpus = _parts(snapshot).cpus(chassis)
-                builds = _complete(snapshot, chassis, option, cpus, drive, constraints, every_psu_set=False)
-                for build in islice(builds, CPU_OPTIONS_PER_CHASSIS):
-                    price = build_price(build, vat_percent=vat_percent).gross
-                    priced.append((price, f"{chassis.sku}/{build.cpus[0].spec.sku}", build))
-            priced.sort(key=lambda row: (row[0], row[1]))
-            # per form-factor class, validate in price order until the first build without an error
-            for workstation in (True, False):
-                for _, _, build in (row for row in priced if row[2].chassis.is_workstation == workstation):
-                    candidate = judge.candidate(build, option)
-                    if candidate is not None:
-                        found.append(candidate)
-                        break
-    target = speed_target(workload)
-    found.sort(key=lambda c: _rank_key(c, target, workload.task))
-    chosen = _pick_distinct(found, limit, workload)
+            streams.extend(_Stream(judge, option, workstation, drive) for workstation in classes)
+    chosen = _pick_distinct(streams, limit, workload)
     suggestions = () if chosen else _suggestions(snapshot, workload, constraints, vat_percent)
     return Recommendation(
         estimate=estimate(workload),
@@ -498,32 +680,54 @@ def _signature(candidate: Candidate) -> tuple[str, int]:
     return (line.spec.sku, line.qty)
 
 
-def _pick_distinct(found: list[Candidate], limit: int, workload: Workload) -> list[Candidate]:
+def _pick_distinct(streams: list[_Stream], limit: int, workload: Workload) -> list[Candidate]:
     """Cheapest first, then alternatives that differ in kind: faster per rouble, ECC, fewer GPUs, the other
-    form factor; then the next cheapest GPU choices. Each carries why it is there."""
-    if not found or limit < 1:
+    form factor; then the next cheapest GPU choices. Each carries why it is there. Candidates are
+    validated lazily: only streams that reach the front of a choice are."""
+    if limit < 1:
         return []
-    cheapest = found[0]
+    target = speed_target(workload)
+
+    def by_rank(stream: _Stream, price: Decimal) -> tuple[object, ...]:
+        slow = int(workload.task == "inference" and not stream.option.meets(target))
+        return (
+            slow,
+            price,
+            -stream.option.total,
+            f"{stream.option.gpu.sku}/{stream.option.count}/{stream.workstation}",
+        )
+
+    def by_value(stream: _Stream, price: Decimal) -> tuple[object, ...]:
+        return (-(stream.option.total / float(price)), price, stream.option.gpu.sku, stream.option.count)
+
+    cheapest = _best(streams, by_rank)
+    if cheapest is None:
+        return []
     picks: list[tuple[Candidate, str]] = [(cheapest, "the cheapest valid build")]
     seen = {_signature(cheapest)}
+
+    def fresh(keep: Callable[[_Stream], bool] = lambda stream: True) -> Iterator[_Stream]:
+        return (stream for stream in streams if stream.signature not in seen and keep(stream))
 
     def add(candidate: Candidate | None, reason: str) -> None:
         if candidate is not None and _signature(candidate) not in seen and len(picks) < limit:
             picks.append((candidate, reason))
             seen.add(_signature(candidate))
 
-    def first(predicate: object) -> Candidate | None:
-        return next((c for c in found if callable(predicate) and predicate(c) and _signature(c) not in seen), None)
-
-    if workload.task == "inference":
-        value = max(found, key=lambda c: (c.decode_tokens_per_s_total / float(c.price.gross), -float(c.price.gross)))
-        add(value, "the most tokens/s per rouble")
-    if not all(line.spec.ecc for line in cheapest.build.gpus):
-        add(first(lambda c: all(line.spec.ecc for line in c.build.gpus)), "the cheapest with ECC GPU memory")
-    add(first(lambda c: c.build.gpu_count < cheapest.build.gpu_count), "fewer, larger GPUs")
-    add(first(lambda c: _is_workstation(c) != _is_workstation(cheapest)), "the cheapest in the other form factor")
-    for candidate in found:
-        add(candidate, "the next cheapest GPU choice")
+    if workload.task == "inference" and len(picks) < limit:
+        add(_best(fresh(), by_value), "the most tokens/s per rouble")
+    if not all(line.spec.ecc for line in cheapest.build.gpus) and len(picks) < limit:
+        add(_best(fresh(lambda s: s.option.gpu.ecc), by_rank), "the cheapest with ECC GPU memory")
+    if len(picks) < limit:
+        add(_best(fresh(lambda s: s.option.count < cheapest.build.gpu_count), by_rank), "fewer, larger GPUs")
+    if len(picks) < limit:
+        other = not _is_workstation(cheapest)
+        add(_best(fresh(lambda s: s.workstation == other), by_rank), "the cheapest in the other form factor")
+    while len(picks) < limit:
+        following = _best(fresh(), by_rank)
+        if following is None:
+            break
+        add(following, "the next cheapest GPU choice")
     return [replace(candidate, why=_why(candidate, reason, workload)) for candidate, reason in picks]
 
 
@@ -651,6 +855,7 @@ def exhaustive_search(
     """Reference for tests and benchmarks: every GPU model × every count × every chassis × every CPU ×
     every carrying PSU set of the policy space, each priced and validated; the cheapest valid build
     (speed target first, as in `recommend`). Returns it and the number of builds validated."""
+    workload = _working(workload, constraints)
     judge = _Judge(snapshot, constraints, vat_percent)
     drives = drive_options(snapshot, workload)
     if not drives:
