@@ -68,7 +68,7 @@ def chassis_takes_gpu(chassis: ChassisSpec, gpu: GpuSpec, count: int = 1) -> boo
         return False
     if gpu.form_factor != chassis.gpu_form_factor:
         return False
-    if _exceeds(gpu.slot_width, chassis.max_gpu_slot_width) or _exceeds(gpu.length_mm, chassis.max_gpu_length_mm):
+    if exceeds(gpu.slot_width, chassis.max_gpu_slot_width) or exceeds(gpu.length_mm, chassis.max_gpu_length_mm):
         return False
     if gpu.tdp_w > chassis.max_gpu_tdp_w:
         return False
@@ -79,7 +79,8 @@ def chassis_takes_gpu(chassis: ChassisSpec, gpu: GpuSpec, count: int = 1) -> boo
     return not (gpu.is_consumer and chassis.rack_units is not None and chassis.rack_units < 3)
 
 
-def _exceeds(value: float | None, limit: float | None) -> bool:
+def exceeds(value: float | None, limit: float | None) -> bool:
+    """value > limit when both are known (an unknown size or limit is not a violation)."""
     return value is not None and limit is not None and value > limit
 
 

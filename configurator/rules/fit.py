@@ -16,6 +16,7 @@ from configurator.rules.context import (
     build_gpus,
     chassis_for_gpus,
     chassis_takes_gpu,
+    exceeds,
     plural,
     use_chassis_fixes,
 )
@@ -36,16 +37,16 @@ def _per_gpu_limit(
     ctx: RuleContext,
     *,
     code: str,
-    too_big: Callable[[GpuSpec, ChassisSpec], bool],
-    value: Callable[[GpuSpec], float | int | str | None],
-    limit: Callable[[ChassisSpec], float | int | str | None],
+    value: Callable[[GpuSpec], float | int | None],
+    limit: Callable[[ChassisSpec], float | int | None],
     unit: str,
     what: str,
 ) -> Iterator[Finding]:
+    """ERROR per GPU model whose `value` exceeds the chassis' `limit` (either unknown: no finding)."""
     chassis = ctx.build.chassis
     for line in ctx.build.gpus:
         gpu = line.spec
-        if too_big(gpu, chassis):
+        if exceeds(value(gpu), limit(chassis)):
             yield Finding(
                 code=code,
                 severity="error",
@@ -112,11 +113,6 @@ def gpu_slot_width(ctx: RuleContext) -> Iterator[Finding]:
     yield from _per_gpu_limit(
         ctx,
         code="fit.gpu_slot_width",
-        too_big=lambda gpu, chassis: (
-            gpu.slot_width is not None
-            and chassis.max_gpu_slot_width is not None
-            and gpu.slot_width > chassis.max_gpu_slot_width
-        ),
         value=lambda gpu: gpu.slot_width,
         limit=lambda chassis: chassis.max_gpu_slot_width,
         unit="slots",
@@ -129,11 +125,6 @@ def gpu_length(ctx: RuleContext) -> Iterator[Finding]:
     yield from _per_gpu_limit(
         ctx,
         code="fit.gpu_length",
-        too_big=lambda gpu, chassis: (
-            gpu.length_mm is not None
-            and chassis.max_gpu_length_mm is not None
-            and gpu.length_mm > chassis.max_gpu_length_mm
-        ),
         value=lambda gpu: gpu.length_mm,
         limit=lambda chassis: chassis.max_gpu_length_mm,
         unit="mm",
@@ -146,7 +137,6 @@ def gpu_tdp(ctx: RuleContext) -> Iterator[Finding]:
     yield from _per_gpu_limit(
         ctx,
         code="fit.gpu_tdp",
-        too_big=lambda gpu, chassis: gpu.tdp_w > chassis.max_gpu_tdp_w,
         value=lambda gpu: gpu.tdp_w,
         limit=lambda chassis: chassis.max_gpu_tdp_w,
         unit="W",

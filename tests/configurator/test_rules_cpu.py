@@ -9,13 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Finding, Verdict
+from configurator.domain import CatalogSnapshot, Verdict
 from configurator.validate import validate
-
-
-def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
-    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
-
+from tests.configurator.helpers import codes, lines, only
 
 SERVER = {
     "chassis": "srv-4gpu-2u-epyc",
@@ -31,14 +27,8 @@ def check(snapshot: CatalogSnapshot, **changes: Any) -> Verdict:
     return validate(build_from_payload({**SERVER, **changes}, snapshot), snapshot=snapshot)
 
 
-def only(verdict: Verdict, code: str) -> Finding:
-    found = [finding for finding in verdict.findings if finding.code == code]
-    assert len(found) == 1, verdict.findings
-    return found[0]
-
-
 def cpu_codes(verdict: Verdict) -> set[str]:
-    return {f.code for f in verdict.findings if f.code.startswith("cpu.")}
+    return codes(verdict, "cpu.")
 
 
 def test_passing_build(snapshot: CatalogSnapshot) -> None:

@@ -11,14 +11,10 @@ from typing import Any
 import pytest
 
 from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Finding, Verdict, Workload
+from configurator.domain import CatalogSnapshot, Verdict, Workload
 from configurator.models_library import model_get
 from configurator.validate import validate
-
-
-def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
-    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
-
+from tests.configurator.helpers import codes, lines, only
 
 TOWER = {
     "chassis": "ws-tower-am5",
@@ -41,14 +37,8 @@ def check(snapshot: CatalogSnapshot, body: dict[str, Any], workload: Workload | 
     return validate(build_from_payload({**body, **changes}, snapshot), snapshot=snapshot, workload=workload)
 
 
-def only(verdict: Verdict, code: str) -> Finding:
-    found = [finding for finding in verdict.findings if finding.code == code]
-    assert len(found) == 1, verdict.findings
-    return found[0]
-
-
 def ecc_codes(verdict: Verdict) -> set[str]:
-    return {f.code for f in verdict.findings if f.code.startswith("ecc.")}
+    return codes(verdict, "ecc.")
 
 
 @pytest.mark.parametrize("flags", [{"require_ecc": True}, {"production": True}])

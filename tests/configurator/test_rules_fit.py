@@ -10,13 +10,9 @@ from dataclasses import replace
 from typing import Any
 
 from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Finding, Verdict
+from configurator.domain import CatalogSnapshot, Verdict
 from configurator.validate import validate
-
-
-def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
-    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
-
+from tests.configurator.helpers import codes, lines, only, validate_body
 
 SERVER = {  # srv-4gpu-2u-epyc: 4 bays, 2-slot, 267 mm, 600 W, server airflow
     "chassis": "srv-4gpu-2u-epyc",
@@ -53,17 +49,11 @@ SIX_SLOT_WORKSTATION = {
 
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Verdict:
-    return validate(build_from_payload({**body, **changes}, snapshot), snapshot=snapshot)
-
-
-def only(verdict: Verdict, code: str) -> Finding:
-    found = [finding for finding in verdict.findings if finding.code == code]
-    assert len(found) == 1, verdict.findings
-    return found[0]
+    return validate_body(snapshot, body, **changes)
 
 
 def fit_codes(verdict: Verdict) -> set[str]:
-    return {f.code for f in verdict.findings if f.code.startswith(("fit.", "cooling."))}
+    return codes(verdict, "fit.", "cooling.")
 
 
 def test_passing_builds(snapshot: CatalogSnapshot) -> None:

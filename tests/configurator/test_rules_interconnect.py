@@ -10,15 +10,11 @@ from dataclasses import replace
 from typing import Any
 
 from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Finding, Line, Verdict, Workload
+from configurator.domain import CatalogSnapshot, Line, Verdict, Workload
 from configurator.estimate import estimate
 from configurator.models_library import model_get
 from configurator.validate import validate
-
-
-def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
-    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
-
+from tests.configurator.helpers import lines, only
 
 SERVER = {
     "chassis": "srv-4gpu-2u-epyc",
@@ -50,12 +46,6 @@ TRX50_3090 = {
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], workload: Workload | None = None, **changes: Any) -> Verdict:
     return validate(build_from_payload({**body, **changes}, snapshot), snapshot=snapshot, workload=workload)
-
-
-def only(verdict: Verdict, code: str) -> Finding:
-    found = [finding for finding in verdict.findings if finding.code == code]
-    assert len(found) == 1, verdict.findings
-    return found[0]
 
 
 def links(verdict: Verdict) -> set[str]:

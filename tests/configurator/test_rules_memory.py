@@ -8,14 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Finding, Verdict
-from configurator.validate import validate
-
-
-def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
-    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
-
+from configurator.domain import CatalogSnapshot, Verdict
+from tests.configurator.helpers import codes, lines, only, validate_body
 
 SERVER = {  # 2 × EPYC 9554: 12 channels per socket, 24 slots
     "chassis": "srv-4gpu-2u-epyc",
@@ -41,17 +35,11 @@ TOWER = {
 
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Verdict:
-    return validate(build_from_payload({**body, **changes}, snapshot), snapshot=snapshot)
-
-
-def only(verdict: Verdict, code: str) -> Finding:
-    found = [finding for finding in verdict.findings if finding.code == code]
-    assert len(found) == 1, verdict.findings
-    return found[0]
+    return validate_body(snapshot, body, **changes)
 
 
 def memory_codes(verdict: Verdict) -> set[str]:
-    return {f.code for f in verdict.findings if f.code.startswith("memory.")}
+    return codes(verdict, "memory.")
 
 
 def test_passing_builds(snapshot: CatalogSnapshot) -> None:

@@ -10,13 +10,9 @@ from dataclasses import replace
 from typing import Any
 
 from configurator.builds import build_from_payload
-from configurator.domain import BuildSpec, CatalogSnapshot, Finding, Verdict
+from configurator.domain import BuildSpec, CatalogSnapshot, Verdict
 from configurator.validate import validate
-
-
-def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
-    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
-
+from tests.configurator.helpers import lines, only
 
 TOWER = {
     "chassis": "ws-tower-am5",
@@ -63,12 +59,6 @@ def build(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Bu
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Verdict:
     return validate(build(snapshot, body, **changes), snapshot=snapshot)
-
-
-def only(verdict: Verdict, code: str) -> Finding:
-    found = [finding for finding in verdict.findings if finding.code == code]
-    assert len(found) == 1, verdict.findings
-    return found[0]
 
 
 def codes(verdict: Verdict) -> set[str]:

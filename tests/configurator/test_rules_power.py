@@ -10,14 +10,8 @@ from typing import Any
 
 import pytest
 
-from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Finding, Verdict
-from configurator.validate import validate
-
-
-def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
-    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
-
+from configurator.domain import CatalogSnapshot, Verdict
+from tests.configurator.helpers import lines, only, validate_body
 
 SERVER = {  # srv-4gpu-2u-epyc at its advertised maximum: no finding at all
     "chassis": "srv-4gpu-2u-epyc",
@@ -52,13 +46,7 @@ EIGHT_H200_NVL_LOAD_W = round((8 * 600 + 2 * 500 + 16 * 8 + 2 * 12 + 30 + 400) *
 
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Verdict:
-    return validate(build_from_payload({**body, **changes}, snapshot), snapshot=snapshot)
-
-
-def only(verdict: Verdict, code: str) -> Finding:
-    found = [finding for finding in verdict.findings if finding.code == code]
-    assert len(found) == 1, verdict.findings
-    return found[0]
+    return validate_body(snapshot, body, **changes)
 
 
 def codes(verdict: Verdict) -> set[str]:

@@ -9,15 +9,11 @@ from dataclasses import replace
 from typing import Any
 
 from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Finding, Verdict, Workload
+from configurator.domain import CatalogSnapshot, Verdict, Workload
 from configurator.estimate import estimate, min_gpus_to_fit
 from configurator.models_library import model_get
 from configurator.validate import validate
-
-
-def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
-    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
-
+from tests.configurator.helpers import codes, lines, only
 
 WORKSTATION = {
     "chassis": "ws-tr-pro-6gpu-6u5",
@@ -35,14 +31,8 @@ def check(snapshot: CatalogSnapshot, workload: Workload | None, **changes: Any) 
     return validate(build_from_payload({**WORKSTATION, **changes}, snapshot), snapshot=snapshot, workload=workload)
 
 
-def only(verdict: Verdict, code: str) -> Finding:
-    found = [finding for finding in verdict.findings if finding.code == code]
-    assert len(found) == 1, verdict.findings
-    return found[0]
-
-
 def workload_codes(verdict: Verdict) -> set[str]:
-    return {f.code for f in verdict.findings if f.code.startswith("workload.")}
+    return codes(verdict, "workload.")
 
 
 def test_vram_does_not_fit(snapshot: CatalogSnapshot) -> None:

@@ -16,23 +16,14 @@ import pytest
 
 from catalog.fixture import CATALOG_FIXTURE
 from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Finding, Verdict, Workload
+from configurator.domain import CatalogSnapshot, Verdict, Workload
 from configurator.models_library import model_get
 from configurator.validate import validate
-
-
-def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
-    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
+from tests.configurator.helpers import lines, only
 
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], workload: Workload | None = None) -> Verdict:
     return validate(build_from_payload(body, snapshot), snapshot=snapshot, workload=workload)
-
-
-def only(verdict: Verdict, code: str) -> Finding:
-    found = [finding for finding in verdict.findings if finding.code == code]
-    assert len(found) == 1, verdict.findings
-    return found[0]
 
 
 def errors(verdict: Verdict) -> set[str]:

@@ -1,0 +1,33 @@
+"""Helpers shared by the rule and validation tests: build bodies, validation, picking findings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from configurator.builds import build_from_payload
+from configurator.domain import CatalogSnapshot, Finding, Verdict, Workload
+from configurator.validate import validate
+
+
+def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
+    """Build-body lines from (sku, qty) pairs."""
+    return [{"sku": sku, "qty": qty} for sku, qty in pairs]
+
+
+def validate_body(
+    snapshot: CatalogSnapshot, body: dict[str, Any], workload: Workload | None = None, **changes: Any
+) -> Verdict:
+    """Validate `body` with `changes` applied on top (e.g. gpus=lines(("rtx-3090", 2)))."""
+    return validate(build_from_payload({**body, **changes}, snapshot), snapshot=snapshot, workload=workload)
+
+
+def only(verdict: Verdict, code: str) -> Finding:
+    """The one finding with this code (fails when there is none or more than one)."""
+    found = [finding for finding in verdict.findings if finding.code == code]
+    assert len(found) == 1, verdict.findings
+    return found[0]
+
+
+def codes(verdict: Verdict, *prefixes: str) -> set[str]:
+    """Codes of the verdict's findings, only those starting with one of `prefixes` when given."""
+    return {f.code for f in verdict.findings if not prefixes or f.code.startswith(prefixes)}
