@@ -24,14 +24,16 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
     "catalog": [
         ("catalog", f"{action}_{model}") for model in CATALOG_MODELS for action in ("view", "add", "change", "delete")
     ],
-    # sales engineers see the catalog (read-only in the admin) and work on quotes and saved builds
+    # sales engineers see the catalog (read-only in the admin), work on every quote and saved build (the API
+    # lets them change and delete any build, the admin the same), and look customers up to quote for them
     "sales": [
         *(("catalog", f"view_{model}") for model in CATALOG_MODELS),
         ("quotes", "view_quote"),
         ("quotes", "change_quote"),
         ("quotes", "view_quoteline"),
         ("quotes", "view_quoteevent"),
-        ("configurator", "view_savedbuild"),
+        *(("configurator", f"{action}_savedbuild") for action in ("view", "add", "change", "delete")),
+        ("accounts", "view_user"),
     ],
     # customers work through the site and the API only; object ownership is checked in code
     "customers": [],

@@ -1,23 +1,38 @@
-"""API plumbing shared by every app: the error envelope and pagination.
+"""API plumbing shared by every app: the error envelope, pagination, throttles and the schema.
 
 Every 4xx/5xx answer of /api/v1 has the shape
-``{"error": {"code": str, "message": str, "fields": {name: [reasons]}}}`` (ARCHITECTURE.md §HTTP API).
+``{"error": {"code": str, "message": str, "fields": {name: [reasons]}}}`` (ARCHITECTURE.md §HTTP API):
+DRF errors through `exception_handler`; what happens outside a DRF view (an unknown URL, a body over
+DATA_UPLOAD_MAX_MEMORY_SIZE, an unhandled exception) through `ApiRequestLimitsMiddleware` and the
+`handler404/400/403/500` views below, which answer JSON for /api/ paths only and leave HTML pages alone.
+`EnvelopeAutoSchema` documents those errors on every operation of the OpenAPI schema.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError
-from django.http import Http404
-from rest_framework import exceptions, status
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import exceptions, serializers, status
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import SAFE_METHODS, AllowAny
+from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from configurator.errors import DomainError
+
+API_PREFIX = "/api/"
 
 
 class StandardPagination(PageNumberPagination):
@@ -91,3 +106,221 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         body = error_body("error", str(exc))
     response.data = body
     return response
+
+
+# --------------------------------------------------------------------------- errors outside DRF views
+
+
+def is_api_request(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def error_response(status_code: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse(error_body(code, message), status=status_code)
+
+
+class ApiRequestLimitsMiddleware:
+    """Refuse an /api/ request whose declared body is larger than DATA_UPLOAD_MAX_MEMORY_SIZE with a 413
+    envelope before anything reads it. DRF's parsers read the stream directly, so Django's own size check
+    (on `request.body`) never runs for API views."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if limit is not None and is_api_request(request):
+            try:
+                length = int(request.META.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                return error_response(400, "bad_request", "The Content-Length header is not a number.")
+            if length > limit:
+                return _too_large(limit)
+        return self.get_response(request)
+
+
+def _too_large(limit: int) -> JsonResponse:
+    return error_response(
+        status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        "request_too_large",
+        f"The request body is larger than {limit} bytes.",
+    )
+
+
+def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if not is_api_request(request):
+        return defaults.bad_request(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        return _too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    return error_response(400, "bad_request", "The request is not valid.")
+
+
+def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if not is_api_request(request):
+        return defaults.permission_denied(request, exception)
+    return error_response(403, "permission_denied", "You do not have permission to perform this action.")
+
+
+def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if not is_api_request(request):
+        return defaults.page_not_found(request, exception)
+    return error_response(404, "not_found", "There is no API endpoint or object at this address.")
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    if not is_api_request(request):
+        return defaults.server_error(request)
+    # Django has logged the exception (django.request, with the request id) before calling this view
+    return error_response(500, "server_error", "Something went wrong on our side; it has been logged.")
+
+
+# --------------------------------------------------------------------------- throttles
+
+
+class AnonymousScopedRateThrottle(ScopedRateThrottle):
+    """The view's `throttle_scope` rate for anonymous callers, counted per client address (see
+    NUM_PROXIES); signed-in users are not limited by it."""
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            return True
+        return super().allow_request(request, view)
+
+
+class WriteScopedRateThrottle(ScopedRateThrottle):
+    """The view's `throttle_scope` rate on unsafe methods only (a create, not the list next to it), counted
+    per user, or per client address for anonymous callers."""
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        if request.method in SAFE_METHODS:
+            return True
+        return super().allow_request(request, view)
+
+
+class ClientAddressScopedRateThrottle(ScopedRateThrottle):
+    """The view's `throttle_scope` rate counted per client address without looking at the user, so it can
+    run before authentication (password guesses through Basic auth count too)."""
+
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+# --------------------------------------------------------------------------- OpenAPI: errors of every operation
+
+
+class ApiErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable machine-readable code, e.g. invalid, not_found, throttled")
+    message = serializers.CharField(help_text="Human-readable explanation")
+    # the metaclass pops declared fields, so this does not shadow Serializer.fields at runtime
+    fields = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Input at fault: field name (dotted, with [index]) → reasons",
+    )
+
+
+class ApiErrorSerializer(serializers.Serializer):
+    """The error envelope of every 4xx/5xx answer."""
+
+    error = ApiErrorDetailSerializer()
+
+
+ERROR_DESCRIPTIONS = {
+    "400": "Invalid input: a malformed body (`parse_error`), a field out of range, an unknown SKU (`fields` names it)",
+    "401": "Missing or invalid credentials (`Authorization: Token <key>`, or a session)",
+    "403": "Signed in but not allowed, or the CSRF check of a session-authenticated write failed",
+    "404": "No such object, or not one of yours",
+    "406": "The Accept header asks for a representation other than JSON",
+    "409": "The object's state does not allow this action",
+    "413": "The body is larger than the upload limit (DATA_UPLOAD_MAX_MEMORY_SIZE, 2 MiB)",
+    "415": "The body is not application/json",
+    "429": "Too many requests for this scope; retry after the Retry-After header's seconds",
+    "503": "The database is unavailable; retry after the Retry-After header's seconds",
+}
+_PATH_PARAMETER = re.compile(r"{[^}]+}")
+
+
+def _envelope_auto_schema() -> type:
+    from drf_spectacular.openapi import AutoSchema
+    from drf_spectacular.plumbing import ComponentRegistry
+
+    class EnvelopeAutoSchema(AutoSchema):
+        """drf-spectacular's AutoSchema, plus the error answers each operation can give, all documented with
+        the envelope (`ApiError`): the ones a view declares and the ones the stack adds (bad input,
+        credentials, CSRF, Accept, body size and type, throttling, database outage)."""
+
+        def get_operation(
+            self, path: str, path_regex: str, path_prefix: str, method: str, registry: ComponentRegistry
+        ) -> dict[str, Any] | None:
+            operation = super().get_operation(path, path_regex, path_prefix, method, registry)
+            if operation is None:
+                return None
+            responses: dict[str, Any] = operation["responses"]
+            codes = {code for code in responses if code >= "400"} | self._error_codes(path, operation)
+            for code in codes:
+                responses[code] = self._get_response_for_code(
+                    OpenApiResponse(ApiErrorSerializer, description=ERROR_DESCRIPTIONS.get(code, "Error")),
+                    code,
+                    ["application/json"],
+                )
+            if operation.get("parameters"):
+                # the HTTP server's own refusal of a request line over its limit (config/gunicorn.py)
+                responses["414"] = {
+                    "description": "The URL (path and query) is longer than the server accepts; answered by "
+                    "the HTTP server in text/html, before the application",
+                    "content": {"text/html": {"schema": {"type": "string"}}},
+                }
+            operation["responses"] = dict(sorted(responses.items()))
+            return operation
+
+        def _error_codes(self, path: str, operation: dict[str, Any]) -> set[str]:
+            codes = {"400", "401", "406", "503"}
+            unsafe = self.method not in SAFE_METHODS
+            public = all(isinstance(permission, AllowAny) for permission in self.view.get_permissions())
+            parameters = {parameter["name"] for parameter in operation.get("parameters", [])}
+            if unsafe or not public:
+                codes.add("403")
+            if unsafe or _PATH_PARAMETER.search(path) or self._get_paginator() or "page" in parameters:
+                codes.add("404")
+            if unsafe:
+                codes.add("413")
+            if "requestBody" in operation:
+                codes.add("415")
+            if any(
+                not (isinstance(throttle, WriteScopedRateThrottle) and self.method in SAFE_METHODS)
+                for throttle in self.view.get_throttles()
+            ):
+                codes.add("429")
+            return codes
+
+    return EnvelopeAutoSchema
+
+
+def __getattr__(name: str) -> Any:
+    """`EnvelopeAutoSchema` (REST_FRAMEWORK's DEFAULT_SCHEMA_CLASS) is built on first use: its base class's
+    module imports rest_framework.generics, which imports this module for DEFAULT_PAGINATION_CLASS."""
+    if name == "EnvelopeAutoSchema":
+        schema_class = globals()[name] = _envelope_auto_schema()
+        return schema_class
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --------------------------------------------------------------------------- trivial endpoint
+
+
+class PingOutputSerializer(serializers.Serializer):
+    status = serializers.CharField()
+
+
+class PingApi(APIView):
+    """Liveness of the API stack without touching the database (the baseline of the load benchmark)."""
+
+    permission_classes = [AllowAny]
+
+    # The schema reads the response from here: an @extend_schema at import time would load
+    # DEFAULT_SCHEMA_CLASS while rest_framework.generics is still importing this module.
+    def get_serializer_class(self) -> type[serializers.Serializer]:
+        return PingOutputSerializer
+
+    def get(self, request: Request) -> Response:
+        return Response({"status": "ok"})

@@ -94,4 +94,12 @@ KNOWN_VARIABLES: dict[str, str] = {
     "QUOTE_VAT_PERCENT": "VAT rate applied to new quotes (default 22)",
     "QUOTE_VALIDITY_DAYS": "days a sent quote stays valid (default 14)",
     "SALES_DISCOUNT_LIMIT_PERCENT": "largest discount a sales engineer may give without approval (default 10)",
+    "THROTTLE_ANON_ESTIMATE": "rate of POST /api/v1/estimate per anonymous client address (default 60/min)",
+    "THROTTLE_ANON_VALIDATE": "rate of POST /api/v1/builds/validate per anonymous client address (default 60/min)",
+    "THROTTLE_ANON_RECOMMEND": "rate of POST /api/v1/recommendations per anonymous client address (default 20/min)",
+    "THROTTLE_QUOTE_CREATE": "rate of POST /api/v1/quotes/ per user (default 30/min)",
+    "THROTTLE_AUTH_TOKEN": "rate of /api/v1/auth/token calls per client address, before credentials (default 10/min)",
+    "API_NUM_PROXIES": (
+        "reverse proxies in front of the app whose X-Forwarded-For is trusted for throttling (default 0)"
+    ),
 }

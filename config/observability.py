@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from django.core.signals import request_finished
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
@@ -23,19 +24,27 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 
 
 class RequestIdMiddleware:
+    """Sets the request id for the rest of the request. It is cleared when the response is finished
+    (`request_finished`), not when this middleware returns: Django logs 4xx/5xx answers ("Not Found: …")
+    after the middleware chain, and those lines need the id most."""
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         incoming = request.headers.get("X-Request-ID", "")
         request_id = incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
-        token = request_id_var.set(request_id)
-        try:
-            response = self.get_response(request)
-        finally:
-            request_id_var.reset(token)
+        request_id_var.set(request_id)
+        response = self.get_response(request)
         response["X-Request-ID"] = request_id
         return response
+
+
+def _clear_request_id(**kwargs: object) -> None:
+    request_id_var.set("-")
+
+
+request_finished.connect(_clear_request_id, dispatch_uid="config.observability.clear_request_id")
 
 
 class DatabaseUnavailableMiddleware:

@@ -3,19 +3,30 @@ from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config import views
+from config.api import PingApi
 
 api_v1: list[URLPattern | URLResolver] = [
     path("catalog/", include("catalog.urls")),
     path("", include("configurator.urls")),
     path("quotes/", include("quotes.urls")),
+    path("auth/", include("accounts.api_urls")),
+    path("ping", PingApi.as_view(), name="ping"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
 ]
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", include("configurator.urls_web")),
+    path("quotes/", include("quotes.urls_web")),
+    path("accounts/", include("accounts.urls")),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("i18n/", include("django.conf.urls.i18n")),
 ]
+
+# JSON error envelopes for /api/ paths, Django's pages elsewhere (config/api.py)
+handler400 = "config.api.handler400"
+handler403 = "config.api.handler403"
+handler404 = "config.api.handler404"
+handler500 = "config.api.handler500"

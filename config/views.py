@@ -1,14 +1,9 @@
-"""Site-wide pages that belong to no app: the landing page and the health check."""
+"""Site-wide pages that belong to no app: the health check."""
 
 from __future__ import annotations
 
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
-
-
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")
+from django.http import HttpRequest, JsonResponse
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
-from config.api import StandardPagination
+from config.api import StandardPagination, WriteScopedRateThrottle
 from configurator.errors import ConflictError, DomainError
 from configurator.models import SavedBuild
 from quotes import services
@@ -226,9 +226,11 @@ class QuoteListFilterSerializer(serializers.Serializer):
 
 
 class QuoteListCreateApi(APIView):
-    """List the quotes you may see (GET) or make a quote from a build (POST)."""
+    """List the quotes you may see (GET) or make a quote from a build (POST, throttled per user)."""
 
     permission_classes = [IsAuthenticated]
+    throttle_classes = [WriteScopedRateThrottle]
+    throttle_scope = "quote_create"
 
     InputSerializer = QuoteCreateInputSerializer
     FilterSerializer = QuoteListFilterSerializer

@@ -38,6 +38,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.observability.RequestIdMiddleware",
+    "config.api.ApiRequestLimitsMiddleware",  # 413 envelope for /api/ bodies over DATA_UPLOAD_MAX_MEMORY_SIZE
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -106,15 +107,30 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
 
+API_THROTTLE_RATES: dict[str, str] = {
+    "anon_estimate": env_str("THROTTLE_ANON_ESTIMATE", "60/min"),
+    "anon_validate": env_str("THROTTLE_ANON_VALIDATE", "60/min"),
+    "anon_recommend": env_str("THROTTLE_ANON_RECOMMEND", "20/min"),
+    "quote_create": env_str("THROTTLE_QUOTE_CREATE", "30/min"),
+    "auth_token": env_str("THROTTLE_AUTH_TOKEN", "10/min"),
+}
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.api.EnvelopeAutoSchema",
+    # Token first: an anonymous API call gets 401 with `WWW-Authenticate: Token`; the session (with DRF's
+    # CSRF check on unsafe methods) serves the site's own pages.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
+    # Per-scope limits (views set `throttle_scope`); counters live in the default cache.
+    "DEFAULT_THROTTLE_RATES": API_THROTTLE_RATES,
+    # Proxies in front of the app whose X-Forwarded-For is trusted for the client address of anonymous
+    # throttles; 0 = the socket's address (a client cannot dodge its limit with a forged header).
+    "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "config.api.StandardPagination",

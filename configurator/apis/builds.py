@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import StandardPagination
+from config.api import AnonymousScopedRateThrottle, StandardPagination
 from configurator.builds import MAX_QTY
 from configurator.domain import REDUNDANCY_MODES, SITE_VOLTAGES
 from configurator.errors import DomainError
@@ -162,9 +162,11 @@ class BuildErrorSerializer(serializers.Serializer):
 
 
 class BuildValidateApi(APIView):
-    """Check a build against every integrator rule and price it; anonymous users may call it."""
+    """Check a build against every integrator rule and price it; anonymous users may call it (throttled)."""
 
     permission_classes = [AllowAny]
+    throttle_classes = [AnonymousScopedRateThrottle]
+    throttle_scope = "anon_validate"
 
     @extend_schema(
         operation_id="builds_validate",

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.specs import catalog_snapshot
+from config.api import AnonymousScopedRateThrottle
 from configurator.domain import GpuSpec
 from configurator.errors import UnknownSkuError
 from configurator.estimate import estimate
@@ -33,9 +34,11 @@ class _ErrorBodySerializer(serializers.Serializer):
 
 
 class EstimateApi(APIView):
-    """Memory, GPU layout and speed of an LLM workload; anonymous users may call it."""
+    """Memory, GPU layout and speed of an LLM workload; anonymous users may call it (throttled)."""
 
     permission_classes = [AllowAny]
+    throttle_classes = [AnonymousScopedRateThrottle]
+    throttle_scope = "anon_estimate"
 
     class InputSerializer(WorkloadInputSerializer):
         gpu = serializers.CharField(required=False, allow_null=True, max_length=100, help_text="GPU SKU")

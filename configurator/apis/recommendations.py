@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api import AnonymousScopedRateThrottle
 from configurator.apis.builds import BuildErrorSerializer, PriceOutputSerializer, ValidateOutputSerializer
 from configurator.domain import SITE_VOLTAGES
 from configurator.serializers import EstimateOutputSerializer, WorkloadInputSerializer, workload_from_data
@@ -72,6 +73,8 @@ class RecommendationApi(APIView):
     """The cheapest valid builds for a workload, each validated by the same rules as a hand-made build."""
 
     permission_classes = [AllowAny]
+    throttle_classes = [AnonymousScopedRateThrottle]
+    throttle_scope = "anon_recommend"
 
     @extend_schema(
         operation_id="recommendations_create",

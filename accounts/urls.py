@@ -1,0 +1,16 @@
+"""Routes of log in, log out, sign up and the account page (mounted at /accounts/ by config/urls.py)."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, path
+
+from accounts import views
+
+app_name = "accounts"
+
+urlpatterns: list[URLPattern] = [
+    path("login/", views.LoginView.as_view(), name="login"),
+    path("logout/", views.LogoutView.as_view(), name="logout"),
+    path("signup/", views.signup, name="signup"),
+    path("", views.account, name="account"),
+]

@@ -1,0 +1,91 @@
+"""gunicorn settings: `gunicorn -c config/gunicorn.py config.wsgi:application --bind … --workers …`.
+
+Access and error logs are JSON lines on stdout, like the application's own log (config/observability.py):
+one object per line with the time, level, logger, message and request id. An access line also has the
+method, path, status, bytes sent, duration and client address; its `request_id` is the `X-Request-ID`
+the application answered with, so a request's access line and its application lines share an id.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from gunicorn.glogging import Logger
+
+accesslog = "-"
+errorlog = "-"
+loglevel = "info"
+timeout = 60  # a worker silent this long is replaced (the slowest API call, a recommendation, takes < 1 s)
+graceful_timeout = 30
+# Longest request line (method, path and query) gunicorn reads; longer ones get its HTML 414, which the
+# OpenAPI schema documents for operations with parameters. 8190 is gunicorn's ceiling (default 4094).
+limit_request_line = 8190
+# No control socket: nothing here uses `gunicornc`, and instances side by side (tests, benchmarks) would
+# share its default path.
+control_socket_disable = True
+
+
+def _now() -> str:
+    return datetime.now(tz=UTC).isoformat(timespec="milliseconds")
+
+
+class JsonErrorFormatter(logging.Formatter):
+    """gunicorn's own messages (worker boots, timeouts) in the application's JSON-lines shape."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        payload = {
+            "time": datetime.fromtimestamp(record.created, tz=UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "request_id": "-",
+        }
+        if record.exc_info:
+            payload["exception"] = self.formatException(record.exc_info)
+        return json.dumps(payload, ensure_ascii=False)
+
+
+class JsonLinesLogger(Logger):
+    """Logger class (`logger_class`) writing the access and error logs as JSON lines on stdout."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        for log, formatter in (
+            (self.error_log, JsonErrorFormatter()),
+            (self.access_log, logging.Formatter("%(message)s")),
+        ):
+            for handler in log.handlers:
+                if getattr(handler, "_gunicorn", False):
+                    handler.setFormatter(formatter)
+                    if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stderr:
+                        handler.setStream(sys.stdout)
+
+    def access(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> None:
+        if not self.access_log_enabled:
+            return
+        headers = resp.headers.items() if hasattr(resp.headers, "items") else resp.headers
+        request_id = next((value for name, value in headers if name.lower() == "x-request-id"), "-")
+        status = str(resp.status).split(None, 1)[0]
+        line = {
+            "time": _now(),
+            "level": "INFO",
+            "logger": "gunicorn.access",
+            "message": f"{environ.get('REQUEST_METHOD')} {environ.get('RAW_URI')} {status}",
+            "request_id": request_id,
+            "method": environ.get("REQUEST_METHOD"),
+            "path": environ.get("PATH_INFO"),
+            "query": environ.get("QUERY_STRING", ""),
+            "status": int(status) if status.isdigit() else status,
+            "bytes": getattr(resp, "sent", None),
+            "duration_ms": round(request_time.total_seconds() * 1000, 3),
+            "remote_addr": environ.get("REMOTE_ADDR"),
+            "user_agent": environ.get("HTTP_USER_AGENT", ""),
+        }
+        self.access_log.info(json.dumps(line, ensure_ascii=False))
+
+
+logger_class = JsonLinesLogger

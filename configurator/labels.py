@@ -1,0 +1,188 @@
+"""Words the web pages show for the domain's codes, translated (the domain itself speaks English).
+
+Findings carry a stable `code` and an English `message`; the pages show a translated title per code,
+translated units and choice labels, and keep the English message one click away. A code or unit missing
+here falls back to the raw value, so a new rule never breaks a page.
+"""
+
+from __future__ import annotations
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+FINDING_TITLES: dict[str, Promise] = {
+    "cpu.none": _("No CPU"),
+    "cpu.socket": _("The CPU does not fit the socket"),
+    "cpu.count": _("Wrong number of CPUs"),
+    "cpu.one_socket_part": _("A single-socket CPU in a multi-socket build"),
+    "cpu.mixed": _("Different CPU models"),
+    "cpu.socket_empty": _("An empty CPU socket"),
+    "ecc.gpu_required": _("GPUs without ECC memory"),
+    "ecc.memory_required": _("System memory without ECC"),
+    "fit.gpu_count": _("Too many GPUs for the chassis"),
+    "fit.gpu_slot_width": _("The GPU is too thick for the slots"),
+    "fit.gpu_length": _("The GPU is too long for the chassis"),
+    "fit.gpu_tdp": _("The GPU draws more than the chassis can cool"),
+    "fit.gpu_form_factor": _("The GPU form factor does not fit the chassis"),
+    "fit.gpu_height": _("The GPU is too tall for the chassis"),
+    "fit.drive_bays": _("Not enough drive bays"),
+    "fit.chassis_kind": _("The chassis type does not suit the build"),
+    "cooling.passive_airflow": _("Passive GPUs without server airflow"),
+    "cooling.axial_density": _("Open-fan GPUs packed side by side"),
+    "interconnect.no_nvlink": _("The GPUs have no NVLink"),
+    "interconnect.bridge_mismatch": _("The bridge does not match the GPUs"),
+    "interconnect.mixed_models": _("Different GPU models joined by a bridge"),
+    "interconnect.bridge_ways": _("Wrong bridge width for the GPU count"),
+    "interconnect.bridge_count": _("Wrong number of bridge sets"),
+    "interconnect.bridge_missing": _("NVLink bridges are missing"),
+    "interconnect.unbridged_gpu": _("Some GPUs have no bridge"),
+    "interconnect.no_bridge": _("NVLink is possible but not used"),
+    "interconnect.nvswitch": _("This GPU needs an NVSwitch platform"),
+    "interconnect.bridge_spacing": _("The bridge spacing does not match the slots"),
+    "interconnect.tp_over_pcie": _("Tensor parallelism over PCIe"),
+    "memory.none": _("No system memory"),
+    "memory.kind": _("Wrong memory type for the platform"),
+    "memory.ecc_rdimm_required": _("ECC RDIMM memory is required"),
+    "memory.ecc_mixed": _("ECC and non-ECC modules mixed"),
+    "memory.mixed_modules": _("Different memory modules"),
+    "memory.dimm_slots": _("Not enough memory slots"),
+    "memory.population": _("Memory channels filled unevenly"),
+    "memory.2dpc": _("Two modules per channel lower the memory speed"),
+    "memory.ram_below_vram": _("Less system memory than video memory"),
+    "memory.ram_below_2x_vram": _("System memory below twice the video memory"),
+    "pcie.slot_lanes": _("Not enough PCIe lanes in the GPU slots"),
+    "pcie.x8_fallback": _("GPUs run at PCIe x8"),
+    "pcie.shared_uplink": _("GPUs share a PCIe uplink"),
+    "pcie.p2p_acs": _("PCIe switches: check the peer-to-peer settings"),
+    "pcie.lanes": _("Not enough CPU PCIe lanes"),
+    "power.psu_capacity": _("Not enough PSU power"),
+    "power.headroom": _("Little PSU headroom"),
+    "power.psu_mixed": _("Different PSU models"),
+    "power.psu_form_factor": _("The PSU form factor does not fit the chassis"),
+    "power.psu_bays": _("Not enough PSU bays"),
+    "power.redundancy_unsupported": _("The chassis does not support this redundancy"),
+    "power.redundancy_count": _("The PSU count does not match the redundancy"),
+    "power.input_voltage": _("The PSU does not run on the site voltage"),
+    "power.gpu_connectors": _("Not enough GPU power cables"),
+    "power.circuit_120v": _("The load exceeds a 120 V circuit"),
+    "power.transient": _("Power spikes can trip the PSU"),
+    "workload.estimate": _("The workload cannot be estimated"),
+    "workload.no_gpu": _("No GPU for the workload"),
+    "workload.vram": _("Not enough video memory for the workload"),
+    "workload.speed": _("Slower than the target speed"),
+    "workload.engine_support": _("The inference engine does not support these GPUs"),
+    "workload.rocm_stack": _("AMD GPUs need the ROCm software stack"),
+}
+
+UNITS: dict[str, Promise] = {
+    "W": pgettext_lazy("unit", "W"),
+    "V": pgettext_lazy("unit", "V"),
+    "GiB": pgettext_lazy("unit", "GiB"),
+    "GB": pgettext_lazy("unit", "GB"),
+    "GB/s": pgettext_lazy("unit", "GB/s"),
+    "tokens/s": pgettext_lazy("unit", "tokens/s"),
+    "U": pgettext_lazy("unit", "U"),
+    "mm": pgettext_lazy("unit", "mm"),
+    "ms": pgettext_lazy("unit", "ms"),
+    "%": pgettext_lazy("unit", "%"),
+    "CPUs": pgettext_lazy("unit", "CPUs"),
+    "GPUs": pgettext_lazy("unit", "GPUs"),
+    "PSUs": pgettext_lazy("unit", "PSUs"),
+    "DIMMs": pgettext_lazy("unit", "DIMMs"),
+    "lanes": pgettext_lazy("unit", "lanes"),
+    "slots": pgettext_lazy("unit", "slots"),
+    "sockets": pgettext_lazy("unit", "sockets"),
+    "drives": pgettext_lazy("unit", "drives"),
+    "models": pgettext_lazy("unit", "models"),
+    "bridge sets": pgettext_lazy("unit", "bridge sets"),
+    "bridged GPUs": pgettext_lazy("unit", "bridged GPUs"),
+    "GPUs per bridge": pgettext_lazy("unit", "GPUs per bridge"),
+    "GPUs per uplink": pgettext_lazy("unit", "GPUs per uplink"),
+    "DIMMs per channel": pgettext_lazy("unit", "DIMMs per channel"),
+    "DIMMs per socket": pgettext_lazy("unit", "DIMMs per socket"),
+    "CPU models": pgettext_lazy("unit", "CPU models"),
+    "DIMM models": pgettext_lazy("unit", "DIMM models"),
+    "GPU models": pgettext_lazy("unit", "GPU models"),
+}
+
+SEVERITIES: dict[str, Promise] = {
+    "error": _("Error"),
+    "warning": _("Warning"),
+    "info": _("Note"),
+}
+
+PART_KIND_LABELS: dict[str, Promise] = {
+    "chassis": _("Chassis"),
+    "cpus": _("CPUs"),
+    "gpus": _("GPUs"),
+    "psus": _("Power supplies"),
+    "memory": _("Memory"),
+    "storage": _("Storage"),
+    "nics": _("Network cards"),
+    "bridges": _("NVLink bridges"),
+}
+
+TASK_LABELS: dict[str, Promise] = {
+    "inference": _("Inference"),
+    "lora": _("LoRA fine-tuning"),
+    "qlora": _("QLoRA fine-tuning"),
+    "full_finetune": _("Full fine-tuning"),
+}
+
+FORM_FACTOR_LABELS: dict[str, Promise] = {
+    "any": _("Any"),
+    "workstation": _("Workstation"),
+    "rack": _("Rack server"),
+}
+
+CHASSIS_KIND_LABELS: dict[str, Promise] = {
+    "tower-workstation": _("Tower workstation"),
+    "rack-workstation": _("Rack workstation"),
+    "rack-server": _("Rack server"),
+    "hgx": _("HGX server"),
+}
+
+REDUNDANCY_LABELS: dict[str, Promise] = {
+    "none": _("none"),
+    "n+1": _("N+1"),
+    "n+n": _("N+N"),
+}
+
+PARALLELISM_LABELS: dict[str, Promise] = {
+    "single": _("one GPU"),
+    "pipeline": _("split by layers"),
+    "tensor": _("tensor parallel"),
+    "data": _("data parallel"),
+}
+
+MEMORY_PARTS: tuple[tuple[str, Promise], ...] = (
+    ("weights", _("Weights")),
+    ("kv_cache", _("KV cache")),
+    ("activations", _("Activations")),
+    ("gradients", _("Gradients")),
+    ("optimizer", _("Optimizer")),
+    ("overhead", _("Overhead")),
+)
+
+#: The article's use cases (configurator.use_cases) as the workload page's presets.
+USE_CASE_TITLES: dict[str, Promise] = {
+    "beginner-chat": _("7–8B chat for a beginner (Q4)"),
+    "30b-workstation": _("30B model on a workstation (Q4)"),
+    "70b-team": _("70B for a team of five (Q4)"),
+    "lora-8b": _("LoRA of an 8B model"),
+    "qlora-70b": _("QLoRA of a 70B model"),
+    "full-ft-8b": _("Full fine-tuning of an 8B model"),
+    "70b-fp8-50-users": _("70B FP8 serving 50 users"),
+    "deepseek-v3": _("DeepSeek-V3 serving"),
+    "405b-fp8": _("405B in FP8"),
+    "production-ecc": _("Production service with ECC"),
+}
+
+
+def label(table: dict[str, Promise], key: str | None) -> str:
+    """The translated label of `key`, or `key` itself when the table has none."""
+    if key is None:
+        return ""
+    found = table.get(key)
+    return str(found) if found is not None else key

@@ -1,0 +1,166 @@
+"""Template filters of the configurator pages: numbers with units, translated labels, fix texts.
+
+Numbers are formatted for the active language (`1 057 740` in Russian, `1,057,740` in English); widths
+for CSS come through `css_percent`, which never localizes (a comma would break the style).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
+from typing import Any
+from urllib.parse import urlencode
+
+from django import template
+from django.urls import reverse
+from django.utils.formats import number_format
+from django.utils.text import capfirst
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from configurator.labels import (
+    FINDING_TITLES,
+    PART_KIND_LABELS,
+    REDUNDANCY_LABELS,
+    SEVERITIES,
+    TASK_LABELS,
+    UNITS,
+    label,
+)
+
+register = template.Library()
+
+CURRENCY_SIGNS = {"RUB": "₽"}
+
+
+def _number(value: Any) -> float | Decimal | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float | Decimal):
+        return value
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+@register.filter
+def num(value: Any, places: int = 0) -> str:
+    """`6723.2|num` → "6 723" (ru) / "6,723" (en); non-numbers pass through."""
+    number = _number(value)
+    if number is None:
+        return "" if value is None else str(value)
+    return number_format(number, decimal_pos=int(places), use_l10n=True, force_grouping=True)
+
+
+@register.filter
+def num_billions(value: Any) -> str:
+    """A parameter count in billions: `70553706496|num_billions` → "70,6" (ru)."""
+    number = _number(value)
+    if number is None:
+        return ""
+    billions = float(number) / 1e9
+    return num(billions, 1 if billions < 100 else 0)
+
+
+@register.filter
+def money(value: Any, currency: str = "RUB") -> str:
+    """Whole roubles with grouping and the currency sign: `1057740.00|money` → "1 057 740 ₽"."""
+    return f"{num(value, 0)}\u00a0{CURRENCY_SIGNS.get(currency, currency)}"
+
+
+@register.filter
+def money2(value: Any, currency: str = "RUB") -> str:
+    """With kopecks, for quotes: "1 057 740,00 ₽"."""
+    return f"{num(value, 2)}\u00a0{CURRENCY_SIGNS.get(currency, currency)}"
+
+
+@register.filter
+def unit(code: str | None) -> str:
+    return label(UNITS, code)
+
+
+@register.filter
+def measure(value: Any, unit_code: str | None = "") -> str:
+    """A finding's measured value or limit with its unit; decimals only where they say something."""
+    number = _number(value)
+    if number is None:
+        return "—" if value is None else str(value)
+    places = 0 if float(number) == int(float(number)) or abs(float(number)) >= 100 else 1
+    text = num(number, places)
+    unit_text = label(UNITS, unit_code) if unit_code else ""
+    return f"{text}\u00a0{unit_text}" if unit_text else text
+
+
+@register.filter
+def css_percent(value: Any) -> str:
+    """A width for a style attribute: "42.5%" with a dot, clamped to 0–100."""
+    number = _number(value)
+    clamped = 0.0 if number is None else min(max(float(number), 0.0), 100.0)
+    return f"{clamped:.2f}%"
+
+
+@register.filter
+def finding_title(code: str) -> str:
+    return label(FINDING_TITLES, code)
+
+
+@register.filter
+def severity_label(code: str) -> str:
+    return label(SEVERITIES, code)
+
+
+@register.filter
+def kind_label(kind: str) -> str:
+    return label(PART_KIND_LABELS, kind)
+
+
+@register.filter
+def task_label(task: str) -> str:
+    return label(TASK_LABELS, task)
+
+
+@register.filter
+def redundancy_label(mode: str) -> str:
+    return label(REDUNDANCY_LABELS, mode)
+
+
+@register.filter
+def fix_text(fix: Any) -> str:
+    """A fix in words of the page's language. English pages show the rule's own detail (it may give a
+    reason); other languages build the sentence from the fix's fields."""
+    detail = str(getattr(fix, "detail", "") or "")
+    if (get_language() or "").startswith("en"):
+        return capfirst(detail)
+    action, target = getattr(fix, "action", ""), getattr(fix, "target", None)
+    sku, qty = getattr(fix, "sku", None), getattr(fix, "qty", None)
+    if action == "add" and sku:
+        return _("Add %(qty)s × %(sku)s") % {"qty": qty or 1, "sku": sku}
+    if action == "remove" and sku:
+        return _("Remove %(qty)s × %(sku)s") % {"qty": qty or 1, "sku": sku}
+    if action == "replace" and target == "chassis" and sku:
+        return _("Use the chassis %(sku)s") % {"sku": sku}
+    if action == "replace" and sku:
+        what = label(PART_KIND_LABELS, target)
+        if qty:
+            return _("Replace %(what)s with %(qty)s × %(sku)s") % {"what": what, "qty": qty, "sku": sku}
+        return _("Replace %(what)s with %(sku)s") % {"what": what, "sku": sku}
+    if action == "set" and target == "psu_redundancy":
+        return _("Set the PSU redundancy to %(value)s") % {
+            "value": detail.split()[2] if len(detail.split()) > 2 else ""
+        }
+    if action == "set" and target == "site_voltage":
+        return _("Connect to a 230 V circuit")
+    return capfirst(detail)
+
+
+@register.filter
+def editor_url(body: Mapping[str, Any], workload: Mapping[str, Any] | None = None) -> str:
+    """`/builds/new?build=<json>`: open a recommended build (with its workload) in the build editor. A pasted
+    config.json is left out (it would make the address too long); the build is then checked without it."""
+    payload = dict(body)
+    if workload and "model_config" not in workload:
+        payload["workload"] = dict(workload)
+    query = urlencode({"build": json.dumps(payload, separators=(",", ":"), default=str)})
+    return f"{reverse('configurator:build-new')}?{query}"

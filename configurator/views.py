@@ -1,0 +1,387 @@
+"""Web pages of the configurator: the workload page (`/`) and the build editor (`/builds/…`).
+
+Views are thin: a form checks the input, one service answers (`recommendation_make`, `build_validate`,
+`saved_build_*`, `quote_create`), `configurator.ui` shapes the answer for the template. htmx requests get
+the part of the page that changes (results, verdict panel, editor); other requests get the whole page,
+so every page also works without JavaScript.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any, cast
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse, reverse_lazy
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from accounts.models import User
+from catalog.specs import catalog_snapshot
+from configurator.builds import PART_KINDS
+from configurator.domain import CatalogSnapshot
+from configurator.errors import DomainError
+from configurator.fixes import FixNotApplicable, build_apply_fix
+from configurator.forms import RECOMMENDATION_LIMIT, BuildEditor, QuoteRequestForm, WorkloadForm
+from configurator.labels import USE_CASE_TITLES, label
+from configurator.models import SavedBuild
+from configurator.models_library import model_search
+from configurator.presenters import price_to_dict, verdict_to_dict
+from configurator.services import (
+    build_validate,
+    recommendation_make,
+    saved_build_create,
+    saved_build_get,
+    saved_build_list,
+    saved_build_update,
+)
+from configurator.ui import candidate_views, part_rows, verdict_view, workload_memory
+from configurator.use_cases import use_cases
+from quotes.labels import ERROR_MESSAGES
+from quotes.services import quote_create
+
+LOGIN_URL = reverse_lazy("accounts:login")
+MODEL_SUGGESTIONS = 8
+EMPTY_BODY: dict[str, Any] = {"chassis": "", "psu_redundancy": "none", "site_voltage": 230}
+
+
+def _partial(request: HttpRequest) -> bool:
+    """An htmx request that wants a fragment (not a boosted navigation)."""
+    htmx = getattr(request, "htmx", None)
+    if not htmx:
+        return False
+    return not htmx.boosted
+
+
+def _user(request: HttpRequest) -> User:
+    return cast(User, request.user)
+
+
+# --------------------------------------------------------------------------- workload page
+
+
+def _presets() -> list[dict[str, str]]:
+    return [{"slug": case.slug, "title": label(USE_CASE_TITLES, case.slug)} for case in use_cases()]
+
+
+def _bound_workload_form(request: HttpRequest) -> WorkloadForm:
+    if request.method == "POST":
+        return WorkloadForm(request.POST)
+    preset = request.GET.get("preset")
+    for case in use_cases():
+        if case.slug == preset:
+            initial = WorkloadForm.initial_for(case)
+            return WorkloadForm({k: v for k, v in initial.items() if v not in (None, False)})
+    if request.GET.get("model"):
+        return WorkloadForm(request.GET)
+    return WorkloadForm()
+
+
+def _share_query(form: WorkloadForm) -> str | None:
+    """The page's address for these inputs (none for a pasted config.json, which is too long for one)."""
+    if form.cleaned_data.get("model_config") is not None:
+        return None
+    values = {
+        name: form.cleaned_data.get(name)
+        for name in form.fields
+        if name != "model_config" and form.cleaned_data.get(name) not in (None, "", False)
+    }
+    return f"{reverse('configurator:workload')}?{urlencode(values)}"
+
+
+@require_http_methods(["GET", "POST"])
+def workload_page(request: HttpRequest) -> HttpResponse:
+    """`/`: the workload form and, once it is valid, the recommended builds (anonymous users allowed)."""
+    form = _bound_workload_form(request)
+    context: dict[str, Any] = {"form": form, "presets": _presets(), "active": "workload"}
+    if form.is_bound and form.is_valid():
+        snapshot = catalog_snapshot()
+        try:
+            result = recommendation_make(
+                workload=form.workload, constraints=form.constraints_data(), limit=RECOMMENDATION_LIMIT
+            )
+        except DomainError as error:
+            context["error"] = error.message
+        else:
+            context.update(
+                result=result,
+                candidates=candidate_views(result, snapshot),
+                model=form.workload.model,
+                workload=form.workload,
+                workload_data=form.workload_data(),
+                model_memory=workload_memory(result["estimate"]),
+            )
+    if _partial(request):
+        response = render(request, "configurator/_workload.html", context)
+        share = _share_query(form) if form.is_bound and form.is_valid() else None
+        if share:
+            response["HX-Push-Url"] = share
+        return response
+    return render(request, "configurator/workload.html", context)
+
+
+@require_GET
+def model_suggestions(request: HttpRequest) -> HttpResponse:
+    """The model picker's search: library models matching `?model=` (slug, name, Hugging Face id, family)."""
+    query = (request.GET.get("model") or "").strip()
+    models = model_search(query)[:MODEL_SUGGESTIONS] if query else []
+    return render(request, "configurator/_model_options.html", {"models": models, "query": query})
+
+
+# --------------------------------------------------------------------------- build editor
+
+
+def _check(body: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate a body for the verdict panel: the verdict (as the API's dict), its view and the priced rows,
+    or the input problems when the body cannot be validated."""
+    snapshot = catalog_snapshot()
+    if not body.get("chassis"):
+        return {"verdict": None, "problems": [], "rows": part_rows(body, snapshot), "need_chassis": True}
+    try:
+        _build, verdict, price = build_validate(payload=body, snapshot=snapshot)
+    except DomainError as error:
+        problems = [f"{name}: {'; '.join(reasons)}" for name, reasons in error.fields.items()] or [error.message]
+        return {"verdict": None, "problems": problems, "rows": part_rows(body, snapshot)}
+    as_dict = verdict_to_dict(verdict)
+    return {
+        "verdict": verdict_view(as_dict, price_to_dict(price)),
+        "verdict_dict": as_dict,
+        "problems": [],
+        "rows": part_rows(body, snapshot),
+    }
+
+
+def _editor_context(
+    request: HttpRequest,
+    editor: BuildEditor,
+    body: Mapping[str, Any] | None,
+    saved: SavedBuild | None,
+    *,
+    quote_form: QuoteRequestForm | None = None,
+    focus: str | None = None,
+    error: str | None = None,
+) -> dict[str, Any]:
+    user = _user(request)
+    checked = _check(body) if body is not None else {"verdict": None, "problems": [], "rows": (), "invalid": True}
+    action = reverse("configurator:build-edit", args=[saved.pk]) if saved else reverse("configurator:build-new")
+    return {
+        "editor": editor,
+        "saved": saved,
+        "action_url": action,
+        "check_url": reverse("configurator:build-check"),
+        "quote_form": quote_form or QuoteRequestForm(user=user),
+        "quote_key": uuid.uuid4().hex,
+        "workload": (body or {}).get("workload"),
+        "focus": focus,
+        "error": error,
+        "active": "editor",
+        **checked,
+    }
+
+
+def _render_editor(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    template = "configurator/_editor.html" if _partial(request) else "configurator/build_editor.html"
+    return render(request, template, context)
+
+
+def _body_from_query(raw: str | None) -> dict[str, Any]:
+    """`?build=<json>` from a recommendation: only the known keys of a build body are kept."""
+    if not raw:
+        return dict(EMPTY_BODY)
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return dict(EMPTY_BODY)
+    if not isinstance(value, dict):
+        return dict(EMPTY_BODY)
+    keys = ("chassis", "psu_redundancy", "site_voltage", "workload", *PART_KINDS)
+    return {**EMPTY_BODY, **{key: value[key] for key in keys if key in value}}
+
+
+def _client_redirect(request: HttpRequest, url: str) -> HttpResponse:
+    return HttpResponseClientRedirect(url) if _partial(request) else HttpResponseRedirect(url)
+
+
+def _domain_message(error: DomainError) -> str:
+    found = ERROR_MESSAGES.get(error.code)
+    return str(found) if found is not None else error.message
+
+
+def _editor_post(request: HttpRequest, snapshot: CatalogSnapshot, saved: SavedBuild | None) -> HttpResponse:
+    """Every button of the editor posts the whole form; `op` says what to do with it."""
+    user = _user(request)
+    editor = BuildEditor(snapshot=snapshot, data=request.POST)
+    quote_form = QuoteRequestForm(request.POST, user=user)
+    op = str(request.POST.get("op") or "check")
+    if not editor.is_valid():
+        return _render_editor(request, _editor_context(request, editor, None, saved, quote_form=quote_form))
+    rows, body = editor.rows(), editor.body()
+    name, notes = editor.name, editor.notes
+    kind, _sep, rest = op.partition(":")[2].partition(":")
+
+    if op.startswith("add:") and kind in PART_KINDS:
+        rows[kind].append({"sku": "", "qty": 1})
+        fresh = BuildEditor.from_body(body, snapshot=snapshot, name=name, notes=notes, rows=rows)
+        focus = f"{kind}-{len(rows[kind]) - 1}-sku"
+        return _render_editor(request, _editor_context(request, fresh, body, saved, focus=focus))
+
+    if op.startswith("remove:") and kind in PART_KINDS and rest.isdigit() and int(rest) < len(rows[kind]):
+        del rows[kind][int(rest)]
+        new_body = {**body, kind: [line for line in rows[kind] if line["sku"]]}
+        fresh = BuildEditor.from_body(new_body, snapshot=snapshot, name=name, notes=notes, rows=rows)
+        return _render_editor(request, _editor_context(request, fresh, new_body, saved))
+
+    if op.startswith("fix:"):
+        return _apply_fix(request, snapshot, saved, body, op, name=name, notes=notes)
+
+    if op == "save":
+        return _save(request, editor, body, saved, quote_form)
+
+    if op == "quote":
+        return _request_quote(request, editor, body, saved, quote_form)
+
+    if op == "check":
+        context = _editor_context(request, editor, body, saved, quote_form=quote_form)
+        return render(request, "configurator/_verdict.html", context)
+    # "refresh" (Enter in a text field) and anything unknown: draw the editor again, nothing changed
+    fresh = BuildEditor.from_body(body, snapshot=snapshot, name=name, notes=notes, rows=rows)
+    return _render_editor(request, _editor_context(request, fresh, body, saved))
+
+
+def _apply_fix(
+    request: HttpRequest,
+    snapshot: CatalogSnapshot,
+    saved: SavedBuild | None,
+    body: dict[str, Any],
+    op: str,
+    *,
+    name: str,
+    notes: str,
+) -> HttpResponse:
+    """`fix:<json>`: the fix as shown next to a finding, applied to the posted body (then checked again like
+    any edit, so a fix naming an unknown part only ends in the usual input error)."""
+    error = None
+    try:
+        fix = json.loads(op.removeprefix("fix:"))
+        if not isinstance(fix, dict):
+            raise FixNotApplicable(op)
+        body = build_apply_fix(body, fix)
+    except (ValueError, FixNotApplicable):
+        error = _("This fix could not be applied; the build was not changed.")
+    fresh = BuildEditor.from_body(body, snapshot=snapshot, name=name, notes=notes)
+    return _render_editor(request, _editor_context(request, fresh, body, saved, error=error))
+
+
+def _save(
+    request: HttpRequest,
+    editor: BuildEditor,
+    body: dict[str, Any],
+    saved: SavedBuild | None,
+    quote_form: QuoteRequestForm,
+) -> HttpResponse:
+    if not editor.name:
+        editor.header.add_error("name", _("Name the build to save it."))
+        return _render_editor(request, _editor_context(request, editor, body, saved, quote_form=quote_form))
+    try:
+        if saved is None:
+            saved = saved_build_create(owner=request.user, name=editor.name, notes=editor.notes, payload=body)
+        else:
+            saved = saved_build_update(saved_build=saved, name=editor.name, notes=editor.notes, payload=body)
+    except DomainError as error:
+        context = _editor_context(request, editor, body, saved, quote_form=quote_form, error=_domain_message(error))
+        return _render_editor(request, context)
+    messages.success(request, _("The build was saved."))
+    return _client_redirect(request, reverse("configurator:build-edit", args=[saved.pk]))
+
+
+def _request_quote(
+    request: HttpRequest,
+    editor: BuildEditor,
+    body: dict[str, Any],
+    saved: SavedBuild | None,
+    quote_form: QuoteRequestForm,
+) -> HttpResponse:
+    """Make a draft quote of the build (saving a saved build first, so the quote points at what it shows)."""
+    user = _user(request)
+    if not quote_form.is_valid():
+        return _render_editor(request, _editor_context(request, editor, body, saved, quote_form=quote_form))
+    customer = quote_form.cleaned_data.get("customer") or user
+    key = str(request.POST.get("quote_key") or "")[:100] or None
+    try:
+        if saved is not None:
+            saved = saved_build_update(
+                saved_build=saved, name=editor.name or None, notes=editor.notes or None, payload=body
+            )
+            quote = quote_create(
+                customer=customer,
+                created_by=user,
+                saved_build=saved,
+                idempotency_key=key,
+                acknowledge_warnings=quote_form.cleaned_data["acknowledge_warnings"],
+            )
+        else:
+            quote = quote_create(
+                customer=customer,
+                created_by=user,
+                payload=body,
+                idempotency_key=key,
+                acknowledge_warnings=quote_form.cleaned_data["acknowledge_warnings"],
+            )
+    except DomainError as error:
+        context = _editor_context(request, editor, body, saved, quote_form=quote_form, error=_domain_message(error))
+        return _render_editor(request, context)
+    messages.success(request, _("Quote %(number)s was made.") % {"number": quote.number})
+    return _client_redirect(request, reverse("quotes:detail", args=[quote.number]))
+
+
+@login_required(login_url=LOGIN_URL)
+@require_http_methods(["GET", "POST"])
+def build_new(request: HttpRequest) -> HttpResponse:
+    """`/builds/new`: an empty editor, or a recommended build from `?build=<json>`."""
+    snapshot = catalog_snapshot()
+    if request.method == "POST":
+        return _editor_post(request, snapshot, None)
+    body = _body_from_query(request.GET.get("build"))
+    editor = BuildEditor.from_body(body, snapshot=snapshot)
+    return _render_editor(request, _editor_context(request, editor, body, None))
+
+
+@login_required(login_url=LOGIN_URL)
+@require_http_methods(["GET", "POST"])
+def build_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """`/builds/<id>`: a saved build (the owner's, or any for sales; 404 otherwise)."""
+    saved = saved_build_get(user=request.user, pk=pk)
+    snapshot = catalog_snapshot()
+    if request.method == "POST":
+        return _editor_post(request, snapshot, saved)
+    body = saved.payload
+    editor = BuildEditor.from_body(body, snapshot=snapshot, name=saved.name, notes=saved.notes)
+    return _render_editor(request, _editor_context(request, editor, body, saved))
+
+
+@login_required(login_url=LOGIN_URL)
+@require_POST
+def build_check(request: HttpRequest) -> HttpResponse:
+    """The verdict panel for the posted editor form (htmx, on every change)."""
+    snapshot = catalog_snapshot()
+    editor = BuildEditor(snapshot=snapshot, data=request.POST)
+    quote_form = QuoteRequestForm(request.POST, user=_user(request))
+    body = editor.body() if editor.is_valid() else None
+    context = _editor_context(request, editor, body, None, quote_form=quote_form)
+    context["editing"] = request.POST.get("editing") == "1"
+    return render(request, "configurator/_verdict.html", context)
+
+
+@login_required(login_url=LOGIN_URL)
+@require_GET
+def build_list(request: HttpRequest) -> HttpResponse:
+    """`/builds/`: saved builds (your own; sales see everyone's)."""
+    builds = saved_build_list(user=request.user)[:200]
+    return render(request, "configurator/build_list.html", {"builds": builds, "active": "builds"})

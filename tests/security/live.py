@@ -1,0 +1,166 @@
+"""A real server for tests that need one: a scratch database (migrated, with the catalog) and gunicorn
+(config/gunicorn.py) on a free 127.0.0.1 port, both removed afterwards.
+
+The scratch database lives on the PostgreSQL of DATABASE_URL when it points at one (CI), else in a
+SQLite file: pytest-django's test database is in memory on SQLite, where no other process can see it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float, what: str, interval_s: float = 0.1) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(interval_s)
+    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+
+
+def _admin_sql(url: str, statement: str) -> None:
+    """Run `statement` on the server of `url`, in its maintenance database (the one in `url` may not exist)."""
+    import psycopg
+
+    maintenance = _with_database(url, "postgres").replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(maintenance, autocommit=True) as connection:
+        connection.execute(statement)
+
+
+@contextmanager
+def scratch_database(tmp_dir: Path, prefix: str) -> Iterator[str]:
+    """The URL of a new, empty database; dropped (or deleted) afterwards."""
+    base = os.environ.get("DATABASE_URL", "")
+    if base.startswith(("postgres://", "postgresql://")):
+        name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+        _admin_sql(base, f'CREATE DATABASE "{name}"')
+        try:
+            yield _with_database(base, name)
+        finally:
+            _admin_sql(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    else:
+        path = tmp_dir / f"{prefix}.sqlite3"
+        yield f"sqlite:///{path}"
+        path.unlink(missing_ok=True)
+
+
+def environment(database_url: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("THROTTLE_", "PYTEST_"))}
+    env.pop("QUOTE_RENDER_TEST_DELAY_S", None)
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+        DATABASE_URL=database_url,
+        CELERY_BROKER_URL="memory://",  # renders are queued in memory and never run: not what these tests measure
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra)
+    return env
+
+
+def run_django(env: Mapping[str, str], body: str, timeout_s: float = 180) -> Any:
+    """Run `body` in a fresh Django process with `env`; the last stdout line is its JSON result."""
+    script = "import json, django\ndjango.setup()\n" + textwrap.dedent(body)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+MIGRATE = """
+from io import StringIO
+from django.core.management import call_command
+call_command("migrate", verbosity=0, interactive=False)
+call_command("load_catalog", stdout=StringIO())
+"""
+
+
+class Gunicorn:
+    """`gunicorn -c config/gunicorn.py config.wsgi:application` with N sync workers on 127.0.0.1."""
+
+    def __init__(self, env: Mapping[str, str], log_path: Path, workers: int = 2, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path
+        self._log = log_path.open("wb")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                "config/gunicorn.py",
+                "config.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                str(workers),
+            ],
+            cwd=ROOT,
+            env=dict(env),
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            wait_for(self._answers, 60, f"gunicorn on port {self.port}", interval_s=0.2)
+        except AssertionError:
+            self.stop()
+            raise AssertionError(f"gunicorn did not start:\n{self.log()}") from None
+
+    def _answers(self) -> bool:
+        if self.process.poll() is not None:
+            raise AssertionError(f"gunicorn exited with {self.process.returncode}:\n{self.log()}")
+        try:
+            with urllib.request.urlopen(f"{self.base_url}/api/v1/ping", timeout=2) as response:  # noqa: S310
+                return bool(response.status == 200)
+        except (urllib.error.URLError, OSError):
+            return False
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-6000:]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+        self._log.close()

@@ -1,0 +1,526 @@
+"""Who may do what: every /api/v1 endpoint and every admin changelist / add / change page, for the
+personas anonymous, customer (owns the objects), another customer, sales, catalog staff and superuser.
+
+The endpoints are enumerated from the URL resolver and the admin pages from the admin site's registry,
+so a new endpoint or admin model without a row here fails `test_every_*_has_a_matrix_entry`. Rules of
+ARCHITECTURE.md §Users and permissions: anonymous users estimate, validate and get recommendations;
+saving builds and quotes needs an account; customers see only their own objects and another customer's
+object answers 404 (not 403); sales see and work on all builds and quotes; catalog staff administer
+the catalog. Every refused write is checked to have changed nothing in the database, and every write
+body sent here is one the endpoint accepts from someone allowed (the allowed personas' 2xx prove it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import Any, cast
+
+import pytest
+from django.contrib import admin
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth.models import Group
+from django.core.files.base import ContentFile
+from django.db.models import Model
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from rest_framework.authtoken.models import Token, TokenProxy
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from catalog import models as catalog_models
+from configurator.models import SavedBuild
+from configurator.services import saved_build_create
+from quotes import services as quote_services
+from quotes.models import Quote, QuoteEvent, QuoteLine, RenderStatus
+from tests import factories
+from tests.security.bodies import ESTIMATE, GOOD_BUILD, RECOMMENDATION
+
+pytestmark = pytest.mark.django_db
+
+PERSONAS = ("anonymous", "customer", "other_customer", "sales", "catalog", "superuser")
+ANON, CUST, OTHER, SALES, CAT, SUPER = PERSONAS
+UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+# --------------------------------------------------------------------------- the world each cell runs in
+
+
+@dataclass
+class World:
+    users: dict[str, User]
+    tokens: dict[str, str]
+    build: SavedBuild
+    sales2: User
+    quotes: dict[str, Quote] = field(default_factory=dict)
+
+    @property
+    def customer(self) -> User:
+        return self.users[CUST]
+
+    def quote(self, state: str) -> Quote:
+        """The customer's quote in `state` (draft, pending_approval, sent, pdf_ready), made on first use."""
+        if state not in self.quotes:
+            self.quotes[state] = _make_quote(self, state)
+        return self.quotes[state]
+
+
+def _make_quote(world: World, state: str) -> Quote:
+    if state == "pending_approval":  # made and submitted by another sales engineer, so `sales` may approve
+        quote = quote_services.quote_create(
+            customer=world.customer, created_by=world.sales2, payload=GOOD_BUILD, discount_percent=15
+        )
+        return quote_services.quote_submit(quote=quote, user=world.sales2)
+    quote = quote_services.quote_create(customer=world.customer, created_by=world.customer, payload=GOOD_BUILD)
+    if state == "sent":
+        return quote_services.quote_send(quote=quote, user=world.sales2)
+    if state == "pdf_ready":
+        quote.pdf.save(f"{quote.number}-R1-1.pdf", ContentFile(b"%PDF-1.4 matrix test\n%%EOF\n"), save=False)
+        quote.render_status = RenderStatus.READY
+        quote.save(update_fields=["pdf", "render_status"])
+    return quote
+
+
+@pytest.fixture
+def world(catalog: None) -> World:
+    users = {
+        CUST: factories.customer(username="matrix-customer"),
+        OTHER: factories.customer(username="matrix-other"),
+        SALES: factories.sales(username="matrix-sales"),
+        CAT: factories.catalog_staff(username="matrix-catalog"),
+        SUPER: cast(User, factories.UserFactory(username="matrix-admin", is_staff=True, is_superuser=True)),
+    }
+    tokens = {name: Token.objects.create(user=user).key for name, user in users.items()}
+    build = saved_build_create(owner=users[CUST], name="customer's build", payload=GOOD_BUILD)
+    return World(users=users, tokens=tokens, build=build, sales2=factories.sales(username="matrix-sales2"))
+
+
+def fingerprint(*models: type[Model]) -> dict[str, list[dict[str, Any]]]:
+    """Every row of the tables a request could write, to compare before and after."""
+    return {model.__name__: list(model._default_manager.order_by("pk").values()) for model in models}
+
+
+API_TABLES: tuple[type[Model], ...] = (SavedBuild, Quote, QuoteLine, QuoteEvent, Token, User, catalog_models.Gpu)
+
+
+def api_client(world: World, persona: str) -> APIClient:
+    client = APIClient()
+    if persona != ANON:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {world.tokens[persona]}")
+    return client
+
+
+# --------------------------------------------------------------------------- the API matrix
+
+
+def everyone(status: int) -> dict[str, int]:
+    return dict.fromkeys(PERSONAS, status)
+
+
+def signed_in(status: int) -> dict[str, int]:
+    return {**everyone(status), ANON: 401}
+
+
+def own_or_sales(status: int) -> dict[str, int]:
+    """Objects of `customer`: theirs, sales' and the superuser's; 404 to anyone else signed in."""
+    return {ANON: 401, CUST: status, OTHER: 404, SALES: status, CAT: 404, SUPER: status}
+
+
+def sales_only(status: int) -> dict[str, int]:
+    """A sales action on the customer's quote: the customer sees the quote but may not act (403)."""
+    return {ANON: 401, CUST: 403, OTHER: 404, SALES: status, CAT: 404, SUPER: status}
+
+
+def customer_only(status: int) -> dict[str, int]:
+    """The customer's own decision on a sent quote: sales and superusers see it but may not decide."""
+    return {ANON: 401, CUST: status, OTHER: 404, SALES: 403, CAT: 404, SUPER: 403}
+
+
+@dataclass(frozen=True)
+class Cell:
+    expected: dict[str, int]
+    url: Callable[[World], str]
+    body: Any = None
+
+
+def fixed(url: str) -> Callable[[World], str]:
+    return lambda world: url
+
+
+def quote_url(state: str, action: str = "") -> Callable[[World], str]:
+    return lambda world: f"/api/v1/quotes/{world.quote(state).number}/" + (f"{action}/" if action else "")
+
+
+def build_url(world: World) -> str:
+    return f"/api/v1/builds/{world.build.pk}/"
+
+
+CATALOG_SKUS = {
+    "gpus": "rtx-4090",
+    "cpus": "epyc-9554",
+    "chassis": "srv-8gpu-4u-epyc",
+    "psus": "psu-crps-3000w",
+    "memory": "ddr5-rdimm-64gb",
+    "storage": "nvme-4tb",
+    "nics": "nic-200g",
+    "bridges": "nvlink-bridge-h200-4way",
+}
+
+API_MATRIX: dict[tuple[str, str], Cell] = {
+    **{
+        (f"api/v1/catalog/{kind}/", "GET"): Cell(everyone(200), fixed(f"/api/v1/catalog/{kind}/"))
+        for kind in CATALOG_SKUS
+    },
+    **{
+        (f"api/v1/catalog/{kind}/<slug:sku>/", "GET"): Cell(everyone(200), fixed(f"/api/v1/catalog/{kind}/{sku}/"))
+        for kind, sku in CATALOG_SKUS.items()
+    },
+    ("api/v1/estimate", "POST"): Cell(everyone(200), fixed("/api/v1/estimate"), ESTIMATE),
+    ("api/v1/llm-models/", "GET"): Cell(everyone(200), fixed("/api/v1/llm-models/")),
+    ("api/v1/builds/validate", "POST"): Cell(everyone(200), fixed("/api/v1/builds/validate"), GOOD_BUILD),
+    ("api/v1/recommendations", "POST"): Cell(everyone(200), fixed("/api/v1/recommendations"), RECOMMENDATION),
+    ("api/v1/builds/", "GET"): Cell(signed_in(200), fixed("/api/v1/builds/")),
+    ("api/v1/builds/", "POST"): Cell(signed_in(201), fixed("/api/v1/builds/"), {"name": "new", "build": GOOD_BUILD}),
+    ("api/v1/builds/<int:pk>/", "GET"): Cell(own_or_sales(200), build_url),
+    ("api/v1/builds/<int:pk>/", "PUT"): Cell(own_or_sales(200), build_url, {"name": "renamed", "build": GOOD_BUILD}),
+    ("api/v1/builds/<int:pk>/", "PATCH"): Cell(own_or_sales(200), build_url, {"notes": "changed"}),
+    ("api/v1/builds/<int:pk>/", "DELETE"): Cell(own_or_sales(204), build_url),
+    ("api/v1/quotes/", "GET"): Cell(signed_in(200), fixed("/api/v1/quotes/")),
+    ("api/v1/quotes/", "POST"): Cell(signed_in(201), fixed("/api/v1/quotes/"), {"build": GOOD_BUILD}),
+    ("api/v1/quotes/<quote_number:number>/", "GET"): Cell(own_or_sales(200), quote_url("draft")),
+    ("api/v1/quotes/<quote_number:number>/submit/", "POST"): Cell(sales_only(200), quote_url("draft", "submit")),
+    ("api/v1/quotes/<quote_number:number>/approve/", "POST"): Cell(
+        sales_only(200), quote_url("pending_approval", "approve")
+    ),
+    ("api/v1/quotes/<quote_number:number>/send/", "POST"): Cell(sales_only(200), quote_url("draft", "send")),
+    ("api/v1/quotes/<quote_number:number>/accept/", "POST"): Cell(customer_only(200), quote_url("sent", "accept")),
+    ("api/v1/quotes/<quote_number:number>/reject/", "POST"): Cell(
+        customer_only(200), quote_url("sent", "reject"), {"reason": "too expensive"}
+    ),
+    ("api/v1/quotes/<quote_number:number>/revise/", "POST"): Cell(sales_only(201), quote_url("sent", "revise"), {}),
+    ("api/v1/quotes/<quote_number:number>/refresh-prices/", "POST"): Cell(
+        own_or_sales(200), quote_url("draft", "refresh-prices")
+    ),
+    ("api/v1/quotes/<quote_number:number>/pdf/", "GET"): Cell(own_or_sales(200), quote_url("pdf_ready", "pdf")),
+    ("api/v1/auth/token", "POST"): Cell(signed_in(201), fixed("/api/v1/auth/token")),
+    ("api/v1/auth/token", "DELETE"): Cell(signed_in(204), fixed("/api/v1/auth/token")),
+    ("api/v1/ping", "GET"): Cell(everyone(200), fixed("/api/v1/ping")),
+    ("api/v1/schema/", "GET"): Cell(everyone(200), fixed("/api/v1/schema/")),
+    ("api/v1/docs/", "GET"): Cell(everyone(200), fixed("/api/v1/docs/")),
+}
+
+
+def _walk(patterns: list[URLPattern | URLResolver], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            yield from _walk(pattern.url_patterns, prefix + str(pattern.pattern))
+        else:
+            yield prefix + str(pattern.pattern), pattern.callback
+
+
+def api_endpoints() -> set[tuple[str, str]]:
+    """(route, method) of every /api/v1 view, from the URL resolver and the views' handlers
+    (HEAD and OPTIONS follow GET and the permission checks of the view; they are not listed)."""
+    endpoints: set[tuple[str, str]] = set()
+    for route, callback in _walk(get_resolver().url_patterns):
+        if not route.startswith("api/v1/"):
+            continue
+        view_class = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
+        assert view_class is not None, f"{route}: not a class-based view; add it to the matrix by hand"
+        for method in view_class.http_method_names:
+            if method not in ("head", "options") and hasattr(view_class, method):
+                endpoints.add((route, method.upper()))
+    return endpoints
+
+
+def test_every_api_endpoint_has_a_matrix_entry() -> None:
+    endpoints = api_endpoints()
+    assert len(endpoints) >= 40
+    assert sorted(endpoints - set(API_MATRIX)) == [], "endpoints without a matrix entry"
+    assert sorted(set(API_MATRIX) - endpoints) == [], "matrix entries of endpoints that no longer exist"
+
+
+def test_every_operation_of_the_openapi_schema_is_in_the_matrix() -> None:
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    routes = {(route, method) for route, method in API_MATRIX}
+    operations = {(path, method.upper()) for path, methods in schema["paths"].items() for method in methods}
+    for path, method in operations:
+        candidates = [route for route, m in routes if m == method and _same_shape(route, path)]
+        assert candidates, f"{method} {path} has no matrix entry"
+
+
+def _same_shape(route: str, path: str) -> bool:
+    import re
+
+    return re.sub(r"<[^>]+>", "{}", "/" + route) == re.sub(r"{[^}]+}", "{}", path)
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+@pytest.mark.parametrize(("route", "method"), sorted(API_MATRIX), ids=lambda value: str(value))
+def test_api_matrix(world: World, route: str, method: str, persona: str) -> None:
+    cell = API_MATRIX[route, method]
+    url = cell.url(world)
+    expected = cell.expected[persona]
+    before = fingerprint(*API_TABLES)
+    client = api_client(world, persona)
+    kwargs: dict[str, Any] = {"format": "json"} if cell.body is not None else {}
+    response = getattr(client, method.lower())(url, cell.body, **kwargs) if method in UNSAFE else client.get(url)
+    assert response.status_code == expected, (persona, method, url, response.content[:300])
+    if response.status_code >= 400:
+        error = json.loads(response.content)["error"]
+        assert error["code"] and error["message"], error
+        assert (error["code"] == "not_found") == (response.status_code == 404), error
+        if method in UNSAFE:
+            assert fingerprint(*API_TABLES) == before, f"a refused {method} {url} by {persona} changed the database"
+
+
+def test_lists_show_customers_only_their_own_objects(world: World) -> None:
+    others_build = saved_build_create(owner=world.users[OTHER], name="other's build", payload=GOOD_BUILD)
+    mine, theirs = (
+        world.quote("draft"),
+        quote_services.quote_create(customer=world.users[OTHER], created_by=world.users[OTHER], payload=GOOD_BUILD),
+    )
+
+    def listed(persona: str, url: str, key: str) -> set[Any]:
+        return {row[key] for row in api_client(world, persona).get(url).json()["results"]}
+
+    assert listed(CUST, "/api/v1/builds/", "id") == {world.build.pk}
+    assert listed(OTHER, "/api/v1/builds/", "id") == {others_build.pk}
+    assert listed(CAT, "/api/v1/builds/", "id") == set()
+    assert (
+        listed(SALES, "/api/v1/builds/", "id")
+        == listed(SUPER, "/api/v1/builds/", "id")
+        == {
+            world.build.pk,
+            others_build.pk,
+        }
+    )
+    assert listed(CUST, "/api/v1/quotes/", "number") == {mine.number}
+    assert listed(OTHER, "/api/v1/quotes/", "number") == {theirs.number}
+    assert listed(CAT, "/api/v1/quotes/", "number") == set()
+    assert listed(SALES, "/api/v1/quotes/", "number") == {mine.number, theirs.number}
+
+
+def test_a_customer_cannot_quote_from_another_customers_saved_build_or_for_someone_else(world: World) -> None:
+    before = fingerprint(*API_TABLES)
+    other = api_client(world, OTHER)
+    by_build = other.post("/api/v1/quotes/", {"saved_build": world.build.pk}, format="json")
+    assert by_build.status_code == 400
+    assert by_build.json()["error"]["fields"] == {"saved_build": ["no saved build with this id"]}
+    for_someone = other.post("/api/v1/quotes/", {"build": GOOD_BUILD, "customer": world.customer.pk}, format="json")
+    assert for_someone.status_code == 403
+    discount = other.post("/api/v1/quotes/", {"build": GOOD_BUILD, "discount_percent": "5"}, format="json")
+    assert discount.status_code == 403
+    assert fingerprint(*API_TABLES) == before
+
+
+# --------------------------------------------------------------------------- the admin matrix
+
+ADMIN_PAGES = ("changelist", "add", "change")
+LOGIN_REDIRECT = 302
+CATALOG_ADMIN_MODELS: tuple[type[Model], ...] = tuple(catalog_models.CATALOG_MODELS.values())
+
+
+def _pages(changelist: int, add: int, change: int) -> dict[str, int]:
+    return {"changelist": changelist, "add": add, "change": change}
+
+
+def _admin_row(sales: dict[str, int], catalog: dict[str, int], superuser: dict[str, int]) -> dict[str, dict[str, int]]:
+    redirected = _pages(LOGIN_REDIRECT, LOGIN_REDIRECT, LOGIN_REDIRECT)  # not staff: to the login page
+    return {ANON: redirected, CUST: redirected, OTHER: redirected, SALES: sales, CAT: catalog, SUPER: superuser}
+
+
+DENIED = _pages(403, 403, 403)
+FULL = _pages(200, 200, 200)
+VIEW_ONLY = _pages(200, 403, 200)
+
+ADMIN_MATRIX: dict[type[Model], dict[str, dict[str, int]]] = {
+    **{model: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL) for model in CATALOG_ADMIN_MODELS},
+    SavedBuild: _admin_row(sales=FULL, catalog=DENIED, superuser=FULL),
+    # quotes are made through quote_create only: no add page for anyone
+    Quote: _admin_row(sales=VIEW_ONLY, catalog=DENIED, superuser=_pages(200, 403, 200)),
+    User: _admin_row(sales=VIEW_ONLY, catalog=DENIED, superuser=FULL),
+    Group: _admin_row(sales=DENIED, catalog=DENIED, superuser=FULL),
+    TokenProxy: _admin_row(sales=DENIED, catalog=DENIED, superuser=FULL),
+}
+# Who may save a change page; everyone else gets a read-only page, a 403 or the login page, and their
+# POST must change nothing.
+MAY_CHANGE: dict[type[Model], set[str]] = {
+    **{model: {CAT, SUPER} for model in CATALOG_ADMIN_MODELS},
+    SavedBuild: {SALES, SUPER},
+    Quote: {SALES, SUPER},  # a draft's terms (quotes.change_quote)
+    User: {SUPER},
+    Group: {SUPER},
+    TokenProxy: {SUPER},
+}
+
+
+def test_every_admin_model_has_a_matrix_entry() -> None:
+    registered = set(admin.site._registry)
+    assert registered - set(ADMIN_MATRIX) == set(), "admin models without a matrix entry"
+    assert set(ADMIN_MATRIX) - registered == set(), "matrix entries of models no longer in the admin"
+
+
+def _admin_object(world: World, model: type[Model]) -> Model:
+    if model is SavedBuild:
+        return world.build
+    if model is Quote:
+        return world.quote("draft")
+    if model is User:
+        return world.customer
+    if model is Group:
+        return Group.objects.get(name="customers")
+    if model is TokenProxy:
+        return TokenProxy.objects.get(user=world.customer)
+    return model._default_manager.order_by("pk").first()  # type: ignore[return-value]
+
+
+def _admin_url(model: type[Model], page: str, obj: Model) -> str:
+    name = f"admin:{model._meta.app_label}_{model._meta.model_name}_{page}"
+    if page != "change":
+        return reverse(name)
+    object_id = obj.user_id if isinstance(obj, TokenProxy) else obj.pk  # the token admin is keyed by user
+    return reverse(name, args=[object_id])
+
+
+class _FormFields(HTMLParser):
+    """The fields a browser would submit from the admin's main form (inputs, selects, textareas)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: dict[str, list[str]] = {}
+        self._in_form = False
+        self._select: tuple[str, bool] | None = None
+        self._textarea: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attr = {key: value or "" for key, value in attrs}
+        if tag == "form" and attr.get("id", "").endswith("_form"):
+            self._in_form = True
+        if not self._in_form or "disabled" in attr:
+            return
+        name = attr.get("name", "")
+        if tag == "input" and name:
+            kind = attr.get("type", "text")
+            if kind in ("submit", "button", "file", "image"):
+                return
+            if kind in ("checkbox", "radio") and "checked" not in attr:
+                return
+            self.data.setdefault(name, []).append(attr.get("value", "on" if kind == "checkbox" else ""))
+        elif tag == "select" and name:
+            self._select = (name, "multiple" in attr)
+            self.data.setdefault(name, [])
+        elif tag == "option" and self._select is not None and "selected" in attr:
+            self.data[self._select[0]].append(attr.get("value", ""))
+        elif tag == "textarea" and name:
+            self._textarea = name
+            self.data[name] = [""]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._in_form = False
+        elif tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._textarea = None
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea is not None:
+            self.data[self._textarea][0] += data.removeprefix("\n") if not self.data[self._textarea][0] else data
+
+
+def _form_data(client: Client, url: str) -> dict[str, Any]:
+    page = client.get(url)
+    assert page.status_code == 200, url
+    parser = _FormFields()
+    parser.feed(page.content.decode())
+    return {name: values if len(values) != 1 else values[0] for name, values in parser.data.items()}
+
+
+def _superuser_client(world: World) -> Client:
+    client = Client()
+    client.force_login(world.users[SUPER])
+    return client
+
+
+def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any] | None:
+    """A valid POST for the object's change page with one visible field changed (None: no editable field)."""
+    field_name = {Quote: "terms", User: "company", TokenProxy: None}.get(model, "name")
+    if field_name is None:
+        return None
+    data = _form_data(_superuser_client(world), _admin_url(model, "change", obj))
+    data[field_name] = "changed by the authorization matrix"
+    return data
+
+
+def _add_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]:
+    """A valid POST for the model's add page."""
+    if model is User:
+        return {"username": "matrix-new-user", "password1": "Xq7!matrix-test-pass", "password2": "Xq7!matrix-test-pass"}
+    if model is Group:
+        return {"name": "matrix-new-group"}
+    if model is TokenProxy:
+        return {"user": str(factories.customer(username="matrix-tokenless").pk)}
+    data = _change_data(world, model, obj) or {}
+    if "sku" in data:
+        data["sku"] = "matrix-new-sku"
+    return data
+
+
+def _admin_tables(model: type[Model]) -> tuple[type[Model], ...]:
+    concrete = Token if model is TokenProxy else model
+    return (concrete, LogEntry, QuoteEvent) if model is Quote else (concrete, LogEntry)
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+@pytest.mark.parametrize("model", list(ADMIN_MATRIX), ids=lambda model: model._meta.label)
+def test_admin_matrix(world: World, model: type[Model], persona: str) -> None:
+    obj = _admin_object(world, model)
+    client = Client()
+    if persona != ANON:
+        client.force_login(world.users[persona])
+    expected = ADMIN_MATRIX[model][persona]
+    for page in ADMIN_PAGES:
+        response = client.get(_admin_url(model, page, obj))
+        assert response.status_code == expected[page], (persona, model._meta.label, page)
+        if response.status_code == LOGIN_REDIRECT:
+            assert response["Location"].startswith(reverse("admin:login")), response["Location"]
+
+    # writes this persona may not make change nothing (the same bodies succeed for the superuser)
+    refused = {"add": expected["add"] != 200, "change": persona not in MAY_CHANGE[model]}
+    for page in ADMIN_PAGES[1:]:
+        if not refused[page]:
+            continue
+        data = _add_data(world, model, obj) if page == "add" else _change_data(world, model, obj)
+        if data is None:
+            continue
+        before = fingerprint(*_admin_tables(model))
+        response = client.post(_admin_url(model, page, obj), data)
+        assert response.status_code in (LOGIN_REDIRECT, 403), (persona, model._meta.label, page)
+        if response.status_code == LOGIN_REDIRECT:
+            assert response["Location"].startswith(reverse("admin:login"))
+        assert fingerprint(*_admin_tables(model)) == before, f"refused admin {page} by {persona} changed rows"
+
+
+@pytest.mark.parametrize("model", list(ADMIN_MATRIX), ids=lambda model: model._meta.label)
+def test_admin_write_bodies_are_accepted_from_the_superuser(world: World, model: type[Model]) -> None:
+    """The control of the refused writes above: the same bodies change the database when allowed."""
+    obj = _admin_object(world, model)
+    client = _superuser_client(world)
+    concrete = Token if model is TokenProxy else model
+    change = _change_data(world, model, obj)
+    if change is not None:
+        response = client.post(_admin_url(model, "change", obj), change)
+        assert response.status_code == 302, response.content.decode()[:2000]
+        assert "changed by the authorization matrix" in json.dumps(
+            list(concrete._default_manager.filter(pk=obj.pk).values()), default=str
+        )
+    if ADMIN_MATRIX[model][SUPER]["add"] == 200:
+        count = concrete._default_manager.count()
+        response = client.post(_admin_url(model, "add", obj), _add_data(world, model, obj))
+        assert response.status_code == 302, response.content.decode()[:2000]
+        assert concrete._default_manager.count() == count + 1

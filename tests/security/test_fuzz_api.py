@@ -1,0 +1,147 @@
+"""Schemathesis against the OpenAPI schema served by a running gunicorn (2 workers, config/gunicorn.py).
+
+Three bounded passes over every operation of /api/v1/schema/, each with positive and negative data
+(schemathesis' examples, coverage and fuzzing phases):
+
+* as a sales engineer with an API token (sees every build and quote, so the authenticated paths run);
+* /api/v1/auth/token with HTTP Basic auth of a user of its own (its token rotations touch nobody else);
+* anonymously.
+
+Checks on every answer: no 5xx, the status code is documented for the operation, the content type is
+the documented one and the body matches the documented schema (the error envelope for 4xx). The hooks
+in fuzz_hooks.py turn most generated SKUs, model names and ids into real ones, so generated cases reach
+the rules, the estimator, the recommender and the quote actions instead of stopping at "unknown SKU".
+Renders of quotes made while fuzzing are queued to an in-memory broker and never run. A failure prints
+the schemathesis report, with a `curl` line that reproduces each case.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.security.live import MIGRATE, ROOT, Gunicorn, environment, run_django, scratch_database
+
+# Examples per operation in the fuzzing phase of each pass (the coverage phase adds its boundary cases):
+# a few hundred per operation over the passes, about two and a half minutes on two cores.
+PASSES: dict[str, tuple[int, tuple[str, ...]]] = {
+    "sales": (45, ("--header", "Authorization: Token {token}", "--exclude-path", "/api/v1/auth/token")),
+    "token-basic-auth": (30, ("--auth", "fuzz-keys:fuzz-test-pass", "--include-path", "/api/v1/auth/token")),
+    "anonymous": (25, ()),
+}
+HOOKS = Path(__file__).with_name("fuzz_hooks.py")  # steer generated SKUs, models and ids toward real ones
+CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
+SEED = """
+from django.contrib.auth.models import Group
+from rest_framework.authtoken.models import Token
+from accounts.models import User
+from configurator.services import saved_build_create
+from quotes.services import quote_create, quote_send
+
+def user(name, group, **extra):
+    made = User.objects.create_user(username=name, email=f"{name}@example.com", password="fuzz-test-pass", **extra)
+    made.groups.add(Group.objects.get(name=group))
+    return made
+
+sales = user("fuzz-sales", "sales", is_staff=True)
+customer = user("fuzz-customer", "customers")
+keys = user("fuzz-keys", "customers")
+build = {"chassis": "ws-tr-pro-2gpu-4u5", "cpus": [{"sku": "tr-pro-7975wx", "qty": 1}],
+         "gpus": [{"sku": "rtx-pro-6000-blackwell-maxq", "qty": 2}], "psus": [{"sku": "psu-crps-2000w", "qty": 2}],
+         "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 8}], "psu_redundancy": "n+1"}
+saved = saved_build_create(owner=customer, name="fuzz build", payload=build)
+draft = quote_create(customer=customer, created_by=customer, payload=build)
+sent = quote_send(quote=quote_create(customer=customer, created_by=customer, payload=build), user=sales)
+print(json.dumps({
+    "token": Token.objects.create(user=sales).key,
+    "FUZZ_QUOTE_NUMBERS": ",".join((draft.number, sent.number)),
+    "FUZZ_BUILD_IDS": str(saved.pk),
+    "FUZZ_USER_IDS": ",".join(str(u.pk) for u in (customer, keys, sales)),
+}))
+"""
+
+
+@dataclass(frozen=True)
+class Target:
+    server: Gunicorn
+    sales_token: str
+    seeded: dict[str, str]  # FUZZ_* ids for tests/security/fuzz_hooks.py
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    tmp = tmp_path_factory.mktemp("fuzz")
+    with scratch_database(tmp, "fuzz") as database_url:
+        env = environment(database_url, MEDIA_ROOT=str(tmp / "media"))
+        seeded = run_django(env, MIGRATE + SEED)
+        server = Gunicorn(env, tmp / "gunicorn.log", workers=2)
+        try:
+            yield Target(
+                server=server,
+                sales_token=seeded["token"],
+                seeded={name: value for name, value in seeded.items() if name.startswith("FUZZ_")},
+            )
+        finally:
+            server.stop()
+
+
+def schemathesis(target: Target, max_examples: int, *options: str) -> subprocess.Popen[str]:
+    """One `st run` pass as a subprocess (the passes run side by side: each is CPU-bound in one process)."""
+    command = [
+        str(Path(sys.executable).with_name("st")),
+        "run",
+        f"{target.server.base_url}/api/v1/schema/",
+        "--checks",
+        CHECKS,
+        "--max-examples",
+        str(max_examples),
+        "--phases",
+        "examples,coverage,fuzzing",
+        "--workers",
+        "1",
+        "--request-timeout",
+        "20",
+        "--suppress-health-check",
+        "too_slow,filter_too_much,data_too_large",
+        "--output-truncate",
+        "false",
+        *options,
+    ]
+    return subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **target.seeded, "NO_COLOR": "1", "SCHEMATHESIS_HOOKS": str(HOOKS)},
+    )
+
+
+def _summary(output: str) -> str:
+    cases = re.search(r"Test cases:\s*\n\s*(.+)", output)
+    return cases.group(1).strip() if cases else "no summary"
+
+
+def test_every_answer_matches_the_schema_and_none_is_a_5xx(target: Target) -> None:
+    started = time.monotonic()
+    runs = {
+        name: schemathesis(target, examples, *(option.format(token=target.sales_token) for option in options))
+        for name, (examples, options) in PASSES.items()
+    }
+    outputs = {name: run.communicate(timeout=600)[0] for name, run in runs.items()}
+    print(f"\nfuzzing took {time.monotonic() - started:.0f} s")
+    failed = []
+    for name, run in runs.items():
+        print(f"  {name}: {_summary(outputs[name])}")
+        if run.returncode != 0:
+            failed.append(name)
+    report = "\n\n".join(f"=== {name} ===\n{outputs[name][-20000:]}" for name in failed)
+    assert not failed, f"schemathesis found problems:\n{report}\n--- server log ---\n{target.server.log()}"

@@ -1,0 +1,126 @@
+"""Fixtures of the web page tests: users per role, build bodies with known verdicts, the editor's form data."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from accounts.models import User
+from configurator.builds import PART_KINDS
+from tests import factories
+
+# Passes every rule (tests/quotes/conftest.py uses the same workstation).
+GOOD_BUILD: dict[str, Any] = {
+    "chassis": "ws-tr-pro-2gpu-4u5",
+    "cpus": [{"sku": "tr-pro-7975wx", "qty": 1}],
+    "gpus": [{"sku": "rtx-pro-6000-blackwell-maxq", "qty": 2}],
+    "psus": [{"sku": "psu-crps-2000w", "qty": 2}],
+    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 8}],
+    "storage": [{"sku": "nvme-4tb", "qty": 1}],
+    "nics": [],
+    "bridges": [],
+    "psu_redundancy": "n+1",
+    "site_voltage": 230,
+}
+# Valid with warnings: an AM5 tower with two RTX 4090.
+WARNING_BUILD: dict[str, Any] = {
+    "chassis": "ws-tower-am5",
+    "cpus": [{"sku": "ryzen-9-9950x", "qty": 1}],
+    "gpus": [{"sku": "rtx-4090", "qty": 2}],
+    "psus": [{"sku": "psu-atx-2200w", "qty": 1}],
+    "memory": [{"sku": "ddr5-udimm-48gb", "qty": 4}],
+    "storage": [{"sku": "nvme-2tb", "qty": 1}],
+    "psu_redundancy": "none",
+    "site_voltage": 230,
+}
+# 8 × H200 NVL on two 3 kW PSUs: power.psu_capacity, fixed by adding two more.
+TOO_FEW_PSUS: dict[str, Any] = {
+    "chassis": "srv-8gpu-4u-epyc",
+    "cpus": [{"sku": "epyc-9554", "qty": 2}],
+    "gpus": [{"sku": "h200-nvl", "qty": 8}],
+    "psus": [{"sku": "psu-crps-3000w", "qty": 2}],
+    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 24}],
+    "storage": [{"sku": "nvme-4tb", "qty": 1}],
+    "psu_redundancy": "n+1",
+    "site_voltage": 230,
+}
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture(autouse=True)
+def _site(settings: Any, tmp_path: Any) -> Iterator[None]:
+    """Russian by default, PDFs rendered in process into a temporary folder."""
+    from config.celery import app
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def customer_user(db: None) -> User:
+    return factories.customer(username="alice", company="ООО «Нейросеть»")
+
+
+@pytest.fixture
+def other_customer(db: None) -> User:
+    return factories.customer(username="bob")
+
+
+@pytest.fixture
+def sales_user(db: None) -> User:
+    return factories.sales(username="sam")
+
+
+@pytest.fixture
+def sales_lead(db: None) -> User:
+    return factories.sales(username="lena")
+
+
+@pytest.fixture
+def client_for() -> Callable[[User | None], Client]:
+    def make(user: User | None) -> Client:
+        client = Client()
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return make
+
+
+def build(body: dict[str, Any]) -> dict[str, Any]:
+    return copy.deepcopy(body)
+
+
+def editor_data(
+    body: dict[str, Any], *, name: str = "", notes: str = "", op: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The POST data of the build editor's form showing `body` (what the browser sends)."""
+    data: dict[str, Any] = {
+        "build-chassis": body.get("chassis", ""),
+        "build-psu_redundancy": body.get("psu_redundancy", "none"),
+        "build-site_voltage": str(body.get("site_voltage", 230)),
+        "build-name": name,
+        "build-notes": notes,
+        "build-workload": json.dumps(body["workload"]) if body.get("workload") else "",
+    }
+    for kind in PART_KINDS:
+        lines = body.get(kind) or []
+        data[f"{kind}-TOTAL_FORMS"] = str(len(lines))
+        data[f"{kind}-INITIAL_FORMS"] = str(len(lines))
+        data[f"{kind}-MIN_NUM_FORMS"] = "0"
+        data[f"{kind}-MAX_NUM_FORMS"] = "64"
+        for index, line in enumerate(lines):
+            data[f"{kind}-{index}-sku"] = line["sku"]
+            data[f"{kind}-{index}-qty"] = str(line["qty"])
+    if op is not None:
+        data["op"] = op
+    data.update(extra)
+    return data

@@ -1,0 +1,65 @@
+"""The Russian catalog is complete and compiled, and every finding code of the rules has a translated title."""
+
+from __future__ import annotations
+
+import gettext
+import re
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import translation
+
+from configurator.labels import FINDING_TITLES, UNITS
+from tests.web.po import read_po
+
+LOCALE = Path(settings.BASE_DIR) / "locale"
+RULES = Path(settings.BASE_DIR) / "configurator" / "rules"
+
+
+def test_every_russian_string_is_translated_and_none_is_fuzzy() -> None:
+    entries = read_po(LOCALE / "ru" / "LC_MESSAGES" / "django.po")
+    assert len(entries) > 300
+    assert [e.msgid for e in entries if not e.translated] == []
+    assert [e.msgid for e in entries if "fuzzy" in e.flags] == []
+
+
+def test_the_compiled_catalog_matches_the_po_file() -> None:
+    """A .po edited without running compilemessages would show English on the site."""
+    entries = read_po(LOCALE / "ru" / "LC_MESSAGES" / "django.po")
+    with (LOCALE / "ru" / "LC_MESSAGES" / "django.mo").open("rb") as handle:
+        compiled = gettext.GNUTranslations(handle)
+    stale = []
+    for entry in entries:
+        if entry.msgid_plural is not None:
+            ok = compiled.npgettext(entry.context, entry.msgid, entry.msgid_plural, 5) if entry.context else None
+            ok = ok or compiled.ngettext(entry.msgid, entry.msgid_plural, 5)
+            expected = entry.msgstr_plural[2]
+        else:
+            ok = compiled.pgettext(entry.context, entry.msgid) if entry.context else compiled.gettext(entry.msgid)
+            expected = entry.msgstr
+        if ok != expected:
+            stale.append(entry.msgid)
+    assert stale == []
+
+
+def test_placeholders_survive_translation() -> None:
+    for entry in read_po(LOCALE / "ru" / "LC_MESSAGES" / "django.po"):
+        for msgid, msgstr in entry.pairs():
+            assert sorted(set(re.findall(r"%\((\w+)\)s", msgid))) == sorted(set(re.findall(r"%\((\w+)\)s", msgstr))), (
+                msgid
+            )
+
+
+def test_every_finding_code_and_unit_of_the_rules_has_a_translation() -> None:
+    source = "\n".join(path.read_text(encoding="utf-8") for path in RULES.glob("*.py"))
+    codes = set(re.findall(r'code="([a-z0-9_]+\.[a-z0-9_]+)"', source))
+    codes |= set(re.findall(r'"([a-z]+\.[a-z0-9_]+)" if ', source)) | set(
+        re.findall(r' else "([a-z]+\.[a-z0-9_]+)"', source)
+    )
+    units = set(re.findall(r'unit="([^"]+)"', source))
+    assert len(codes) > 50
+    assert sorted(codes - set(FINDING_TITLES)) == []
+    assert sorted(units - set(UNITS)) == []
+    with translation.override("ru"):
+        assert str(FINDING_TITLES["power.psu_capacity"]) == "Не хватает мощности блоков питания"
+        assert str(UNITS["W"]) == "Вт"
