@@ -8,10 +8,12 @@ costs a constant number of queries whatever the build's size.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 
 from catalog import models as m
@@ -227,12 +229,21 @@ def _rows_from_database() -> dict[str, list[dict[str, Any]]]:
 
 _lock = threading.Lock()
 _cached: CatalogSnapshot | None = None
+_checked_at = 0.0  # time.monotonic() of the last version check
 
 
 def catalog_snapshot() -> CatalogSnapshot:
-    """The current catalog as specs; rebuilt only when `catalog_version()` changes."""
-    global _cached
+    """The current catalog as specs; rebuilt only when `catalog_version()` changes.
+
+    The version is checked at most once per `CATALOG_SNAPSHOT_TTL_S` seconds per process (0 = on every
+    call), so a busy worker pays one small query per second rather than one per request."""
+    global _cached, _checked_at
+    ttl = float(getattr(settings, "CATALOG_SNAPSHOT_TTL_S", 0.0))
+    now = time.monotonic()
+    if _cached is not None and ttl > 0 and now - _checked_at < ttl:
+        return _cached
     version = catalog_version()
+    _checked_at = now
     snapshot = _cached
     if snapshot is not None and snapshot.version == version:
         return snapshot

@@ -10,6 +10,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE, an unhandled exception) through `ApiRequestLimitsMi
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -177,7 +178,19 @@ def handler500(request: HttpRequest) -> HttpResponse:
 # --------------------------------------------------------------------------- throttles
 
 
-class AnonymousScopedRateThrottle(ScopedRateThrottle):
+class FailOpenScopedRateThrottle(ScopedRateThrottle):
+    """A scoped throttle that lets the request through when its cache (Redis in the full stack) cannot be
+    reached: a cache outage must not take the API down with it. The outage is logged."""
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except Exception as exc:  # a cache backend failure of any kind
+            logging.getLogger("config.throttle").warning("throttle cache unavailable, not limiting: %r", exc)
+            return True
+
+
+class AnonymousScopedRateThrottle(FailOpenScopedRateThrottle):
     """The view's `throttle_scope` rate for anonymous callers, counted per client address (see
     NUM_PROXIES); signed-in users are not limited by it."""
 
@@ -188,7 +201,7 @@ class AnonymousScopedRateThrottle(ScopedRateThrottle):
         return super().allow_request(request, view)
 
 
-class WriteScopedRateThrottle(ScopedRateThrottle):
+class WriteScopedRateThrottle(FailOpenScopedRateThrottle):
     """The view's `throttle_scope` rate on unsafe methods only (a create, not the list next to it), counted
     per user, or per client address for anonymous callers."""
 
@@ -198,7 +211,7 @@ class WriteScopedRateThrottle(ScopedRateThrottle):
         return super().allow_request(request, view)
 
 
-class ClientAddressScopedRateThrottle(ScopedRateThrottle):
+class ClientAddressScopedRateThrottle(FailOpenScopedRateThrottle):
     """The view's `throttle_scope` rate counted per client address without looking at the user, so it can
     run before authentication (password guesses through Basic auth count too)."""
 

@@ -91,6 +91,10 @@ KNOWN_VARIABLES: dict[str, str] = {
     "QUOTE_RENDER_TEST_DELAY_S": (
         "tests only: seconds the quote render sleeps (honoured only with config.settings.test)"
     ),
+    "CACHE_URL": "redis://host:6379/1 for throttle counters shared by all workers; empty = per-process memory",
+    "CATALOG_SNAPSHOT_TTL_S": (
+        "seconds a process reuses its catalog snapshot before re-checking the version (default 1)"
+    ),
     "QUOTE_VAT_PERCENT": "VAT rate applied to new quotes (default 22)",
     "QUOTE_VALIDITY_DAYS": "days a sent quote stays valid (default 14)",
     "SALES_DISCOUNT_LIMIT_PERCENT": "largest discount a sales engineer may give without approval (default 10)",

@@ -180,7 +180,19 @@ CELERY_BEAT_SCHEDULE = QUOTE_BEAT_SCHEDULE
 EMAIL_BACKEND = env_str("EMAIL_URL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "quotes@configurator.local")
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Throttle counters live in the default cache: per process by default, shared through Redis when
+# CACHE_URL is set (the full stack), so N gunicorn workers enforce one limit between them.
+CACHE_URL = env_str("CACHE_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL, "TIMEOUT": 300}
+        if CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+# Seconds a process trusts its catalog snapshot before asking the database for the version stamp
+# again (catalog/specs.py): one query per second instead of one per request; an edit shows after ≤ 1 s.
+CATALOG_SNAPSHOT_TTL_S = float(env_str("CATALOG_SNAPSHOT_TTL_S", "1.0"))
 
 # Business settings (quotes)
 QUOTE_VAT_PERCENT = Decimal(env_str("QUOTE_VAT_PERCENT", "22"))

@@ -6,6 +6,7 @@ DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CATALOG_SNAPSHOT_TTL_S = 0.0  # tests edit the catalog and expect the next request to see it
 MEDIA_ROOT = str(BASE_DIR / ".test-media")  # noqa: F405
 STORAGES = {  # no manifest needed when DEBUG is off in tests
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

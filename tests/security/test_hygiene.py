@@ -328,3 +328,19 @@ def test_every_operation_documents_its_errors_with_the_envelope() -> None:
         ("POST", "/api/v1/auth/token"),
         ("DELETE", "/api/v1/auth/token"),
     }
+
+
+@pytest.mark.django_db
+def test_throttles_fail_open_when_their_cache_is_down(
+    api_client: APIClient, catalog: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Redis outage must not turn into API errors: the throttle lets requests through and logs it."""
+
+    def unreachable(*args: object, **kwargs: object) -> object:
+        raise ConnectionError("cache down")
+
+    monkeypatch.setattr(SimpleRateThrottle, "cache", type("Down", (), {"get": unreachable, "set": unreachable})())
+    body = {"model": "llama-3.1-8b", "precision": "q4_k_m"}
+    response = api_client.post("/api/v1/estimate", body, format="json")
+    assert response.status_code == 200
+    assert response.json()["model"]["slug"] == "llama-3.1-8b"
