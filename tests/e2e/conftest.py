@@ -40,11 +40,18 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the browser tests and run them last (after pytest-django's own ordering): Playwright's event
+    loop lives until the session ends, and a test that runs after it in the same thread — the
+    integration tests with their real worker — would otherwise see a running loop and be refused sync
+    ORM calls."""
     here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.e2e)
+    browser = [item for item in items if here in Path(str(item.fspath)).parents]
+    for item in browser:
+        item.add_marker(pytest.mark.e2e)
+    others = [item for item in items if here not in Path(str(item.fspath)).parents]
+    items[:] = others + browser
 
 
 @pytest.fixture(scope="session")
