@@ -362,7 +362,7 @@ class Worker:
             raise AssertionError(f"worker exited with {self.process.returncode}")
         # Celery prefers CELERY_BROKER_URL from the environment (the machine's Redis here) to its broker setting
         with mock.patch.dict(os.environ, {"CELERY_BROKER_URL": broker_url}):
-            control = Celery(broker=broker_url)
+            control = Celery(broker=broker_url, set_as_current=False)  # never the app the tasks use
             try:
                 return bool(control.control.ping(timeout=1.5))
             finally:
