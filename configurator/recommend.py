@@ -54,7 +54,15 @@ from configurator.estimate import estimate, min_gpus_to_fit, weight_bytes
 from configurator.rules.context import active, chassis_takes_gpu
 from configurator.rules.interconnect import BRIDGE_KINDS, MAX_WAYS
 from configurator.rules.pcie import lane_plan
-from configurator.rules.power import HEADROOM_SHARE, power_budget, redundant_units, valid_psu_counts
+from configurator.rules.power import (
+    HEADROOM_SHARE,
+    brings_connectors,
+    gpu_connector_needs,
+    gpu_connectors_available,
+    power_budget,
+    redundant_units,
+    valid_psu_counts,
+)
 from configurator.validate import validate
 
 BOOT_DRIVE_MIN_TB = 0.9  # OS + one model; datacenter NVMe comes in 0.96 / 1.92 / 3.84 … TB
@@ -239,6 +247,7 @@ class _Parts:
         self._hosts: dict[tuple[str, Constraints], bool] = {}
         self._chassis_floor: dict[str, Decimal | None] = {}
         self._takers: dict[tuple[object, ...], list[tuple[Decimal, str, ChassisSpec]]] = {}
+        self._policy_psus: dict[tuple[object, ...], list[Line[PsuSpec]]] = {}
 
     def cpus(self, chassis: ChassisSpec) -> list[CpuSpec]:
         if chassis.sku not in self._cpus:
@@ -307,6 +316,23 @@ class _Parts:
             )
         return self._memory_choice[key]
 
+    def policy_psus(self, build: BuildSpec, *, first_only: bool) -> list[Line[PsuSpec]]:
+        """`policy_psus` for the build, remembered by what it depends on: chassis, redundancy, voltage,
+        load and (towers) GPU cables — CPUs with the same TDP ask the same question."""
+        cables = None if build.chassis.is_rack else tuple(sorted(gpu_connector_needs(build).items()))
+        key = (
+            build.chassis.sku,
+            build.psu_redundancy,
+            build.site_voltage,
+            power_budget(build).load_w,
+            cables,
+            first_only,
+        )
+        if key not in self._policy_psus:
+            sets = self.psus(build.chassis, build.psu_redundancy)
+            self._policy_psus[key] = policy_psus(build, sets, first_only=first_only)
+        return self._policy_psus[key]
+
     def psus(self, chassis: ChassisSpec, redundancy: str) -> list[Line[PsuSpec]]:
         key = (chassis.sku, redundancy)
         if key not in self._psus:
@@ -327,20 +353,28 @@ def _parts(snapshot: CatalogSnapshot) -> _Parts:
     return parts
 
 
-def policy_psus(build: BuildSpec, sets: Iterable[Line[PsuSpec]]) -> list[Line[PsuSpec]]:
-    """PSU sets that carry the load: within 80 % of usable when any set does, else within 100 %.
+def policy_psus(build: BuildSpec, sets: Iterable[Line[PsuSpec]], *, first_only: bool = False) -> list[Line[PsuSpec]]:
+    """PSU sets that carry the load (and, in a tower, bring the GPUs' cables): within 80 % of usable when
+    any set does, else within 100 %. `sets` come cheapest first; with `first_only` the scan stops at the
+    first set inside the headroom (the cheapest answer), else it lists them all.
 
     The load does not depend on the PSUs, so it is computed once; usable capacity is the power rule's
     (N − R) × rating at the site voltage."""
     load = power_budget(build).load_w
-    carrying: list[tuple[Line[PsuSpec], float]] = []
+    cables = None if build.chassis.is_rack else gpu_connector_needs(build)  # towers: GPU cables from the PSUs
+    comfortable: list[Line[PsuSpec]] = []
+    carrying: list[Line[PsuSpec]] = []
     for line in sets:
         watts = line.spec.watts_at(build.site_voltage) or 0
         usable = (line.qty - redundant_units(build.psu_redundancy, line.qty)) * watts
-        if usable > 0 and load <= usable:
-            carrying.append((line, load / usable))
-    comfortable = [line for line, share in carrying if share <= HEADROOM_SHARE]
-    return comfortable or [line for line, _ in carrying]
+        if usable <= 0 or load > usable or not brings_connectors(line.spec, line.qty, cables):
+            continue
+        carrying.append(line)
+        if load <= HEADROOM_SHARE * usable:
+            comfortable.append(line)
+            if first_only:
+                break
+    return comfortable or carrying
 
 
 def bridge_sets(snapshot: CatalogSnapshot, gpu: GpuSpec, count: int) -> tuple[tuple[BridgeSpec, int], ...]:
@@ -432,6 +466,11 @@ def _complete(
     dimms = parts.memory_choice(chassis, option.gpu.vram_gib * option.count, _ecc_memory(option.workload))
     if dimms is None:
         return
+    if chassis.is_rack:  # the power board brings the GPU cables; no PSU choice adds any
+        probe = BuildSpec(chassis=chassis, gpus=(Line(spec=option.gpu, qty=option.count),))
+        needs, have = gpu_connector_needs(probe), gpu_connectors_available(probe)
+        if any(needs[kind] > have[kind] for kind in needs):
+            return
     for cpu in cpus:
         base = replace(
             _base_build(chassis, option, cpu, constraints.site_voltage),
@@ -440,7 +479,7 @@ def _complete(
         )
         if not _lanes_ok(base):
             continue
-        carrying = policy_psus(base, parts.psus(chassis, base.psu_redundancy))
+        carrying = parts.policy_psus(base, first_only=not every_psu_set)
         for psus in carrying if every_psu_set else carrying[:1]:
             yield replace(base, psus=(psus,))
 

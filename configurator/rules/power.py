@@ -143,7 +143,7 @@ def psu_options(
         carrying = [
             PsuOption(psu, count, float((count - redundant_units(redundancy, count)) * watts), redundancy)
             for count in valid_psu_counts(redundancy, build.chassis.psu_bays)
-            if _brings_connectors(psu, count, connectors)
+            if brings_connectors(psu, count, connectors)
         ]
         carrying = [option for option in carrying if option.usable_w >= load]
         roomy = [option for option in carrying if load <= HEADROOM_SHARE * option.usable_w]
@@ -155,7 +155,7 @@ def psu_options(
     )
 
 
-def _brings_connectors(psu: PsuSpec, count: int, needed: dict[str, int] | None) -> bool:
+def brings_connectors(psu: PsuSpec, count: int, needed: dict[str, int] | None) -> bool:
     if not needed:
         return True
     have = _psu_connectors(psu, count)
