@@ -21,7 +21,7 @@ def test_recommendations_body_and_every_candidate_validates(api_client: APIClien
     assert set(body) == {"estimate", "candidates", "considered", "elapsed_ms", "suggestions"}
     assert body["estimate"]["model"]["slug"] == "llama-3.1-70b"
     assert body["estimate"]["gpu"] is None
-    assert 1 <= len(body["candidates"]) <= 3
+    assert len(body["candidates"]) == 3  # the catalog has at least three distinct answers for this workload
     assert body["considered"] >= len(body["candidates"])
     assert body["elapsed_ms"] > 0
     assert body["suggestions"] == []
