@@ -51,6 +51,7 @@ from configurator.domain import (
     Workload,
 )
 from configurator.estimate import estimate, min_gpus_to_fit, weight_bytes
+from configurator.phrase import Num, Phrase, PhraseValue
 from configurator.rules.context import active, chassis_takes_gpu
 from configurator.rules.interconnect import BRIDGE_KINDS, MAX_WAYS
 from configurator.rules.pcie import lane_plan
@@ -742,75 +743,135 @@ def _pick_distinct(streams: list[_Stream], limit: int, workload: Workload) -> li
     cheapest = _best(streams, by_rank)
     if cheapest is None:
         return []
-    picks: list[tuple[Candidate, str]] = [(cheapest, "the cheapest valid build")]
+    picks: list[tuple[Candidate, Phrase]] = [(cheapest, Phrase("the cheapest valid build"))]
     seen = {_signature(cheapest)}
 
     def fresh(keep: Callable[[_Stream], bool] = lambda stream: True) -> Iterator[_Stream]:
         return (stream for stream in streams if stream.signature not in seen and keep(stream))
 
-    def add(candidate: Candidate | None, reason: str) -> None:
+    def add(candidate: Candidate | None, reason: Phrase) -> None:
         if candidate is not None and _signature(candidate) not in seen and len(picks) < limit:
             picks.append((candidate, reason))
             seen.add(_signature(candidate))
 
     if workload.task == "inference" and len(picks) < limit:
-        add(_best(fresh(), by_value), "the most tokens/s per rouble")
+        add(_best(fresh(), by_value), Phrase("the most tokens/s per rouble"))
     if not all(line.spec.ecc for line in cheapest.build.gpus) and len(picks) < limit:
-        add(_best(fresh(lambda s: s.option.gpu.ecc), by_rank), "the cheapest with ECC GPU memory")
+        add(_best(fresh(lambda s: s.option.gpu.ecc), by_rank), Phrase("the cheapest with ECC GPU memory"))
     if len(picks) < limit:
-        add(_best(fresh(lambda s: s.option.count < cheapest.build.gpu_count), by_rank), "fewer, larger GPUs")
+        add(_best(fresh(lambda s: s.option.count < cheapest.build.gpu_count), by_rank), Phrase("fewer, larger GPUs"))
     if len(picks) < limit:
         other = not _is_workstation(cheapest)
-        add(_best(fresh(lambda s: s.workstation == other), by_rank), "the cheapest in the other form factor")
+        add(_best(fresh(lambda s: s.workstation == other), by_rank), Phrase("the cheapest in the other form factor"))
     while len(picks) < limit:
         following = _best(fresh(), by_rank)
         if following is None:
             break
-        add(following, "the next cheapest GPU choice")
+        add(following, Phrase("the next cheapest GPU choice"))
     return [replace(candidate, why=_why(candidate, reason, workload)) for candidate, reason in picks]
 
 
-def _why(candidate: Candidate, reason: str, workload: Workload) -> tuple[str, ...]:
+PARALLEL_WORDS = {
+    "tensor": Phrase("under tensor parallel"),
+    "pipeline": Phrase("with the layers split across GPUs"),
+    "data": Phrase("sharded (ZeRO)"),
+}
+REDUNDANCY_WORDS = {"none": Phrase("no redundancy"), "n+1": "N+1", "n+n": "N+N"}
+
+
+def _why(candidate: Candidate, reason: Phrase, workload: Workload) -> tuple[Phrase, ...]:
     build = candidate.build
     line = build.gpus[0]
     gpu, count = line.spec, line.qty
     verdict_estimate = candidate.verdict.estimate
     layout = verdict_estimate.layout if verdict_estimate else None
-    linked = ""
+    link: Phrase | None = None
     if build.bridges:
-        sets = sum(line.qty for line in build.bridges)
         kinds = " + ".join(f"{line.spec.ways}-way" for line in build.bridges)
-        linked = f" with {'a' if sets == 1 else sets} {kinds} NVLink bridge{'s' if sets > 1 else ''}"
+        link = Phrase("%(sets)s× %(kinds)s NVLink bridge", sets=sum(line.qty for line in build.bridges), kinds=kinds)
     elif gpu.nvlink_kind == "nvswitch-sxm" and count > 1:
-        linked = " on NVSwitch"
-    parallel = {"tensor": "under tensor parallel", "pipeline": "split by layers", "data": "sharded (ZeRO)"}
-    how = parallel.get(layout.parallelism, "on one GPU") if layout else ""
-    precision = workload.precision.upper()
-    reasons = [f"{reason} ({candidate.price.gross:,.0f} {candidate.price.currency} incl. VAT)"]
-    if layout is not None:
-        reasons.append(
-            f"{count}× {gpu.sku}{linked}: the {workload.model.name} {precision} {workload.task.replace('_', ' ')} "
-            f"needs {layout.per_gpu_gib:.1f} GiB per GPU {how}, {layout.usable_gib:.1f} GiB usable"
+        link = Phrase("NVSwitch")
+    reasons = [
+        Phrase(
+            "%(reason)s (%(price)s %(currency)s incl. VAT)",
+            reason=reason,
+            price=Num(candidate.price.gross),
+            currency=candidate.price.currency,
         )
+    ]
+    if layout is not None:
+        fits: dict[str, PhraseValue] = {
+            "model": workload.model.name,
+            "precision": workload.precision.upper(),
+            "per_gpu": Num(layout.per_gpu_gib, 1),
+            "how": PARALLEL_WORDS.get(layout.parallelism, Phrase("on one GPU")),
+            "usable": Num(layout.usable_gib, 1),
+        }
+        if link is None:
+            reasons.append(
+                Phrase(
+                    "%(count)s× %(gpu)s: %(model)s at %(precision)s needs %(per_gpu)s GiB per GPU %(how)s, "
+                    "%(usable)s GiB usable",
+                    count=count,
+                    gpu=gpu.sku,
+                    **fits,
+                )
+            )
+        else:
+            reasons.append(
+                Phrase(
+                    "%(count)s× %(gpu)s with %(link)s: %(model)s at %(precision)s needs %(per_gpu)s GiB per GPU "
+                    "%(how)s, %(usable)s GiB usable",
+                    count=count,
+                    gpu=gpu.sku,
+                    link=link,
+                    **fits,
+                )
+            )
     if workload.task == "inference":
         reasons.append(
-            f"decode ≈ {candidate.decode_tokens_per_s_per_user:.1f} tokens/s per user, "
-            f"{candidate.decode_tokens_per_s_total:.0f} tokens/s for {workload.concurrent_users} user(s)"
+            Phrase(
+                "decode ≈ %(per_user)s tokens/s per user, %(total)s tokens/s for %(users)s user(s)",
+                per_user=Num(candidate.decode_tokens_per_s_per_user, 1),
+                total=Num(candidate.decode_tokens_per_s_total),
+                users=workload.concurrent_users,
+            )
         )
         target = speed_target(workload)
-        named = "the" if workload.target_tokens_per_s else "the default interactive"
         if target and candidate.decode_tokens_per_s_per_user < target:
-            reasons.append(f"below {named} {target:g} tokens/s per user: no build in the catalog meets it")
-        elif not workload.target_tokens_per_s:
-            reasons.append(f"meets the default interactive speed of {target:g} tokens/s per user (≈ 2× reading speed)")
+            reasons.append(
+                Phrase(
+                    "below the %(target)s tokens/s per user asked for: no build in the catalog meets it",
+                    target=Num(target, None),
+                )
+                if workload.target_tokens_per_s
+                else Phrase(
+                    "below the default interactive %(target)s tokens/s per user: no build in the catalog meets it",
+                    target=Num(target, None),
+                )
+            )
+        elif target and not workload.target_tokens_per_s:
+            reasons.append(
+                Phrase(
+                    "meets the default interactive speed of %(target)s tokens/s per user (≈ 2× reading speed)",
+                    target=Num(target, None),
+                )
+            )
     power = candidate.verdict.power
     reasons.append(
-        f"{build.chassis.sku}; {power.load_w:,.0f} W load on {power.capacity_w:,.0f} W usable ({power.redundancy})"
+        Phrase(
+            "%(chassis)s; %(load)s W load on %(capacity)s W usable (%(redundancy)s)",
+            chassis=build.chassis.sku,
+            load=Num(power.load_w),
+            capacity=Num(power.capacity_w),
+            redundancy=REDUNDANCY_WORDS.get(power.redundancy, power.redundancy),
+        )
     )
     if gpu.ecc:
-        reasons.append("ECC GPU memory")
+        reasons.append(Phrase("ECC GPU memory"))
     if candidate.verdict.warnings:
-        reasons.append("warnings to acknowledge: " + ", ".join(sorted({f.code for f in candidate.verdict.warnings})))
+        codes = ", ".join(sorted({f.code for f in candidate.verdict.warnings}))
+        reasons.append(Phrase("warnings to acknowledge: %(codes)s", codes=codes))
     return tuple(reasons)
 
 
@@ -819,11 +880,11 @@ def _why(candidate: Candidate, reason: str, workload: Workload) -> tuple[str, ..
 
 def _suggestions(
     snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints, vat_percent: Decimal
-) -> tuple[str, ...]:
+) -> tuple[Phrase, ...]:
     """Say what would work. First the constraints: the cheapest build with every limit lifted, and which
     limits it needs lifted (budget, form factor, GPU count, power, chassis list, site voltage). Then the
     workload: a lighter precision, a shorter context, LoRA instead of full fine-tuning, no ECC."""
-    tips: list[str] = []
+    tips: list[Phrase] = []
 
     def cheapest(w: Workload, c: Constraints) -> Candidate | None:
         found = recommend(snapshot, w, c, limit=1, vat_percent=vat_percent).candidates
@@ -841,47 +902,76 @@ def _suggestions(
     lifted = cheapest(workload, open_limits) if open_limits != constraints else None
     if lifted is not None:
         build, gross = lifted.build, lifted.price.gross
-        what = f"{build.gpu_count}× {build.gpus[0].spec.sku} in {build.chassis.sku}"
+        what = Phrase(
+            "%(count)s× %(gpu)s in %(chassis)s",
+            count=build.gpu_count,
+            gpu=build.gpus[0].spec.sku,
+            chassis=build.chassis.sku,
+        )
         if constraints.max_price is not None and gross > constraints.max_price:
-            tips.append(f"raise the budget to {gross:,.0f} {lifted.price.currency} ({what})")
+            tips.append(
+                Phrase(
+                    "raise the budget to %(amount)s %(currency)s (%(what)s)",
+                    amount=Num(gross),
+                    currency=lifted.price.currency,
+                    what=what,
+                )
+            )
         if constraints.form_factor == "workstation" and not build.chassis.is_workstation:
-            tips.append(f"allow rack servers ({what})")
+            tips.append(Phrase("allow rack servers (%(what)s)", what=what))
         if constraints.form_factor == "rack" and not build.chassis.is_rack:
-            tips.append(f"allow tower workstations ({what})")
+            tips.append(Phrase("allow tower workstations (%(what)s)", what=what))
         if constraints.max_gpus is not None and build.gpu_count > constraints.max_gpus:
-            tips.append(f"allow {build.gpu_count} GPUs ({what})")
+            tips.append(Phrase("allow %(count)s GPUs (%(what)s)", count=build.gpu_count, what=what))
         if constraints.max_power_w is not None and lifted.verdict.power.load_w > constraints.max_power_w:
-            tips.append(f"allow {lifted.verdict.power.load_w:,.0f} W of load ({what})")
+            tips.append(Phrase("allow %(load)s W of load (%(what)s)", load=Num(lifted.verdict.power.load_w), what=what))
         if constraints.chassis and build.chassis.sku not in constraints.chassis:
-            tips.append(f"allow chassis {build.chassis.sku}")
+            tips.append(Phrase("allow chassis %(chassis)s", chassis=build.chassis.sku))
         if constraints.site_voltage == 120:
-            tips.append(f"use a 200–240 V circuit ({what})")
+            tips.append(Phrase("use a 200–240 V circuit (%(what)s)", what=what))
     heavier = ("fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q6_k", "q5_k_m", "q5_k_s")
     if workload.task == "inference" and workload.precision in heavier:
         for lighter, engine in (("q4_k_m", "llama.cpp"), ("int4", "vllm")):
             smaller = cheapest(replace(workload, precision=lighter, engine=engine), constraints)
             if smaller:
                 tips.append(
-                    f"quantize to {lighter.upper()} ({engine}): {smaller.build.gpu_count}× "
-                    f"{smaller.build.gpus[0].spec.sku} from {smaller.price.gross:,.0f} {smaller.price.currency}"
+                    Phrase(
+                        "quantize to %(precision)s (%(engine)s): %(count)s× %(gpu)s from %(amount)s %(currency)s",
+                        precision=lighter.upper(),
+                        engine=engine,
+                        count=smaller.build.gpu_count,
+                        gpu=smaller.build.gpus[0].spec.sku,
+                        amount=Num(smaller.price.gross),
+                        currency=smaller.price.currency,
+                    )
                 )
                 break
     if workload.task == "inference" and workload.context_tokens > 8192:
         shorter = cheapest(replace(workload, context_tokens=8192), constraints)
         if shorter:
-            tips.append("shorten the context to 8,192 tokens (the KV cache shrinks with it)")
+            tips.append(
+                Phrase("shorten the context to %(tokens)s tokens (the KV cache shrinks with it)", tokens=Num(8192))
+            )
     if workload.task == "full_finetune":
         lora = cheapest(replace(workload, task="lora"), constraints)
         if lora:
-            tips.append(f"fine-tune with LoRA instead: {lora.build.gpu_count}× {lora.build.gpus[0].spec.sku}")
+            tips.append(
+                Phrase(
+                    "fine-tune with LoRA instead: %(count)s× %(gpu)s",
+                    count=lora.build.gpu_count,
+                    gpu=lora.build.gpus[0].spec.sku,
+                )
+            )
     if _needs_ecc(workload, constraints):
         relaxed = cheapest(
             replace(workload, require_ecc=False, production=False), replace(constraints, require_ecc=False)
         )
         if relaxed:
-            tips.append(f"without the ECC requirement {relaxed.build.gpus[0].spec.sku} builds would fit")
+            tips.append(
+                Phrase("without the ECC requirement %(gpu)s builds would fit", gpu=relaxed.build.gpus[0].spec.sku)
+            )
     if not tips:
-        tips.append("no catalog build fits this workload; ask a sales engineer for a multi-node cluster")
+        tips.append(Phrase("no catalog build fits this workload; ask a sales engineer for a multi-node cluster"))
     return tuple(tips)
 
 

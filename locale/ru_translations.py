@@ -543,6 +543,65 @@ RU: dict[str | tuple[str, str], str | tuple[str, str, str, str]] = {
     "No quotes here yet. Open a build and press “Request a quote”.": (
         "КП пока нет. Откройте сборку и нажмите «Запросить КП»."
     ),
+    # recommendations: why a build is there, what would make a workload fit (Phrase in configurator/recommend.py)
+    "the cheapest valid build": "самая дешёвая корректная сборка",
+    "the most tokens/s per rouble": "больше всего ток/с на рубль",
+    "the cheapest with ECC GPU memory": "самая дешёвая с ECC-памятью GPU",
+    "fewer, larger GPUs": "меньше GPU, но крупнее",
+    "the cheapest in the other form factor": "самая дешёвая в другом форм-факторе",
+    "the next cheapest GPU choice": "следующий по цене вариант GPU",
+    "under tensor parallel": "при тензорном параллелизме",
+    "sharded (ZeRO)": "с шардированием (ZeRO)",
+    "on one GPU": "на одном GPU",
+    "with the layers split across GPUs": "при разбиении по слоям",
+    "no redundancy": "без резерва",
+    "%(sets)s× %(kinds)s NVLink bridge": "мостами NVLink %(kinds)s × %(sets)s",
+    "NVSwitch": "NVSwitch",
+    "%(reason)s (%(price)s %(currency)s incl. VAT)": "%(reason)s (%(price)s %(currency)s с НДС)",
+    "%(count)s× %(gpu)s: %(model)s at %(precision)s needs %(per_gpu)s GiB per GPU %(how)s, %(usable)s GiB usable": (
+        "%(count)s× %(gpu)s: %(model)s в %(precision)s требует %(per_gpu)s ГиБ на GPU %(how)s, доступно %(usable)s ГиБ"
+    ),
+    "%(count)s× %(gpu)s with %(link)s: %(model)s at %(precision)s needs %(per_gpu)s GiB per GPU "
+    "%(how)s, %(usable)s GiB usable": (
+        "%(count)s× %(gpu)s, связанные %(link)s: %(model)s в %(precision)s требует %(per_gpu)s ГиБ на GPU "
+        "%(how)s, доступно %(usable)s ГиБ"
+    ),
+    "decode ≈ %(per_user)s tokens/s per user, %(total)s tokens/s for %(users)s user(s)": (
+        "генерация ≈ %(per_user)s ток/с на пользователя, %(total)s ток/с всего (пользователей: %(users)s)"
+    ),
+    "below the %(target)s tokens/s per user asked for: no build in the catalog meets it": (
+        "ниже запрошенных %(target)s ток/с на пользователя: ни одна сборка из каталога их не даёт"
+    ),
+    "below the default interactive %(target)s tokens/s per user: no build in the catalog meets it": (
+        "ниже комфортных для чата %(target)s ток/с на пользователя: ни одна сборка из каталога их не даёт"
+    ),
+    "meets the default interactive speed of %(target)s tokens/s per user (≈ 2× reading speed)": (
+        "даёт комфортные для чата %(target)s ток/с на пользователя (≈ 2× скорости чтения)"
+    ),
+    "%(chassis)s; %(load)s W load on %(capacity)s W usable (%(redundancy)s)": (
+        "%(chassis)s; нагрузка %(load)s Вт при доступных %(capacity)s Вт (%(redundancy)s)"
+    ),
+    "ECC GPU memory": "ECC-память GPU",
+    "warnings to acknowledge: %(codes)s": "предупреждения, которые нужно принять: %(codes)s",
+    "%(count)s× %(gpu)s in %(chassis)s": "%(count)s× %(gpu)s в %(chassis)s",
+    "raise the budget to %(amount)s %(currency)s (%(what)s)": "поднять бюджет до %(amount)s %(currency)s (%(what)s)",
+    "allow rack servers (%(what)s)": "разрешить стоечные серверы (%(what)s)",
+    "allow tower workstations (%(what)s)": "разрешить рабочие станции tower (%(what)s)",
+    "allow %(count)s GPUs (%(what)s)": "разрешить %(count)s GPU (%(what)s)",
+    "allow %(load)s W of load (%(what)s)": "разрешить нагрузку %(load)s Вт (%(what)s)",
+    "allow chassis %(chassis)s": "разрешить платформу %(chassis)s",
+    "use a 200–240 V circuit (%(what)s)": "подключить к сети 200–240 В (%(what)s)",
+    "quantize to %(precision)s (%(engine)s): %(count)s× %(gpu)s from %(amount)s %(currency)s": (
+        "квантовать до %(precision)s (%(engine)s): %(count)s× %(gpu)s от %(amount)s %(currency)s"
+    ),
+    "shorten the context to %(tokens)s tokens (the KV cache shrinks with it)": (
+        "сократить контекст до %(tokens)s токенов (KV-кэш уменьшится вместе с ним)"
+    ),
+    "fine-tune with LoRA instead: %(count)s× %(gpu)s": "дообучать через LoRA: %(count)s× %(gpu)s",
+    "without the ECC requirement %(gpu)s builds would fit": "без требования ECC подошли бы сборки на %(gpu)s",
+    "no catalog build fits this workload; ask a sales engineer for a multi-node cluster": (
+        "ни одна сборка из каталога не подходит; обратитесь к инженеру по продажам за многоузловым кластером"
+    ),
 }
 
 

@@ -28,6 +28,7 @@ from configurator.labels import (
     UNITS,
     label,
 )
+from configurator.phrase import Num, Phrase, PhraseValue
 
 register = template.Library()
 
@@ -52,6 +53,25 @@ def num(value: Any, places: int = 0) -> str:
     if number is None:
         return "" if value is None else str(value)
     return number_format(number, decimal_pos=int(places), use_l10n=True, force_grouping=True)
+
+
+@register.filter
+def say(value: Any) -> Any:
+    """A domain `Phrase` in the active language (its msgid translated, numbers localized, nested phrases
+    said the same way); any other value passes through unchanged."""
+    return _said(value) if isinstance(value, Phrase) else value
+
+
+def _said(value: PhraseValue) -> str:
+    if isinstance(value, Phrase):
+        template = _(value.template)
+        return template % {name: _said(inner) for name, inner in value.values.items()} if value.values else template
+    if isinstance(value, Num):
+        if value.places is None:
+            short = f"{float(value.value):g}"
+            return num(Decimal(short), len(short.partition(".")[2]))
+        return num(value.value, value.places)
+    return str(value)
 
 
 @register.filter

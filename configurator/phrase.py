@@ -1,0 +1,64 @@
+"""Sentences the domain says to people, in English, that a page can say again in the reader's language.
+
+A `Phrase` is a `str`: the English sentence, which is what the API, the CLI, logs and tests see. It also
+keeps its template, a gettext msgid with `%(name)s` placeholders, and the values that fill it. The project's
+`makemessages` extracts the templates (it adds `--keyword=Phrase`), and the `say` template filter renders
+`gettext(template) % values` with numbers formatted for the active language and nested phrases said the
+same way. Nothing here imports Django: the domain stays plain Python.
+
+    Phrase("raise the budget to %(amount)s %(currency)s", amount=Num(1_250_000), currency="RUB")
+    → "raise the budget to 1,250,000 RUB"; in Russian "поднять бюджет до 1 250 000 RUB"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+
+
+class Num:
+    """A number and how many decimals to show (None: as few as the value needs, like `:g`)."""
+
+    __slots__ = ("places", "value")
+
+    def __init__(self, value: float | int | Decimal, places: int | None = 0) -> None:
+        self.value = value
+        self.places = places
+
+    def __str__(self) -> str:
+        if self.places is None:
+            return f"{float(self.value):,g}"
+        return f"{self.value:,.{self.places}f}"
+
+    def __repr__(self) -> str:
+        return f"Num({self.value!r}, {self.places!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Num) and (self.value, self.places) == (other.value, other.places)
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.places))
+
+
+PhraseValue = str | int | Num
+
+
+class Phrase(str):
+    """English text that remembers its msgid and values (see the module docstring)."""
+
+    template: str
+    values: Mapping[str, PhraseValue]
+
+    def __new__(cls, template: str, /, **values: PhraseValue) -> Phrase:
+        text = template % {name: str(value) for name, value in values.items()} if values else template
+        phrase = super().__new__(cls, text)
+        phrase.template = template
+        phrase.values = values
+        return phrase
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild, (self.template, dict(self.values)))
+
+
+def _rebuild(template: str, values: dict[str, PhraseValue]) -> Phrase:
+    return Phrase(template, **values)

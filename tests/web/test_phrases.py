@@ -1,0 +1,104 @@
+"""Why a build is recommended and what would make a workload fit are said in the reader's language.
+
+The domain returns `Phrase`s: English strings (the API's text) that keep their msgid and values, so the
+pages can say them in Russian with Russian number formatting.
+"""
+
+from __future__ import annotations
+
+import ast
+import pickle
+import re
+from decimal import Decimal
+from pathlib import Path
+
+from django.conf import settings
+from django.template import Context, Template
+from django.utils import translation
+
+from configurator.domain import CatalogSnapshot, Constraints, Workload
+from configurator.models_library import model_get
+from configurator.phrase import Num, Phrase
+from configurator.recommend import recommend
+from configurator.templatetags.configurator_ui import say
+from tests.web.po import read_po
+
+BASE = Path(settings.BASE_DIR)
+NBSP = "\xa0"
+APPS = ("accounts", "catalog", "config", "configurator", "quotes")
+
+
+def phrase_templates() -> set[str]:
+    """Every literal msgid passed to Phrase(...) in the application's code."""
+    found: set[str] = set()
+    paths = [path for app in APPS for path in (BASE / app).rglob("*.py") if path.name != "phrase.py"]
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Phrase" and node.args:
+                first = node.args[0]
+                assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
+                    f"{path.name}:{node.lineno}: Phrase needs a literal msgid, or makemessages cannot extract it"
+                )
+                found.add(first.value)
+    return found
+
+
+def test_every_phrase_of_the_domain_has_a_russian_translation() -> None:
+    templates = phrase_templates()
+    assert len(templates) > 30
+    russian = {entry.msgid: entry.msgstr for entry in read_po(BASE / "locale" / "ru" / "LC_MESSAGES" / "django.po")}
+    missing = sorted(t for t in templates if not russian.get(t))
+    assert missing == []
+    for template in templates:
+        assert sorted(re.findall(r"%\((\w+)\)s", template)) == sorted(re.findall(r"%\((\w+)\)s", russian[template]))
+
+
+def test_a_phrase_is_its_english_text_and_survives_pickling() -> None:
+    phrase = Phrase(
+        "raise the budget to %(amount)s %(currency)s (%(what)s)",
+        amount=Num(Decimal("1234567.4")),
+        currency="RUB",
+        what=Phrase("allow chassis %(chassis)s", chassis="wrx90-ws"),
+    )
+    assert phrase == "raise the budget to 1,234,567 RUB (allow chassis wrx90-ws)"
+    assert isinstance(phrase, str) and phrase.startswith("raise the budget")
+    copy = pickle.loads(pickle.dumps(phrase))  # noqa: S301 - the cache's own round trip, of our own object
+    assert copy == phrase and copy.template == phrase.template and copy.values == phrase.values
+    assert str(Num(2.5, None)) == "2.5" and str(Num(10.0, None)) == "10" and str(Num(1536.26, 1)) == "1,536.3"
+
+
+def test_say_translates_the_msgid_and_localizes_numbers_and_nested_phrases() -> None:
+    phrase = Phrase(
+        "raise the budget to %(amount)s %(currency)s (%(what)s)",
+        amount=Num(Decimal("1234567.4")),
+        currency="RUB",
+        what=Phrase("%(count)s× %(gpu)s in %(chassis)s", count=2, gpu="rtx-5090", chassis="tr-7960x"),
+    )
+    target = Phrase("meets the default interactive speed of %(target)s tokens/s per user (≈ 2× reading speed)",
+                    target=Num(2.5, None))  # fmt: skip
+    with translation.override("ru"):
+        assert say(phrase) == f"поднять бюджет до 1{NBSP}234{NBSP}567 RUB (2× rtx-5090 в tr-7960x)"
+        assert "2,5 ток/с" in say(target)
+    with translation.override("en"):
+        assert say(phrase) == "raise the budget to 1,234,567 RUB (2× rtx-5090 in tr-7960x)"
+    assert say("plain text") == "plain text" and say(None) is None
+
+
+def test_a_recommendation_reads_in_russian_with_no_english_sentence_left(snapshot: CatalogSnapshot) -> None:
+    fits = recommend(snapshot, Workload(model=model_get("llama-3.1-70b"), precision="q4_k_m", concurrent_users=5),
+                     Constraints(), limit=3)  # fmt: skip
+    nothing = recommend(
+        snapshot,
+        Workload(model=model_get("llama-3.1-405b"), precision="bf16", engine="vllm", context_tokens=16384),
+        Constraints(max_price=Decimal("1000000"), form_factor="workstation", max_gpus=2),
+    )
+    lines = [line for candidate in fits.candidates for line in candidate.why] + list(nothing.suggestions)
+    assert len(fits.candidates) == 3 and len(nothing.suggestions) >= 3
+    assert all(isinstance(line, Phrase) for line in lines)
+    page = Template("{% load configurator_ui %}{% for line in lines %}<li>{{ line|say }}</li>{% endfor %}")
+    with translation.override("ru"):
+        russian = page.render(Context({"lines": lines}))
+    english_words = {"the", "build", "needs", "usable", "per", "user", "allow", "raise", "budget", "load", "quantize"}
+    assert sorted(english_words & set(re.findall(r"[A-Za-z]+", russian))) == []
+    assert "самая дешёвая корректная сборка" in russian and "поднять бюджет до" in russian
+    assert re.search(r"\d \d{3} \d{3} RUB", russian.replace(NBSP, " "))
