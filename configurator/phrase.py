@@ -4,7 +4,8 @@ A `Phrase` is a `str`: the English sentence, which is what the API, the CLI, log
 keeps its template, a gettext msgid with `%(name)s` placeholders, and the values that fill it. The project's
 `makemessages` extracts the templates (it adds `--keyword=Phrase`), and the `say` template filter renders
 `gettext(template) % values` with numbers formatted for the active language and nested phrases said the
-same way. Nothing here imports Django: the domain stays plain Python.
+same way. The template is always %-formatted, values or not, so a literal percent sign is written `%%`.
+Nothing here imports Django: the domain stays plain Python.
 
     Phrase("raise the budget to %(amount)s %(currency)s", amount=Num(1_250_000), currency="RUB")
     → "raise the budget to 1,250,000 RUB"; in Russian "поднять бюджет до 1 250 000 RUB"
@@ -50,7 +51,7 @@ class Phrase(str):
     values: Mapping[str, PhraseValue]
 
     def __new__(cls, template: str, /, **values: PhraseValue) -> Phrase:
-        text = template % {name: str(value) for name, value in values.items()} if values else template
+        text = template % {name: str(value) for name, value in values.items()}
         phrase = super().__new__(cls, text)
         phrase.template = template
         phrase.values = values

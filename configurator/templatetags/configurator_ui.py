@@ -65,7 +65,7 @@ def say(value: Any) -> Any:
 def _said(value: PhraseValue) -> str:
     if isinstance(value, Phrase):
         template = _(value.template)
-        return template % {name: _said(inner) for name, inner in value.values.items()} if value.values else template
+        return template % {name: _said(inner) for name, inner in value.values.items()}
     if isinstance(value, Num):
         if value.places is None:
             short = f"{float(value.value):g}"
