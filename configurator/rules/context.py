@@ -22,6 +22,7 @@ from configurator.domain import (
     Line,
     Workload,
 )
+from configurator.phrase import Phrase
 
 if TYPE_CHECKING:
     from configurator.rules.pcie import LanePlan
@@ -104,12 +105,16 @@ def build_gpus(build: BuildSpec) -> dict[str, tuple[GpuSpec, int]]:
     return {line.spec.sku: (line.spec, line.qty) for line in build.gpus}
 
 
-def use_chassis_fixes(chassis: Iterable[ChassisSpec], *, current: str, why: str = "") -> tuple[Fix, ...]:
+def use_chassis_fixes(chassis: Iterable[ChassisSpec], *, current: str, why: Phrase | None = None) -> tuple[Fix, ...]:
     fixes = []
     for option in chassis:
         if option.sku == current:
             continue
-        detail = f"use chassis {option.sku}" + (f" ({why})" if why else "")
+        detail = (
+            Phrase("use chassis %(sku)s (%(why)s)", sku=option.sku, why=why)
+            if why
+            else Phrase("use chassis %(sku)s", sku=option.sku)
+        )
         fixes.append(Fix(action="replace", detail=detail, sku=option.sku, target="chassis", qty=1))
         if len(fixes) == MAX_FIXES:
             break
@@ -138,15 +143,21 @@ def without_gpus(build: BuildSpec, remove: int) -> BuildSpec:
     return replace(build, gpus=tuple(sorted(kept, key=lambda line: order[line.spec.sku])))
 
 
-def remove_gpus_fix(build: BuildSpec, works: Callable[[BuildSpec], bool], why: str) -> Fix | None:
+def remove_gpus_fix(build: BuildSpec, works: Callable[[BuildSpec], bool], why: Callable[[int], Phrase]) -> Fix | None:
     """Fix "remove k× gpu" for the smallest k after which `works(build)` holds; not offered when more than
-    half the GPUs would go (then a different part, not fewer GPUs, is the answer)."""
+    half the GPUs would go (then a different part, not fewer GPUs, is the answer). `why(left)` says what
+    the `left` GPUs that stay then do."""
     for removed in range(1, build.gpu_count // 2 + 1):
         if works(without_gpus(build, removed)):
             heaviest = max(build.gpus, key=lambda line: (line.spec.tdp_w, line.spec.sku)).spec
             return Fix(
                 action="remove",
-                detail=f"remove {removed}× {heaviest.sku} ({why.format(left=build.gpu_count - removed)})",
+                detail=Phrase(
+                    "remove %(count)s× %(gpu)s (%(why)s)",
+                    count=removed,
+                    gpu=heaviest.sku,
+                    why=why(build.gpu_count - removed),
+                ),
                 sku=heaviest.sku,
                 target="gpus",
                 qty=removed,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from configurator.domain import ChassisSpec, Finding, Fix, GpuSpec
+from configurator.phrase import Phrase
 from configurator.rules.context import (
     RuleContext,
     active,
@@ -25,7 +26,7 @@ AXIAL_SIDE_BY_SIDE = 4  # §3.3: 4+ axial consumer cards side by side → WARN [
 CONSUMER_MIN_RACK_UNITS = 3.0  # §3.2: consumer cards (top-edge 16-pin, >111 mm tall) do not fit 2U [S13]
 
 
-def _chassis_fixes(ctx: RuleContext, why: str = "") -> tuple[Fix, ...]:
+def _chassis_fixes(ctx: RuleContext, why: Phrase | None = None) -> tuple[Fix, ...]:
     return use_chassis_fixes(
         chassis_for_gpus(ctx.snapshot, build_gpus(ctx.build), like=ctx.build.chassis),
         current=ctx.build.chassis.sku,
@@ -202,7 +203,7 @@ def passive_airflow(ctx: RuleContext) -> Iterator[Finding]:
             measured="passive",
             limit="server airflow",
             components=(*(gpu.sku for gpu in passive), chassis.sku),
-            fixes=use_chassis_fixes(racks, current=chassis.sku, why="server airflow"),
+            fixes=use_chassis_fixes(racks, current=chassis.sku, why=Phrase("server airflow")),
         )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from configurator.domain import BridgeSpec, BuildSpec, Finding, Fix, GpuSpec, Line
+from configurator.phrase import Phrase
 from configurator.rules.context import (
     MAX_FIXES,
     RuleContext,
@@ -303,7 +304,7 @@ def nvswitch(ctx: RuleContext) -> Iterator[Finding]:
                 measured="no nvswitch",
                 limit="nvswitch",
                 components=(line.spec.sku, chassis.sku),
-                fixes=use_chassis_fixes(hosts, current=chassis.sku, why="HGX baseboard with NVSwitch"),
+                fixes=use_chassis_fixes(hosts, current=chassis.sku, why=Phrase("HGX baseboard with NVSwitch")),
             )
 
 

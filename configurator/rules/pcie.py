@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from configurator.domain import BuildSpec, ChassisSpec, CpuSpec, Finding, Fix, Line
+from configurator.phrase import Phrase
 from configurator.rules.context import (
     MAX_FIXES,
     RuleContext,
@@ -106,7 +107,9 @@ def gpu_slot_links(ctx: RuleContext) -> Iterator[Finding]:
             if option.sku != chassis.sku
         ][:2]
         gpu_fix = remove_gpus_fix(
-            build, lambda smaller: lane_plan(smaller).links_fit, "{left} GPUs get their own x16/x8 links"
+            build,
+            lambda smaller: lane_plan(smaller).links_fit,
+            lambda left: Phrase("%(left)s GPUs get their own x16/x8 links", left=left),
         )
         if gpu_fix:
             fixes.append(gpu_fix)
@@ -251,7 +254,7 @@ def cpu_lane_budget(ctx: RuleContext) -> Iterator[Finding]:
     gpu_fix = remove_gpus_fix(
         build,
         lambda smaller: lane_plan(smaller).needed <= lane_plan(smaller).available,
-        "{left} GPUs fit the CPU lanes",
+        lambda left: Phrase("%(left)s GPUs fit the CPU lanes", left=left),
     )
     if gpu_fix:
         fixes.append(gpu_fix)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from configurator.domain import BuildSpec, Finding, Fix, PsuSpec
+from configurator.phrase import Num, Phrase
 from configurator.rules.context import (
     MAX_FIXES,
     RuleContext,
@@ -221,7 +222,7 @@ def _capacity_fixes(ctx: RuleContext, load: float) -> tuple[Fix, ...]:
         gpu_fix = remove_gpus_fix(
             build,
             lambda smaller: bool(psu_options(ctx, load_w(smaller), redundancy=build.psu_redundancy)),
-            "{left} GPUs fit a catalog PSU set under the same redundancy",
+            lambda left: Phrase("%(left)s GPUs fit a catalog PSU set under the same redundancy", left=left),
         )
         if gpu_fix:
             fixes.append(gpu_fix)
@@ -464,7 +465,9 @@ def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
                 if len(fixes) >= 2:
                     break
 
-        gpu_fix = remove_gpus_fix(build, partial(_cables_suffice, kind=kind), "{left} GPUs have cables")
+        gpu_fix = remove_gpus_fix(
+            build, partial(_cables_suffice, kind=kind), lambda left: Phrase("%(left)s GPUs have cables", left=left)
+        )
         if gpu_fix:
             fixes.append(gpu_fix)
         yield Finding(
@@ -499,7 +502,9 @@ def circuit_120v(ctx: RuleContext) -> Iterator[Finding]:
         )
 
     gpu_fix = remove_gpus_fix(
-        build, lambda smaller: power_budget(smaller).wall_w <= CIRCUIT_120V_15A_W, "{left} GPUs stay within 1,440 W"
+        build,
+        lambda smaller: power_budget(smaller).wall_w <= CIRCUIT_120V_15A_W,
+        lambda left: Phrase("%(left)s GPUs stay within %(watts)s W", left=left, watts=Num(CIRCUIT_120V_15A_W)),
     )
     if gpu_fix:
         fixes.append(gpu_fix)
