@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from configurator.phrase import Phrase
+
 CALIBRATION_CSV = Path(__file__).resolve().parent.parent / "fixtures" / "decode_calibration.csv"
 
 
@@ -39,7 +41,7 @@ class DecodeConstants:
 # Fitted by `fit_decode` on 29 single-stream llama.cpp rows of fixtures/decode_calibration.csv
 # (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413,
 # llama.cpp PR #26284, discussions #10879/#15013/#15021); bench/accuracy.py reproduces these numbers.
-LLAMACPP_FIT_SOURCE = "fitted on 29 llama.cpp rows of decode_calibration.csv (bench/accuracy.py)"
+LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=29)
 LLAMACPP_ETA_GDDR = 0.887
 LLAMACPP_ETA_HBM = 0.484
 LLAMACPP_TAU_LAYER_S = 69.0e-6
@@ -49,7 +51,7 @@ PIPELINE_HOP_S = 322e-6  # per GPU boundary of a layer split (same fit)
 # share of HBM than llama.cpp's kernels and replay decode steps as CUDA graphs, so the per-layer cost is
 # small; llm-analysis README @d841e40 calls 0.9 of HBM bandwidth "aggressive" and advises ≤0.7 of FLOPS.
 # HF transformers decodes eagerly (no CUDA graphs): launch-bound at ~0.4 ms per layer.
-_PRIOR = "prior (no single-stream rows for this engine in decode_calibration.csv)"
+_PRIOR = Phrase("prior (no single-stream rows for this engine in decode_calibration.csv)")
 DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
     ("llama.cpp", "gddr"): DecodeConstants(LLAMACPP_ETA_GDDR, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE),
     ("llama.cpp", "hbm"): DecodeConstants(LLAMACPP_ETA_HBM, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE),

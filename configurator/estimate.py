@@ -35,6 +35,7 @@ from configurator.domain import (
     Workload,
 )
 from configurator.errors import DomainError
+from configurator.phrase import Num, Phrase
 
 GIB = float(2**30)
 # GGML block types: bits per weight = 8 × type_size / block_size
@@ -467,7 +468,7 @@ class _Plan:
     decode_flops: float  # per generated token
     prefill_flops: float  # per prompt token, averaged over the prompt
     train_flops: float  # per trained token (forward + backward + recompute)
-    notes: tuple[str, ...]
+    notes: tuple[Phrase, ...]
 
 
 def _active_tokens_intermediate(model: ModelArch) -> int:
@@ -519,7 +520,7 @@ def _inference_plan(w: Workload) -> _Plan:
     h, q_dim = model.hidden, model.heads * model.head_dim
     kv_dim = model.kv_heads * model.head_dim
     inter = _active_tokens_intermediate(model)
-    notes: list[str] = []
+    notes: list[Phrase] = []
     if engine == "llama.cpp":
         # compute buffer (flash attention on, so no ctx × heads score matrix): one layer's f32 temporaries for a
         # 512-token ubatch, and the f32 logits of the ubatch on the GPU with the output layer (ollama
@@ -529,7 +530,12 @@ def _inference_plan(w: Workload) -> _Plan:
         weights_vram = profile.total_bytes - profile.embed_bytes
         embed_gpu = 0.0
         if profile.embed_bytes:
-            notes.append(f"llama.cpp keeps token_embd ({profile.embed_bytes / GIB:.2f} GiB) in system RAM, not in VRAM")
+            notes.append(
+                Phrase(
+                    "llama.cpp keeps token_embd (%(size)s GiB) in system RAM, not in VRAM",
+                    size=Num(profile.embed_bytes / GIB, 2),
+                )
+            )
     elif engine in ("vllm", "tensorrt-llm"):
         tokens = VLLM_BATCHED_TOKENS_SMALL
         scratch = 2.0 * tokens * (3 * h + q_dim + 2 * kv_dim + 3 * inter)
@@ -595,7 +601,7 @@ def _training_activations(model: ModelArch, tokens: int, checkpointing: bool) ->
 
 def _training_plan(w: Workload) -> _Plan:
     model, task = w.model, w.task
-    notes: list[str] = []
+    notes: list[Phrase] = []
     precision = w.precision
     if task == "qlora":
         tensors, bits = model_tensors(model), _tensor_bits(model, "bf16")
@@ -606,7 +612,7 @@ def _training_plan(w: Workload) -> _Plan:
         precision = "nf4"
     else:
         if precision not in ("fp32", "bf16", "fp16") and not (task == "lora" and precision in _HF_QUANTIZED):
-            notes.append(f"{w.precision} weights cannot be trained; sized as bf16")
+            notes.append(Phrase("%(precision)s weights cannot be trained; sized as bf16", precision=w.precision))
             precision = "bf16"
         weights = weight_bytes(model, precision)
     state = 4.0 if precision == "fp32" else 2.0
@@ -760,14 +766,18 @@ def _peak_flops(gpu: GpuSpec, precision: str, engine: str) -> float:
 class _Link:
     gbs: float
     floor_s: float
-    label: str
+    label: Phrase
 
 
 def _link(gpu: GpuSpec, link_gbs: float | None) -> _Link:
     if link_gbs:
-        return _Link(link_gbs, cal.ALLREDUCE_FLOOR_NVLINK_S, f"NVLink/NVSwitch {link_gbs:g} GB/s")
+        label = Phrase("NVLink/NVSwitch %(bandwidth)s GB/s", bandwidth=Num(link_gbs, None))
+        return _Link(link_gbs, cal.ALLREDUCE_FLOOR_NVLINK_S, label)
     gbs = _pcie_gbs(gpu)
-    return _Link(gbs, cal.ALLREDUCE_FLOOR_PCIE_S, f"PCIe {gpu.pcie_gen}.0 x{gpu.pcie_lanes} ({gbs:.1f} GB/s)")
+    label = Phrase(
+        "PCIe %(gen)s.0 x%(lanes)s (%(bandwidth)s GB/s)", gen=gpu.pcie_gen, lanes=gpu.pcie_lanes, bandwidth=Num(gbs, 1)
+    )
+    return _Link(gbs, cal.ALLREDUCE_FLOOR_PCIE_S, label)
 
 
 def _allreduce_s(model: ModelArch, tokens: int, tp: int, link: _Link) -> float:
@@ -857,149 +867,273 @@ def decode_terms(workload: Workload, gpu: GpuSpec, gpu_count: int = 1) -> tuple[
 # --------------------------------------------------------------------------- the estimate
 
 
-def _precision_words(plan: _Plan) -> str:
+def _precision_words(plan: _Plan) -> Phrase:
     model = plan.workload.model
-    bpw = plan.weights * 8 / model.total_params
+    bpw = Num(plan.weights * 8 / model.total_params, 2)
     precision = plan.weight_precision
     if precision in GGUF_PRECISIONS:
-        published = GGUF_PUBLISHED_BPW[precision]
-        return (
-            f"{precision.upper()} = {bpw:.2f} bits/weight on this model (llama.cpp llama_tensor_get_type mix; "
-            f"{published:.2f} on Llama-3.1-8B, llama.cpp tools/quantize/README.md @311c2c9)"
+        return Phrase(
+            "%(precision)s = %(bpw)s bits/weight on this model (llama.cpp llama_tensor_get_type mix; "
+            "%(published)s on Llama-3.1-8B, llama.cpp tools/quantize/README.md @311c2c9)",
+            precision=precision.upper(),
+            bpw=bpw,
+            published=Num(GGUF_PUBLISHED_BPW[precision], 2),
         )
     if precision == "nf4":
-        return f"QLoRA NF4 base = {NF4_BITS:.3f} bits/weight with double quantization (arXiv 2305.14314 §3)"
+        return Phrase(
+            "QLoRA NF4 base = %(bits)s bits/weight with double quantization (arXiv 2305.14314 §3)",
+            bits=Num(NF4_BITS, 3),
+        )
+    experts = Num(GGML_TYPE_BITS["MXFP4"], 2)
     if precision == "mxfp4" and plan.engine == "llama.cpp" and model.is_moe:
-        return (
-            f"GGUF MXFP4_MOE: experts at 4.25 bits/weight, other tensors Q8_0 = {bpw:.2f} bits/weight overall "
-            "(llama.cpp llama_tensor_get_type)"
+        return Phrase(
+            "GGUF MXFP4_MOE: experts at %(experts)s bits/weight, other tensors Q8_0 = %(bpw)s bits/weight overall "
+            "(llama.cpp llama_tensor_get_type)",
+            experts=experts,
+            bpw=bpw,
         )
     if precision == "mxfp4" and model.native_precision == "mxfp4":
-        return (
-            f"MXFP4 experts at 4.25 bits/weight, attention and embeddings in bf16 = {bpw:.2f} bits/weight "
-            "overall (OpenAI gpt-oss checkpoint layout)"
+        return Phrase(
+            "MXFP4 experts at %(experts)s bits/weight, attention and embeddings in bf16 = %(bpw)s bits/weight "
+            "overall (OpenAI gpt-oss checkpoint layout)",
+            experts=experts,
+            bpw=bpw,
         )
     if precision in _HF_QUANTIZED or precision == "mxfp4":
-        linear = HF_LINEAR_BITS[precision]
-        return (
-            f"{precision} linear layers at {linear:.2f} bits/weight, embeddings/lm_head in 16 bits "
-            f"= {bpw:.2f} bits/weight overall"
+        return Phrase(
+            "%(precision)s linear layers at %(linear)s bits/weight, embeddings/lm_head in 16 bits "
+            "= %(bpw)s bits/weight overall",
+            precision=precision,
+            linear=Num(HF_LINEAR_BITS[precision], 2),
+            bpw=bpw,
         )
-    return f"{precision} = {HF_LINEAR_BITS[precision]:.0f} bits/weight"
+    return Phrase("%(precision)s = %(bits)s bits/weight", precision=precision, bits=Num(HF_LINEAR_BITS[precision]))
 
 
-def _memory_assumptions(plan: _Plan) -> list[str]:
+def _kv_assumptions(plan: _Plan) -> list[Phrase]:
     w, model = plan.workload, plan.workload.model
-    words = [
-        f"{model.name}: {model.total_params / 1e9:.2f} B parameters"
-        + (f", {model.active_params / 1e9:.2f} B active per token (MoE)" if model.is_moe else "")
-        + f" ({model.source})",
-        "Weights: " + _precision_words(plan),
-    ]
-    if not plan.training:
-        per_token = kv_bytes_per_token(model, w.kv_cache_precision)
-        element = KV_BYTES_PER_ELEMENT[w.kv_cache_precision]
-        if model.is_mla:
-            shape = (
-                f"MLA latent {model.layers} layers × {(model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)}"
-                f" × {element:g} B"
-            )
-        else:
-            shape = f"2 × {model.layers} layers × {model.kv_heads} KV heads × {model.head_dim} × {element:g} B"
-        words.append(
-            f"KV cache {w.kv_cache_precision}: {shape} = {per_token / 1024:.1f} KiB per token; "
-            f"{w.context_tokens:,} tokens × {plan.sequences} sequence(s)"
+    per_token = kv_bytes_per_token(model, w.kv_cache_precision)
+    element = Num(KV_BYTES_PER_ELEMENT[w.kv_cache_precision], None)
+    if model.is_mla:
+        shape = Phrase(
+            "MLA latent %(layers)s layers × %(width)s × %(element)s B",
+            layers=model.layers,
+            width=(model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0),
+            element=element,
         )
-        if model.sliding_window and model.sliding_window_layers:
-            words.append(
-                f"{model.sliding_window_layers} of {model.layers} layers use a {model.sliding_window:,}-token "
-                "sliding window: their KV cache stops growing there"
-            )
-        if w.context_tokens > model.max_context:
-            words.append(
-                f"context {w.context_tokens:,} exceeds the model's {model.max_context:,}-token window: "
-                "quality is not guaranteed past it"
-            )
-        if plan.engine == "llama.cpp":
-            words.append(
-                f"llama.cpp compute buffer for a {LLAMACPP_UBATCH}-token ubatch with flash attention "
-                f"({(plan.scratch + plan.logits) / GIB:.2f} GiB incl. f32 logits)"
-            )
-        elif plan.engine in ("vllm", "tensorrt-llm"):
-            words.append(
-                f"{w.engine} activation peak for {VLLM_BATCHED_TOKENS_SMALL} batched tokens and "
-                f"{VLLM_MAX_NUM_SEQS} sampled sequences ({(plan.scratch + plan.logits) / GIB:.2f} GiB)"
-            )
-        else:
-            words.append(f"transformers prefill of the whole prompt at once ({plan.scratch / GIB:.2f} GiB)")
     else:
-        optimizer = (
+        shape = Phrase(
+            "2 × %(layers)s layers × %(kv_heads)s KV heads × %(head_dim)s × %(element)s B",
+            layers=model.layers,
+            kv_heads=model.kv_heads,
+            head_dim=model.head_dim,
+            element=element,
+        )
+    words = [
+        Phrase(
+            "KV cache %(precision)s: %(shape)s = %(per_token)s KiB per token; "
+            "%(tokens)s tokens × %(sequences)s sequence(s)",
+            precision=w.kv_cache_precision,
+            shape=shape,
+            per_token=Num(per_token / 1024, 1),
+            tokens=Num(w.context_tokens),
+            sequences=plan.sequences,
+        )
+    ]
+    if model.sliding_window and model.sliding_window_layers:
+        words.append(
+            Phrase(
+                "%(sliding)s of %(layers)s layers use a %(window)s-token sliding window: "
+                "their KV cache stops growing there",
+                sliding=model.sliding_window_layers,
+                layers=model.layers,
+                window=Num(model.sliding_window),
+            )
+        )
+    if w.context_tokens > model.max_context:
+        words.append(
+            Phrase(
+                "context %(tokens)s exceeds the model's %(window)s-token window: quality is not guaranteed past it",
+                tokens=Num(w.context_tokens),
+                window=Num(model.max_context),
+            )
+        )
+    if plan.engine == "llama.cpp":
+        words.append(
+            Phrase(
+                "llama.cpp compute buffer for a %(ubatch)s-token ubatch with flash attention "
+                "(%(size)s GiB incl. f32 logits)",
+                ubatch=LLAMACPP_UBATCH,
+                size=Num((plan.scratch + plan.logits) / GIB, 2),
+            )
+        )
+    elif plan.engine in ("vllm", "tensorrt-llm"):
+        words.append(
+            Phrase(
+                "%(engine)s activation peak for %(tokens)s batched tokens and %(sequences)s sampled sequences "
+                "(%(size)s GiB)",
+                engine=w.engine,
+                tokens=VLLM_BATCHED_TOKENS_SMALL,
+                sequences=VLLM_MAX_NUM_SEQS,
+                size=Num((plan.scratch + plan.logits) / GIB, 2),
+            )
+        )
+    else:
+        words.append(
+            Phrase(
+                "transformers prefill of the whole prompt at once (%(size)s GiB)",
+                size=Num(plan.scratch / GIB, 2),
+            )
+        )
+    return words
+
+
+def _training_assumptions(plan: _Plan) -> list[Phrase]:
+    w = plan.workload
+    words: list[Phrase] = []
+    if w.optimizer == "adamw_8bit":
+        optimizer = Phrase(
             "8-bit AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + 8-bit m, v 2 B/param "
             "(bitsandbytes, arXiv 2110.02861)"
-            if w.optimizer == "adamw_8bit"
-            else "mixed-precision AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master, m, v 12 = 16 B/param "
+        )
+        optimizer_name = Phrase("8-bit AdamW")
+    else:
+        optimizer = Phrase(
+            "mixed-precision AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master, m, v 12 = 16 B/param "
             "(ZeRO arXiv 1910.02054 K=12; DeepSpeed's code counts 20 with fp32 grads)"
         )
-        if w.task == "full_finetune":
-            words.append(optimizer)
-        else:
-            words.append(
-                f"LoRA rank {w.lora_rank} on every linear layer: {plan.trainable_params / 1e6:.1f} M trainable "
-                f"parameters (r·(d_in + d_out) each) with {optimizer.split(':')[0]}"
-            )
+        optimizer_name = Phrase("mixed-precision AdamW")
+    if w.task == "full_finetune":
+        words.append(optimizer)
+    else:
         words.append(
-            f"activations for {w.batch_size} × {w.sequence_length:,} tokens "
-            + (
-                "with gradient checkpointing (layer inputs 2·s·b·h kept, one layer recomputed)"
-                if w.gradient_checkpointing
-                else "without checkpointing"
+            Phrase(
+                "LoRA rank %(rank)s on every linear layer: %(trainable)s M trainable parameters "
+                "(r·(d_in + d_out) each) with %(optimizer)s",
+                rank=w.lora_rank,
+                trainable=Num(plan.trainable_params / 1e6, 1),
+                optimizer=optimizer_name,
             )
-            + ", per tensor for SwiGLU + flash attention (Korthikanti et al. arXiv 2205.05198)"
         )
-    words.append(f"CUDA context and runtime reserve {GPU_CONTEXT_GIB} GiB per GPU (ollama reserves 457 MiB)")
+    if w.gradient_checkpointing:
+        words.append(
+            Phrase(
+                "activations for %(batch)s × %(tokens)s tokens with gradient checkpointing (layer inputs 2·s·b·h "
+                "kept, one layer recomputed), per tensor for SwiGLU + flash attention "
+                "(Korthikanti et al. arXiv 2205.05198)",
+                batch=w.batch_size,
+                tokens=Num(w.sequence_length),
+            )
+        )
+    else:
+        words.append(
+            Phrase(
+                "activations for %(batch)s × %(tokens)s tokens without checkpointing, per tensor for SwiGLU + "
+                "flash attention (Korthikanti et al. arXiv 2205.05198)",
+                batch=w.batch_size,
+                tokens=Num(w.sequence_length),
+            )
+        )
+    return words
+
+
+def _memory_assumptions(plan: _Plan) -> list[Phrase]:
+    model = plan.workload.model
+    total = Num(model.total_params / 1e9, 2)
+    if model.is_moe:
+        params = Phrase(
+            "%(model)s: %(total)s B parameters, %(active)s B active per token (MoE) (%(source)s)",
+            model=model.name,
+            total=total,
+            active=Num(model.active_params / 1e9, 2),
+            source=model.source,
+        )
+    else:
+        params = Phrase(
+            "%(model)s: %(total)s B parameters (%(source)s)", model=model.name, total=total, source=model.source
+        )
+    words = [params, Phrase("Weights: %(words)s", words=_precision_words(plan))]
+    words.extend(_training_assumptions(plan) if plan.training else _kv_assumptions(plan))
+    words.append(
+        Phrase(
+            "CUDA context and runtime reserve %(reserve)s GiB per GPU (ollama reserves 457 MiB)",
+            reserve=Num(GPU_CONTEXT_GIB, None),
+        )
+    )
     words.extend(plan.notes)
     return words
 
 
+_ZERO_SHARDED: dict[int, Phrase] = {
+    0: Phrase("nothing sharded (DDP replicas)"),
+    1: Phrase("optimizer states sharded"),
+    2: Phrase("optimizer states and gradients sharded"),
+    3: Phrase("weights, gradients and optimizer sharded"),
+}
+
+
 def _layout_assumptions(
     plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link, throughput: Throughput
-) -> list[str]:
+) -> list[Phrase]:
     w, model = plan.workload, plan.workload.model
-    words: list[str] = []
+    words: list[Phrase] = []
+    vram = Num(gpu.vram_gib, None)
     util = GPU_MEMORY_UTILIZATION.get(plan.engine)
     if util is not None:
         words.append(
-            f"{w.engine} gpu_memory_utilization {util:.2f}: usable = {util:.2f} × {gpu.vram_gib:g} GiB per GPU"
+            Phrase(
+                "%(engine)s gpu_memory_utilization %(util)s: usable = %(util)s × %(vram)s GiB per GPU",
+                engine=w.engine,
+                util=Num(util, 2),
+                vram=vram,
+            )
         )
     else:
-        words.append(f"usable = all {gpu.vram_gib:g} GiB per GPU; the reserve is counted in the per-GPU need")
+        words.append(Phrase("usable = all %(vram)s GiB per GPU; the reserve is counted in the per-GPU need", vram=vram))
     if plan.training:
         if count > 1:
             stage = w.zero_stage
-            sharded = {
-                0: "nothing sharded (DDP replicas)",
-                1: "optimizer states sharded",
-                2: "optimizer states and gradients sharded",
-                3: "weights, gradients and optimizer sharded",
-            }
-            words.append(f"data parallel over {count} GPUs, ZeRO stage {stage}: {sharded[stage]}")
+            words.append(
+                Phrase(
+                    "data parallel over %(count)s GPUs, ZeRO stage %(stage)s: %(sharded)s",
+                    count=count,
+                    stage=stage,
+                    sharded=_ZERO_SHARDED[stage],
+                )
+            )
         words.append(
-            f"training speed at {cal.TRAINING_MFU:.0%} of {gpu.fp16_tflops:g} dense BF16 TFLOPS per GPU; "
-            "decode figures do not apply"
+            Phrase(
+                "training speed at %(mfu)s%% of %(tflops)s dense BF16 TFLOPS per GPU; decode figures do not apply",
+                mfu=Num(cal.TRAINING_MFU * 100),
+                tflops=Num(gpu.fp16_tflops, None),
+            )
         )
         return words
     if parallelism == "tensor":
+        if model.is_mla:
+            kv = Phrase("MLA latent cache replicated on every GPU")
+        elif model.kv_heads < count:
+            kv = Phrase("%(kv_heads)s KV heads split (replicated: fewer heads than GPUs)", kv_heads=model.kv_heads)
+        else:
+            kv = Phrase("%(kv_heads)s KV heads split", kv_heads=model.kv_heads)
         words.append(
-            f"tensor parallel over {count} GPUs via {link.label}: weights split, "
-            + ("MLA latent cache replicated on every GPU" if model.is_mla else
-               f"{model.kv_heads} KV heads split" + (" (replicated: fewer heads than GPUs)"
-                                                    if model.kv_heads < count else ""))
-            + f"; 2 all-reduces per layer, ≥ {link.floor_s * 1e6:.0f} µs each"
-        )  # fmt: skip
+            Phrase(
+                "tensor parallel over %(count)s GPUs via %(link)s: weights split, %(kv)s; "
+                "2 all-reduces per layer, ≥ %(floor)s µs each",
+                count=count,
+                link=link.label,
+                kv=kv,
+                floor=Num(link.floor_s * 1e6),
+            )
+        )
     elif parallelism == "pipeline":
         words.append(
-            f"layer split over {count} GPUs: capacity adds up, single-stream speed does not "
-            f"(+{cal.PIPELINE_HOP_S * 1e3:.2f} ms per GPU hand-over)"
+            Phrase(
+                "layer split over %(count)s GPUs: capacity adds up, single-stream speed does not "
+                "(+%(hop)s ms per GPU hand-over)",
+                count=count,
+                hop=Num(cal.PIPELINE_HOP_S * 1e3, 2),
+            )
         )
     constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
     moved = plan.read_bytes + plan.kv_read_per_seq
@@ -1007,21 +1141,37 @@ def _layout_assumptions(
     if parallelism == "tensor":
         effective /= count
     words.append(
-        f"decode: η_bw = {constants.eta_bw:.2f} of {gpu.bandwidth_gbs:g} GB/s + "
-        f"{constants.tau_layer_s * 1e6:.0f} µs per layer per step ({w.engine}, "
-        f"{cal.memory_class(gpu.memory_type).upper()}; {constants.source}) → effective η = {effective:.2f} "
-        f"on {moved / 1e9:.2f} GB read per token"
+        Phrase(
+            "decode: η_bw = %(eta)s of %(bandwidth)s GB/s + %(tau)s µs per layer per step (%(engine)s, "
+            "%(memory)s; %(source)s) → effective η = %(effective)s on %(moved)s GB read per token",
+            eta=Num(constants.eta_bw, 2),
+            bandwidth=Num(gpu.bandwidth_gbs, None),
+            tau=Num(constants.tau_layer_s * 1e6),
+            engine=w.engine,
+            memory=cal.memory_class(gpu.memory_type).upper(),
+            source=constants.source,
+            effective=Num(effective, 2),
+            moved=Num(moved / 1e9, 2),
+        )
     )
     if model.is_moe:
         words.append(
-            f"MoE: memory holds all {model.experts} experts; each token reads {model.active_experts} of them; "
-            f"a batch of {plan.sequences} reads the union of the experts its tokens pick"
+            Phrase(
+                "MoE: memory holds all %(experts)s experts; each token reads %(active)s of them; "
+                "a batch of %(sequences)s reads the union of the experts its tokens pick",
+                experts=model.experts,
+                active=model.active_experts,
+                sequences=plan.sequences,
+            )
         )
-    peak = _peak_flops(gpu, plan.weight_precision, plan.engine) / 1e12
     words.append(
-        f"prefill at {cal.PREFILL_MFU[plan.engine]:.0%} of {peak:g} dense TFLOPS "
-        f"(2 × {_compute_params(model) / 1e9:.2f} B active params + attention FLOPs per token); "
-        "TTFT = one prompt of context_tokens"
+        Phrase(
+            "prefill at %(mfu)s%% of %(peak)s dense TFLOPS (2 × %(params)s B active params + attention FLOPs "
+            "per token); TTFT = one prompt of context_tokens",
+            mfu=Num(cal.PREFILL_MFU[plan.engine] * 100),
+            peak=Num(_peak_flops(gpu, plan.weight_precision, plan.engine) / 1e12, None),
+            params=Num(_compute_params(model) / 1e9, 2),
+        )
     )
     return words
 

@@ -208,6 +208,11 @@ def memory_bar(estimate: Mapping[str, Any] | None) -> MemoryBar | None:
     )
 
 
+def _text(value: Any) -> str:
+    """A text as is (a domain `Phrase` stays one, so the page can say it in its language); else str."""
+    return value if isinstance(value, str) else str(value or "")
+
+
 def _fix_view(index: int, fix: Mapping[str, Any]) -> FixView:
     return FixView(
         index=index,
@@ -215,7 +220,7 @@ def _fix_view(index: int, fix: Mapping[str, Any]) -> FixView:
         target=fix.get("target"),
         sku=fix.get("sku"),
         qty=fix.get("qty"),
-        detail=str(fix.get("detail", "")),
+        detail=_text(fix.get("detail")),
         applicable=fix_is_applicable(fix),
     )
 
@@ -230,7 +235,7 @@ def finding_views(findings: Sequence[Mapping[str, Any]]) -> tuple[FindingView, .
             severity=str(f.get("severity", "info")),
             severity_label=label(SEVERITIES, f.get("severity")),
             title=label(FINDING_TITLES, f.get("code")),
-            message=str(f.get("message", "")),
+            message=_text(f.get("message")),
             measured=f.get("measured"),
             limit=f.get("limit"),
             unit=str(f.get("unit") or ""),

@@ -22,7 +22,7 @@ from configurator.domain import (
     Line,
     Workload,
 )
-from configurator.phrase import Phrase
+from configurator.phrase import Phrase, PhraseValue
 
 if TYPE_CHECKING:
     from configurator.rules.pcie import LanePlan
@@ -121,12 +121,9 @@ def use_chassis_fixes(chassis: Iterable[ChassisSpec], *, current: str, why: Phra
     return tuple(fixes)
 
 
-def plural(count: int | float, word: str) -> str:
-    return f"{count:g} {word}" if count == 1 else f"{count:g} {word}s"
-
-
-def fmt_w(watts: float) -> str:
-    return f"{watts:,.0f} W"
+def redundancy_value(mode: str) -> PhraseValue:
+    """A PSU redundancy mode inside a sentence: "none" is a word to translate, N+1 and N+N are not."""
+    return Phrase("none") if mode == "none" else mode
 
 
 def without_gpus(build: BuildSpec, remove: int) -> BuildSpec:

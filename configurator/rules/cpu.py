@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from configurator.domain import CpuSpec, Finding, Fix
-from configurator.rules.context import RuleContext, active, plural, use_chassis_fixes
+from configurator.phrase import Phrase
+from configurator.rules.context import RuleContext, active, use_chassis_fixes
 
 
 def _cpus_for(ctx: RuleContext, *, like: CpuSpec | None, sockets: int) -> list[CpuSpec]:
@@ -23,9 +24,14 @@ def _cpus_for(ctx: RuleContext, *, like: CpuSpec | None, sockets: int) -> list[C
 
 
 def _use_cpu(cpu: CpuSpec, qty: int) -> Fix:
+    detail = (
+        Phrase("use cpu %(sku)s ×%(count)s", sku=cpu.sku, count=qty)
+        if qty > 1
+        else Phrase("use cpu %(sku)s", sku=cpu.sku)
+    )
     return Fix(
         action="replace",
-        detail=f"use cpu {cpu.sku}" + (f" ×{qty}" if qty > 1 else ""),
+        detail=detail,
         sku=cpu.sku,
         target="cpus",
         qty=qty,
@@ -41,13 +47,24 @@ def cpu_present(ctx: RuleContext) -> Iterator[Finding]:
     yield Finding(
         code="cpu.none",
         severity="error",
-        message=f"The build has no CPU; {build.chassis.sku} takes {build.chassis.cpu_socket} CPUs.",
+        message=Phrase(
+            "The build has no CPU; %(chassis)s takes %(socket)s CPUs.",
+            chassis=build.chassis.sku,
+            socket=build.chassis.cpu_socket,
+        ),
         measured=0,
         limit=1,
         unit="CPUs",
         components=(build.chassis.sku,),
         fixes=tuple(
-            Fix(action="add", detail=f"add 1× {cpu.sku}", sku=cpu.sku, target="cpus", qty=1) for cpu in options[:1]
+            Fix(
+                action="add",
+                detail=Phrase("add %(count)s× %(sku)s", count=1, sku=cpu.sku),
+                sku=cpu.sku,
+                target="cpus",
+                qty=1,
+            )
+            for cpu in options[:1]
         ),
     )
 
@@ -68,7 +85,13 @@ def cpu_socket(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="cpu.socket",
             severity="error",
-            message=f"{cpu.sku} is a {cpu.socket} CPU; {chassis.sku} has a {chassis.cpu_socket} socket.",
+            message=Phrase(
+                "%(cpu)s is a %(socket)s CPU; %(chassis)s has a %(chassis_socket)s socket.",
+                cpu=cpu.sku,
+                socket=cpu.socket,
+                chassis=chassis.sku,
+                chassis_socket=chassis.cpu_socket,
+            ),
             measured=cpu.socket,
             limit=chassis.cpu_socket,
             components=(cpu.sku, chassis.sku),
@@ -86,15 +109,37 @@ def cpu_count(ctx: RuleContext) -> Iterator[Finding]:
     if build.cpu_count > sockets:
         extra = build.cpu_count - sockets
         cpu = build.cpus[-1].spec
+        message = (
+            Phrase(
+                "%(chassis)s has 1 socket; the build has %(count)s CPUs.",
+                chassis=build.chassis.sku,
+                count=build.cpu_count,
+            )
+            if sockets == 1
+            else Phrase(
+                "%(chassis)s has %(sockets)s sockets; the build has %(count)s CPUs.",
+                chassis=build.chassis.sku,
+                sockets=sockets,
+                count=build.cpu_count,
+            )
+        )
         yield Finding(
             code="cpu.count",
             severity="error",
-            message=f"{build.chassis.sku} has {plural(sockets, 'socket')}; the build has {build.cpu_count} CPUs.",
+            message=message,
             measured=build.cpu_count,
             limit=sockets,
             unit="CPUs",
             components=(build.chassis.sku, *(line.spec.sku for line in build.cpus)),
-            fixes=(Fix(action="remove", detail=f"remove {extra}× {cpu.sku}", sku=cpu.sku, target="cpus", qty=extra),),
+            fixes=(
+                Fix(
+                    action="remove",
+                    detail=Phrase("remove %(count)s× %(sku)s", count=extra, sku=cpu.sku),
+                    sku=cpu.sku,
+                    target="cpus",
+                    qty=extra,
+                ),
+            ),
         )
 
 
@@ -109,11 +154,24 @@ def one_socket_parts(ctx: RuleContext) -> Iterator[Finding]:
         if cpu.max_sockets >= count:
             continue
         sockets = min(count, build.chassis.cpu_sockets)
+        message = (
+            Phrase(
+                "%(cpu)s runs in at most 1 socket; the build puts %(count)s CPUs on one board.",
+                cpu=cpu.sku,
+                count=count,
+            )
+            if cpu.max_sockets == 1
+            else Phrase(
+                "%(cpu)s runs in at most %(sockets)s sockets; the build puts %(count)s CPUs on one board.",
+                cpu=cpu.sku,
+                sockets=cpu.max_sockets,
+                count=count,
+            )
+        )
         yield Finding(
             code="cpu.one_socket_part",
             severity="error",
-            message=f"{cpu.sku} runs in at most {plural(cpu.max_sockets, 'socket')}; the build puts {count} "
-            "CPUs on one board.",
+            message=message,
             measured=count,
             limit=cpu.max_sockets,
             unit="sockets",
@@ -122,7 +180,7 @@ def one_socket_parts(ctx: RuleContext) -> Iterator[Finding]:
                 *(_use_cpu(option, sockets) for option in _cpus_for(ctx, like=cpu, sockets=sockets)[:1]),
                 Fix(
                     action="remove",
-                    detail=f"remove {count - cpu.max_sockets}× {cpu.sku}",
+                    detail=Phrase("remove %(count)s× %(sku)s", count=count - cpu.max_sockets, sku=cpu.sku),
                     sku=cpu.sku,
                     target="cpus",
                     qty=count - cpu.max_sockets,
@@ -139,9 +197,10 @@ def identical_cpus(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="cpu.mixed",
             severity="error",
-            message="The CPUs of one board must be the same model: "
-            + ", ".join(line.spec.sku for line in build.cpus)
-            + ".",
+            message=Phrase(
+                "The CPUs of one board must be the same model: %(cpus)s.",
+                cpus=", ".join(line.spec.sku for line in build.cpus),
+            ),
             measured=len(build.cpus),
             limit=1,
             unit="CPU models",
@@ -162,17 +221,32 @@ def empty_socket(ctx: RuleContext) -> Iterator[Finding]:
             fixes = (
                 Fix(
                     action="add",
-                    detail=f"add {sockets - build.cpu_count}× {cpu.sku}",
+                    detail=Phrase("add %(count)s× %(sku)s", count=sockets - build.cpu_count, sku=cpu.sku),
                     sku=cpu.sku,
                     target="cpus",
                     qty=sockets - build.cpu_count,
                 ),
             )
+        message = (
+            Phrase(
+                "%(chassis)s has %(sockets)s sockets and the build 1 CPU: "
+                "slots and memory channels of the empty socket are not usable.",
+                chassis=build.chassis.sku,
+                sockets=sockets,
+            )
+            if build.cpu_count == 1
+            else Phrase(
+                "%(chassis)s has %(sockets)s sockets and the build %(count)s CPUs: "
+                "slots and memory channels of the empty socket are not usable.",
+                chassis=build.chassis.sku,
+                sockets=sockets,
+                count=build.cpu_count,
+            )
+        )
         yield Finding(
             code="cpu.socket_empty",
             severity="warning",
-            message=f"{build.chassis.sku} has {sockets} sockets and the build {plural(build.cpu_count, 'CPU')}: "
-            "slots and memory channels of the empty socket are not usable.",
+            message=message,
             measured=build.cpu_count,
             limit=sockets,
             unit="CPUs",

@@ -9,15 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from configurator.domain import Finding, Fix, GpuSpec
+from configurator.phrase import Num, Phrase
 from configurator.rules.context import MAX_FIXES, RuleContext, active, chassis_takes_gpu
 
 SIMILAR_VRAM_SHARE = 0.8  # "similar" capacity: at least 80 % of the replaced GPU's VRAM
 
 
-def _why(ctx: RuleContext) -> str:
+def _why(ctx: RuleContext) -> Phrase:
     workload = ctx.workload
     assert workload is not None  # noqa: S101 - callers check
-    return "requires ECC" if workload.require_ecc else "is marked production"
+    return Phrase("requires ECC") if workload.require_ecc else Phrase("is marked production")
 
 
 def _needs_ecc(ctx: RuleContext) -> bool:
@@ -54,14 +55,20 @@ def gpu_ecc(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="ecc.gpu_required",
             severity="error",
-            message=f"The workload {_why(ctx)}; {gpu.sku} has no ECC memory.",
+            message=Phrase("The workload %(why)s; %(gpu)s has no ECC memory.", why=_why(ctx), gpu=gpu.sku),
             measured="no ecc",
             limit="ecc",
             components=(gpu.sku,),
             fixes=tuple(
                 Fix(
                     action="replace",
-                    detail=f"replace {gpu.sku} with {line.qty}× {other.sku} ({other.vram_gib:g} GB ECC)",
+                    detail=Phrase(
+                        "replace %(gpu)s with %(count)s× %(other)s (%(vram)s GB ECC)",
+                        gpu=gpu.sku,
+                        count=line.qty,
+                        other=other.sku,
+                        vram=Num(other.vram_gib, None),
+                    ),
                     sku=other.sku,
                     target="gpus",
                     qty=line.qty,
@@ -87,15 +94,22 @@ def memory_ecc(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="ecc.memory_required",
             severity="error",
-            message=f"The workload {_why(ctx)}; {', '.join(d.sku for d in plain)} "
-            f"{'is' if len(plain) == 1 else 'are'} non-ECC memory.",
+            message=(
+                Phrase("The workload %(why)s; %(memory)s is non-ECC memory.", why=_why(ctx), memory=plain[0].sku)
+                if len(plain) == 1
+                else Phrase(
+                    "The workload %(why)s; %(memory)s are non-ECC memory.",
+                    why=_why(ctx),
+                    memory=", ".join(d.sku for d in plain),
+                )
+            ),
             measured="no ecc",
             limit="ecc",
             components=tuple(d.sku for d in plain),
             fixes=tuple(
                 Fix(
                     action="replace",
-                    detail=f"use chassis {chassis.sku} (ECC RDIMM platform)",
+                    detail=Phrase("use chassis %(sku)s (%(why)s)", sku=chassis.sku, why=Phrase("ECC RDIMM platform")),
                     sku=chassis.sku,
                     target="chassis",
                 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from configurator.domain import ChassisSpec, Finding, Fix, GpuSpec
-from configurator.phrase import Phrase
+from configurator.phrase import Num, Phrase
 from configurator.rules.context import (
     RuleContext,
     active,
@@ -18,7 +18,6 @@ from configurator.rules.context import (
     chassis_for_gpus,
     chassis_takes_gpu,
     exceeds,
-    plural,
     use_chassis_fixes,
 )
 
@@ -41,18 +40,19 @@ def _per_gpu_limit(
     value: Callable[[GpuSpec], float | int | None],
     limit: Callable[[ChassisSpec], float | int | None],
     unit: str,
-    what: str,
+    say: Callable[[str, Num, str, Num], Phrase],
 ) -> Iterator[Finding]:
-    """ERROR per GPU model whose `value` exceeds the chassis' `limit` (either unknown: no finding)."""
+    """ERROR per GPU model whose `value` exceeds the chassis' `limit` (either unknown: no finding).
+    `say(gpu, value, chassis, limit)` words the message."""
     chassis = ctx.build.chassis
     for line in ctx.build.gpus:
         gpu = line.spec
-        if exceeds(value(gpu), limit(chassis)):
+        size, most = value(gpu), limit(chassis)
+        if size is not None and most is not None and exceeds(size, most):
             yield Finding(
                 code=code,
                 severity="error",
-                message=f"{gpu.sku} {what} {value(gpu)}{(' ' + unit) if unit else ''}; {chassis.sku} takes "
-                f"at most {limit(chassis)}{(' ' + unit) if unit else ''}.",
+                message=say(gpu.sku, Num(size, None), chassis.sku, Num(most, None)),
                 measured=value(gpu),
                 limit=limit(chassis),
                 unit=unit,
@@ -73,7 +73,7 @@ def _gpu_fixes(ctx: RuleContext, gpu: GpuSpec) -> tuple[Fix, ...]:
     return tuple(
         Fix(
             action="replace",
-            detail=f"replace {gpu.sku} with {count}× {other.sku}",
+            detail=Phrase("replace %(old)s with %(count)s× %(new)s", old=gpu.sku, count=count, new=other.sku),
             sku=other.sku,
             target="gpus",
             qty=count,
@@ -92,15 +92,27 @@ def gpu_count(ctx: RuleContext) -> Iterator[Finding]:
         extra = build.gpu_count - most
         remove = Fix(
             action="remove",
-            detail=f"remove {extra}× {heaviest.sku}",
+            detail=Phrase("remove %(count)s× %(sku)s", count=extra, sku=heaviest.sku),
             sku=heaviest.sku,
             target="gpus",
             qty=extra,
         )
+        message = (
+            Phrase(
+                "%(chassis)s takes at most 1 GPU; the build has %(count)s.", chassis=chassis.sku, count=build.gpu_count
+            )
+            if most == 1
+            else Phrase(
+                "%(chassis)s takes at most %(most)s GPUs; the build has %(count)s.",
+                chassis=chassis.sku,
+                most=most,
+                count=build.gpu_count,
+            )
+        )
         yield Finding(
             code="fit.gpu_count",
             severity="error",
-            message=f"{chassis.sku} takes at most {plural(most, 'GPU')}; the build has {build.gpu_count}.",
+            message=message,
             measured=build.gpu_count,
             limit=most,
             unit="GPUs",
@@ -117,7 +129,13 @@ def gpu_slot_width(ctx: RuleContext) -> Iterator[Finding]:
         value=lambda gpu: gpu.slot_width,
         limit=lambda chassis: chassis.max_gpu_slot_width,
         unit="slots",
-        what="is",
+        say=lambda gpu, width, chassis, most: Phrase(
+            "%(gpu)s is %(width)s slots; %(chassis)s takes at most %(most)s slots.",
+            gpu=gpu,
+            width=width,
+            chassis=chassis,
+            most=most,
+        ),
     )
 
 
@@ -129,7 +147,13 @@ def gpu_length(ctx: RuleContext) -> Iterator[Finding]:
         value=lambda gpu: gpu.length_mm,
         limit=lambda chassis: chassis.max_gpu_length_mm,
         unit="mm",
-        what="is",
+        say=lambda gpu, length, chassis, most: Phrase(
+            "%(gpu)s is %(length)s mm; %(chassis)s takes at most %(most)s mm.",
+            gpu=gpu,
+            length=length,
+            chassis=chassis,
+            most=most,
+        ),
     )
 
 
@@ -141,7 +165,13 @@ def gpu_tdp(ctx: RuleContext) -> Iterator[Finding]:
         value=lambda gpu: gpu.tdp_w,
         limit=lambda chassis: chassis.max_gpu_tdp_w,
         unit="W",
-        what="draws",
+        say=lambda gpu, tdp, chassis, most: Phrase(
+            "%(gpu)s draws %(tdp)s W; %(chassis)s takes at most %(most)s W.",
+            gpu=gpu,
+            tdp=tdp,
+            chassis=chassis,
+            most=most,
+        ),
     )
 
 
@@ -154,8 +184,13 @@ def gpu_form_factor(ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(
                 code="fit.gpu_form_factor",
                 severity="error",
-                message=f"{gpu.sku} is a {gpu.form_factor.upper()} GPU; {chassis.sku} takes "
-                f"{chassis.gpu_form_factor.upper()} GPUs only.",
+                message=Phrase(
+                    "%(gpu)s is a %(kind)s GPU; %(chassis)s takes %(takes)s GPUs only.",
+                    gpu=gpu.sku,
+                    kind=gpu.form_factor.upper(),
+                    chassis=chassis.sku,
+                    takes=chassis.gpu_form_factor.upper(),
+                ),
                 measured=gpu.form_factor,
                 limit=chassis.gpu_form_factor,
                 components=(gpu.sku, chassis.sku),
@@ -173,8 +208,13 @@ def gpu_height(ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(
                 code="fit.gpu_height",
                 severity="error",
-                message=f"{line.spec.sku} is a consumer card with a top-edge power connector; it does not fit "
-                f"the {chassis.rack_units:g}U height of {chassis.sku}.",
+                message=Phrase(
+                    "%(gpu)s is a consumer card with a top-edge power connector; it does not fit "
+                    "the %(units)sU height of %(chassis)s.",
+                    gpu=line.spec.sku,
+                    units=Num(chassis.rack_units, None),
+                    chassis=chassis.sku,
+                ),
                 measured=chassis.rack_units,
                 limit=CONSUMER_MIN_RACK_UNITS,
                 unit="U",
@@ -194,12 +234,24 @@ def passive_airflow(ctx: RuleContext) -> Iterator[Finding]:
         racks = [
             c for c in chassis_for_gpus(ctx.snapshot, build_gpus(ctx.build), like=ctx.build.chassis) if c.server_airflow
         ]
+        gpus = ", ".join(gpu.sku for gpu in passive)
+        message = (
+            Phrase(
+                "%(gpu)s is passively cooled and needs front-to-back server airflow; %(chassis)s has none.",
+                gpu=gpus,
+                chassis=chassis.sku,
+            )
+            if len(passive) == 1
+            else Phrase(
+                "%(gpus)s are passively cooled and need front-to-back server airflow; %(chassis)s has none.",
+                gpus=gpus,
+                chassis=chassis.sku,
+            )
+        )
         yield Finding(
             code="cooling.passive_airflow",
             severity="error",
-            message=", ".join(gpu.sku for gpu in passive)
-            + f" {'is' if len(passive) == 1 else 'are'} passively cooled and need front-to-back server airflow; "
-            f"{chassis.sku} has none.",
+            message=message,
             measured="passive",
             limit="server airflow",
             components=(*(gpu.sku for gpu in passive), chassis.sku),
@@ -216,8 +268,11 @@ def axial_density(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="cooling.axial_density",
             severity="warning",
-            message=f"{count} axial-fan consumer cards side by side: the inner cards breathe the outer cards' "
-            "exhaust; expect throttling without strong chassis airflow.",
+            message=Phrase(
+                "%(count)s axial-fan consumer cards side by side: the inner cards breathe the outer cards' "
+                "exhaust; expect throttling without strong chassis airflow.",
+                count=count,
+            ),
             measured=count,
             limit=AXIAL_SIDE_BY_SIDE - 1,
             unit="GPUs",
@@ -237,17 +292,27 @@ def drive_bays(ctx: RuleContext) -> Iterator[Finding]:
             fixes = (
                 Fix(
                     action="remove",
-                    detail=f"remove {extra}× {smallest.sku}",
+                    detail=Phrase("remove %(count)s× %(sku)s", count=extra, sku=smallest.sku),
                     sku=smallest.sku,
                     target="storage",
                     qty=extra,
                 ),
             )
+        bays, chassis = build.chassis.drive_bays, build.chassis.sku
+        message = (
+            Phrase("1 drive does not fit the %(bays)s drive bays of %(chassis)s.", bays=bays, chassis=chassis)
+            if drives == 1
+            else Phrase(
+                "%(count)s drives do not fit the %(bays)s drive bays of %(chassis)s.",
+                count=drives,
+                bays=bays,
+                chassis=chassis,
+            )
+        )
         yield Finding(
             code="fit.drive_bays",
             severity="error",
-            message=f"{plural(drives, 'drive')} do not fit the {build.chassis.drive_bays} drive bays of "
-            f"{build.chassis.sku}.",
+            message=message,
             measured=drives,
             limit=build.chassis.drive_bays,
             unit="drives",
@@ -261,11 +326,24 @@ def chassis_kind(ctx: RuleContext) -> Iterator[Finding]:
     chassis = ctx.build.chassis
     if chassis.is_rack == (chassis.rack_units is not None):
         return
+    message = (
+        Phrase(
+            "%(chassis)s is a %(kind)s but its rack units are missing; fix the catalog row.",
+            chassis=chassis.sku,
+            kind=chassis.kind,
+        )
+        if chassis.rack_units is None
+        else Phrase(
+            "%(chassis)s is a %(kind)s but its rack units are %(units)sU; fix the catalog row.",
+            chassis=chassis.sku,
+            kind=chassis.kind,
+            units=Num(chassis.rack_units, None),
+        )
+    )
     yield Finding(
         code="fit.chassis_kind",
         severity="error",
-        message=f"{chassis.sku} is a {chassis.kind} but its rack units are "
-        f"{'missing' if chassis.rack_units is None else f'{chassis.rack_units:g}U'}; fix the catalog row.",
+        message=message,
         measured=chassis.rack_units if chassis.rack_units is not None else "none",
         limit=chassis.kind,
         components=(chassis.sku,),

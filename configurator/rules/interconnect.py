@@ -11,13 +11,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from configurator.domain import BridgeSpec, BuildSpec, Finding, Fix, GpuSpec, Line
-from configurator.phrase import Phrase
+from configurator.phrase import Num, Phrase, PhraseValue
 from configurator.rules.context import (
     MAX_FIXES,
     RuleContext,
     active,
     chassis_takes_gpu,
-    plural,
     use_chassis_fixes,
 )
 
@@ -100,22 +99,29 @@ def bridge_plan(ctx: RuleContext, gpu: GpuSpec, count: int) -> list[tuple[Bridge
 
 def _add_fixes(plan: list[tuple[BridgeSpec, int]]) -> tuple[Fix, ...]:
     return tuple(
-        Fix(action="add", detail=f"add {sets}× {bridge.sku}", sku=bridge.sku, target="bridges", qty=sets)
+        Fix(
+            action="add",
+            detail=Phrase("add %(count)s× %(sku)s", count=sets, sku=bridge.sku),
+            sku=bridge.sku,
+            target="bridges",
+            qty=sets,
+        )
         for bridge, sets in plan
     )
 
 
-def _remove_bridges(build: BuildSpec) -> tuple[Fix, ...]:
-    return tuple(
-        Fix(
-            action="remove",
-            detail=f"remove {line.qty}× {line.spec.sku}",
-            sku=line.spec.sku,
-            target="bridges",
-            qty=line.qty,
-        )
-        for line in build.bridges
+def _remove_bridge(line: Line[BridgeSpec]) -> Fix:
+    return Fix(
+        action="remove",
+        detail=Phrase("remove %(count)s× %(sku)s", count=line.qty, sku=line.spec.sku),
+        sku=line.spec.sku,
+        target="bridges",
+        qty=line.qty,
     )
+
+
+def _remove_bridges(build: BuildSpec) -> tuple[Fix, ...]:
+    return tuple(_remove_bridge(line) for line in build.bridges)
 
 
 def no_nvlink(ctx: RuleContext) -> Iterator[Finding]:
@@ -127,17 +133,22 @@ def no_nvlink(ctx: RuleContext) -> Iterator[Finding]:
     if any(line.spec.nvlink_kind in BRIDGE_KINDS for line in build.gpus):
         return
     gpus = [line.spec for line in build.gpus]
+    names = ", ".join(gpu.sku for gpu in gpus)
+    bridges = ", ".join(line.spec.sku for line in build.bridges)
+    if not gpus:
+        message = Phrase("The build has no NVLink bridge connector; %(bridges)s cannot be fitted.", bridges=bridges)
+    elif len(gpus) == 1:
+        message = Phrase(
+            "%(gpus)s has no NVLink bridge connector; %(bridges)s cannot be fitted.", gpus=names, bridges=bridges
+        )
+    else:
+        message = Phrase(
+            "%(gpus)s have no NVLink bridge connector; %(bridges)s cannot be fitted.", gpus=names, bridges=bridges
+        )
     yield Finding(
         code="interconnect.no_nvlink",
         severity="error",
-        message=(
-            (", ".join(gpu.sku for gpu in gpus) or "The build")
-            + " "
-            + ("has" if len(gpus) <= 1 else "have")
-            + " no NVLink bridge connector; "
-            + ", ".join(line.spec.sku for line in build.bridges)
-            + " cannot be fitted."
-        ),
+        message=message,
         measured=", ".join(sorted({gpu.nvlink_kind for gpu in gpus})) or "no GPU",
         limit=" or ".join(BRIDGE_KINDS),
         components=(*(gpu.sku for gpu in gpus), *(line.spec.sku for line in build.bridges)),
@@ -154,22 +165,18 @@ def bridge_mismatch(ctx: RuleContext) -> Iterator[Finding]:
     for line in build.bridges:
         if bridge_targets(build, line.spec):
             continue
-        fixes: list[Fix] = [
-            Fix(
-                action="remove",
-                detail=f"remove {line.qty}× {line.spec.sku}",
-                sku=line.spec.sku,
-                target="bridges",
-                qty=line.qty,
-            )
-        ]
+        fixes: list[Fix] = [_remove_bridge(line)]
         for gpu_line in capable:
             fixes.extend(_add_fixes(bridge_plan(ctx, gpu_line.spec, gpu_line.qty)))
         yield Finding(
             code="interconnect.bridge_mismatch",
             severity="error",
-            message=f"{line.spec.sku} joins {', '.join(line.spec.gpu_skus)}, not "
-            f"{', '.join(gpu_line.spec.sku for gpu_line in capable)}.",
+            message=Phrase(
+                "%(bridge)s joins %(joins)s, not %(gpus)s.",
+                bridge=line.spec.sku,
+                joins=", ".join(line.spec.gpu_skus),
+                gpus=", ".join(gpu_line.spec.sku for gpu_line in capable),
+            ),
             measured=", ".join(gpu_line.spec.sku for gpu_line in capable),
             limit=", ".join(line.spec.gpu_skus),
             components=(line.spec.sku, *(gpu_line.spec.sku for gpu_line in capable)),
@@ -186,8 +193,11 @@ def mixed_models(ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(
                 code="interconnect.mixed_models",
                 severity="error",
-                message=f"{line.spec.sku} would join different GPU models ({', '.join(g.sku for g in targets)}); "
-                "bridged GPUs must be identical.",
+                message=Phrase(
+                    "%(bridge)s would join different GPU models (%(gpus)s); bridged GPUs must be identical.",
+                    bridge=line.spec.sku,
+                    gpus=", ".join(g.sku for g in targets),
+                ),
                 measured=len(targets),
                 limit=1,
                 unit="GPU models",
@@ -204,8 +214,13 @@ def bridge_ways(ctx: RuleContext) -> Iterator[Finding]:
                 yield Finding(
                     code="interconnect.bridge_ways",
                     severity="error",
-                    message=f"{group.gpu.sku} links at most {allowed} GPUs; {line.spec.sku} is a "
-                    f"{line.spec.ways}-way bridge.",
+                    message=Phrase(
+                        "%(gpu)s links at most %(allowed)s GPUs; %(bridge)s is a %(ways)s-way bridge.",
+                        gpu=group.gpu.sku,
+                        allowed=allowed,
+                        bridge=line.spec.sku,
+                        ways=line.spec.ways,
+                    ),
                     measured=line.spec.ways,
                     limit=allowed,
                     unit="GPUs per bridge",
@@ -225,12 +240,35 @@ def bridge_count(ctx: RuleContext) -> Iterator[Finding]:
         components = (*(line.spec.sku for line in group.bridges), gpu.sku)
         if covered > count:
             keep = bridge_plan(ctx, gpu, count)
-            expected = ", ".join(f"{n}× {b.sku}" for b, n in keep) or "none"
+            expected = ", ".join(f"{n}× {b.sku}" for b, n in keep)
+            facts: dict[str, PhraseValue] = {"sets": sets, "covered": covered, "count": count, "gpu": gpu.sku}
+            if sets == 1 and expected:
+                message = Phrase(
+                    "1 bridge set joins %(covered)s GPUs; the build has %(count)s× %(gpu)s (expected: %(expected)s).",
+                    expected=expected,
+                    **facts,
+                )
+            elif sets == 1:
+                message = Phrase(
+                    "1 bridge set joins %(covered)s GPUs; the build has %(count)s× %(gpu)s (expected: none).",
+                    **facts,
+                )
+            elif expected:
+                message = Phrase(
+                    "%(sets)s bridge sets join %(covered)s GPUs; the build has %(count)s× %(gpu)s "
+                    "(expected: %(expected)s).",
+                    expected=expected,
+                    **facts,
+                )
+            else:
+                message = Phrase(
+                    "%(sets)s bridge sets join %(covered)s GPUs; the build has %(count)s× %(gpu)s (expected: none).",
+                    **facts,
+                )
             yield Finding(
                 code="interconnect.bridge_count",
                 severity="error",
-                message=f"{plural(sets, 'bridge set')} join {covered} GPUs; the build has "
-                f"{count}× {gpu.sku} (expected: {expected}).",
+                message=message,
                 measured=covered,
                 limit=count,
                 unit="bridged GPUs",
@@ -245,7 +283,20 @@ def bridge_count(ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(
                 code="interconnect.bridge_missing",
                 severity="warning",
-                message=f"{plural(left, 'GPU')} of {count}× {gpu.sku} have no NVLink bridge set and talk over PCIe.",
+                message=(
+                    Phrase(
+                        "1 GPU of %(count)s× %(gpu)s has no NVLink bridge set and talks over PCIe.",
+                        count=count,
+                        gpu=gpu.sku,
+                    )
+                    if left == 1
+                    else Phrase(
+                        "%(left)s GPUs of %(count)s× %(gpu)s have no NVLink bridge set and talk over PCIe.",
+                        left=left,
+                        count=count,
+                        gpu=gpu.sku,
+                    )
+                ),
                 measured=covered,
                 limit=bridgeable,
                 unit="bridged GPUs",
@@ -256,8 +307,18 @@ def bridge_count(ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(
                 code="interconnect.unbridged_gpu",
                 severity="warning",
-                message=f"{left}× {gpu.sku} {'is' if left == 1 else 'are'} left without an NVLink partner "
-                "and talk to the others over PCIe.",
+                message=(
+                    Phrase(
+                        "1× %(gpu)s is left without an NVLink partner and talks to the others over PCIe.",
+                        gpu=gpu.sku,
+                    )
+                    if left == 1
+                    else Phrase(
+                        "%(left)s× %(gpu)s are left without an NVLink partner and talk to the others over PCIe.",
+                        left=left,
+                        gpu=gpu.sku,
+                    )
+                ),
                 measured=left,
                 limit=0,
                 unit="GPUs",
@@ -277,8 +338,12 @@ def bridge_suggested(ctx: RuleContext) -> Iterator[Finding]:
                 yield Finding(
                     code="interconnect.no_bridge",
                     severity="info",
-                    message=f"{line.qty}× {line.spec.sku} can be joined by NVLink "
-                    f"({line.spec.nvlink_gbs or 0:g} GB/s) instead of PCIe.",
+                    message=Phrase(
+                        "%(count)s× %(gpu)s can be joined by NVLink (%(gbs)s GB/s) instead of PCIe.",
+                        count=line.qty,
+                        gpu=line.spec.sku,
+                        gbs=Num(line.spec.nvlink_gbs or 0, None),
+                    ),
                     measured=0,
                     limit=sum(sets for _, sets in plan),
                     unit="bridge sets",
@@ -300,7 +365,11 @@ def nvswitch(ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(
                 code="interconnect.nvswitch",
                 severity="error",
-                message=f"{line.spec.sku} links through NVSwitch on an HGX baseboard; {chassis.sku} has none.",
+                message=Phrase(
+                    "%(gpu)s links through NVSwitch on an HGX baseboard; %(chassis)s has none.",
+                    gpu=line.spec.sku,
+                    chassis=chassis.sku,
+                ),
                 measured="no nvswitch",
                 limit="nvswitch",
                 components=(line.spec.sku, chassis.sku),
@@ -324,8 +393,13 @@ def bridge_spacing(ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(
                 code="interconnect.bridge_spacing",
                 severity="warning",
-                message=f"{bridge.sku} spans {bridge.slot_spacing} slots; the GPU slots of "
-                f"{ctx.build.chassis.sku} are {pitch} slots apart.",
+                message=Phrase(
+                    "%(bridge)s spans %(spacing)s slots; the GPU slots of %(chassis)s are %(pitch)s slots apart.",
+                    bridge=bridge.sku,
+                    spacing=bridge.slot_spacing,
+                    chassis=ctx.build.chassis.sku,
+                    pitch=pitch,
+                ),
                 measured=bridge.slot_spacing,
                 limit=pitch,
                 unit="slots",
@@ -333,7 +407,9 @@ def bridge_spacing(ctx: RuleContext) -> Iterator[Finding]:
                 fixes=tuple(
                     Fix(
                         action="replace",
-                        detail=f"replace {bridge.sku} with {line.qty}× {b.sku}",
+                        detail=Phrase(
+                            "replace %(bridge)s with %(count)s× %(sku)s", bridge=bridge.sku, count=line.qty, sku=b.sku
+                        ),
                         sku=b.sku,
                         target="bridges",
                         qty=line.qty,
@@ -366,19 +442,31 @@ def tensor_parallel_over_pcie(ctx: RuleContext) -> Iterator[Finding]:
     nvlink_speed = linked.throughput.decode_tokens_per_s_per_user
     loss = max(0.0, 1 - pcie_speed / nvlink_speed)
     fixes: tuple[Fix, ...] = ()
+    facts: dict[str, PhraseValue] = {
+        "count": layout.count,
+        "gpu": gpu.sku,
+        "pcie": Num(pcie_speed, 1),
+        "nvlink": Num(nvlink_speed, 1),
+        "gbs": Num(reference, None),
+        "loss": Num(loss * 100),
+    }
     if gpu.nvlink_kind in BRIDGE_KINDS:
         fixes = _add_fixes(bridge_plan(ctx, gpu, layout.count))
-        yardstick = f"its NVLink bridge ({reference:g} GB/s)"
+        message = Phrase(
+            "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s tokens/s "
+            "per user instead of %(nvlink)s with its NVLink bridge (%(gbs)s GB/s) (%(loss)s%% slower).",
+            **facts,
+        )
     else:
-        yardstick = f"an NVLink 4 link ({reference:g} GB/s)"
+        message = Phrase(
+            "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s tokens/s "
+            "per user instead of %(nvlink)s with an NVLink 4 link (%(gbs)s GB/s) (%(loss)s%% slower).",
+            **facts,
+        )
     yield Finding(
         code="interconnect.tp_over_pcie",
         severity="warning" if loss >= TP_LOSS_WARNING else "info",
-        message=(
-            f"Tensor parallelism over {layout.count} {gpu.sku} runs its all-reduces over PCIe: about "
-            f"{pcie_speed:.1f} tokens/s per user instead of {nvlink_speed:.1f} with {yardstick} "
-            f"({loss:.0%} slower)."
-        ),
+        message=message,
         measured=round(pcie_speed, 2),
         limit=round(nvlink_speed, 2),
         unit="tokens/s",

@@ -11,7 +11,8 @@ import math
 from collections.abc import Iterator
 
 from configurator.domain import Finding, Fix, MemorySpec
-from configurator.rules.context import RuleContext, active, plural
+from configurator.phrase import Num, Phrase
+from configurator.rules.context import RuleContext, active
 
 RAM_VRAM_WARN = 1.0  # §5.3 WARN below 1× total VRAM
 RAM_VRAM_INFO = 2.0  # §5.3 INFO below 2× total VRAM
@@ -62,12 +63,18 @@ def _fill_fix(ctx: RuleContext, *, replace: bool) -> Fix | None:
     if replace:
         return Fix(
             action="replace",
-            detail=f"replace memory with {count}× {dimm.sku}",
+            detail=Phrase("replace memory with %(count)s× %(sku)s", count=count, sku=dimm.sku),
             sku=dimm.sku,
             target="memory",
             qty=count,
         )
-    return Fix(action="add", detail=f"add {count}× {dimm.sku}", sku=dimm.sku, target="memory", qty=count)
+    return Fix(
+        action="add",
+        detail=Phrase("add %(count)s× %(sku)s", count=count, sku=dimm.sku),
+        sku=dimm.sku,
+        target="memory",
+        qty=count,
+    )
 
 
 def memory_present(ctx: RuleContext) -> Iterator[Finding]:
@@ -78,7 +85,7 @@ def memory_present(ctx: RuleContext) -> Iterator[Finding]:
     yield Finding(
         code="memory.none",
         severity="error",
-        message="The build has no memory modules.",
+        message=Phrase("The build has no memory modules."),
         measured=0,
         limit=1,
         unit="DIMMs",
@@ -97,22 +104,39 @@ def memory_kind(ctx: RuleContext) -> Iterator[Finding]:
             continue
         replacement = _dimms_of_kind(ctx, chassis.memory_kind, dimm.capacity_gb)[:1]
         rdimm_needed = chassis.memory_kind == "rdimm"
+        if not rdimm_needed:
+            message = Phrase(
+                "%(chassis)s takes %(takes)s modules, not %(kind)s (%(dimm)s).",
+                chassis=chassis.sku,
+                takes=chassis.memory_kind.upper(),
+                kind=dimm.kind.upper(),
+                dimm=dimm.sku,
+            )
+        elif dimm.ecc:
+            message = Phrase(
+                "%(chassis)s takes ECC RDIMMs; %(dimm)s is an unbuffered ECC module.",
+                chassis=chassis.sku,
+                dimm=dimm.sku,
+            )
+        else:
+            message = Phrase(
+                "%(chassis)s takes ECC RDIMMs; %(dimm)s is an unbuffered non-ECC module.",
+                chassis=chassis.sku,
+                dimm=dimm.sku,
+            )
         yield Finding(
             code="memory.ecc_rdimm_required" if rdimm_needed else "memory.kind",
             severity="error",
-            message=(
-                f"{chassis.sku} takes ECC RDIMMs; {dimm.sku} is an unbuffered "
-                f"{'ECC' if dimm.ecc else 'non-ECC'} module."
-                if rdimm_needed
-                else f"{chassis.sku} takes {chassis.memory_kind.upper()} modules, not {dimm.kind.upper()} ({dimm.sku})."
-            ),
+            message=message,
             measured=dimm.kind,
             limit=chassis.memory_kind,
             components=(dimm.sku, chassis.sku),
             fixes=tuple(
                 Fix(
                     action="replace",
-                    detail=f"replace {dimm.sku} with {line.qty}× {other.sku}",
+                    detail=Phrase(
+                        "replace %(old)s with %(count)s× %(new)s", old=dimm.sku, count=line.qty, new=other.sku
+                    ),
                     sku=other.sku,
                     target="memory",
                     qty=line.qty,
@@ -133,7 +157,7 @@ def memory_mix(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="memory.ecc_mixed",
             severity="error",
-            message="ECC and non-ECC modules cannot be mixed: " + ", ".join(skus) + ".",
+            message=Phrase("ECC and non-ECC modules cannot be mixed: %(skus)s.", skus=", ".join(skus)),
             measured="ecc + non-ecc",
             limit="one kind",
             components=skus,
@@ -143,7 +167,9 @@ def memory_mix(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="memory.mixed_modules",
             severity="warning",
-            message="Different memory modules (" + ", ".join(skus) + ") break channel interleaving; use one model.",
+            message=Phrase(
+                "Different memory modules (%(skus)s) break channel interleaving; use one model.", skus=", ".join(skus)
+            ),
             measured=len(lines),
             limit=1,
             unit="DIMM models",
@@ -151,7 +177,9 @@ def memory_mix(ctx: RuleContext) -> Iterator[Finding]:
             fixes=(
                 Fix(
                     action="replace",
-                    detail=f"replace memory with {ctx.build.dimm_count}× {biggest.sku}",
+                    detail=Phrase(
+                        "replace memory with %(count)s× %(sku)s", count=ctx.build.dimm_count, sku=biggest.sku
+                    ),
                     sku=biggest.sku,
                     target="memory",
                     qty=ctx.build.dimm_count,
@@ -175,17 +203,31 @@ def dimm_slots(ctx: RuleContext) -> Iterator[Finding]:
         fixes = [
             Fix(
                 action="replace",
-                detail=f"replace memory with {math.ceil(build.ram_gb / d.capacity_gb)}× {d.sku}",
+                detail=Phrase(
+                    "replace memory with %(count)s× %(sku)s", count=math.ceil(build.ram_gb / d.capacity_gb), sku=d.sku
+                ),
                 sku=d.sku,
                 target="memory",
                 qty=math.ceil(build.ram_gb / d.capacity_gb),
             )
             for d in larger[:1]
         ]
+        message = (
+            Phrase(
+                "1 DIMM does not fit the %(slots)s usable slots of %(chassis)s.", slots=slots, chassis=build.chassis.sku
+            )
+            if build.dimm_count == 1
+            else Phrase(
+                "%(count)s DIMMs do not fit the %(slots)s usable slots of %(chassis)s.",
+                count=build.dimm_count,
+                slots=slots,
+                chassis=build.chassis.sku,
+            )
+        )
         yield Finding(
             code="memory.dimm_slots",
             severity="error",
-            message=f"{plural(build.dimm_count, 'DIMM')} do not fit the {slots} usable slots of {build.chassis.sku}.",
+            message=message,
             measured=build.dimm_count,
             limit=slots,
             unit="DIMMs",
@@ -213,13 +255,7 @@ def population(ctx: RuleContext) -> Iterator[Finding]:
     yield Finding(
         code="memory.population",
         severity="warning",
-        message=(
-            f"{plural(count, 'DIMM')} on {plural(sockets, 'socket')} of {channels} channels: "
-            + (f"{per_socket:g} per socket, " if sockets > 1 else "")
-            + f"{min(per_socket, channels):g} of {channels} channels used"
-            + (f" (~{share:.0%} of peak memory bandwidth)" if share < 1 else ", unevenly")
-            + "; populate every channel alike."
-        ),
+        message=_population_message(count, sockets, channels, per_socket, share),
         measured=per_socket,
         limit=channels,
         unit="DIMMs per socket",
@@ -228,7 +264,9 @@ def population(ctx: RuleContext) -> Iterator[Finding]:
             (
                 Fix(
                     action="replace",
-                    detail=f"replace memory with {fill}× {dimm.sku} (every channel alike)",
+                    detail=Phrase(
+                        "replace memory with %(count)s× %(sku)s (every channel alike)", count=fill, sku=dimm.sku
+                    ),
                     sku=dimm.sku,
                     target="memory",
                     qty=fill,
@@ -237,6 +275,64 @@ def population(ctx: RuleContext) -> Iterator[Finding]:
             if fill <= usable_dimm_slots(ctx)
             else ()
         ),
+    )
+
+
+def _population_message(count: int, sockets: int, channels: int, per_socket: float, share: float) -> Phrase:
+    """The population warning: how many DIMMs on how many sockets of how many channels (a whole sentence per
+    plural form), then how the channels are used (a nested phrase: per socket or not, bandwidth share or not)."""
+    used = Num(min(per_socket, channels), None)
+    usage: Phrase
+    if sockets == 1 and share < 1:
+        usage = Phrase(
+            "%(used)s of %(channels)s channels used (~%(share)s%% of peak memory bandwidth)",
+            used=used,
+            channels=channels,
+            share=Num(share * 100),
+        )
+    elif sockets == 1:
+        usage = Phrase("%(used)s of %(channels)s channels used, unevenly", used=used, channels=channels)
+    elif share < 1:
+        usage = Phrase(
+            "%(per_socket)s per socket, %(used)s of %(channels)s channels used (~%(share)s%% of peak memory bandwidth)",
+            per_socket=Num(per_socket, None),
+            used=used,
+            channels=channels,
+            share=Num(share * 100),
+        )
+    else:
+        usage = Phrase(
+            "%(per_socket)s per socket, %(used)s of %(channels)s channels used, unevenly",
+            per_socket=Num(per_socket, None),
+            used=used,
+            channels=channels,
+        )
+    if count == 1 and sockets == 1:
+        return Phrase(
+            "1 DIMM on 1 socket of %(channels)s channels: %(usage)s; populate every channel alike.",
+            channels=channels,
+            usage=usage,
+        )
+    if count == 1:
+        return Phrase(
+            "1 DIMM on %(sockets)s sockets of %(channels)s channels: %(usage)s; populate every channel alike.",
+            sockets=sockets,
+            channels=channels,
+            usage=usage,
+        )
+    if sockets == 1:
+        return Phrase(
+            "%(count)s DIMMs on 1 socket of %(channels)s channels: %(usage)s; populate every channel alike.",
+            count=count,
+            channels=channels,
+            usage=usage,
+        )
+    return Phrase(
+        "%(count)s DIMMs on %(sockets)s sockets of %(channels)s channels: %(usage)s; populate every channel alike.",
+        count=count,
+        sockets=sockets,
+        channels=channels,
+        usage=usage,
     )
 
 
@@ -250,15 +346,27 @@ def dimms_per_channel(ctx: RuleContext) -> Iterator[Finding]:
         return
     cpu = build.cpus[0].spec if build.cpus else None
     if cpu and cpu.memory_speed_2dpc_mts:
-        speed = f"{cpu.memory_speed_2dpc_mts} MT/s instead of {cpu.memory_speed_mts} MT/s ({cpu.sku})"
+        message = Phrase(
+            "%(dpc)s DIMMs per channel: memory runs at %(slow)s MT/s instead of %(fast)s MT/s (%(cpu)s).",
+            dpc=dpc,
+            slow=Num(cpu.memory_speed_2dpc_mts),
+            fast=Num(cpu.memory_speed_mts),
+            cpu=cpu.sku,
+        )
     elif cpu:
-        speed = f"below {cpu.memory_speed_mts} MT/s (the 2 DPC speed of {cpu.sku} is not in the catalog)"
+        message = Phrase(
+            "%(dpc)s DIMMs per channel: memory runs below %(fast)s MT/s "
+            "(the 2 DPC speed of %(cpu)s is not in the catalog).",
+            dpc=dpc,
+            fast=Num(cpu.memory_speed_mts),
+            cpu=cpu.sku,
+        )
     else:
-        speed = "at a lower speed"
+        message = Phrase("%(dpc)s DIMMs per channel: memory runs at a lower speed.", dpc=dpc)
     yield Finding(
         code="memory.2dpc",
         severity="warning",
-        message=f"{dpc} DIMMs per channel: memory runs at {speed}.",
+        message=message,
         measured=dpc,
         limit=1,
         unit="DIMMs per channel",
@@ -283,15 +391,21 @@ def ram_vs_vram(ctx: RuleContext) -> Iterator[Finding]:
         return
     below_vram = ratio < RAM_VRAM_WARN
     fix = _fill_fix(ctx, replace=True)
+    amounts = {"ram": Num(ram, None), "vram": Num(vram, None), "ratio": Num(ratio, 2)}
     yield Finding(
         code="memory.ram_below_vram" if below_vram else "memory.ram_below_2x_vram",
         severity="warning" if below_vram else "info",
         message=(
-            f"{ram:g} GB of RAM for {vram:g} GB of VRAM ({ratio:.2f}×): "
-            + (
-                "less RAM than VRAM slows model loading and leaves no room for offload."
-                if below_vram
-                else "common advice is at least 2× VRAM (reference 8-GPU systems ship 1.3-1.8×)."
+            Phrase(
+                "%(ram)s GB of RAM for %(vram)s GB of VRAM (%(ratio)s×): less RAM than VRAM slows model loading "
+                "and leaves no room for offload.",
+                **amounts,
+            )
+            if below_vram
+            else Phrase(
+                "%(ram)s GB of RAM for %(vram)s GB of VRAM (%(ratio)s×): common advice is at least 2× VRAM "
+                "(reference 8-GPU systems ship 1.3-1.8×).",
+                **amounts,
             )
         ),
         measured=round(ram, 1),

@@ -11,14 +11,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from configurator.domain import BuildSpec, ChassisSpec, CpuSpec, Finding, Fix, Line
-from configurator.phrase import Phrase
+from configurator.phrase import Phrase, PhraseValue
 from configurator.rules.context import (
     MAX_FIXES,
     RuleContext,
     active,
     build_gpus,
     chassis_for_gpus,
-    plural,
     remove_gpus_fix,
 )
 
@@ -102,24 +101,48 @@ def gpu_slot_links(ctx: RuleContext) -> Iterator[Finding]:
             if _lanes_ok(replace(build, chassis=option, cpus=_best_cpus(ctx, option, build)))
         ]
         fixes = [
-            Fix(action="replace", detail=f"use chassis {option.sku}", sku=option.sku, target="chassis")
+            Fix(
+                action="replace",
+                detail=Phrase("use chassis %(sku)s", sku=option.sku),
+                sku=option.sku,
+                target="chassis",
+            )
             for option in options
             if option.sku != chassis.sku
         ][:2]
         gpu_fix = remove_gpus_fix(
             build,
             lambda smaller: lane_plan(smaller).links_fit,
-            lambda left: Phrase("%(left)s GPUs get their own x16/x8 links", left=left),
+            lambda left: (
+                Phrase("1 GPU gets its own x16/x8 link")
+                if left == 1
+                else Phrase("%(left)s GPUs get their own x16/x8 links", left=left)
+            ),
         )
         if gpu_fix:
             fixes.append(gpu_fix)
+        facts: dict[str, PhraseValue] = {
+            "count": build.gpu_count,
+            "full": plan.gpu_lanes_full,
+            "chassis": chassis.sku,
+            "slot_lanes": chassis.gpu_slot_lanes,
+            "bays": chassis.gpu_bays,
+        }
         yield Finding(
             code="pcie.slot_lanes",
             severity="error",
             message=(
-                f"{plural(build.gpu_count, 'GPU')} need {plan.gpu_lanes_full} lanes at full width; "
-                f"{chassis.sku} wires {chassis.gpu_slot_lanes} GPU lanes in {chassis.gpu_bays} slots, "
-                "not enough even at x8."
+                Phrase(
+                    "1 GPU needs %(full)s lanes at full width; %(chassis)s wires %(slot_lanes)s GPU lanes in "
+                    "%(bays)s slots, not enough even at x8.",
+                    **facts,
+                )
+                if build.gpu_count == 1
+                else Phrase(
+                    "%(count)s GPUs need %(full)s lanes at full width; %(chassis)s wires %(slot_lanes)s GPU lanes "
+                    "in %(bays)s slots, not enough even at x8.",
+                    **facts,
+                )
             ),
             measured=plan.gpu_lanes_full,
             limit=chassis.gpu_slot_lanes,
@@ -128,14 +151,35 @@ def gpu_slot_links(ctx: RuleContext) -> Iterator[Finding]:
             fixes=tuple(fixes[:MAX_FIXES]),
         )
     elif plan.x8_cards:
+        lanes: dict[str, PhraseValue] = {
+            "x8": plan.x8_cards,
+            "count": build.gpu_count,
+            "chassis": chassis.sku,
+            "slot_lanes": chassis.gpu_slot_lanes,
+            "full": plan.gpu_lanes_full,
+        }
+        if build.gpu_count == 1:
+            message = Phrase(
+                "The GPU runs at x8: %(chassis)s wires %(slot_lanes)s GPU lanes for %(full)s at x16; host-to-GPU "
+                "bandwidth halves on that card.",
+                **lanes,
+            )
+        elif plan.x8_cards == 1:
+            message = Phrase(
+                "1 of %(count)s GPUs runs at x8: %(chassis)s wires %(slot_lanes)s GPU lanes for %(full)s at x16; "
+                "host-to-GPU bandwidth halves on that card.",
+                **lanes,
+            )
+        else:
+            message = Phrase(
+                "%(x8)s of %(count)s GPUs run at x8: %(chassis)s wires %(slot_lanes)s GPU lanes for %(full)s at "
+                "x16; host-to-GPU bandwidth halves on those cards.",
+                **lanes,
+            )
         yield Finding(
             code="pcie.x8_fallback",
             severity="warning",
-            message=(
-                f"{plan.x8_cards} of {plural(build.gpu_count, 'GPU')} run at x8: {chassis.sku} wires "
-                f"{chassis.gpu_slot_lanes} GPU lanes for {plan.gpu_lanes_full} at x16; host-to-GPU "
-                "bandwidth halves on those cards."
-            ),
+            message=message,
             measured=plan.gpu_lanes_full,
             limit=chassis.gpu_slot_lanes,
             unit="lanes",
@@ -155,8 +199,18 @@ def shared_uplinks(ctx: RuleContext) -> Iterator[Finding]:
             code="pcie.shared_uplink",
             severity="warning",
             message=(
-                f"{per_uplink} GPUs share each x16 switch uplink to the CPUs ({chassis.pcie_switch_uplinks} "
-                "uplinks): host-memory traffic (offload, data loading) is split between them."
+                Phrase(
+                    "%(per_uplink)s GPUs share the one x16 switch uplink to the CPUs: host-memory traffic "
+                    "(offload, data loading) is split between them.",
+                    per_uplink=per_uplink,
+                )
+                if chassis.pcie_switch_uplinks == 1
+                else Phrase(
+                    "%(per_uplink)s GPUs share each x16 switch uplink to the CPUs (%(uplinks)s uplinks): "
+                    "host-memory traffic (offload, data loading) is split between them.",
+                    per_uplink=per_uplink,
+                    uplinks=chassis.pcie_switch_uplinks,
+                )
             ),
             measured=per_uplink,
             limit=GPUS_PER_UPLINK,
@@ -174,7 +228,7 @@ def switch_p2p(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="pcie.p2p_acs",
             severity="info",
-            message=(
+            message=Phrase(
                 "The GPUs sit behind PCIe switches: disable ACS on the root and switch downstream ports "
                 "(or the NCCL P2P path hangs) and check `nvidia-smi topo -m` after installation."
             ),
@@ -208,7 +262,15 @@ def _cpu_fixes(ctx: RuleContext, needed: int) -> list[Fix]:
     if current and fill_socket and cpu_lanes((Line(current, sockets),), sockets) >= needed:
         extra = sockets - count  # fill the empty socket first
         if extra:
-            return [Fix(action="add", detail=f"add {extra}× {current.sku}", sku=current.sku, target="cpus", qty=extra)]
+            return [
+                Fix(
+                    action="add",
+                    detail=Phrase("add %(count)s× %(sku)s", count=extra, sku=current.sku),
+                    sku=current.sku,
+                    target="cpus",
+                    qty=extra,
+                )
+            ]
     current_cores = current.cores if current else 0
     options = [
         cpu
@@ -226,7 +288,8 @@ def _cpu_fixes(ctx: RuleContext, needed: int) -> list[Fix]:
         )
     )
     return [
-        Fix(action="replace", detail=f"use cpu {cpu.sku}", sku=cpu.sku, target="cpus", qty=count) for cpu in options[:1]
+        Fix(action="replace", detail=Phrase("use cpu %(sku)s", sku=cpu.sku), sku=cpu.sku, target="cpus", qty=count)
+        for cpu in options[:1]
     ]
 
 
@@ -244,7 +307,7 @@ def cpu_lane_budget(ctx: RuleContext) -> Iterator[Finding]:
                 fixes.append(
                     Fix(
                         action="replace",
-                        detail=f"use chassis {option.sku} with cpu {cpu}",
+                        detail=Phrase("use chassis %(sku)s with cpu %(cpu)s", sku=option.sku, cpu=cpu),
                         sku=option.sku,
                         target="chassis",
                     )
@@ -254,20 +317,36 @@ def cpu_lane_budget(ctx: RuleContext) -> Iterator[Finding]:
     gpu_fix = remove_gpus_fix(
         build,
         lambda smaller: lane_plan(smaller).needed <= lane_plan(smaller).available,
-        lambda left: Phrase("%(left)s GPUs fit the CPU lanes", left=left),
+        lambda left: (
+            Phrase("1 GPU fits the CPU lanes") if left == 1 else Phrase("%(left)s GPUs fit the CPU lanes", left=left)
+        ),
     )
     if gpu_fix:
         fixes.append(gpu_fix)
-    parts = f"GPUs {plan.gpu_lanes}"
+    budget: dict[str, PhraseValue] = {
+        "needed": plan.needed,
+        "gpu": plan.gpu_lanes,
+        "nvme": plan.nvme_lanes,
+        "nic": plan.nic_lanes,
+        "available": plan.available,
+    }
     if plan.topology == "switched":
-        parts = f"{build.chassis.pcie_switch_uplinks} switch uplinks × 16 = {plan.gpu_lanes}"
+        message = Phrase(
+            "The build needs %(needed)s PCIe lanes (%(uplinks)s switch uplinks × 16 = %(gpu)s + NVMe %(nvme)s + "
+            "NIC %(nic)s); the CPUs wire %(available)s.",
+            uplinks=build.chassis.pcie_switch_uplinks,
+            **budget,
+        )
+    else:
+        message = Phrase(
+            "The build needs %(needed)s PCIe lanes (GPUs %(gpu)s + NVMe %(nvme)s + NIC %(nic)s); "
+            "the CPUs wire %(available)s.",
+            **budget,
+        )
     yield Finding(
         code="pcie.lanes",
         severity="error",
-        message=(
-            f"The build needs {plan.needed} PCIe lanes ({parts} + NVMe {plan.nvme_lanes} + NIC {plan.nic_lanes}); "
-            f"the CPUs wire {plan.available}."
-        ),
+        message=message,
         measured=plan.needed,
         limit=plan.available,
         unit="lanes",

@@ -19,8 +19,7 @@ from configurator.rules.context import (
     active,
     build_gpus,
     chassis_takes_gpu,
-    fmt_w,
-    plural,
+    redundancy_value,
     remove_gpus_fix,
 )
 
@@ -171,21 +170,29 @@ def _psu_connectors(psu: PsuSpec, count: int) -> dict[str, int]:
     }
 
 
-def psu_fix(option: PsuOption, build: BuildSpec, *, why: str = "") -> Fix:
+def psu_fix(option: PsuOption, build: BuildSpec, *, why: Phrase | None = None) -> Fix:
     current = {line.spec.sku: line.qty for line in build.psus}
-    suffix = f" ({why})" if why else ""
-    if set(current) == {option.psu.sku} and option.count > current[option.psu.sku]:
-        extra = option.count - current[option.psu.sku]
+    sku = option.psu.sku
+    if set(current) == {sku} and option.count > current[sku]:
+        extra = option.count - current[sku]
         return Fix(
             action="add",
-            detail=f"add {extra}× {option.psu.sku}{suffix}",
+            detail=(
+                Phrase("add %(count)s× %(sku)s (%(why)s)", count=extra, sku=sku, why=why)
+                if why
+                else Phrase("add %(count)s× %(sku)s", count=extra, sku=sku)
+            ),
             sku=option.psu.sku,
             target="psus",
             qty=extra,
         )
     return Fix(
         action="replace",
-        detail=f"replace psus with {option.count}× {option.psu.sku}{suffix}",
+        detail=(
+            Phrase("replace psus with %(count)s× %(sku)s (%(why)s)", count=option.count, sku=sku, why=why)
+            if why
+            else Phrase("replace psus with %(count)s× %(sku)s", count=option.count, sku=sku)
+        ),
         sku=option.psu.sku,
         target="psus",
         qty=option.count,
@@ -210,12 +217,17 @@ def _capacity_fixes(ctx: RuleContext, load: float) -> tuple[Fix, ...]:
                 fixes.append(
                     Fix(
                         action="set",
-                        detail=f"set psu_redundancy {mode} ({build.psu_redundancy} cannot carry {fmt_w(load)} "
-                        f"in {build.chassis.psu_bays} bays)",
+                        detail=Phrase(
+                            "set psu_redundancy %(mode)s (%(current)s cannot carry %(load)s W in %(bays)s bays)",
+                            mode=mode,
+                            current=redundancy_value(build.psu_redundancy),
+                            load=Num(load),
+                            bays=build.chassis.psu_bays,
+                        ),
                         target="psu_redundancy",
                     )
                 )
-                fixes.append(psu_fix(relaxed[0], build, why=f"under {mode}"))
+                fixes.append(psu_fix(relaxed[0], build, why=Phrase("under %(mode)s", mode=mode)))
                 break
 
     if len(fixes) < MAX_FIXES:
@@ -239,17 +251,25 @@ def psu_capacity(ctx: RuleContext) -> Iterator[Finding]:
     psus = tuple(line.spec.sku for line in build.psus)
     if budget.load_w > budget.usable_w:
         have = (
-            f"{budget.psu_count}× PSU under {build.psu_redundancy} at {build.site_voltage} V give "
-            f"{fmt_w(budget.usable_w)}"
+            Phrase(
+                "%(count)s× PSU under %(redundancy)s at %(voltage)s V give %(usable)s W",
+                count=budget.psu_count,
+                redundancy=redundancy_value(build.psu_redundancy),
+                voltage=build.site_voltage,
+                usable=Num(budget.usable_w),
+            )
             if budget.psu_count
-            else "there are no PSUs"
+            else Phrase("there are no PSUs")
         )
         yield Finding(
             code="power.psu_capacity",
             severity="error",
-            message=(
-                f"The build draws {fmt_w(budget.load_w)} (components {fmt_w(budget.raw_w)} + "
-                f"{COOLING_MARGIN:.0%} cooling margin) but {have}."
+            message=Phrase(
+                "The build draws %(load)s W (components %(raw)s W + %(margin)s%% cooling margin) but %(have)s.",
+                load=Num(budget.load_w),
+                raw=Num(budget.raw_w),
+                margin=Num(COOLING_MARGIN * 100),
+                have=have,
             ),
             measured=round(budget.load_w, 1),
             limit=round(budget.usable_w, 1),
@@ -259,18 +279,23 @@ def psu_capacity(ctx: RuleContext) -> Iterator[Finding]:
         )
     elif budget.utilization is not None and budget.utilization > HEADROOM_SHARE:
         options = psu_options(ctx, budget.load_w / HEADROOM_SHARE, redundancy=build.psu_redundancy)
+        below = Phrase("below %(limit)s %%", limit=Num(HEADROOM_SHARE * 100))
         yield Finding(
             code="power.headroom",
             severity="warning",
-            message=(
-                f"The PSUs run at {budget.utilization:.0%} of their usable {fmt_w(budget.usable_w)} "
-                f"under {build.psu_redundancy}; keep the load below {HEADROOM_SHARE:.0%}."
+            message=Phrase(
+                "The PSUs run at %(share)s%% of their usable %(usable)s W under %(redundancy)s; "
+                "keep the load below %(limit)s%%.",
+                share=Num(budget.utilization * 100),
+                usable=Num(budget.usable_w),
+                redundancy=redundancy_value(build.psu_redundancy),
+                limit=Num(HEADROOM_SHARE * 100),
             ),
             measured=round(budget.utilization * 100, 1),
             limit=HEADROOM_SHARE * 100,
             unit="%",
             components=psus,
-            fixes=tuple(psu_fix(option, build, why="below 80 %") for option in options[:1]),
+            fixes=tuple(psu_fix(option, build, why=below) for option in options[:1]),
         )
 
 
@@ -282,7 +307,7 @@ def psu_models(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="power.psu_mixed",
             severity="error",
-            message="PSUs of different models cannot share the load; install one model.",
+            message=Phrase("PSUs of different models cannot share the load; install one model."),
             measured=len(lines),
             limit=1,
             unit="models",
@@ -290,7 +315,9 @@ def psu_models(ctx: RuleContext) -> Iterator[Finding]:
             fixes=(
                 Fix(
                     action="replace",
-                    detail=f"replace psus with {ctx.build.psu_count}× {biggest.spec.sku}",
+                    detail=Phrase(
+                        "replace psus with %(count)s× %(sku)s", count=ctx.build.psu_count, sku=biggest.spec.sku
+                    ),
                     sku=biggest.spec.sku,
                     target="psus",
                     qty=ctx.build.psu_count,
@@ -308,9 +335,12 @@ def psu_form_factor(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="power.psu_form_factor",
             severity="error",
-            message=f"{chassis.sku} takes {chassis.psu_form_factor.upper()} PSUs, not "
-            + ", ".join(sorted({line.spec.form_factor.upper() for line in wrong}))
-            + ".",
+            message=Phrase(
+                "%(chassis)s takes %(kind)s PSUs, not %(wrong)s.",
+                chassis=chassis.sku,
+                kind=chassis.psu_form_factor.upper(),
+                wrong=", ".join(sorted({line.spec.form_factor.upper() for line in wrong})),
+            ),
             measured=wrong[0].spec.form_factor,
             limit=chassis.psu_form_factor,
             components=tuple(line.spec.sku for line in wrong),
@@ -326,8 +356,20 @@ def psu_bays(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="power.psu_bays",
             severity="error",
-            message=f"{plural(build.psu_count, 'PSU')} do not fit the {build.chassis.psu_bays} PSU bays "
-            f"of {build.chassis.sku}.",
+            message=(
+                Phrase(
+                    "1 PSU does not fit the %(bays)s PSU bays of %(chassis)s.",
+                    bays=build.chassis.psu_bays,
+                    chassis=build.chassis.sku,
+                )
+                if build.psu_count == 1
+                else Phrase(
+                    "%(count)s PSUs do not fit the %(bays)s PSU bays of %(chassis)s.",
+                    count=build.psu_count,
+                    bays=build.chassis.psu_bays,
+                    chassis=build.chassis.sku,
+                )
+            ),
             measured=build.psu_count,
             limit=build.chassis.psu_bays,
             unit="PSUs",
@@ -344,12 +386,18 @@ def psu_redundancy(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="power.redundancy_unsupported",
             severity="error",
-            message=f"{build.chassis.sku} supports PSU redundancy {', '.join(modes)}, not {build.psu_redundancy}.",
+            message=Phrase(
+                "%(chassis)s supports PSU redundancy %(modes)s, not %(redundancy)s.",
+                chassis=build.chassis.sku,
+                modes=", ".join(modes),
+                redundancy=redundancy_value(build.psu_redundancy),
+            ),
             measured=build.psu_redundancy,
             limit=", ".join(modes),
             components=(build.chassis.sku,),
             fixes=tuple(
-                Fix(action="set", detail=f"set psu_redundancy {mode}", target="psu_redundancy") for mode in modes
+                Fix(action="set", detail=Phrase("set psu_redundancy %(mode)s", mode=mode), target="psu_redundancy")
+                for mode in modes
             ),
         )
     count = build.psu_count
@@ -357,7 +405,7 @@ def psu_redundancy(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="power.redundancy_count",
             severity="error",
-            message=f"N+N redundancy needs an even number of PSUs; the build has {count}.",
+            message=Phrase("N+N redundancy needs an even number of PSUs; the build has %(count)s.", count=count),
             measured=count,
             limit=count + 1,
             unit="PSUs",
@@ -368,7 +416,7 @@ def psu_redundancy(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="power.redundancy_count",
             severity="error",
-            message="N+1 redundancy needs at least 2 PSUs; the build has 1.",
+            message=Phrase("N+1 redundancy needs at least 2 PSUs; the build has 1."),
             measured=1,
             limit=2,
             unit="PSUs",
@@ -391,13 +439,18 @@ def input_voltage(ctx: RuleContext) -> Iterator[Finding]:
     high_only = [line.spec for line in build.psus if line.spec.watts_low_line is None]
     if high_only:
         options = psu_options(ctx, ctx.power.load_w, redundancy=build.psu_redundancy)
-        fixes = [psu_fix(option, build, why="rated at 120 V") for option in options[:1]]
-        fixes.append(Fix(action="set", detail="set site_voltage 230 (a 200-240 V circuit)", target="site_voltage"))
+        fixes = [psu_fix(option, build, why=Phrase("rated at 120 V")) for option in options[:1]]
+        fixes.append(
+            Fix(action="set", detail=Phrase("set site_voltage 230 (a 200-240 V circuit)"), target="site_voltage")
+        )
         yield Finding(
             code="power.input_voltage",
             severity="error",
-            message=", ".join(sorted(psu.sku for psu in high_only))
-            + f" run only on 200-240 V input; the site has {build.site_voltage} V.",
+            message=Phrase(
+                "%(psus)s run only on 200-240 V input; the site has %(voltage)s V.",
+                psus=", ".join(sorted(psu.sku for psu in high_only)),
+                voltage=build.site_voltage,
+            ),
             measured=build.site_voltage,
             limit=200,
             unit="V",
@@ -440,7 +493,6 @@ def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
     build = ctx.build
     needs = gpu_connector_needs(build)
     have = gpu_connectors_available(build)
-    source = f"the {build.chassis.sku} power board" if build.chassis.is_rack else "the PSUs"
     for kind in CONNECTOR_KINDS:
         if needs[kind] <= have[kind]:
             continue
@@ -448,7 +500,8 @@ def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
         fixes: list[Fix] = []
         if not build.chassis.is_rack:
             options = psu_options(ctx, ctx.power.load_w, redundancy=build.psu_redundancy, connectors=needs)
-            fixes.extend(psu_fix(option, build, why=f"{needs[kind]} {kind} cables") for option in options[:1])
+            cables = Phrase("%(count)s %(kind)s cables", count=needs[kind], kind=kind)
+            fixes.extend(psu_fix(option, build, why=cables) for option in options[:1])
         else:
             for chassis in active(ctx.snapshot.chassis):
                 moved = replace(build, chassis=chassis)
@@ -460,7 +513,12 @@ def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
                     and build.gpu_count <= min(chassis.gpu_bays, chassis.max_gpu_count)
                 ):
                     fixes.append(
-                        Fix(action="replace", detail=f"use chassis {chassis.sku}", sku=chassis.sku, target="chassis")
+                        Fix(
+                            action="replace",
+                            detail=Phrase("use chassis %(sku)s", sku=chassis.sku),
+                            sku=chassis.sku,
+                            target="chassis",
+                        )
                     )
                 if len(fixes) >= 2:
                     break
@@ -473,7 +531,22 @@ def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="power.gpu_connectors",
             severity="error",
-            message=f"The GPUs need {needs[kind]} {kind} power cables; {source} provide {have[kind]}.",
+            message=(
+                Phrase(
+                    "The GPUs need %(need)s %(kind)s power cables; the %(chassis)s power board provides %(have)s.",
+                    need=needs[kind],
+                    kind=kind,
+                    chassis=build.chassis.sku,
+                    have=have[kind],
+                )
+                if build.chassis.is_rack
+                else Phrase(
+                    "The GPUs need %(need)s %(kind)s power cables; the PSUs provide %(have)s.",
+                    need=needs[kind],
+                    kind=kind,
+                    have=have[kind],
+                )
+            ),
             measured=needs[kind],
             limit=have[kind],
             unit=f"{kind} cables",
@@ -496,7 +569,10 @@ def circuit_120v(ctx: RuleContext) -> Iterator[Finding]:
         fixes.append(
             Fix(
                 action="set",
-                detail=f"set site_voltage 230 (a 230 V/16 A circuit carries {fmt_w(CIRCUIT_230V_16A_W)} continuous)",
+                detail=Phrase(
+                    "set site_voltage 230 (a 230 V/16 A circuit carries %(watts)s W continuous)",
+                    watts=Num(CIRCUIT_230V_16A_W),
+                ),
                 target="site_voltage",
             )
         )
@@ -511,11 +587,15 @@ def circuit_120v(ctx: RuleContext) -> Iterator[Finding]:
     yield Finding(
         code="power.circuit_120v",
         severity="error",
-        message=(
-            f"At the wall the workstation draws about {fmt_w(budget.wall_w)} ({fmt_w(budget.load_w)} at "
-            f"{WALL_EFFICIENCY:.0%} PSU efficiency, assumed); a 120 V/15 A circuit carries "
-            f"{fmt_w(CIRCUIT_120V_15A_W)} continuous (80 % rule), a dedicated 120 V/20 A circuit "
-            f"{fmt_w(CIRCUIT_120V_20A_W)}."
+        message=Phrase(
+            "At the wall the workstation draws about %(wall)s W (%(load)s W at %(efficiency)s%% PSU efficiency, "
+            "assumed); a 120 V/15 A circuit carries %(circuit_15a)s W continuous (80 %% rule), a dedicated "
+            "120 V/20 A circuit %(circuit_20a)s W.",
+            wall=Num(budget.wall_w),
+            load=Num(budget.load_w),
+            efficiency=Num(WALL_EFFICIENCY * 100),
+            circuit_15a=Num(CIRCUIT_120V_15A_W),
+            circuit_20a=Num(CIRCUIT_120V_20A_W),
         ),
         measured=round(budget.wall_w, 1),
         limit=CIRCUIT_120V_15A_W,
@@ -538,15 +618,18 @@ def atx_transients(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="power.transient",
             severity="warning",
-            message=(
-                f"{fmt_w(budget.load_w)} on {fmt_w(budget.usable_w)} of ATX PSU: GPU power spikes (2-3× TDP for "
-                "microseconds) can trip it; keep the average below 75 % of the rating."
+            message=Phrase(
+                "%(load)s W on %(usable)s W of ATX PSU: GPU power spikes (2-3× TDP for microseconds) can trip it; "
+                "keep the average below %(share)s %% of the rating.",
+                load=Num(budget.load_w),
+                usable=Num(budget.usable_w),
+                share=Num(ATX_TRANSIENT_SHARE * 100),
             ),
             measured=round(budget.load_w, 1),
             limit=round(limit, 1),
             unit="W",
             components=tuple(atx),
-            fixes=tuple(psu_fix(option, build, why="transient headroom") for option in options[:1]),
+            fixes=tuple(psu_fix(option, build, why=Phrase("transient headroom")) for option in options[:1]),
         )
 
 

@@ -12,6 +12,7 @@ from decimal import Decimal
 from configurator.domain import BuildSpec, Estimate, Finding, Fix, GpuSpec, Workload
 from configurator.errors import DomainError
 from configurator.estimate import estimate, min_gpus_to_fit
+from configurator.phrase import Num, Phrase, PhraseValue
 from configurator.rules.context import MAX_FIXES, RuleContext, active, chassis_for_gpus, chassis_takes_gpu
 
 MAX_GPUS = 16  # the estimator's search limit for "how many GPUs would fit"
@@ -67,7 +68,12 @@ def _gpu_fixes(ctx: RuleContext, workload: Workload) -> list[Fix]:
     return [
         Fix(
             action="replace",
-            detail=f"replace gpus with {count}× {gpu.sku} ({gpu.vram_gib:g} GB each)",
+            detail=Phrase(
+                "replace gpus with %(count)s× %(gpu)s (%(vram)s GB each)",
+                count=count,
+                gpu=gpu.sku,
+                vram=Num(gpu.vram_gib, None),
+            ),
             sku=gpu.sku,
             target="gpus",
             qty=count,
@@ -86,7 +92,10 @@ def vram_fit(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="workload.no_gpu",
             severity="error",
-            message=f"The workload needs {result.memory.total:.1f} GiB of GPU memory; the build has no GPU.",
+            message=Phrase(
+                "The workload needs %(need)s GiB of GPU memory; the build has no GPU.",
+                need=Num(result.memory.total, 1),
+            ),
             measured=0,
             limit=round(result.memory.total, 2),
             unit="GiB",
@@ -104,7 +113,12 @@ def vram_fit(ctx: RuleContext) -> Iterator[Finding]:
             fixes.append(
                 Fix(
                     action="add",
-                    detail=f"add {needed - layout.count}× {gpu.sku} ({needed} GPUs hold the model)",
+                    detail=Phrase(
+                        "add %(count)s× %(gpu)s (%(needed)s GPUs hold the model)",
+                        count=needed - layout.count,
+                        gpu=gpu.sku,
+                        needed=needed,
+                    ),
                     sku=gpu.sku,
                     target="gpus",
                     qty=needed - layout.count,
@@ -115,7 +129,12 @@ def vram_fit(ctx: RuleContext) -> Iterator[Finding]:
                 fixes.append(
                     Fix(
                         action="replace",
-                        detail=f"use chassis {chassis.sku} with {needed}× {gpu.sku}",
+                        detail=Phrase(
+                            "use chassis %(chassis)s with %(count)s× %(gpu)s",
+                            chassis=chassis.sku,
+                            count=needed,
+                            gpu=gpu.sku,
+                        ),
                         sku=chassis.sku,
                         target="chassis",
                     )
@@ -124,9 +143,16 @@ def vram_fit(ctx: RuleContext) -> Iterator[Finding]:
     yield Finding(
         code="workload.vram",
         severity="error",
-        message=(
-            f"{workload.model.slug} at {workload.precision} needs {layout.per_gpu_gib:.1f} GiB per GPU on "
-            f"{layout.count}× {layout.sku} ({layout.parallelism}); each has {layout.usable_gib:.1f} GiB usable."
+        message=Phrase(
+            "%(model)s at %(precision)s needs %(per_gpu)s GiB per GPU on %(count)s× %(gpu)s (%(parallelism)s); "
+            "each has %(usable)s GiB usable.",
+            model=workload.model.slug,
+            precision=workload.precision,
+            per_gpu=Num(layout.per_gpu_gib, 1),
+            count=layout.count,
+            gpu=layout.sku,
+            parallelism=layout.parallelism,
+            usable=Num(layout.usable_gib, 1),
         ),
         measured=round(layout.per_gpu_gib, 2),
         limit=round(layout.usable_gib, 2),
@@ -146,13 +172,30 @@ def decode_speed(ctx: RuleContext) -> Iterator[Finding]:
         return
     speed = throughput.decode_tokens_per_s_per_user
     if speed < workload.target_tokens_per_s:
+        values: dict[str, PhraseValue] = {
+            "speed": Num(speed, 1),
+            "count": layout.count,
+            "gpu": layout.sku,
+            "target": Num(workload.target_tokens_per_s, None),
+        }
+        message = (
+            Phrase(
+                "About %(speed)s tokens/s per user on %(count)s× %(gpu)s with 1 concurrent user; "
+                "the target is %(target)s.",
+                **values,
+            )
+            if workload.concurrent_users == 1
+            else Phrase(
+                "About %(speed)s tokens/s per user on %(count)s× %(gpu)s with %(users)s concurrent users; "
+                "the target is %(target)s.",
+                users=workload.concurrent_users,
+                **values,
+            )
+        )
         yield Finding(
             code="workload.speed",
             severity="warning",
-            message=(
-                f"About {speed:.1f} tokens/s per user on {layout.count}× {layout.sku} with "
-                f"{workload.concurrent_users} concurrent users; the target is {workload.target_tokens_per_s:g}."
-            ),
+            message=message,
             measured=round(speed, 2),
             limit=workload.target_tokens_per_s,
             unit="tokens/s",
@@ -181,22 +224,38 @@ def engine_support(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="workload.engine_support",
             severity="error",
-            message=f"{workload.engine} runs on NVIDIA GPUs only; {', '.join(others)} cannot run it.",
+            message=Phrase(
+                "%(engine)s runs on NVIDIA GPUs only; %(gpus)s cannot run it.",
+                engine=workload.engine,
+                gpus=", ".join(others),
+            ),
             measured=workload.engine,
             limit="NVIDIA (CUDA)",
             components=tuple(others),
-            fixes=(Fix(action="change", detail="use llama.cpp or vLLM (ROCm), or NVIDIA GPUs", target="workload"),),
+            fixes=(
+                Fix(action="change", detail=Phrase("use llama.cpp or vLLM (ROCm), or NVIDIA GPUs"), target="workload"),
+            ),
         )
         return
     if workload.task != "inference" or workload.production or workload.require_ecc:
-        purpose = "training" if workload.task != "inference" else "a production service"
+        gpus = ", ".join(others)
+        message = (
+            Phrase(
+                "%(gpus)s use ROCm: check every library of the training stack "
+                "(PyTorch, bitsandbytes, DeepSpeed, vLLM kernels) on this GPU before committing to it.",
+                gpus=gpus,
+            )
+            if workload.task != "inference"
+            else Phrase(
+                "%(gpus)s use ROCm: check every library of the production service stack "
+                "(PyTorch, bitsandbytes, DeepSpeed, vLLM kernels) on this GPU before committing to it.",
+                gpus=gpus,
+            )
+        )
         yield Finding(
             code="workload.rocm_stack",
             severity="warning",
-            message=(
-                f"{', '.join(others)} use ROCm: check every library of the {purpose} stack "
-                "(PyTorch, bitsandbytes, DeepSpeed, vLLM kernels) on this GPU before committing to it."
-            ),
+            message=message,
             measured="ROCm",
             limit="CUDA",
             components=tuple(others),

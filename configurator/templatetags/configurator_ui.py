@@ -56,6 +56,11 @@ def num(value: Any, places: int = 0) -> str:
 
 
 @register.filter
+def is_phrase(value: Any) -> bool:
+    return isinstance(value, Phrase)
+
+
+@register.filter
 def say(value: Any) -> Any:
     """A domain `Phrase` in the active language (its msgid translated, numbers localized, nested phrases
     said the same way); any other value passes through unchanged."""
@@ -149,10 +154,12 @@ def redundancy_label(mode: str) -> str:
 @register.filter
 def fix_text(fix: Any) -> str:
     """A fix in words of the page's language. English pages show the rule's own detail (it may give a
-    reason); other languages build the sentence from the fix's fields."""
-    detail = str(getattr(fix, "detail", "") or "")
+    reason); other languages build a short sentence from the fix's fields where the action is a plain
+    add/remove/replace/set, and otherwise say the detail (a `Phrase`) in the page's language."""
+    phrase = getattr(fix, "detail", "") or ""
     if (get_language() or "").startswith("en"):
-        return capfirst(detail)
+        return capfirst(phrase)
+    detail = str(phrase)
     action, target = getattr(fix, "action", ""), getattr(fix, "target", None)
     sku, qty = getattr(fix, "sku", None), getattr(fix, "qty", None)
     if action == "add" and sku:
@@ -172,7 +179,7 @@ def fix_text(fix: Any) -> str:
         }
     if action == "set" and target == "site_voltage":
         return _("Connect to a 230 V circuit")
-    return capfirst(detail)
+    return capfirst(say(phrase))
 
 
 @register.filter

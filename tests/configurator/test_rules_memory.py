@@ -108,7 +108,7 @@ def test_two_dimms_per_channel(snapshot: CatalogSnapshot) -> None:
     verdict = check(snapshot, XEON, memory=lines(("ddr5-rdimm-64gb", 32)))
     finding = only(verdict, "memory.2dpc")
     assert (finding.severity, finding.measured, finding.limit) == ("warning", 2, 1)
-    assert "4400 MT/s instead of 4800 MT/s" in finding.message
+    assert "4,400 MT/s instead of 4,800 MT/s" in finding.message
     assert "memory.population" not in memory_codes(verdict)
 
 

@@ -8,13 +8,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
+from django.utils import translation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catalog.fixture import fixture_snapshot
 from configurator.domain import REDUNDANCY_MODES, SITE_VOLTAGES, BuildSpec, Line, Verdict
+from configurator.phrase import Phrase
+from configurator.templatetags.configurator_ui import say
 from configurator.validate import SEVERITY_ORDER, validate
 
 SNAPSHOT = fixture_snapshot()
@@ -91,6 +95,10 @@ def test_deterministic_and_ordered(build: BuildSpec) -> None:
     assert first.valid == (not first.errors)
     for finding in first.findings:
         assert finding.code.count(".") == 1 and finding.message
+        # every sentence can be said in Russian (a msgid with its values; no KeyError, no English left over)
+        assert isinstance(finding.message, Phrase) and all(isinstance(fix.detail, Phrase) for fix in finding.fixes)
+        with translation.override("ru"):
+            assert say(finding.message) != finding.message or not re.search(r"[a-z]{4,}", finding.message.template)
         for fix in finding.fixes:
             if fix.sku is not None and fix.target in ("psus", "gpus", "cpus", "memory", "bridges", "chassis"):
                 part = SNAPSHOT.kind(fix.target)[fix.sku]

@@ -9,18 +9,23 @@ from __future__ import annotations
 import ast
 import pickle
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 from django.template import Context, Template
+from django.test import Client
 from django.utils import translation
 
+from accounts.models import User
 from configurator.domain import CatalogSnapshot, Constraints, Workload
 from configurator.models_library import model_get
 from configurator.phrase import Num, Phrase
 from configurator.recommend import recommend
 from configurator.templatetags.configurator_ui import say
+from tests.web.conftest import HTMX, TOO_FEW_PSUS, build, editor_data
 from tests.web.po import read_po
 
 BASE = Path(settings.BASE_DIR)
@@ -102,3 +107,17 @@ def test_a_recommendation_reads_in_russian_with_no_english_sentence_left(snapsho
     assert sorted(english_words & set(re.findall(r"[A-Za-z]+", russian))) == []
     assert "самая дешёвая корректная сборка" in russian and "поднять бюджет до" in russian
     assert re.search(r"\d \d{3} \d{3} RUB", russian.replace(NBSP, " "))
+
+
+@pytest.mark.django_db
+def test_the_build_editor_says_findings_and_their_fixes_in_russian(
+    catalog: None, customer_user: User, client_for: Callable[[User | None], Client]
+) -> None:
+    body = client_for(customer_user).post("/builds/check", editor_data(build(TOO_FEW_PSUS)), headers=HTMX)
+    text = body.content.decode()
+    assert 'data-verdict="invalid"' in text
+    assert f"Сборка потребляет 6{NBSP}736 Вт" in text  # power.psu_capacity's message, numbers localized
+    assert "The build draws" not in text and 'lang="en"' not in text
+    findings = text[text.index('<section class="findings"') :]
+    findings = findings[: findings.index("</section>")]
+    assert sorted(set(re.findall(r"\b[a-z]{5,}\b", re.sub(r"<[^>]+>|[\w.+-]*[-_.][\w.+-]*", " ", findings)))) == []

@@ -60,7 +60,12 @@ def test_three_valid_builds_for_a_70b_model_for_five_users(catalog: None) -> Non
     assert "ток/с" in body and "₽" in body and "ГиБ" in body and "Вт" in body
     assert body.count('class="stack__seg seg--weights"') == 4  # the model's bar and one per build
     assert "Допущения расчёта" in body
-    assert 'lang="en"' in body  # the estimator's assumptions stay English, marked as such
+    assumptions = body[body.index("Допущения расчёта") :]
+    assumptions = assumptions[: assumptions.index("</details>")]
+    assert "Веса: Q4_K_M = " in assumptions and "ГиБ на GPU" in assumptions
+    assert 'lang="en"' not in assumptions and "Weights:" not in body  # said in Russian, not left in English
+    why = body[body.index("самая дешёвая корректная сборка") :]
+    assert "пользователя" in why[: why.index("</details>")]
 
 
 def test_htmx_gets_only_the_form_and_results_with_a_shareable_address(catalog: None) -> None:
