@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from configurator.domain import (
     BuildSpec,
@@ -119,6 +119,16 @@ def use_chassis_fixes(chassis: Iterable[ChassisSpec], *, current: str, why: Phra
         if len(fixes) == MAX_FIXES:
             break
     return tuple(fixes)
+
+
+def part_fix(action: Literal["add", "remove"], target: str, sku: str, qty: int) -> Fix:
+    """Fix "add/remove qty× sku" on the lines of `target` (gpus, cpus, memory, bridges, …)."""
+    detail = (
+        Phrase("add %(count)s× %(sku)s", count=qty, sku=sku)
+        if action == "add"
+        else Phrase("remove %(count)s× %(sku)s", count=qty, sku=sku)
+    )
+    return Fix(action=action, detail=detail, sku=sku, target=target, qty=qty)
 
 
 def redundancy_value(mode: str) -> PhraseValue:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from configurator.domain import CpuSpec, Finding, Fix
 from configurator.phrase import Phrase
-from configurator.rules.context import RuleContext, active, use_chassis_fixes
+from configurator.rules.context import RuleContext, active, part_fix, use_chassis_fixes
 
 
 def _cpus_for(ctx: RuleContext, *, like: CpuSpec | None, sockets: int) -> list[CpuSpec]:
@@ -56,16 +56,7 @@ def cpu_present(ctx: RuleContext) -> Iterator[Finding]:
         limit=1,
         unit="CPUs",
         components=(build.chassis.sku,),
-        fixes=tuple(
-            Fix(
-                action="add",
-                detail=Phrase("add %(count)s× %(sku)s", count=1, sku=cpu.sku),
-                sku=cpu.sku,
-                target="cpus",
-                qty=1,
-            )
-            for cpu in options[:1]
-        ),
+        fixes=tuple(part_fix("add", "cpus", cpu.sku, 1) for cpu in options[:1]),
     )
 
 
@@ -131,15 +122,7 @@ def cpu_count(ctx: RuleContext) -> Iterator[Finding]:
             limit=sockets,
             unit="CPUs",
             components=(build.chassis.sku, *(line.spec.sku for line in build.cpus)),
-            fixes=(
-                Fix(
-                    action="remove",
-                    detail=Phrase("remove %(count)s× %(sku)s", count=extra, sku=cpu.sku),
-                    sku=cpu.sku,
-                    target="cpus",
-                    qty=extra,
-                ),
-            ),
+            fixes=(part_fix("remove", "cpus", cpu.sku, extra),),
         )
 
 
@@ -178,13 +161,7 @@ def one_socket_parts(ctx: RuleContext) -> Iterator[Finding]:
             components=(cpu.sku,),
             fixes=(
                 *(_use_cpu(option, sockets) for option in _cpus_for(ctx, like=cpu, sockets=sockets)[:1]),
-                Fix(
-                    action="remove",
-                    detail=Phrase("remove %(count)s× %(sku)s", count=count - cpu.max_sockets, sku=cpu.sku),
-                    sku=cpu.sku,
-                    target="cpus",
-                    qty=count - cpu.max_sockets,
-                ),
+                part_fix("remove", "cpus", cpu.sku, count - cpu.max_sockets),
             ),
         )
 
@@ -218,15 +195,7 @@ def empty_socket(ctx: RuleContext) -> Iterator[Finding]:
         cpu = build.cpus[0].spec
         fixes: tuple[Fix, ...] = ()
         if cpu.max_sockets >= sockets:
-            fixes = (
-                Fix(
-                    action="add",
-                    detail=Phrase("add %(count)s× %(sku)s", count=sockets - build.cpu_count, sku=cpu.sku),
-                    sku=cpu.sku,
-                    target="cpus",
-                    qty=sockets - build.cpu_count,
-                ),
-            )
+            fixes = (part_fix("add", "cpus", cpu.sku, sockets - build.cpu_count),)
         message = (
             Phrase(
                 "%(chassis)s has %(sockets)s sockets and the build 1 CPU: "

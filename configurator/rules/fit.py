@@ -18,6 +18,7 @@ from configurator.rules.context import (
     chassis_for_gpus,
     chassis_takes_gpu,
     exceeds,
+    part_fix,
     use_chassis_fixes,
 )
 
@@ -90,13 +91,7 @@ def gpu_count(ctx: RuleContext) -> Iterator[Finding]:
     if build.gpu_count > most:
         heaviest = max(build.gpus, key=lambda line: (line.spec.tdp_w, line.spec.sku)).spec
         extra = build.gpu_count - most
-        remove = Fix(
-            action="remove",
-            detail=Phrase("remove %(count)s× %(sku)s", count=extra, sku=heaviest.sku),
-            sku=heaviest.sku,
-            target="gpus",
-            qty=extra,
-        )
+        remove = part_fix("remove", "gpus", heaviest.sku, extra)
         message = (
             Phrase(
                 "%(chassis)s takes at most 1 GPU; the build has %(count)s.", chassis=chassis.sku, count=build.gpu_count
@@ -289,15 +284,7 @@ def drive_bays(ctx: RuleContext) -> Iterator[Finding]:
         fixes: tuple[Fix, ...] = ()
         if build.storage:
             smallest = min(build.storage, key=lambda line: (line.spec.capacity_tb, line.spec.sku)).spec
-            fixes = (
-                Fix(
-                    action="remove",
-                    detail=Phrase("remove %(count)s× %(sku)s", count=extra, sku=smallest.sku),
-                    sku=smallest.sku,
-                    target="storage",
-                    qty=extra,
-                ),
-            )
+            fixes = (part_fix("remove", "storage", smallest.sku, extra),)
         bays, chassis = build.chassis.drive_bays, build.chassis.sku
         message = (
             Phrase("1 drive does not fit the %(bays)s drive bays of %(chassis)s.", bays=bays, chassis=chassis)

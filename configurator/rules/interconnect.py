@@ -17,6 +17,7 @@ from configurator.rules.context import (
     RuleContext,
     active,
     chassis_takes_gpu,
+    part_fix,
     use_chassis_fixes,
 )
 
@@ -98,26 +99,11 @@ def bridge_plan(ctx: RuleContext, gpu: GpuSpec, count: int) -> list[tuple[Bridge
 
 
 def _add_fixes(plan: list[tuple[BridgeSpec, int]]) -> tuple[Fix, ...]:
-    return tuple(
-        Fix(
-            action="add",
-            detail=Phrase("add %(count)s× %(sku)s", count=sets, sku=bridge.sku),
-            sku=bridge.sku,
-            target="bridges",
-            qty=sets,
-        )
-        for bridge, sets in plan
-    )
+    return tuple(part_fix("add", "bridges", bridge.sku, sets) for bridge, sets in plan)
 
 
 def _remove_bridge(line: Line[BridgeSpec]) -> Fix:
-    return Fix(
-        action="remove",
-        detail=Phrase("remove %(count)s× %(sku)s", count=line.qty, sku=line.spec.sku),
-        sku=line.spec.sku,
-        target="bridges",
-        qty=line.qty,
-    )
+    return part_fix("remove", "bridges", line.spec.sku, line.qty)
 
 
 def _remove_bridges(build: BuildSpec) -> tuple[Fix, ...]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from configurator.domain import Finding, Fix, MemorySpec
 from configurator.phrase import Num, Phrase
-from configurator.rules.context import RuleContext, active
+from configurator.rules.context import RuleContext, active, part_fix
 
 RAM_VRAM_WARN = 1.0  # §5.3 WARN below 1× total VRAM
 RAM_VRAM_INFO = 2.0  # §5.3 INFO below 2× total VRAM
@@ -68,13 +68,7 @@ def _fill_fix(ctx: RuleContext, *, replace: bool) -> Fix | None:
             target="memory",
             qty=count,
         )
-    return Fix(
-        action="add",
-        detail=Phrase("add %(count)s× %(sku)s", count=count, sku=dimm.sku),
-        sku=dimm.sku,
-        target="memory",
-        qty=count,
-    )
+    return part_fix("add", "memory", dimm.sku, count)
 
 
 def memory_present(ctx: RuleContext) -> Iterator[Finding]:

@@ -18,6 +18,7 @@ from configurator.rules.context import (
     active,
     build_gpus,
     chassis_for_gpus,
+    part_fix,
     remove_gpus_fix,
 )
 
@@ -262,15 +263,7 @@ def _cpu_fixes(ctx: RuleContext, needed: int) -> list[Fix]:
     if current and fill_socket and cpu_lanes((Line(current, sockets),), sockets) >= needed:
         extra = sockets - count  # fill the empty socket first
         if extra:
-            return [
-                Fix(
-                    action="add",
-                    detail=Phrase("add %(count)s× %(sku)s", count=extra, sku=current.sku),
-                    sku=current.sku,
-                    target="cpus",
-                    qty=extra,
-                )
-            ]
+            return [part_fix("add", "cpus", current.sku, extra)]
     current_cores = current.cores if current else 0
     options = [
         cpu
