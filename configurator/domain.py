@@ -6,6 +6,7 @@ Everything below this module (estimate, rules, validate, recommend) takes and re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Generic, Literal, TypeVar
@@ -393,7 +394,7 @@ class Estimate:
     memory: MemoryBreakdown
     layout: GpuLayout | None
     throughput: Throughput | None
-    assumptions: tuple[str, ...]
+    assumptions: Sequence[str]  # a tuple, or phrase.LazyTexts (made on first read)
 
 
 # --------------------------------------------------------------------------- verdicts

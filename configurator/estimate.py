@@ -35,7 +35,7 @@ from configurator.domain import (
     Workload,
 )
 from configurator.errors import DomainError
-from configurator.phrase import Num, Phrase
+from configurator.phrase import LazyTexts, Num, Phrase
 
 GIB = float(2**30)
 # GGML block types: bits per weight = 8 × type_size / block_size
@@ -1202,7 +1202,6 @@ def estimate(
         optimizer=plan.optimizer / GIB,
         overhead=overhead,
     )
-    assumptions = _memory_assumptions(plan)
     layout: GpuLayout | None = None
     throughput: Throughput | None = None
     if gpu is not None:
@@ -1220,7 +1219,13 @@ def estimate(
         )
         link = _link(gpu, link_gbs)
         throughput = _throughput(plan, gpu, count, parallelism, link)
-        assumptions.extend(_layout_assumptions(plan, gpu, count, parallelism, link, throughput))
+
+    def explain() -> list[Phrase]:
+        words = _memory_assumptions(plan)
+        if gpu is not None and throughput is not None:
+            words.extend(_layout_assumptions(plan, gpu, count, parallelism, link, throughput))
+        return words
+
     return Estimate(
         model_slug=workload.model.slug,
         total_params=workload.model.total_params,
@@ -1228,5 +1233,5 @@ def estimate(
         memory=memory,
         layout=layout,
         throughput=throughput,
-        assumptions=tuple(assumptions),
+        assumptions=LazyTexts(explain),  # the recommender makes thousands of estimates and reads few of these
     )

@@ -13,8 +13,11 @@ Nothing here imports Django: the domain stays plain Python.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal
+from typing import Any
+
+_SPECS = tuple(f",.{places}f" for places in range(6))
 
 
 class Num:
@@ -28,8 +31,8 @@ class Num:
 
     def __str__(self) -> str:
         if self.places is None:
-            return f"{float(self.value):,g}"
-        return f"{self.value:,.{self.places}f}"
+            return format(float(self.value), ",g")
+        return format(self.value, _SPECS[self.places] if self.places < len(_SPECS) else f",.{self.places}f")
 
     def __repr__(self) -> str:
         return f"Num({self.value!r}, {self.places!r})"
@@ -51,8 +54,7 @@ class Phrase(str):
     values: Mapping[str, PhraseValue]
 
     def __new__(cls, template: str, /, **values: PhraseValue) -> Phrase:
-        text = template % {name: str(value) for name, value in values.items()}
-        phrase = super().__new__(cls, text)
+        phrase = super().__new__(cls, template % values)  # %s calls str() on Num and nested phrases
         phrase.template = template
         phrase.values = values
         return phrase
@@ -63,3 +65,44 @@ class Phrase(str):
 
 def _rebuild(template: str, values: dict[str, PhraseValue]) -> Phrase:
     return Phrase(template, **values)
+
+
+class LazyTexts(Sequence[str]):
+    """A tuple of texts made on first use. Composing sentences costs about as much as the arithmetic they
+    explain, and most estimates (the recommender's search) are never read by a person. Compares, hashes
+    and pickles as the tuple it stands for."""
+
+    __slots__ = ("_items", "_make")
+
+    def __init__(self, make: Callable[[], Sequence[str]]) -> None:
+        self._make: Callable[[], Sequence[str]] | None = make
+        self._items: tuple[str, ...] | None = None
+
+    def _texts(self) -> tuple[str, ...]:
+        if self._items is None:
+            assert self._make is not None  # noqa: S101 - set until the first use
+            self._items, self._make = tuple(self._make()), None
+        return self._items
+
+    def __getitem__(self, index: int | slice) -> Any:
+        return self._texts()[index]
+
+    def __len__(self) -> int:
+        return len(self._texts())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyTexts | tuple):
+            return self._texts() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._texts())
+
+    def __repr__(self) -> str:
+        return f"LazyTexts({self._texts()!r})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (tuple, (self._texts(),))
