@@ -7,6 +7,9 @@ here falls back to the raw value, so a new rule never breaks a page.
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -186,3 +189,9 @@ def label(table: dict[str, Promise], key: str | None) -> str:
         return ""
     found = table.get(key)
     return str(found) if found is not None else key
+
+
+def label_filters(library: Any, **tables: dict[str, Promise]) -> None:
+    """Register one template filter per table on `library`: `{{ code|<name> }}` → the code's label."""
+    for name, table in tables.items():
+        library.filter(name, partial(label, table))

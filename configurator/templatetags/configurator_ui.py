@@ -27,10 +27,19 @@ from configurator.labels import (
     TASK_LABELS,
     UNITS,
     label,
+    label_filters,
 )
 from configurator.phrase import Num, Phrase, PhraseValue
 
 register = template.Library()
+label_filters(
+    register,
+    finding_title=FINDING_TITLES,
+    severity_label=SEVERITIES,
+    kind_label=PART_KIND_LABELS,
+    task_label=TASK_LABELS,
+    redundancy_label=REDUNDANCY_LABELS,
+)
 
 CURRENCY_SIGNS = {"RUB": "₽"}
 
@@ -124,31 +133,6 @@ def css_percent(value: Any) -> str:
     number = _number(value)
     clamped = 0.0 if number is None else min(max(float(number), 0.0), 100.0)
     return f"{clamped:.2f}%"
-
-
-@register.filter
-def finding_title(code: str) -> str:
-    return label(FINDING_TITLES, code)
-
-
-@register.filter
-def severity_label(code: str) -> str:
-    return label(SEVERITIES, code)
-
-
-@register.filter
-def kind_label(kind: str) -> str:
-    return label(PART_KIND_LABELS, kind)
-
-
-@register.filter
-def task_label(task: str) -> str:
-    return label(TASK_LABELS, task)
-
-
-@register.filter
-def redundancy_label(mode: str) -> str:
-    return label(REDUNDANCY_LABELS, mode)
 
 
 @register.filter

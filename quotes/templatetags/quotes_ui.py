@@ -8,35 +8,18 @@ from django import template
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from configurator.labels import PART_KIND_LABELS, label
+from configurator.labels import PART_KIND_LABELS, label, label_filters
 from quotes.labels import ACTION_LABELS, EVENT_LABELS, RENDER_LABELS, STATUS_LABELS
 
 register = template.Library()
-
-
-@register.filter
-def status_label(status: str) -> str:
-    return label(STATUS_LABELS, status)
-
-
-@register.filter
-def render_label(status: str) -> str:
-    return label(RENDER_LABELS, status)
-
-
-@register.filter
-def event_label(event_type: str) -> str:
-    return label(EVENT_LABELS, event_type)
-
-
-@register.filter
-def action_label(action: str) -> str:
-    return label(ACTION_LABELS, action)
-
-
-@register.filter
-def line_kind_label(kind: str) -> str:
-    return label(PART_KIND_LABELS, kind)
+label_filters(
+    register,
+    status_label=STATUS_LABELS,
+    render_label=RENDER_LABELS,
+    event_label=EVENT_LABELS,
+    action_label=ACTION_LABELS,
+    line_kind_label=PART_KIND_LABELS,
+)
 
 
 @register.filter
