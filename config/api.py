@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import DatabaseError
+from django.db import DatabaseError, DataError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from drf_spectacular.utils import OpenApiResponse
@@ -31,6 +31,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.observability import UNSTORABLE
 from configurator.errors import DomainError
 
 API_PREFIX = "/api/"
@@ -80,6 +81,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             else {"non_field_errors": [str(m) for m in exc.messages]}
         )
         return Response(error_body("invalid", "The request is not valid.", fields), status=400)
+    if isinstance(exc, DataError):
+        return Response({"error": UNSTORABLE}, status=400)
     if isinstance(exc, DatabaseError) and not isinstance(exc, exceptions.APIException):
         unavailable = Response(
             error_body("service_unavailable", "The database is unavailable; try again shortly."),

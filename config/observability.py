@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from django.core.signals import request_finished
-from django.db import DatabaseError
+from django.db import DatabaseError, DataError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
@@ -47,6 +47,14 @@ def _clear_request_id(**kwargs: object) -> None:
 request_finished.connect(_clear_request_id, dispatch_uid="config.observability.clear_request_id")
 
 
+# A value the database refuses (a NUL character, a number out of range) is the request's fault, not an outage.
+UNSTORABLE = {
+    "code": "invalid",
+    "message": "The request holds a value the database cannot store (such as a NUL character).",
+    "fields": {},
+}
+
+
 class DatabaseUnavailableMiddleware:
     """A database outage anywhere in the stack (sessions, auth, views) answers a JSON 503 with
     Retry-After instead of an HTML 500; the next request reconnects (CONN_HEALTH_CHECKS)."""
@@ -60,6 +68,8 @@ class DatabaseUnavailableMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, DatabaseError):
             return None
+        if isinstance(exception, DataError):
+            return JsonResponse({"error": UNSTORABLE}, status=400)
         logging.getLogger("config.db").error("database unavailable: %s", exception.__class__.__name__)
         response = JsonResponse(
             {

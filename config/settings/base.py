@@ -36,6 +36,8 @@ INSTALLED_APPS = [
     "quotes",
 ]
 
+SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys before any query
+
 MIDDLEWARE = [
     "config.observability.RequestIdMiddleware",
     "config.api.ApiRequestLimitsMiddleware",  # 413 envelope for /api/ bodies over DATA_UPLOAD_MAX_MEMORY_SIZE
