@@ -22,27 +22,7 @@ from django.conf import settings
 from playwright.sync_api import Page, expect
 
 from tests import factories
-
-TOO_FEW_PSUS: dict[str, Any] = {
-    "chassis": "srv-8gpu-4u-epyc",
-    "cpus": [{"sku": "epyc-9554", "qty": 2}],
-    "gpus": [{"sku": "h200-nvl", "qty": 8}],
-    "psus": [{"sku": "psu-crps-3000w", "qty": 2}],
-    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 24}],
-    "storage": [{"sku": "nvme-4tb", "qty": 1}],
-    "psu_redundancy": "n+1",
-    "site_voltage": 230,
-}
-GOOD_BUILD: dict[str, Any] = {
-    "chassis": "ws-tr-pro-2gpu-4u5",
-    "cpus": [{"sku": "tr-pro-7975wx", "qty": 1}],
-    "gpus": [{"sku": "rtx-pro-6000-blackwell-maxq", "qty": 2}],
-    "psus": [{"sku": "psu-crps-2000w", "qty": 2}],
-    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 8}],
-    "storage": [{"sku": "nvme-4tb", "qty": 1}],
-    "psu_redundancy": "n+1",
-    "site_voltage": 230,
-}
+from tests.builds import GOOD_BUILD, TOO_FEW_PSUS
 
 
 def _find_builds(page: Page, base: str) -> None:

@@ -49,20 +49,11 @@ if not (DATABASE_URL.startswith(("postgres://", "postgresql://")) and BROKER_URL
         allow_module_level=True,
     )
 
+from tests.builds import GOOD_BUILD  # noqa: E402
 from tests.security.live import MIGRATE, ROOT, Gunicorn, free_port, run_django, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
-GOOD_BUILD: dict[str, Any] = {
-    "chassis": "ws-tr-pro-2gpu-4u5",
-    "cpus": [{"sku": "tr-pro-7975wx", "qty": 1}],
-    "gpus": [{"sku": "rtx-pro-6000-blackwell-maxq", "qty": 2}],
-    "psus": [{"sku": "psu-crps-2000w", "qty": 2}],
-    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 8}],
-    "storage": [{"sku": "nvme-4tb", "qty": 1}],
-    "psu_redundancy": "n+1",
-    "site_voltage": 230,
-}
 ESTIMATE = {"model": "llama-3.1-70b", "precision": "q4_k_m", "gpu": "rtx-4090", "gpu_count": 2}
 SEED = """
 from django.contrib.auth.models import Group

@@ -51,6 +51,7 @@ from quotes import services  # noqa: E402
 from quotes.apis import QuoteListCreateApi  # noqa: E402
 from quotes.models import Quote, QuoteEvent  # noqa: E402
 from tests import factories  # noqa: E402
+from tests.builds import GOOD_BUILD  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -59,16 +60,6 @@ RUN_ID = uuid.uuid4().hex[:8]
 QUEUE = f"quotes-it-{RUN_ID}"
 SINK_QUEUE = f"quotes-it-{RUN_ID}-sink"  # no worker reads it: creates whose renders we do not need
 CRASH_QUEUE = f"quotes-it-{RUN_ID}-crash"
-GOOD_BUILD: dict[str, Any] = {
-    "chassis": "ws-tr-pro-2gpu-4u5",
-    "cpus": [{"sku": "tr-pro-7975wx", "qty": 1}],
-    "gpus": [{"sku": "rtx-pro-6000-blackwell-maxq", "qty": 2}],
-    "psus": [{"sku": "psu-crps-2000w", "qty": 2}],
-    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 8}],
-    "storage": [{"sku": "nvme-4tb", "qty": 1}],
-    "psu_redundancy": "n+1",
-    "site_voltage": 230,
-}
 
 
 def _test_database_url() -> str:

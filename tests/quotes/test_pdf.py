@@ -73,7 +73,7 @@ def test_pdf_text_has_number_skus_total_and_russian(
 
 @pytest.mark.django_db
 def test_pdf_lists_acknowledged_warnings(catalog: None, customer_user: User) -> None:
-    from tests.quotes.conftest import WARNING_BUILD
+    from tests.builds import WARNING_BUILD
 
     quote = services.quote_create(
         customer=customer_user, created_by=customer_user, payload=WARNING_BUILD, acknowledge_warnings=True
@@ -112,7 +112,7 @@ def test_render_task_stores_the_pdf_once_with_its_sha256(make_quote: Callable[..
 def test_render_is_queued_on_commit_and_runs_in_process_without_a_broker(
     catalog: None, customer_user: User, django_capture_on_commit_callbacks: Any
 ) -> None:
-    from tests.quotes.conftest import GOOD_BUILD
+    from tests.builds import GOOD_BUILD
 
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         quote = services.quote_create(customer=customer_user, created_by=customer_user, payload=GOOD_BUILD)

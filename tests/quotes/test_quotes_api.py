@@ -17,7 +17,7 @@ from accounts.models import User
 from quotes.models import Quote, QuoteEvent, QuoteLine
 from quotes.tasks import quote_render
 from tests import factories
-from tests.quotes.conftest import ERROR_BUILD, GOOD_BUILD, WARNING_BUILD
+from tests.builds import ERROR_BUILD, GOOD_BUILD, WARNING_BUILD
 
 URL = "/api/v1/quotes/"
 NUMBER = re.compile(r"^Q-\d{4}-\d{6}$")

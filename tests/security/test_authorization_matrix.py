@@ -36,7 +36,8 @@ from configurator.services import saved_build_create
 from quotes import services as quote_services
 from quotes.models import Quote, QuoteEvent, QuoteLine, RenderStatus
 from tests import factories
-from tests.security.bodies import ESTIMATE, GOOD_BUILD, RECOMMENDATION
+from tests.builds import GOOD_BUILD
+from tests.security.bodies import ESTIMATE, RECOMMENDATION
 
 pytestmark = pytest.mark.django_db
 

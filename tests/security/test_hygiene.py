@@ -20,7 +20,8 @@ from accounts.models import User
 from configurator.models import SavedBuild
 from quotes.models import Quote
 from tests import factories
-from tests.security.bodies import ESTIMATE, GOOD_BUILD, RECOMMENDATION
+from tests.builds import GOOD_BUILD
+from tests.security.bodies import ESTIMATE, RECOMMENDATION
 
 pytestmark = pytest.mark.django_db
 

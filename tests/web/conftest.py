@@ -14,41 +14,6 @@ from accounts.models import User
 from configurator.builds import PART_KINDS
 from tests import factories
 
-# Passes every rule (tests/quotes/conftest.py uses the same workstation).
-GOOD_BUILD: dict[str, Any] = {
-    "chassis": "ws-tr-pro-2gpu-4u5",
-    "cpus": [{"sku": "tr-pro-7975wx", "qty": 1}],
-    "gpus": [{"sku": "rtx-pro-6000-blackwell-maxq", "qty": 2}],
-    "psus": [{"sku": "psu-crps-2000w", "qty": 2}],
-    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 8}],
-    "storage": [{"sku": "nvme-4tb", "qty": 1}],
-    "nics": [],
-    "bridges": [],
-    "psu_redundancy": "n+1",
-    "site_voltage": 230,
-}
-# Valid with warnings: an AM5 tower with two RTX 4090.
-WARNING_BUILD: dict[str, Any] = {
-    "chassis": "ws-tower-am5",
-    "cpus": [{"sku": "ryzen-9-9950x", "qty": 1}],
-    "gpus": [{"sku": "rtx-4090", "qty": 2}],
-    "psus": [{"sku": "psu-atx-2200w", "qty": 1}],
-    "memory": [{"sku": "ddr5-udimm-48gb", "qty": 4}],
-    "storage": [{"sku": "nvme-2tb", "qty": 1}],
-    "psu_redundancy": "none",
-    "site_voltage": 230,
-}
-# 8 × H200 NVL on two 3 kW PSUs: power.psu_capacity, fixed by adding two more.
-TOO_FEW_PSUS: dict[str, Any] = {
-    "chassis": "srv-8gpu-4u-epyc",
-    "cpus": [{"sku": "epyc-9554", "qty": 2}],
-    "gpus": [{"sku": "h200-nvl", "qty": 8}],
-    "psus": [{"sku": "psu-crps-3000w", "qty": 2}],
-    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 24}],
-    "storage": [{"sku": "nvme-4tb", "qty": 1}],
-    "psu_redundancy": "n+1",
-    "site_voltage": 230,
-}
 HTMX = {"HX-Request": "true"}
 
 

@@ -17,7 +17,8 @@ from accounts.models import User
 from configurator.models import SavedBuild
 from configurator.services import saved_build_create
 from quotes.models import Quote
-from tests.web.conftest import GOOD_BUILD, HTMX, TOO_FEW_PSUS, WARNING_BUILD, build, editor_data
+from tests.builds import GOOD_BUILD, TOO_FEW_PSUS, WARNING_BUILD
+from tests.web.conftest import HTMX, build, editor_data
 
 pytestmark = pytest.mark.django_db
 

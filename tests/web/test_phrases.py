@@ -25,7 +25,8 @@ from configurator.models_library import model_get
 from configurator.phrase import Num, Phrase
 from configurator.recommend import recommend
 from configurator.templatetags.configurator_ui import say
-from tests.web.conftest import HTMX, TOO_FEW_PSUS, build, editor_data
+from tests.builds import TOO_FEW_PSUS
+from tests.web.conftest import HTMX, build, editor_data
 from tests.web.po import read_po
 
 BASE = Path(settings.BASE_DIR)

@@ -21,7 +21,8 @@ from configurator.errors import DomainError
 from quotes import services
 from quotes.actions import ACTIONS, quote_allowed_actions
 from quotes.models import Quote
-from tests.web.conftest import GOOD_BUILD, build
+from tests.builds import GOOD_BUILD
+from tests.web.conftest import build
 
 pytestmark = pytest.mark.django_db
 

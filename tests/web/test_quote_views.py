@@ -13,7 +13,8 @@ from django.test import Client
 from accounts.models import User
 from quotes import services
 from quotes.models import Quote, QuoteEvent, RenderStatus
-from tests.web.conftest import GOOD_BUILD, HTMX, build
+from tests.builds import GOOD_BUILD
+from tests.web.conftest import HTMX, build
 
 pytestmark = pytest.mark.django_db
 
