@@ -47,19 +47,7 @@ class QuoteLineInline(admin.TabularInline):
     model = QuoteLine
     extra = 0
     can_delete = False
-    fields = (
-        "position",
-        "kind",
-        "sku",
-        "name",
-        "spec_summary",
-        "qty",
-        "list_price",
-        "discount_percent",
-        "unit_price",
-        "line_total",
-        "optional",
-    )
+    fields = QuoteLine.SHOWN_FIELDS
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -62,19 +62,7 @@ class QuotePartySerializer(serializers.Serializer):
 class QuoteLineOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = QuoteLine
-        fields = (
-            "position",
-            "kind",
-            "sku",
-            "name",
-            "spec_summary",
-            "qty",
-            "list_price",
-            "discount_percent",
-            "unit_price",
-            "line_total",
-            "optional",
-        )
+        fields = QuoteLine.SHOWN_FIELDS
 
 
 class QuoteEventOutputSerializer(serializers.ModelSerializer):

@@ -186,6 +186,21 @@ class Quote(models.Model):
 
 
 class QuoteLine(models.Model):
+    #: What people see of a line, in order: the admin inline and the API show the same columns.
+    SHOWN_FIELDS = (
+        "position",
+        "kind",
+        "sku",
+        "name",
+        "spec_summary",
+        "qty",
+        "list_price",
+        "discount_percent",
+        "unit_price",
+        "line_total",
+        "optional",
+    )
+
     quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="lines")
     position = models.PositiveIntegerField()
     kind = models.CharField(max_length=20, help_text="chassis, cpus, gpus, psus, memory, storage, nics, bridges")
