@@ -50,7 +50,7 @@ if not (DATABASE_URL.startswith(("postgres://", "postgresql://")) and BROKER_URL
     )
 
 from tests.builds import GOOD_BUILD  # noqa: E402
-from tests.security.live import MIGRATE, ROOT, Gunicorn, free_port, run_django, wait_for  # noqa: E402
+from tests.security.live import MIGRATE, ROOT, Gunicorn, Service, free_port, run_django, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -321,53 +321,31 @@ def _quote_numbers(stack: Stack) -> set[str]:
 # --------------------------------------------------------------------------- Redis stopped during quote creation
 
 
-class Worker:
+class Worker(Service):
     """A `celery -A config worker` on the stack's Redis and database."""
 
-    def __init__(self, stack: Stack) -> None:
-        self.log_path = stack.tmp / f"worker-{uuid.uuid4().hex[:6]}.log"
-        self._log = self.log_path.open("wb")
-        self.process = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info", "-c", "2", "-n", "faults@%h"),
-                *("--without-gossip", "--without-mingle", "--without-heartbeat"),
-            ],
-            cwd=ROOT,
-            env=stack.env,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            wait_for(lambda: self._answers(stack.redis.url), 60, "the worker to answer ping", interval_s=0.5)
-        except AssertionError:
-            self.stop()
-            raise AssertionError(f"worker did not start:\n{self.log_path.read_text()[-3000:]}") from None
+    what = "the worker"
+    log_tail_chars = 3000
 
-    def _answers(self, broker_url: str) -> bool:
+    def __init__(self, stack: Stack) -> None:
+        self.broker_url = stack.redis.url
+        argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info", "-c", "2", "-n", "faults@%h"]
+        argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+        log_path = stack.tmp / f"worker-{uuid.uuid4().hex[:6]}.log"
+        super().__init__(argv, cwd=ROOT, env=stack.env, log_path=log_path, interval_s=0.5)
+
+    def ready(self) -> bool:
         from unittest import mock
 
         from celery import Celery
 
-        if self.process.poll() is not None:
-            raise AssertionError(f"worker exited with {self.process.returncode}")
         # Celery prefers CELERY_BROKER_URL from the environment (the machine's Redis here) to its broker setting
-        with mock.patch.dict(os.environ, {"CELERY_BROKER_URL": broker_url}):
-            control = Celery(broker=broker_url, set_as_current=False)  # never the app the tasks use
+        with mock.patch.dict(os.environ, {"CELERY_BROKER_URL": self.broker_url}):
+            control = Celery(broker=self.broker_url, set_as_current=False)  # never the app the tasks use
             try:
                 return bool(control.control.ping(timeout=1.5))
             finally:
                 control.close()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
-        self._log.close()
 
 
 SWEEP = """

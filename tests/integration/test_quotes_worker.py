@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import textwrap
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
@@ -52,6 +50,7 @@ from quotes.apis import QuoteListCreateApi  # noqa: E402
 from quotes.models import Quote, QuoteEvent  # noqa: E402
 from tests import factories  # noqa: E402
 from tests.builds import GOOD_BUILD  # noqa: E402
+from tests.security.live import Service, wait_for  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -81,78 +80,28 @@ def _environment(broker_url: str = BROKER_URL, **extra: str) -> dict[str, str]:
     return env
 
 
-def _wait(condition: Callable[[], bool], timeout_s: float, what: str, interval_s: float = 0.1) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(interval_s)
-    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
-
-
-class Worker:
+class Worker(Service):
     """A `celery -A config worker` subprocess in its own process group, consuming one queue."""
+
+    stop_timeout_s = 15.0
+    log_tail_chars = 4000
 
     def __init__(self, queue: str, log_dir: Path, **env: str) -> None:
         self.queue = queue
         self.node = f"{queue}-{uuid.uuid4().hex[:4]}@{socket.gethostname()}"
-        self.log_path = log_dir / f"{self.node.split('@')[0]}.log"
-        self._log = self.log_path.open("wb")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "-l",
-                "info",
-                "-c",
-                "1",
-                "-Q",
-                queue,
-                "-n",
-                self.node,
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-            ],
+        self.what = f"worker {self.node}"
+        argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info", "-c", "1", "-Q", queue]
+        argv += ["-n", self.node, "--without-gossip", "--without-mingle", "--without-heartbeat"]
+        super().__init__(
+            argv,
             cwd=BASE_DIR,
             env=_environment(**env),
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            log_path=log_dir / f"{self.node.split('@')[0]}.log",
+            interval_s=0.5,
         )
-        try:
-            _wait(self._answers_ping, 60, f"worker {self.node} to answer ping", interval_s=0.5)
-        except AssertionError:
-            self.stop()
-            raise AssertionError(f"worker did not start:\n{self.log()}") from None
 
-    def _answers_ping(self) -> bool:
-        if self.process.poll() is not None:
-            raise AssertionError(f"worker exited with {self.process.returncode}:\n{self.log()}")
+    def ready(self) -> bool:
         return bool(app.control.ping(destination=[self.node], timeout=0.5))
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-4000:]
-
-    def kill(self) -> None:
-        """SIGKILL the whole worker (main process and pool child), as a machine crash would."""
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self._log.close()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
-        self._log.close()
 
 
 def _cleanup_redis(queues: list[str]) -> None:
@@ -212,7 +161,7 @@ def _remove_pdf_files(number_prefix: str = "Q-") -> None:
 
 
 def _wait_ready(quote: Quote, timeout_s: float = 60) -> Quote:
-    _wait(
+    wait_for(
         lambda: Quote.objects.filter(pk=quote.pk, render_status="ready").exists(),
         timeout_s,
         f"{quote.label} to be ready (now {Quote.objects.get(pk=quote.pk).render_status})",
@@ -295,7 +244,7 @@ def test_worker_killed_mid_render_recovers_with_one_pdf(log_dir: Path, setup_dat
         status, body = _post_create(setup_data["customer"])
         assert status == 201
         quote = Quote.objects.get(number=body["number"])
-        _wait(lambda: Quote.objects.get(pk=quote.pk).render_status == "generating", 30, "the render to start")
+        wait_for(lambda: Quote.objects.get(pk=quote.pk).render_status == "generating", 30, "the render to start")
         slow.kill()
         quote.refresh_from_db()
         assert (quote.render_status, quote.render_attempts, _pdf_files(quote)) == ("generating", 1, [])

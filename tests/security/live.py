@@ -18,7 +18,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -110,57 +110,78 @@ call_command("load_catalog", stdout=StringIO())
 """
 
 
-class Gunicorn:
-    """`gunicorn -c config/gunicorn.py config.wsgi:application` with N sync workers on 127.0.0.1."""
+class Service:
+    """A subprocess in its own session (a signal to its group reaches its children too), its output in a
+    log file. The constructor returns once `ready()` holds; if it never does, the process is stopped and
+    the error carries the end of its log."""
 
-    def __init__(self, env: Mapping[str, str], log_path: Path, workers: int = 2, port: int | None = None) -> None:
-        self.port = port or free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
+    what = "the process"
+    stop_timeout_s = 20.0
+    log_tail_chars = 6000
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        log_path: Path,
+        interval_s: float = 0.2,
+        start_timeout_s: float = 60,
+    ) -> None:
         self.log_path = log_path
         self._log = log_path.open("wb")
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "-c",
-                "config/gunicorn.py",
-                "config.wsgi:application",
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--workers",
-                str(workers),
-            ],
-            cwd=ROOT,
-            env=dict(env),
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            list(argv), cwd=cwd, env=dict(env), stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
         )
         try:
-            wait_for(self._answers, 60, f"gunicorn on port {self.port}", interval_s=0.2)
+            wait_for(self._started, start_timeout_s, f"{self.what} to start", interval_s=interval_s)
         except AssertionError:
             self.stop()
-            raise AssertionError(f"gunicorn did not start:\n{self.log()}") from None
+            raise AssertionError(f"{self.what} did not start:\n{self.log()}") from None
 
-    def _answers(self) -> bool:
+    def _started(self) -> bool:
         if self.process.poll() is not None:
-            raise AssertionError(f"gunicorn exited with {self.process.returncode}:\n{self.log()}")
-        try:
-            with urllib.request.urlopen(f"{self.base_url}/api/v1/ping", timeout=2) as response:  # noqa: S310
-                return bool(response.status == 200)
-        except (urllib.error.URLError, OSError):
-            return False
+            raise AssertionError(f"{self.what} exited with {self.process.returncode}:\n{self.log()}")
+        return self.ready()
+
+    def ready(self) -> bool:
+        raise NotImplementedError
 
     def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-6000:]
+        return self.log_path.read_text(errors="replace")[-self.log_tail_chars :]
+
+    def kill(self) -> None:
+        """SIGKILL the whole group (main process and children), as a machine crash would."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+        self._log.close()
 
     def stop(self) -> None:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             try:
-                self.process.wait(timeout=20)
+                self.process.wait(timeout=self.stop_timeout_s)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=10)
         self._log.close()
+
+
+class Gunicorn(Service):
+    """`gunicorn -c config/gunicorn.py config.wsgi:application` with N sync workers on 127.0.0.1."""
+
+    def __init__(self, env: Mapping[str, str], log_path: Path, workers: int = 2, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.what = f"gunicorn on port {self.port}"
+        argv = [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application"]
+        argv += ["--bind", f"127.0.0.1:{self.port}", "--workers", str(workers)]
+        super().__init__(argv, cwd=ROOT, env=env, log_path=log_path)
+
+    def ready(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.base_url}/api/v1/ping", timeout=2) as response:  # noqa: S310
+                return bool(response.status == 200)
+        except (urllib.error.URLError, OSError):
+            return False
