@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
 
+from accounts.models import User
 from catalog.fixture import fixture_snapshot
 from catalog.models import Gpu
 from catalog.services import catalog_load_fixture
 from catalog.specs import catalog_snapshot_clear
 from configurator.domain import CatalogSnapshot
+from tests import factories
 
 
 @pytest.fixture(scope="session")
@@ -41,6 +45,34 @@ def snapshot() -> CatalogSnapshot:
 @pytest.fixture
 def api_client() -> APIClient:
     return APIClient()
+
+
+@pytest.fixture
+def renders_in_process(settings: Any, tmp_path: Path) -> Iterator[None]:
+    """Quote PDFs render in process into a temporary MEDIA_ROOT, even when CI sets CELERY_BROKER_URL
+    (only tests/integration publish to a broker). Suites that make quotes use it autouse."""
+    from config.celery import app
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def other_customer(db: None) -> User:
+    return factories.customer(username="bob")
+
+
+@pytest.fixture
+def sales_user(db: None) -> User:
+    return factories.sales(username="sam")
+
+
+@pytest.fixture
+def sales_lead(db: None) -> User:
+    return factories.sales(username="lena")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

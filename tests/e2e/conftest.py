@@ -143,16 +143,9 @@ def _close_connections() -> None:
 
 
 @pytest.fixture(autouse=True)
-def _site(settings: Any, tmp_path: Path, live_server: Any) -> Iterator[None]:
-    """Eager PDF rendering into a temporary folder, the catalog and groups present."""
-    from config.celery import app
-
-    settings.MEDIA_ROOT = str(tmp_path / "media")
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
+def _site(renders_in_process: None, live_server: Any) -> None:
+    """Eager PDF rendering into a temporary folder (tests/conftest.py), the catalog and groups present."""
     _restore_database()
-    yield
-    app.conf.task_always_eager = previous
 
 
 @pytest.fixture

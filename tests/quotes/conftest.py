@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,19 +15,8 @@ from tests.builds import GOOD_BUILD
 
 
 @pytest.fixture(autouse=True)
-def _eager_celery() -> Iterator[None]:
-    """Unit tests render in process even when CI sets CELERY_BROKER_URL: only tests/integration publish."""
-    from config.celery import app
-
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = previous
-
-
-@pytest.fixture(autouse=True)
-def _media(settings: Any, tmp_path: Any) -> None:
-    settings.MEDIA_ROOT = str(tmp_path / "media")
+def _renders(renders_in_process: None) -> None:
+    """Quote renders run in process, PDFs in a temporary folder (tests/conftest.py)."""
 
 
 @pytest.fixture
@@ -38,21 +27,6 @@ def good_build() -> dict[str, Any]:
 @pytest.fixture
 def customer_user(db: None) -> User:
     return factories.customer(username="alice", first_name="Алиса", last_name="Иванова", company="ООО Нейросеть")
-
-
-@pytest.fixture
-def other_customer(db: None) -> User:
-    return factories.customer(username="bob")
-
-
-@pytest.fixture
-def sales_user(db: None) -> User:
-    return factories.sales(username="sam")
-
-
-@pytest.fixture
-def sales_lead(db: None) -> User:
-    return factories.sales(username="lena")
 
 
 @pytest.fixture

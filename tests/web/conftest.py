@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,35 +18,13 @@ HTMX = {"HX-Request": "true"}
 
 
 @pytest.fixture(autouse=True)
-def _site(settings: Any, tmp_path: Any) -> Iterator[None]:
-    """Russian by default, PDFs rendered in process into a temporary folder."""
-    from config.celery import app
-
-    settings.MEDIA_ROOT = str(tmp_path / "media")
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = previous
+def _site(renders_in_process: None) -> None:
+    """Russian by default (the site's default), PDFs rendered in process into a temporary folder."""
 
 
 @pytest.fixture
 def customer_user(db: None) -> User:
     return factories.customer(username="alice", company="ООО «Нейросеть»")
-
-
-@pytest.fixture
-def other_customer(db: None) -> User:
-    return factories.customer(username="bob")
-
-
-@pytest.fixture
-def sales_user(db: None) -> User:
-    return factories.sales(username="sam")
-
-
-@pytest.fixture
-def sales_lead(db: None) -> User:
-    return factories.sales(username="lena")
 
 
 @pytest.fixture
