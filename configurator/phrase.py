@@ -17,8 +17,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-_SPECS = tuple(f",.{places}f" for places in range(6))
-
 
 class Num:
     """A number and how many decimals to show (None: as few as the value needs, like `:g`)."""
@@ -32,7 +30,7 @@ class Num:
     def __str__(self) -> str:
         if self.places is None:
             return format(float(self.value), ",g")
-        return format(self.value, _SPECS[self.places] if self.places < len(_SPECS) else f",.{self.places}f")
+        return format(self.value, f",.{self.places}f")
 
     def __repr__(self) -> str:
         return f"Num({self.value!r}, {self.places!r})"
