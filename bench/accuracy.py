@@ -1,4 +1,4 @@
-"""Decode-speed accuracy of configurator.estimate against published measurements (`make accuracy`).
+"""Decode-speed accuracy of configurator.engine.estimate against published measurements (`make accuracy`).
 
 For every row of fixtures/decode_calibration.csv whose GPU is in our catalog and whose model is in our
 library, prints the measured tokens/s next to estimate()'s and the constant-efficiency baseline
@@ -25,10 +25,10 @@ import django  # noqa: E402
 django.setup()
 
 from catalog.fixture import fixture_snapshot  # noqa: E402
-from configurator import calibration as cal  # noqa: E402
-from configurator.domain import Workload  # noqa: E402
-from configurator.estimate import decode_terms, estimate, weight_bytes  # noqa: E402
-from configurator.models_library import model_get  # noqa: E402
+from configurator.engine import calibration as cal  # noqa: E402
+from configurator.engine.estimate import decode_terms, estimate, weight_bytes  # noqa: E402
+from configurator.engine.models_library import model_get  # noqa: E402
+from configurator.engine.types import Workload  # noqa: E402
 
 TARGET_MEDIAN = 0.12
 TARGET_P90 = 0.30

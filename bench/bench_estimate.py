@@ -24,9 +24,9 @@ import django  # noqa: E402
 django.setup()
 
 from catalog.fixture import fixture_snapshot  # noqa: E402
-from configurator.domain import GpuSpec, Workload  # noqa: E402
-from configurator.estimate import estimate, min_gpus_to_fit, weight_bytes  # noqa: E402
-from configurator.models_library import model_get  # noqa: E402
+from configurator.engine.estimate import estimate, min_gpus_to_fit, weight_bytes  # noqa: E402
+from configurator.engine.models_library import model_get  # noqa: E402
+from configurator.engine.types import GpuSpec, Workload  # noqa: E402
 
 TARGET_PER_S = 5000
 

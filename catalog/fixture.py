@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from configurator.domain import CatalogSnapshot
+from configurator.engine.types import CatalogSnapshot
 
 CATALOG_FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "catalog.json"
 

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection
 
 from catalog import models as m
-from configurator.domain import (
+from configurator.engine.types import (
     BridgeSpec,
     CatalogSnapshot,
     ChassisSpec,

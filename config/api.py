@@ -32,7 +32,7 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from config.observability import UNSTORABLE
-from configurator.errors import DomainError
+from configurator.engine.errors import DomainError
 
 API_PREFIX = "/api/"
 

@@ -13,7 +13,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from configurator.errors import DomainError
+from configurator.engine.errors import DomainError
 from configurator.models import SavedBuild
 from configurator.services import build_validate, saved_build_update
 

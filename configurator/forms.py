@@ -19,8 +19,9 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import CUSTOMERS, User
-from configurator.builds import MAX_QTY, PART_KINDS
-from configurator.domain import (
+from configurator.engine.builds import MAX_QTY, PART_KINDS
+from configurator.engine.errors import DomainError, UnknownModelError
+from configurator.engine.types import (
     ENGINES,
     KV_PRECISIONS,
     PRECISIONS,
@@ -30,7 +31,6 @@ from configurator.domain import (
     CatalogSnapshot,
     PartSpec,
 )
-from configurator.errors import DomainError, UnknownModelError
 from configurator.labels import CHASSIS_KIND_LABELS, FORM_FACTOR_LABELS, REDUNDANCY_LABELS, TASK_LABELS, UNITS, label
 from configurator.serializers import (
     MAX_CONTEXT_TOKENS,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from configurator.domain import Finding, Fix, Price, Verdict
+from configurator.engine.types import Finding, Fix, Price, Verdict
 from configurator.serializers import estimate_to_dict
 
 

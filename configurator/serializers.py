@@ -13,10 +13,10 @@ from typing import Any
 
 from rest_framework import serializers
 
-from configurator.domain import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Estimate, Workload
-from configurator.errors import DomainError, UnknownModelError
-from configurator.estimate import default_engine, workload_problems
-from configurator.models_library import model_from_hf_config, model_get
+from configurator.engine.errors import DomainError, UnknownModelError
+from configurator.engine.estimate import default_engine, workload_problems
+from configurator.engine.models_library import model_from_hf_config, model_get
+from configurator.engine.types import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Estimate, Workload
 
 MAX_CONTEXT_TOKENS = 2_097_152
 MAX_USERS = 10_000

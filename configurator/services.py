@@ -15,14 +15,14 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from catalog.specs import catalog_snapshot
-from configurator.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
-from configurator.domain import BuildSpec, Candidate, CatalogSnapshot, Constraints, Price, Verdict, Workload
-from configurator.errors import DomainError
+from configurator.engine.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
+from configurator.engine.errors import DomainError
+from configurator.engine.recommend import recommend
+from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, Constraints, Price, Verdict, Workload
+from configurator.engine.validate import validate
 from configurator.models import SavedBuild
 from configurator.presenters import price_to_dict, verdict_to_dict
-from configurator.recommend import recommend
 from configurator.serializers import WorkloadInputSerializer, estimate_to_dict
-from configurator.validate import validate
 
 WORKLOAD_PREFIX = "workload."
 MAX_LINES = 64  # lines per part kind in a body; more than any real build has

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from configurator.builds import MAX_QTY, PART_KINDS, money
-from configurator.domain import CatalogSnapshot
-from configurator.fixes import fix_is_applicable
+from configurator.engine.builds import MAX_QTY, PART_KINDS, money
+from configurator.engine.fixes import fix_is_applicable
+from configurator.engine.types import CatalogSnapshot
 from configurator.labels import (
     CHASSIS_KIND_LABELS,
     FINDING_TITLES,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from configurator.domain import Constraints, Workload
-from configurator.models_library import model_get
+from configurator.engine.models_library import model_get
+from configurator.engine.types import Constraints, Workload
 
 
 @dataclass(frozen=True, slots=True)

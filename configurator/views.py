@@ -25,14 +25,14 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import User
 from catalog.specs import catalog_snapshot
-from configurator.builds import PART_KINDS
-from configurator.domain import CatalogSnapshot
-from configurator.errors import DomainError
-from configurator.fixes import FixNotApplicable, build_apply_fix
+from configurator.engine.builds import PART_KINDS
+from configurator.engine.errors import DomainError
+from configurator.engine.fixes import FixNotApplicable, build_apply_fix
+from configurator.engine.models_library import model_search
+from configurator.engine.types import CatalogSnapshot
 from configurator.forms import RECOMMENDATION_LIMIT, BuildEditor, QuoteRequestForm, WorkloadForm
 from configurator.labels import USE_CASE_TITLES, label
 from configurator.models import SavedBuild
-from configurator.models_library import model_search
 from configurator.presenters import price_to_dict, verdict_to_dict
 from configurator.services import (
     build_validate,

@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from config.api import StandardPagination, WriteScopedRateThrottle
-from configurator.errors import ConflictError, DomainError
+from configurator.engine.errors import ConflictError, DomainError
 from configurator.models import SavedBuild
 from quotes import services
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatus, RenderStatus

@@ -58,7 +58,7 @@ ACTION_DONE: dict[str, Promise] = {
     "refresh_prices": _("The prices were refreshed from the catalog."),
 }
 
-#: Messages for the domain's error codes (configurator.errors, quotes.services); others show their own text.
+#: Messages for the domain's error codes (configurator.engine.errors, quotes.services); others show their own text.
 ERROR_MESSAGES: dict[str, Promise] = {
     "forbidden": _("You are not allowed to do this."),
     "discount_not_allowed": _("Only sales engineers may give a discount."),

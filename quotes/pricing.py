@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from configurator.builds import money
-from configurator.domain import (
+from configurator.engine.builds import money
+from configurator.engine.types import (
     BridgeSpec,
     ChassisSpec,
     CpuSpec,

@@ -2,7 +2,7 @@
 
 Views, the admin and Celery tasks call these and stay thin. Status changes go through `_transition`,
 which checks `quotes.models.TRANSITIONS` (the one table) and writes the event. Errors are
-`configurator.errors.DomainError` subclasses with stable codes; the API turns them into the envelope:
+`configurator.engine.errors.DomainError` subclasses with stable codes; the API turns them into the envelope:
 
 * 400 `build_invalid` (the build has error findings), `warnings_not_acknowledged`, `invalid`;
 * 403 `forbidden` (the user lacks the right), `approver_must_differ`;
@@ -32,9 +32,9 @@ from redis.exceptions import RedisError
 
 from accounts.models import User
 from catalog.specs import catalog_snapshot
-from configurator.builds import PART_KINDS, build_lines, build_to_payload
-from configurator.domain import CatalogSnapshot, Finding
-from configurator.errors import ConflictError, DomainError
+from configurator.engine.builds import PART_KINDS, build_lines, build_to_payload
+from configurator.engine.errors import ConflictError, DomainError
+from configurator.engine.types import CatalogSnapshot, Finding
 from configurator.models import SavedBuild
 from configurator.presenters import verdict_to_dict
 from configurator.services import build_validate

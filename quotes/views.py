@@ -19,7 +19,7 @@ from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
-from configurator.errors import DomainError
+from configurator.engine.errors import DomainError
 from quotes import services
 from quotes.actions import ACTIONS, quote_allowed_actions
 from quotes.forms import QuoteFilterForm, RejectForm, ReviseForm, RevisionForm

@@ -14,7 +14,7 @@ from catalog.fixture import fixture_snapshot
 from catalog.models import Gpu
 from catalog.services import catalog_load_fixture
 from catalog.specs import catalog_snapshot_clear
-from configurator.domain import CatalogSnapshot
+from configurator.engine.types import CatalogSnapshot
 from tests import factories
 
 

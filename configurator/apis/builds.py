@@ -1,6 +1,6 @@
 """POST /api/v1/builds/validate (anonymous) and saved builds /api/v1/builds/ (signed-in users).
 
-Views validate the body's shape, call one service and render; the rules live in configurator.rules.
+Views validate the body's shape, call one service and render; the rules live in configurator.engine.rules.
 Customers see only their own saved builds (another's is 404); sales engineers see all.
 """
 
@@ -19,9 +19,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api import AnonymousScopedRateThrottle, StandardPagination
-from configurator.builds import MAX_QTY
-from configurator.domain import REDUNDANCY_MODES, SITE_VOLTAGES
-from configurator.errors import DomainError
+from configurator.engine.builds import MAX_QTY
+from configurator.engine.errors import DomainError
+from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES
 from configurator.models import SavedBuild
 from configurator.presenters import price_to_dict, verdict_to_dict
 from configurator.serializers import EstimateOutputSerializer, WorkloadInputSerializer

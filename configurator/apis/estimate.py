@@ -13,10 +13,10 @@ from rest_framework.views import APIView
 
 from catalog.specs import catalog_snapshot
 from config.api import AnonymousScopedRateThrottle
-from configurator.domain import GpuSpec
-from configurator.errors import UnknownSkuError
-from configurator.estimate import estimate
-from configurator.models_library import model_search
+from configurator.engine.errors import UnknownSkuError
+from configurator.engine.estimate import estimate
+from configurator.engine.models_library import model_search
+from configurator.engine.types import GpuSpec
 from configurator.serializers import EstimateOutputSerializer, WorkloadInputSerializer, estimate_to_dict
 
 # Interconnects that always join the GPUs of a system (SXM baseboards, OAM); bridges are optional parts,

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from config.api import AnonymousScopedRateThrottle
 from configurator.apis.builds import BuildErrorSerializer, PriceOutputSerializer, ValidateOutputSerializer
-from configurator.domain import SITE_VOLTAGES
+from configurator.engine.types import SITE_VOLTAGES
 from configurator.serializers import EstimateOutputSerializer, WorkloadInputSerializer, workload_from_data
 from configurator.services import recommendation_make
 

@@ -19,6 +19,7 @@ from django.utils.text import capfirst
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.labels import (
     FINDING_TITLES,
     PART_KIND_LABELS,
@@ -29,7 +30,6 @@ from configurator.labels import (
     label,
     label_filters,
 )
-from configurator.phrase import Num, Phrase, PhraseValue
 
 register = template.Library()
 label_filters(

@@ -9,9 +9,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from catalog.fixture import fixture_snapshot
-from configurator.domain import Workload
-from configurator.estimate import estimate
-from configurator.models_library import model_get
+from configurator.engine.estimate import estimate
+from configurator.engine.models_library import model_get
+from configurator.engine.types import Workload
 from configurator.serializers import estimate_to_dict
 
 URL = "/api/v1/estimate"

@@ -16,7 +16,7 @@ import pytest
 from catalog.fixture import CATALOG_FIXTURE, read_catalog_fixture
 from catalog.models import CATALOG_MODELS, Chassis, Cpu, Gpu, NvlinkBridge, Psu
 from catalog.services import catalog_load_fixture
-from configurator.domain import CatalogSnapshot, ChassisSpec
+from configurator.engine.types import CatalogSnapshot, ChassisSpec
 
 # ARCHITECTURE.md, "Catalog SKUs (stable slugs)": every name used across the project and its tests.
 ARCHITECTURE_SKUS: dict[str, tuple[str, ...]] = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Finding, Verdict, Workload
-from configurator.validate import validate
+from configurator.engine.builds import build_from_payload
+from configurator.engine.types import CatalogSnapshot, Finding, Verdict, Workload
+from configurator.engine.validate import validate
 
 
 def lines(*pairs: tuple[str, int]) -> list[dict[str, Any]]:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from configurator.domain import CatalogSnapshot, Workload
-from configurator.errors import DomainError
-from configurator.estimate import (
+from configurator.engine.errors import DomainError
+from configurator.engine.estimate import (
     GIB,
     bits_per_weight,
     default_engine,
@@ -16,7 +15,8 @@ from configurator.estimate import (
     weight_bytes,
     workload_problems,
 )
-from configurator.models_library import model_get
+from configurator.engine.models_library import model_get
+from configurator.engine.types import CatalogSnapshot, Workload
 
 # --------------------------------------------------------------------------- KV cache
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from configurator.domain import CatalogSnapshot, Workload
-from configurator.estimate import GIB, default_engine, estimate, min_gpus_to_fit
-from configurator.models_library import model_get
+from configurator.engine.estimate import GIB, default_engine, estimate, min_gpus_to_fit
+from configurator.engine.models_library import model_get
+from configurator.engine.types import CatalogSnapshot, Workload
 
 
 def _infer(slug: str, precision: str = "q4_k_m", **kw: object) -> Workload:

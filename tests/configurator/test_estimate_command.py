@@ -11,9 +11,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.fixture import fixture_snapshot
-from configurator.domain import Workload
-from configurator.estimate import estimate
-from configurator.models_library import model_get
+from configurator.engine.estimate import estimate
+from configurator.engine.models_library import model_get
+from configurator.engine.types import Workload
 from configurator.serializers import estimate_to_dict
 
 ARGS = ["--model", "llama-3.1-70b", "--precision", "q4_k_m", "--context", "8192", "--gpu", "rtx-4090"]

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from configurator.errors import DomainError, UnknownModelError
-from configurator.models_library import (
+from configurator.engine.errors import DomainError, UnknownModelError
+from configurator.engine.models_library import (
     LLM_MODELS_FIXTURE,
     model_from_hf_config,
     model_get,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pickle
 
-from configurator.domain import CatalogSnapshot, Workload
-from configurator.estimate import estimate
-from configurator.models_library import model_get
-from configurator.phrase import LazyTexts, Phrase
+from configurator.engine.estimate import estimate
+from configurator.engine.models_library import model_get
+from configurator.engine.phrase import LazyTexts, Phrase
+from configurator.engine.types import CatalogSnapshot, Workload
 
 
 def test_texts_are_made_once_on_first_read_and_act_as_a_tuple() -> None:

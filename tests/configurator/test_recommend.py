@@ -8,11 +8,11 @@ from decimal import Decimal
 
 import pytest
 
-from configurator.domain import CatalogSnapshot, Constraints, Workload
-from configurator.models_library import model_get
-from configurator.recommend import exhaustive_search, recommend, speed_target
+from configurator.engine.models_library import model_get
+from configurator.engine.recommend import exhaustive_search, recommend, speed_target
+from configurator.engine.types import CatalogSnapshot, Constraints, Workload
+from configurator.engine.validate import validate
 from configurator.use_cases import use_cases
-from configurator.validate import validate
 
 
 def _w(slug: str, **kwargs: object) -> Workload:

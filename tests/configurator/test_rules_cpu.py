@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Verdict
-from configurator.validate import validate
+from configurator.engine.builds import build_from_payload
+from configurator.engine.types import CatalogSnapshot, Verdict
+from configurator.engine.validate import validate
 from tests.configurator.helpers import codes, lines, only
 
 SERVER = {

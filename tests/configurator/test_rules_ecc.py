@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Verdict, Workload
-from configurator.models_library import model_get
-from configurator.validate import validate
+from configurator.engine.builds import build_from_payload
+from configurator.engine.models_library import model_get
+from configurator.engine.types import CatalogSnapshot, Verdict, Workload
+from configurator.engine.validate import validate
 from tests.configurator.helpers import codes, lines, only
 
 TOWER = {

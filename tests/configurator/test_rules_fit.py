@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Verdict
-from configurator.validate import validate
+from configurator.engine.builds import build_from_payload
+from configurator.engine.types import CatalogSnapshot, Verdict
+from configurator.engine.validate import validate
 from tests.configurator.helpers import codes, lines, only, validate_body
 
 SERVER = {  # srv-4gpu-2u-epyc: 4 bays, 2-slot, 267 mm, 600 W, server airflow

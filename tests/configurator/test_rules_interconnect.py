@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Line, Verdict, Workload
-from configurator.estimate import estimate
-from configurator.models_library import model_get
-from configurator.validate import validate
+from configurator.engine.builds import build_from_payload
+from configurator.engine.estimate import estimate
+from configurator.engine.models_library import model_get
+from configurator.engine.types import CatalogSnapshot, Line, Verdict, Workload
+from configurator.engine.validate import validate
 from tests.configurator.helpers import lines, only
 
 SERVER = {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from configurator.domain import CatalogSnapshot, Verdict
+from configurator.engine.types import CatalogSnapshot, Verdict
 from tests.configurator.helpers import codes, lines, only, validate_body
 
 SERVER = {  # 2 × EPYC 9554: 12 channels per socket, 24 slots

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from configurator.domain import CatalogSnapshot, Verdict
+from configurator.engine.types import CatalogSnapshot, Verdict
 from tests.configurator.helpers import lines, only, validate_body
 
 SERVER = {  # srv-4gpu-2u-epyc at its advertised maximum: no finding at all

@@ -1,6 +1,6 @@
 """Workload fit (configurator/rules/workload.py): the estimator's per-GPU memory and decode speed on this build.
 
-The figures are configurator.estimate's; these tests check that the verdict carries them unchanged.
+The figures are configurator.engine.estimate's; these tests check that the verdict carries them unchanged.
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from configurator.builds import build_from_payload
-from configurator.domain import CatalogSnapshot, Verdict, Workload
-from configurator.estimate import estimate, min_gpus_to_fit
-from configurator.models_library import model_get
-from configurator.validate import validate
+from configurator.engine.builds import build_from_payload
+from configurator.engine.estimate import estimate, min_gpus_to_fit
+from configurator.engine.models_library import model_get
+from configurator.engine.types import CatalogSnapshot, Verdict, Workload
+from configurator.engine.validate import validate
 from tests.configurator.helpers import codes, lines, only
 
 WORKSTATION = {

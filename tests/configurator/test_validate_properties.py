@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catalog.fixture import fixture_snapshot
-from configurator.domain import REDUNDANCY_MODES, SITE_VOLTAGES, BuildSpec, Line, Verdict
-from configurator.phrase import Phrase
+from configurator.engine.phrase import Phrase
+from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES, BuildSpec, Line, Verdict
+from configurator.engine.validate import SEVERITY_ORDER, validate
 from configurator.templatetags.configurator_ui import say
-from configurator.validate import SEVERITY_ORDER, validate
 
 SNAPSHOT = fixture_snapshot()
 PROFILE = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

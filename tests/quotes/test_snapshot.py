@@ -10,7 +10,7 @@ import pytest
 
 from accounts.models import User
 from catalog.models import Gpu, Psu
-from configurator.errors import ConflictError
+from configurator.engine.errors import ConflictError
 from quotes import services
 from quotes.models import Quote, QuoteEvent
 

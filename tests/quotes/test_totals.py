@@ -117,7 +117,7 @@ def test_optional_lines_are_priced_but_kept_out_of_quote_totals(make_quote: Call
 
 @pytest.mark.django_db
 def test_unknown_optional_sku_is_refused_with_the_field(make_quote: Callable[..., Quote]) -> None:
-    from configurator.errors import DomainError
+    from configurator.engine.errors import DomainError
 
     with pytest.raises(DomainError) as caught:
         make_quote(optional_lines=[{"sku": "no-such-part", "qty": 1}])

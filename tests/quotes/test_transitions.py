@@ -14,7 +14,7 @@ import time_machine
 from django.utils import timezone
 
 from accounts.models import User
-from configurator.errors import ConflictError, DomainError
+from configurator.engine.errors import ConflictError, DomainError
 from quotes import services
 from quotes.models import TRANSITIONS, Quote, QuoteEvent, QuoteStatus, can_transition
 

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
-from configurator.builds import PART_KINDS
+from configurator.engine.builds import PART_KINDS
 from tests import factories
 
 HTMX = {"HX-Request": "true"}

@@ -1,4 +1,4 @@
-"""`configurator.fixes.build_apply_fix`: each kind of fix the rules offer, applied to a build body."""
+"""`configurator.engine.fixes.build_apply_fix`: each kind of fix the rules offer, applied to a build body."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from catalog.fixture import fixture_snapshot
-from configurator.domain import Fix
-from configurator.fixes import FixNotApplicable, build_apply_fix, fix_is_applicable
+from configurator.engine.fixes import FixNotApplicable, build_apply_fix, fix_is_applicable
+from configurator.engine.types import Fix
+from configurator.engine.validate import validate
 from configurator.presenters import fix_to_dict
-from configurator.validate import validate
 
 BODY: dict[str, Any] = {
     "chassis": "srv-8gpu-4u-epyc",
@@ -117,7 +117,7 @@ def test_fixes_that_cannot_be_applied(bad: dict[str, Any]) -> None:
 
 
 def test_every_fix_the_rules_offer_on_a_broken_build_is_applicable_or_a_workload_change() -> None:
-    from configurator.builds import build_from_payload
+    from configurator.engine.builds import build_from_payload
 
     snapshot = fixture_snapshot()
     broken = {**BODY, "psus": [], "memory": [], "cpus": [], "psu_redundancy": "none", "bridges": []}

@@ -20,10 +20,10 @@ from django.test import Client
 from django.utils import translation
 
 from accounts.models import User
-from configurator.domain import CatalogSnapshot, Constraints, Workload
-from configurator.models_library import model_get
-from configurator.phrase import Num, Phrase
-from configurator.recommend import recommend
+from configurator.engine.models_library import model_get
+from configurator.engine.phrase import Num, Phrase
+from configurator.engine.recommend import recommend
+from configurator.engine.types import CatalogSnapshot, Constraints, Workload
 from configurator.templatetags.configurator_ui import say
 from tests.builds import TOO_FEW_PSUS
 from tests.web.conftest import HTMX, build, editor_data

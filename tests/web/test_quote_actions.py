@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from configurator.errors import DomainError
+from configurator.engine.errors import DomainError
 from quotes import services
 from quotes.actions import ACTIONS, quote_allowed_actions
 from quotes.models import Quote

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from configurator.models_library import model_library
+from configurator.engine.models_library import model_library
 from tests.web.conftest import HTMX
 
 pytestmark = pytest.mark.django_db
@@ -119,7 +119,7 @@ def test_bad_numbers_and_choices_are_refused_in_russian(catalog: None, field: st
 
 
 def test_a_pasted_config_json_replaces_the_model_name(catalog: None) -> None:
-    from configurator.models_library import LLM_MODELS_FIXTURE
+    from configurator.engine.models_library import LLM_MODELS_FIXTURE
 
     entry = next(m for m in json.loads(LLM_MODELS_FIXTURE.read_text())["models"] if m["slug"] == "qwen2.5-7b")
     response = Client().post("/", {**WORKLOAD, "model": "", "model_config": json.dumps(entry["config"])}, headers=HTMX)

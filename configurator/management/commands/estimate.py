@@ -9,9 +9,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from configurator.apis.estimate import gpu_link_gbs
-from configurator.domain import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Estimate, GpuSpec
-from configurator.errors import DomainError
-from configurator.estimate import estimate
+from configurator.engine.errors import DomainError
+from configurator.engine.estimate import estimate
+from configurator.engine.types import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Estimate, GpuSpec
 from configurator.serializers import WorkloadInputSerializer, estimate_to_dict
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from configurator.domain import ENGINES, PRECISIONS, SITE_VOLTAGES, TASKS
-from configurator.errors import DomainError
+from configurator.engine.errors import DomainError
+from configurator.engine.types import ENGINES, PRECISIONS, SITE_VOLTAGES, TASKS
 from configurator.serializers import WorkloadInputSerializer
 from configurator.services import recommendation_make
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from configurator.domain import Finding, Verdict
-from configurator.errors import DomainError
+from configurator.engine.errors import DomainError
+from configurator.engine.types import Finding, Verdict
 from configurator.presenters import price_to_dict, verdict_to_dict
 from configurator.services import build_validate
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from configurator.domain import Finding, Fix, GpuSpec
-from configurator.phrase import Num, Phrase
-from configurator.rules.context import MAX_FIXES, RuleContext, active, chassis_takes_gpu
+from configurator.engine.phrase import Num, Phrase
+from configurator.engine.rules.context import MAX_FIXES, RuleContext, active, chassis_takes_gpu
+from configurator.engine.types import Finding, Fix, GpuSpec
 
 SIMILAR_VRAM_SHARE = 0.8  # "similar" capacity: at least 80 % of the replaced GPU's VRAM
 

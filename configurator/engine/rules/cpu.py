@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from configurator.domain import CpuSpec, Finding, Fix
-from configurator.phrase import Phrase
-from configurator.rules.context import RuleContext, active, part_fix, use_chassis_fixes
+from configurator.engine.phrase import Phrase
+from configurator.engine.rules.context import RuleContext, active, part_fix, use_chassis_fixes
+from configurator.engine.types import CpuSpec, Finding, Fix
 
 
 def _cpus_for(ctx: RuleContext, *, like: CpuSpec | None, sockets: int) -> list[CpuSpec]:

@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from configurator.phrase import Phrase
+from configurator.engine.phrase import Phrase
 
-CALIBRATION_CSV = Path(__file__).resolve().parent.parent / "fixtures" / "decode_calibration.csv"
+CALIBRATION_CSV = Path(__file__).resolve().parents[2] / "fixtures" / "decode_calibration.csv"
 
 
 @dataclass(frozen=True, slots=True)

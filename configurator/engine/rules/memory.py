@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from configurator.domain import Finding, Fix, MemorySpec
-from configurator.phrase import Num, Phrase
-from configurator.rules.context import RuleContext, active, part_fix
+from configurator.engine.phrase import Num, Phrase
+from configurator.engine.rules.context import RuleContext, active, part_fix
+from configurator.engine.types import Finding, Fix, MemorySpec
 
 RAM_VRAM_WARN = 1.0  # §5.3 WARN below 1× total VRAM
 RAM_VRAM_INFO = 2.0  # §5.3 INFO below 2× total VRAM

@@ -1,6 +1,6 @@
 """Apply a finding's fix to a build body: the build editor's "apply" button.
 
-A fix is `{action, sku, target, qty, detail}` (configurator.domain.Fix). What each one does to the body:
+A fix is `{action, sku, target, qty, detail}` (configurator.engine.types.Fix). What each one does to the body:
 
 * `add` on a part kind: `qty` more of `sku` (a new line when the build has none of it);
 * `remove` on a part kind: `qty` fewer of `sku` (the line goes when nothing is left);
@@ -21,8 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from configurator.builds import PART_KINDS
-from configurator.domain import REDUNDANCY_MODES, SITE_VOLTAGES
+from configurator.engine.builds import PART_KINDS
+from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES
 
 _SET = re.compile(r"^set (?P<field>psu_redundancy|site_voltage) (?P<value>\S+)")
 _REPLACE_NAMED = re.compile(r"^replace (?P<old>\S+) with ")

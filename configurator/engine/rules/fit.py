@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from configurator.domain import ChassisSpec, Finding, Fix, GpuSpec
-from configurator.phrase import Num, Phrase
-from configurator.rules.context import (
+from configurator.engine.phrase import Num, Phrase
+from configurator.engine.rules.context import (
     RuleContext,
     active,
     build_gpus,
@@ -21,6 +20,7 @@ from configurator.rules.context import (
     part_fix,
     use_chassis_fixes,
 )
+from configurator.engine.types import ChassisSpec, Finding, Fix, GpuSpec
 
 AXIAL_SIDE_BY_SIDE = 4  # §3.3: 4+ axial consumer cards side by side → WARN [S7]
 CONSUMER_MIN_RACK_UNITS = 3.0  # §3.2: consumer cards (top-edge 16-pin, >111 mm tall) do not fit 2U [S13]

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from configurator.domain import BridgeSpec, BuildSpec, Finding, Fix, GpuSpec, Line
-from configurator.phrase import Num, Phrase, PhraseValue
-from configurator.rules.context import (
+from configurator.engine.phrase import Num, Phrase, PhraseValue
+from configurator.engine.rules.context import (
     MAX_FIXES,
     RuleContext,
     active,
@@ -20,6 +19,7 @@ from configurator.rules.context import (
     part_fix,
     use_chassis_fixes,
 )
+from configurator.engine.types import BridgeSpec, BuildSpec, Finding, Fix, GpuSpec, Line
 
 BRIDGE_KINDS = ("bridge-2way", "bridge-2or4way")
 MAX_WAYS = {"bridge-2way": 2, "bridge-2or4way": 4}
@@ -415,7 +415,7 @@ def tensor_parallel_over_pcie(ctx: RuleContext) -> Iterator[Finding]:
     layout, throughput = estimate.layout, estimate.throughput
     if layout is None or throughput is None or layout.parallelism != "tensor" or layout.count < 2:
         return
-    from configurator.estimate import estimate as run_estimate
+    from configurator.engine.estimate import estimate as run_estimate
 
     gpu = ctx.snapshot.gpus.get(layout.sku)
     if gpu is None:

@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from configurator.domain import (
+from configurator.engine.errors import DomainError
+from configurator.engine.types import (
     REDUNDANCY_MODES,
     SITE_VOLTAGES,
     BuildSpec,
@@ -19,7 +20,6 @@ from configurator.domain import (
     Line,
     Price,
 )
-from configurator.errors import DomainError
 
 PART_KINDS: tuple[str, ...] = ("cpus", "gpus", "psus", "memory", "storage", "nics", "bridges")
 MAX_QTY = 64  # no line of a real build needs more; larger values are refused as absurd

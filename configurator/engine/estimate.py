@@ -8,7 +8,7 @@ Formulas and their sources (../shared/reference/estimator-anchors.md):
   counted tensor by tensor for SwiGLU blocks with flash attention, full recompute with checkpointing;
 - training state: mixed-precision AdamW 2 + 2 + 12 bytes/param (ZeRO, Rajbhandari et al. arXiv 1910.02054,
   K = 12), 8-bit AdamW (Dettmers et al. arXiv 2110.02861) 2 + 2 + 4 + 2; ZeRO stages shard over the GPUs;
-- decode: bytes read per step / (η_bw × bandwidth) + per-layer and per-hop time (configurator.calibration),
+- decode: bytes read per step / (η_bw × bandwidth) + per-layer and per-hop time (configurator.engine.calibration),
   tensor parallel adds 2 all-reduces per layer (llm-analysis `analysis.py` @d841e40); capped by compute.
 """
 
@@ -18,8 +18,10 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from configurator import calibration as cal
-from configurator.domain import (
+from configurator.engine import calibration as cal
+from configurator.engine.errors import DomainError
+from configurator.engine.phrase import LazyTexts, Num, Phrase
+from configurator.engine.types import (
     ENGINES,
     GGUF_PRECISIONS,
     KV_PRECISIONS,
@@ -34,8 +36,6 @@ from configurator.domain import (
     Throughput,
     Workload,
 )
-from configurator.errors import DomainError
-from configurator.phrase import LazyTexts, Num, Phrase
 
 GIB = float(2**30)
 # GGML block types: bits per weight = 8 × type_size / block_size

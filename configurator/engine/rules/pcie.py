@@ -10,9 +10,8 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from configurator.domain import BuildSpec, ChassisSpec, CpuSpec, Finding, Fix, Line
-from configurator.phrase import Phrase, PhraseValue
-from configurator.rules.context import (
+from configurator.engine.phrase import Phrase, PhraseValue
+from configurator.engine.rules.context import (
     MAX_FIXES,
     RuleContext,
     active,
@@ -21,6 +20,7 @@ from configurator.rules.context import (
     part_fix,
     remove_gpus_fix,
 )
+from configurator.engine.types import BuildSpec, ChassisSpec, CpuSpec, Finding, Fix, Line
 
 X16 = 16
 X8 = 8

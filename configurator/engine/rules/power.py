@@ -11,9 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 
-from configurator.domain import BuildSpec, Finding, Fix, PsuSpec
-from configurator.phrase import Num, Phrase
-from configurator.rules.context import (
+from configurator.engine.phrase import Num, Phrase
+from configurator.engine.rules.context import (
     MAX_FIXES,
     RuleContext,
     active,
@@ -22,6 +21,7 @@ from configurator.rules.context import (
     redundancy_value,
     remove_gpus_fix,
 )
+from configurator.engine.types import BuildSpec, Finding, Fix, PsuSpec
 
 COOLING_MARGIN = 0.10  # "plus 10-20 % for cooling" — STH 8-GPU EPYC rule of thumb [S33]; low end, as the catalog
 HEADROOM_SHARE = 0.80  # warn above 80 % of usable capacity (§1.2; desktop practice ~60 % typical load [V5])

@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from configurator.domain import (
+from configurator.engine.phrase import Phrase, PhraseValue
+from configurator.engine.types import (
     BuildSpec,
     CatalogSnapshot,
     ChassisSpec,
@@ -22,11 +23,10 @@ from configurator.domain import (
     Line,
     Workload,
 )
-from configurator.phrase import Phrase, PhraseValue
 
 if TYPE_CHECKING:
-    from configurator.rules.pcie import LanePlan
-    from configurator.rules.power import PowerBudget
+    from configurator.engine.rules.pcie import LanePlan
+    from configurator.engine.rules.power import PowerBudget
 
 MAX_FIXES = 3  # suggestions per finding; the closest ones first
 
@@ -42,13 +42,13 @@ class RuleContext:
 
     @cached_property
     def power(self) -> PowerBudget:
-        from configurator.rules.power import power_budget
+        from configurator.engine.rules.power import power_budget
 
         return power_budget(self.build)
 
     @cached_property
     def lanes(self) -> LanePlan:
-        from configurator.rules.pcie import lane_plan
+        from configurator.engine.rules.pcie import lane_plan
 
         return lane_plan(self.build)
 

@@ -33,8 +33,22 @@ from decimal import Decimal
 from heapq import heapify, heappop, heappush
 from itertools import islice
 
-from configurator.builds import build_price, money
-from configurator.domain import (
+from configurator.engine.builds import build_price, money
+from configurator.engine.estimate import estimate, min_gpus_to_fit, weight_bytes
+from configurator.engine.phrase import Num, Phrase, PhraseValue
+from configurator.engine.rules.context import active, chassis_takes_gpu
+from configurator.engine.rules.interconnect import BRIDGE_KINDS, MAX_WAYS
+from configurator.engine.rules.pcie import lane_plan
+from configurator.engine.rules.power import (
+    HEADROOM_SHARE,
+    brings_connectors,
+    gpu_connector_needs,
+    gpu_connectors_available,
+    power_budget,
+    redundant_units,
+    valid_psu_counts,
+)
+from configurator.engine.types import (
     BridgeSpec,
     BuildSpec,
     Candidate,
@@ -50,21 +64,7 @@ from configurator.domain import (
     StorageSpec,
     Workload,
 )
-from configurator.estimate import estimate, min_gpus_to_fit, weight_bytes
-from configurator.phrase import Num, Phrase, PhraseValue
-from configurator.rules.context import active, chassis_takes_gpu
-from configurator.rules.interconnect import BRIDGE_KINDS, MAX_WAYS
-from configurator.rules.pcie import lane_plan
-from configurator.rules.power import (
-    HEADROOM_SHARE,
-    brings_connectors,
-    gpu_connector_needs,
-    gpu_connectors_available,
-    power_budget,
-    redundant_units,
-    valid_psu_counts,
-)
-from configurator.validate import validate
+from configurator.engine.validate import validate
 
 BOOT_DRIVE_MIN_TB = 0.9  # OS + one model; datacenter NVMe comes in 0.96 / 1.92 / 3.84 … TB
 MODEL_COPIES_ON_DISK = 2.0  # the download and a converted / quantized copy side by side

@@ -7,8 +7,8 @@ docstrings (../shared/reference/validation-rules.md, platforms.md).
 
 from __future__ import annotations
 
-from configurator.rules import cpu, ecc, fit, interconnect, memory, pcie, power, workload
-from configurator.rules.context import Rule, RuleContext
+from configurator.engine.rules import cpu, ecc, fit, interconnect, memory, pcie, power, workload
+from configurator.engine.rules.context import Rule, RuleContext
 
 CONCERNS = (power, pcie, fit, interconnect, cpu, memory, ecc, workload)
 

@@ -19,10 +19,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from configurator.domain import ModelArch
-from configurator.errors import DomainError, UnknownModelError
+from configurator.engine.errors import DomainError, UnknownModelError
+from configurator.engine.types import ModelArch
 
-LLM_MODELS_FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "llm_models.json"
+LLM_MODELS_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "llm_models.json"
 
 # model_type values whose config.json layout we know; anything else is read as a Llama-like dense decoder.
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = (

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal
 
-from configurator.domain import BuildSpec, Estimate, Finding, Fix, GpuSpec, Workload
-from configurator.errors import DomainError
-from configurator.estimate import estimate, min_gpus_to_fit
-from configurator.phrase import Num, Phrase, PhraseValue
-from configurator.rules.context import MAX_FIXES, RuleContext, active, chassis_for_gpus, chassis_takes_gpu
+from configurator.engine.errors import DomainError
+from configurator.engine.estimate import estimate, min_gpus_to_fit
+from configurator.engine.phrase import Num, Phrase, PhraseValue
+from configurator.engine.rules.context import MAX_FIXES, RuleContext, active, chassis_for_gpus, chassis_takes_gpu
+from configurator.engine.types import BuildSpec, Estimate, Finding, Fix, GpuSpec, Workload
 
 MAX_GPUS = 16  # the estimator's search limit for "how many GPUs would fit"
 

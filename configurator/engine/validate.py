@@ -1,11 +1,14 @@
-"""Build → Verdict: run every rule of configurator.rules and summarise power, PCIe, slots and VRAM.
+"""Build → Verdict: run every rule of configurator.engine.rules and summarise power, PCIe, slots and VRAM.
 
 Pure: takes the CatalogSnapshot (for fixes that name catalog SKUs) and never touches the ORM.
 """
 
 from __future__ import annotations
 
-from configurator.domain import (
+from configurator.engine.rules import RULES, RuleContext
+from configurator.engine.rules.interconnect import effective_link_gbs
+from configurator.engine.rules.workload import workload_estimate
+from configurator.engine.types import (
     BuildSpec,
     CatalogSnapshot,
     Finding,
@@ -16,9 +19,6 @@ from configurator.domain import (
     VramSummary,
     Workload,
 )
-from configurator.rules import RULES, RuleContext
-from configurator.rules.interconnect import effective_link_gbs
-from configurator.rules.workload import workload_estimate
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
