@@ -3,8 +3,7 @@
 `WorkloadInputSerializer` checks the shape and bounds of a workload body (ARCHITECTURE.md §HTTP API);
 `workload_from_data` turns validated data into a `Workload` (resolving the model, filling engine-dependent
 defaults) and raises DomainError with field names — from the view, never from inside the serializer.
-`estimate_to_dict` renders an Estimate exactly as the contract's response; `EstimateOutputSerializer`
-describes that shape for the OpenAPI schema.
+The output side (Estimate → JSON) is configurator.outputs.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from rest_framework import serializers
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.estimate import default_engine, workload_problems
 from configurator.engine.models_library import model_from_hf_config, model_get
-from configurator.engine.types import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Estimate, Workload
+from configurator.engine.types import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Workload
 
 MAX_CONTEXT_TOKENS = 2_097_152
 MAX_USERS = 10_000
@@ -119,95 +118,3 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
     if problems:
         raise _prefixed(DomainError("The workload cannot be estimated as given.", fields=problems), field_prefix)
     return workload
-
-
-# --------------------------------------------------------------------------- output
-
-
-def _gib(value: float) -> float:
-    return round(value, 2)
-
-
-def estimate_to_dict(estimate: Estimate) -> dict[str, Any]:
-    """The response body of POST /api/v1/estimate (ARCHITECTURE.md): GiB to 0.01, tokens/s to 0.1."""
-    memory = estimate.memory
-    body: dict[str, Any] = {
-        "model": {
-            "slug": estimate.model_slug,
-            "total_params_b": round(estimate.total_params / 1e9, 2),
-            "active_params_b": round(estimate.active_params / 1e9, 2),
-        },
-        "memory_gib": {
-            "weights": _gib(memory.weights),
-            "kv_cache": _gib(memory.kv_cache),
-            "activations": _gib(memory.activations),
-            "gradients": _gib(memory.gradients),
-            "optimizer": _gib(memory.optimizer),
-            "overhead": _gib(memory.overhead),
-            "total": _gib(memory.total),
-        },
-        "gpu": None,
-        "throughput": None,
-        "assumptions": list(estimate.assumptions),
-    }
-    if estimate.layout is not None:
-        layout = estimate.layout
-        body["gpu"] = {
-            "sku": layout.sku,
-            "count": layout.count,
-            "parallelism": layout.parallelism,
-            "per_gpu_gib": _gib(layout.per_gpu_gib),
-            "usable_gib": _gib(layout.usable_gib),
-            "fits": layout.fits,
-        }
-    if estimate.throughput is not None:
-        speed = estimate.throughput
-        body["throughput"] = {
-            "decode_tokens_per_s_per_user": round(speed.decode_tokens_per_s_per_user, 1),
-            "decode_tokens_per_s_total": round(speed.decode_tokens_per_s_total, 1),
-            "prefill_tokens_per_s": round(speed.prefill_tokens_per_s, 1),
-            "time_to_first_token_s": round(speed.time_to_first_token_s, 3),
-        }
-    return body
-
-
-class _ModelOutputSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    total_params_b = serializers.FloatField()
-    active_params_b = serializers.FloatField()
-
-
-class _MemoryOutputSerializer(serializers.Serializer):
-    weights = serializers.FloatField()
-    kv_cache = serializers.FloatField()
-    activations = serializers.FloatField()
-    gradients = serializers.FloatField()
-    optimizer = serializers.FloatField()
-    overhead = serializers.FloatField()
-    total = serializers.FloatField()
-
-
-class _GpuOutputSerializer(serializers.Serializer):
-    sku = serializers.CharField()
-    count = serializers.IntegerField()
-    parallelism = serializers.ChoiceField(choices=("single", "pipeline", "tensor", "data"))
-    per_gpu_gib = serializers.FloatField()
-    usable_gib = serializers.FloatField()
-    fits = serializers.BooleanField()
-
-
-class _ThroughputOutputSerializer(serializers.Serializer):
-    decode_tokens_per_s_per_user = serializers.FloatField()
-    decode_tokens_per_s_total = serializers.FloatField()
-    prefill_tokens_per_s = serializers.FloatField()
-    time_to_first_token_s = serializers.FloatField()
-
-
-class EstimateOutputSerializer(serializers.Serializer):
-    """Schema of `estimate_to_dict` (memory in GiB; `gpu` and `throughput` null without a GPU)."""
-
-    model = _ModelOutputSerializer()
-    memory_gib = _MemoryOutputSerializer()
-    gpu = _GpuOutputSerializer(allow_null=True)
-    throughput = _ThroughputOutputSerializer(allow_null=True)
-    assumptions = serializers.ListField(child=serializers.CharField())

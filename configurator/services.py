@@ -17,12 +17,13 @@ from django.http import Http404
 from catalog.specs import catalog_snapshot
 from configurator.engine.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
 from configurator.engine.errors import DomainError
+from configurator.engine.fixes import apply_fix, fix_from_data
 from configurator.engine.recommend import recommend
-from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, Constraints, Price, Verdict, Workload
+from configurator.engine.types import BuildSpec, CatalogSnapshot, Constraints, Price, Verdict, Workload
 from configurator.engine.validate import validate
 from configurator.models import SavedBuild
-from configurator.presenters import price_to_dict, verdict_to_dict
-from configurator.serializers import WorkloadInputSerializer, estimate_to_dict
+from configurator.outputs import RecommendationOutputSerializer, stored_verdict_data
+from configurator.serializers import WorkloadInputSerializer
 
 WORKLOAD_PREFIX = "workload."
 MAX_LINES = 64  # lines per part kind in a body; more than any real build has
@@ -79,6 +80,29 @@ def build_validate(*, payload: Any, snapshot: CatalogSnapshot | None = None) -> 
     return build, verdict, price
 
 
+def build_apply_fix(
+    *, payload: Any, fix: Any, snapshot: CatalogSnapshot | None = None
+) -> tuple[dict[str, Any], Verdict, Price]:
+    """A fix as the API returned it (`{"ops": [...], "text": …}`) made on a build body: the new body (the
+    workload kept as given), its verdict and price. Bad bodies name `build.<field>`, bad fixes `fix.<field>`,
+    and a fix that cannot be made on this build (it changes the workload, or names a line the build lacks)
+    is a 400 `fix_not_applicable`; nothing is stored."""
+    snapshot = snapshot or catalog_snapshot()
+    fix_data = fix_from_data(fix)
+    try:
+        build, workload = build_parse(payload=payload, snapshot=snapshot)
+    except DomainError as error:
+        raise DomainError(
+            error.message, code=error.code, fields={f"build.{name}": reasons for name, reasons in error.fields.items()}
+        ) from None
+    fixed = apply_fix(build, fix_data, snapshot)
+    body = build_to_payload(fixed)
+    if isinstance(payload, Mapping) and payload.get("workload") is not None:
+        body["workload"] = payload["workload"]
+    verdict = validate(fixed, snapshot=snapshot, workload=workload)
+    return body, verdict, build_price(fixed, vat_percent=settings.QUOTE_VAT_PERCENT)
+
+
 def _stored_payload(build: BuildSpec, payload: Mapping[str, Any]) -> dict[str, Any]:
     """The normalised body (SKUs merged, defaults filled) plus the workload as given."""
     body = build_to_payload(build)
@@ -116,7 +140,7 @@ def saved_build_create(*, owner: Any, name: str, notes: str = "", payload: Any) 
         name=name,
         notes=notes,
         payload=_stored_payload(build, payload),
-        last_verdict=verdict_to_dict(verdict),
+        last_verdict=stored_verdict_data(verdict),
         valid=verdict.valid,
     )
 
@@ -137,7 +161,7 @@ def saved_build_update(
     body = payload if payload is not None else saved_build.payload
     build, verdict, _ = build_validate(payload=body)
     saved_build.payload = _stored_payload(build, body)
-    saved_build.last_verdict = verdict_to_dict(verdict)
+    saved_build.last_verdict = stored_verdict_data(verdict)
     saved_build.valid = verdict.valid
     saved_build.save()
     return saved_build
@@ -172,17 +196,6 @@ def constraints_from_data(data: Mapping[str, Any], snapshot: CatalogSnapshot) ->
     )
 
 
-def candidate_to_dict(candidate: Candidate) -> dict[str, Any]:
-    return {
-        "build": build_to_payload(candidate.build),
-        "verdict": {**verdict_to_dict(candidate.verdict), "price": price_to_dict(candidate.price)},
-        "decode_tokens_per_s_per_user": round(candidate.decode_tokens_per_s_per_user, 2),
-        "decode_tokens_per_s_total": round(candidate.decode_tokens_per_s_total, 2),
-        "price": price_to_dict(candidate.price),
-        "why": list(candidate.why),
-    }
-
-
 def recommendation_make(*, workload: Workload, constraints: Mapping[str, Any], limit: int = 5) -> dict[str, Any]:
     """The cheapest valid builds for a workload from the current catalog, as the API's response body."""
     snapshot = catalog_snapshot()
@@ -193,10 +206,4 @@ def recommendation_make(*, workload: Workload, constraints: Mapping[str, Any], l
         limit=limit,
         vat_percent=settings.QUOTE_VAT_PERCENT,
     )
-    return {
-        "estimate": estimate_to_dict(result.estimate),
-        "candidates": [candidate_to_dict(candidate) for candidate in result.candidates],
-        "considered": result.considered,
-        "elapsed_ms": round(result.elapsed_ms, 1),
-        "suggestions": list(result.suggestions),
-    }
+    return dict(RecommendationOutputSerializer(result).data)

@@ -13,8 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from configurator.engine.builds import MAX_QTY, PART_KINDS, money
-from configurator.engine.fixes import fix_is_applicable
-from configurator.engine.types import CatalogSnapshot
+from configurator.engine.types import CatalogSnapshot, FixOpKind
 from configurator.labels import (
     CHASSIS_KIND_LABELS,
     FINDING_TITLES,
@@ -103,19 +102,15 @@ class PartRow:
 @dataclass(frozen=True, slots=True)
 class FixView:
     index: int
-    action: str
-    target: str | None
-    sku: str | None
-    qty: int | None
-    detail: str
+    ops: tuple[Mapping[str, Any], ...]
+    text: str
     applicable: bool
 
     @property
     def op(self) -> str:
-        """The editor's "apply" button value: the fix itself, so a click applies what the person saw even
-        when the verdict on screen is a moment older than the form."""
-        fix = {"action": self.action, "target": self.target, "sku": self.sku, "qty": self.qty, "detail": self.detail}
-        return "fix:" + json.dumps(fix, ensure_ascii=False, separators=(",", ":"))
+        """The editor's "apply" button value: the fix's steps themselves, so a click applies what the person
+        saw even when the verdict on screen is a moment older than the form."""
+        return "fix:" + json.dumps({"ops": list(self.ops)}, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,14 +209,12 @@ def _text(value: Any) -> str:
 
 
 def _fix_view(index: int, fix: Mapping[str, Any]) -> FixView:
+    ops = tuple(op for op in fix.get("ops") or () if isinstance(op, Mapping))
     return FixView(
         index=index,
-        action=str(fix.get("action", "")),
-        target=fix.get("target"),
-        sku=fix.get("sku"),
-        qty=fix.get("qty"),
-        detail=_text(fix.get("detail")),
-        applicable=fix_is_applicable(fix),
+        ops=ops,
+        text=_text(fix.get("text")),
+        applicable=bool(ops) and all(op.get("op") != FixOpKind.CHANGE_WORKLOAD for op in ops),
     )
 
 

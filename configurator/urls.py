@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from configurator.apis.builds import BuildValidateApi, SavedBuildDetailApi, SavedBuildListApi
+from configurator.apis.builds import BuildApplyFixApi, BuildValidateApi, SavedBuildDetailApi, SavedBuildListApi
 from configurator.apis.estimate import EstimateApi, LlmModelListApi
 from configurator.apis.recommendations import RecommendationApi
 
@@ -10,6 +10,7 @@ urlpatterns: list = [
     path("estimate", EstimateApi.as_view(), name="estimate"),
     path("llm-models/", LlmModelListApi.as_view(), name="llm-models"),
     path("builds/validate", BuildValidateApi.as_view(), name="builds-validate"),
+    path("builds/apply-fix", BuildApplyFixApi.as_view(), name="builds-apply-fix"),
     path("builds/", SavedBuildListApi.as_view(), name="builds-list"),
     path("builds/<int:pk>/", SavedBuildDetailApi.as_view(), name="builds-detail"),
     path("recommendations", RecommendationApi.as_view(), name="recommendations"),

@@ -27,14 +27,14 @@ from accounts.models import User
 from catalog.specs import catalog_snapshot
 from configurator.engine.builds import PART_KINDS
 from configurator.engine.errors import DomainError
-from configurator.engine.fixes import FixNotApplicable, build_apply_fix
 from configurator.engine.models_library import model_search
 from configurator.engine.types import CatalogSnapshot
 from configurator.forms import RECOMMENDATION_LIMIT, BuildEditor, QuoteRequestForm, WorkloadForm
 from configurator.labels import USE_CASE_TITLES, label
 from configurator.models import SavedBuild
-from configurator.presenters import price_to_dict, verdict_to_dict
+from configurator.outputs import validate_data
 from configurator.services import (
+    build_apply_fix,
     build_validate,
     recommendation_make,
     saved_build_create,
@@ -149,9 +149,9 @@ def _check(body: Mapping[str, Any]) -> dict[str, Any]:
     except DomainError as error:
         problems = [f"{name}: {'; '.join(reasons)}" for name, reasons in error.fields.items()] or [error.message]
         return {"verdict": None, "problems": problems, "rows": part_rows(body, snapshot)}
-    as_dict = verdict_to_dict(verdict)
+    as_dict = validate_data(verdict, price)
     return {
-        "verdict": verdict_view(as_dict, price_to_dict(price)),
+        "verdict": verdict_view(as_dict, as_dict["price"]),
         "verdict_dict": as_dict,
         "problems": [],
         "rows": part_rows(body, snapshot),
@@ -265,15 +265,13 @@ def _apply_fix(
     name: str,
     notes: str,
 ) -> HttpResponse:
-    """`fix:<json>`: the fix as shown next to a finding, applied to the posted body (then checked again like
-    any edit, so a fix naming an unknown part only ends in the usual input error)."""
+    """`fix:<json>`: the fix's steps as shown next to a finding, made on the posted body by the same service as
+    `POST /api/v1/builds/apply-fix` (then checked again like any edit)."""
     error = None
     try:
         fix = json.loads(op.removeprefix("fix:"))
-        if not isinstance(fix, dict):
-            raise FixNotApplicable(op)
-        body = build_apply_fix(body, fix)
-    except (ValueError, FixNotApplicable):
+        body, _verdict, _price = build_apply_fix(payload=body, fix=fix, snapshot=snapshot)
+    except (ValueError, DomainError):
         error = _("This fix could not be applied; the build was not changed.")
     fresh = BuildEditor.from_body(body, snapshot=snapshot, name=name, notes=notes)
     return _render_editor(request, _editor_context(request, fresh, body, saved, error=error))

@@ -36,7 +36,7 @@ from configurator.engine.builds import PART_KINDS, build_lines, build_to_payload
 from configurator.engine.errors import ConflictError, DomainError
 from configurator.engine.types import CatalogSnapshot, Finding
 from configurator.models import SavedBuild
-from configurator.presenters import verdict_to_dict
+from configurator.outputs import stored_verdict_data
 from configurator.services import build_validate
 from quotes.models import (
     Quote,
@@ -312,7 +312,7 @@ def quote_create(
                 discount_percent=discount,
                 terms=quote_terms(vat_percent=vat_percent, validity_days=settings.QUOTE_VALIDITY_DAYS),
                 build_payload={**build_to_payload(build), "workload": payload.get("workload")},
-                verdict=verdict_to_dict(verdict),
+                verdict=stored_verdict_data(verdict),
                 saved_build=saved_build,
                 idempotency_key=key or "",
             )

@@ -23,10 +23,11 @@ from configurator.engine.builds import MAX_QTY
 from configurator.engine.errors import DomainError
 from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES
 from configurator.models import SavedBuild
-from configurator.presenters import price_to_dict, verdict_to_dict
-from configurator.serializers import EstimateOutputSerializer, WorkloadInputSerializer
+from configurator.outputs import StoredVerdictField, ValidateOutputSerializer, validate_data
+from configurator.serializers import WorkloadInputSerializer
 from configurator.services import (
     MAX_LINES,
+    build_apply_fix,
     build_validate,
     saved_build_create,
     saved_build_delete,
@@ -77,81 +78,6 @@ class BuildField(serializers.JSONField):
 # --------------------------------------------------------------------------- output
 
 
-class FixOutputSerializer(serializers.Serializer):
-    action = serializers.ChoiceField(choices=("replace", "add", "remove", "set", "change"))
-    sku = serializers.CharField(allow_null=True)
-    detail = serializers.CharField()
-    target = serializers.CharField(allow_null=True)
-    qty = serializers.IntegerField(allow_null=True)
-
-
-class _MeasureField(serializers.JSONField):
-    """A number or, for categorical checks (socket, form factor), a string; null when not applicable."""
-
-
-class FindingOutputSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="Stable dotted id, e.g. power.psu_capacity")
-    severity = serializers.ChoiceField(choices=("error", "warning", "info"))
-    message = serializers.CharField()
-    measured = _MeasureField(allow_null=True)
-    limit = _MeasureField(allow_null=True)
-    unit = serializers.CharField(allow_blank=True)
-    components = serializers.ListField(child=serializers.CharField())
-    fixes = FixOutputSerializer(many=True)
-
-
-class PowerOutputSerializer(serializers.Serializer):
-    load_w = serializers.FloatField()
-    capacity_w = serializers.FloatField(help_text="Usable under the redundancy at the site voltage")
-    installed_w = serializers.FloatField()
-    redundancy = serializers.CharField(help_text="none, n+1 or n+n")
-    site_voltage = serializers.IntegerField()
-    utilization = serializers.FloatField(allow_null=True, help_text="load / capacity")
-
-
-class PcieOutputSerializer(serializers.Serializer):
-    lanes_needed = serializers.IntegerField()
-    lanes_available = serializers.IntegerField()
-    topology = serializers.ChoiceField(choices=("direct", "switched"))
-
-
-class SlotsOutputSerializer(serializers.Serializer):
-    gpus = serializers.IntegerField()
-    gpu_bays = serializers.IntegerField()
-    max_gpus = serializers.IntegerField()
-    dimms = serializers.IntegerField()
-    dimm_slots = serializers.IntegerField()
-    psus = serializers.IntegerField()
-    psu_bays = serializers.IntegerField()
-
-
-class VramOutputSerializer(serializers.Serializer):
-    total_gib = serializers.FloatField()
-    needed_per_gpu_gib = serializers.FloatField(allow_null=True)
-    usable_per_gpu_gib = serializers.FloatField(allow_null=True)
-
-
-class PriceOutputSerializer(serializers.Serializer):
-    currency = serializers.CharField()
-    net = serializers.DecimalField(max_digits=16, decimal_places=2)
-    vat = serializers.DecimalField(max_digits=16, decimal_places=2)
-    gross = serializers.DecimalField(max_digits=16, decimal_places=2)
-
-
-class VerdictOutputSerializer(serializers.Serializer):
-    valid = serializers.BooleanField()
-    findings = FindingOutputSerializer(many=True)
-    power = PowerOutputSerializer()
-    pcie = PcieOutputSerializer()
-    slots = SlotsOutputSerializer()
-    vram = VramOutputSerializer()
-    estimate = EstimateOutputSerializer(allow_null=True)
-
-
-class ValidateOutputSerializer(VerdictOutputSerializer):
-    price = PriceOutputSerializer()
-
-
 class BuildErrorSerializer(serializers.Serializer):
     """The error envelope: {"error": {"code", "message", "fields": {name: [reasons]}}}."""
 
@@ -175,7 +101,38 @@ class BuildValidateApi(APIView):
     )
     def post(self, request: Request) -> Response:
         _, verdict, price = build_validate(payload=request.data)
-        return Response({**verdict_to_dict(verdict), "price": price_to_dict(price)})
+        return Response(validate_data(verdict, price))
+
+
+class ApplyFixInputSerializer(serializers.Serializer):
+    build = BuildField(help_text="A build body, as sent to validate")
+    fix = serializers.JSONField(help_text='A fix as returned in a finding: {"ops": [...], "text": "..."}')
+
+
+class ApplyFixOutputSerializer(serializers.Serializer):
+    build = serializers.JSONField(help_text="The build body with the fix made")
+    verdict = ValidateOutputSerializer()
+
+
+class BuildApplyFixApi(APIView):
+    """Make one of the fixes a verdict offered on the build and check the result again (nothing is stored)."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [AnonymousScopedRateThrottle]
+    throttle_scope = "anon_validate"
+
+    @extend_schema(
+        operation_id="builds_apply_fix",
+        request=ApplyFixInputSerializer,
+        responses={200: ApplyFixOutputSerializer, 400: BuildErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = ApplyFixInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        body, verdict, price = build_apply_fix(
+            payload=serializer.validated_data["build"], fix=serializer.validated_data["fix"]
+        )
+        return Response({"build": body, "verdict": validate_data(verdict, price)})
 
 
 # --------------------------------------------------------------------------- saved builds
@@ -184,7 +141,7 @@ class BuildValidateApi(APIView):
 class SavedBuildOutputSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     build = serializers.JSONField(source="payload")
-    verdict = VerdictOutputSerializer(source="last_verdict")
+    verdict = StoredVerdictField(source="last_verdict")
 
     class Meta:
         model = SavedBuild

@@ -17,7 +17,8 @@ from configurator.engine.errors import UnknownSkuError
 from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_search
 from configurator.engine.types import GpuSpec
-from configurator.serializers import EstimateOutputSerializer, WorkloadInputSerializer, estimate_to_dict
+from configurator.outputs import EstimateOutputSerializer
+from configurator.serializers import WorkloadInputSerializer
 
 # Interconnects that always join the GPUs of a system (SXM baseboards, OAM); bridges are optional parts,
 # so bridged PCIe cards are estimated over PCIe unless a build says otherwise.
@@ -65,7 +66,7 @@ class EstimateApi(APIView):
             serializer.validated_data["gpu_count"],
             link_gbs=gpu_link_gbs(gpu) if gpu is not None else None,
         )
-        return Response(estimate_to_dict(result))
+        return Response(EstimateOutputSerializer(result).data)
 
 
 class LlmModelListApi(APIView):

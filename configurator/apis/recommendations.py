@@ -12,9 +12,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api import AnonymousScopedRateThrottle
-from configurator.apis.builds import BuildErrorSerializer, PriceOutputSerializer, ValidateOutputSerializer
+from configurator.apis.builds import BuildErrorSerializer
 from configurator.engine.types import SITE_VOLTAGES
-from configurator.serializers import EstimateOutputSerializer, WorkloadInputSerializer, workload_from_data
+from configurator.outputs import RecommendationOutputSerializer
+from configurator.serializers import WorkloadInputSerializer, workload_from_data
 from configurator.services import recommendation_make
 
 FORM_FACTORS = ("workstation", "rack", "any")
@@ -37,36 +38,6 @@ class RecommendationInputSerializer(serializers.Serializer):
     workload = WorkloadInputSerializer()
     constraints = ConstraintsInputSerializer(required=False)
     limit = serializers.IntegerField(min_value=1, max_value=10, default=5)
-
-
-class BuildBodyOutputSerializer(serializers.Serializer):
-    chassis = serializers.CharField()
-    cpus = serializers.ListField(child=serializers.DictField())
-    gpus = serializers.ListField(child=serializers.DictField())
-    psus = serializers.ListField(child=serializers.DictField())
-    memory = serializers.ListField(child=serializers.DictField())
-    storage = serializers.ListField(child=serializers.DictField())
-    nics = serializers.ListField(child=serializers.DictField())
-    bridges = serializers.ListField(child=serializers.DictField())
-    psu_redundancy = serializers.CharField()
-    site_voltage = serializers.IntegerField()
-
-
-class CandidateOutputSerializer(serializers.Serializer):
-    build = BuildBodyOutputSerializer()
-    verdict = ValidateOutputSerializer()
-    decode_tokens_per_s_per_user = serializers.FloatField()
-    decode_tokens_per_s_total = serializers.FloatField()
-    price = PriceOutputSerializer()
-    why = serializers.ListField(child=serializers.CharField())
-
-
-class RecommendationOutputSerializer(serializers.Serializer):
-    estimate = EstimateOutputSerializer()
-    candidates = CandidateOutputSerializer(many=True)
-    considered = serializers.IntegerField(help_text="Builds priced and validated")
-    elapsed_ms = serializers.FloatField()
-    suggestions = serializers.ListField(child=serializers.CharField(), help_text="When nothing fits: what would")
 
 
 class RecommendationApi(APIView):

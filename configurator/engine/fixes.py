@@ -1,137 +1,285 @@
-"""Apply a finding's fix to a build body: the build editor's "apply" button.
+"""Fixes as data: how the rules make them, the one sentence that says them, and `apply_fix`.
 
-A fix is `{action, sku, target, qty, detail}` (configurator.engine.types.Fix). What each one does to the body:
-
-* `add` on a part kind: `qty` more of `sku` (a new line when the build has none of it);
-* `remove` on a part kind: `qty` fewer of `sku` (the line goes when nothing is left);
-* `replace` on `chassis`: the chassis becomes `sku`; a detail "… with cpu X" also puts X in the CPU
-  sockets, "… with N× gpu" sets that GPU line to N;
-* `replace` on a part kind: the lines named by the detail ("replace <sku> with …") or, when the detail
-  names the kind ("replace psus with …", "use cpu …"), every line of the kind, become `qty` × `sku`;
-* `set` on `psu_redundancy` / `site_voltage`: the value named in the detail ("set psu_redundancy n+1").
-
-Anything else (`change` of the workload) cannot be applied to a build and raises `FixNotApplicable`.
-Pure: a dict in, a new dict out; the result is validated again by the caller like any other body.
+A `Fix` (engine.types) is a tuple of `FixOp`s applied together plus an optional reason. The rules build
+them with the constructors below; `fix_sentence` is the only place a fix becomes words (a `Phrase`, so a
+page says it in its language); `apply_fix` is the only way a fix changes a build. Nothing reads a fix's text.
 """
 
 from __future__ import annotations
 
-import copy
-import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from configurator.engine.builds import PART_KINDS
-from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES
+from configurator.engine.errors import DomainError
+from configurator.engine.phrase import Phrase, PhraseValue
+from configurator.engine.types import (
+    REDUNDANCY_MODES,
+    SITE_VOLTAGES,
+    BuildSpec,
+    CatalogSnapshot,
+    Fix,
+    FixOp,
+    FixOpKind,
+    Line,
+)
 
-_SET = re.compile(r"^set (?P<field>psu_redundancy|site_voltage) (?P<value>\S+)")
-_REPLACE_NAMED = re.compile(r"^replace (?P<old>\S+) with ")
-_WITH_CPU = re.compile(r" with cpu (?P<sku>[a-z0-9][a-z0-9.+-]*)")
-_WITH_GPUS = re.compile(r" with (?P<qty>\d+)× (?P<sku>[a-z0-9][a-z0-9.+-]*)")
-
-
-class FixNotApplicable(ValueError):
-    """The fix needs a decision the build body cannot hold (e.g. another inference engine)."""
-
-
-def fix_is_applicable(fix: Mapping[str, Any]) -> bool:
-    """Whether `build_apply_fix` can apply this fix (so the page shows an "apply" button)."""
-    action, target = fix.get("action"), fix.get("target")
-    if action == "set":
-        return _SET.match(str(fix.get("detail") or "")) is not None
-    if action in ("add", "remove"):
-        return target in PART_KINDS and bool(fix.get("sku"))
-    if action == "replace":
-        return (target == "chassis" or target in PART_KINDS) and bool(fix.get("sku"))
-    return False
+SETTABLE_FIELDS: tuple[str, ...] = ("psu_redundancy", "site_voltage")
 
 
-def _lines(body: dict[str, Any], kind: str) -> list[dict[str, Any]]:
-    lines = body.get(kind)
-    if not isinstance(lines, list):
-        lines = []
-    body[kind] = [dict(line) for line in lines if isinstance(line, Mapping)]
-    return body[kind]
+class FixNotApplicable(DomainError):
+    """The fix cannot be made on this build (it changes the workload, or names a line the build lacks)."""
+
+    code = "fix_not_applicable"
 
 
-def _qty(line: Mapping[str, Any]) -> int:
-    qty = line.get("qty", 1)
-    return qty if isinstance(qty, int) and not isinstance(qty, bool) else 1
+# --------------------------------------------------------------------------- constructors (for the rules)
 
 
-def _add(body: dict[str, Any], kind: str, sku: str, qty: int) -> None:
-    lines = _lines(body, kind)
-    for line in lines:
-        if line.get("sku") == sku:
-            line["qty"] = _qty(line) + qty
-            return
-    lines.append({"sku": sku, "qty": qty})
+def add_op(kind: str, sku: str, qty: int) -> FixOp:
+    return FixOp(op=FixOpKind.ADD, kind=kind, sku=sku, qty=qty)
 
 
-def _remove(body: dict[str, Any], kind: str, sku: str, qty: int) -> None:
-    kept = []
-    for line in _lines(body, kind):
-        if line.get("sku") == sku and qty > 0:
-            left = _qty(line) - qty
-            qty = max(0, -left)
-            if left > 0:
-                kept.append({**line, "qty": left})
-            continue
-        kept.append(line)
-    body[kind] = kept
+def remove_op(kind: str, sku: str, qty: int) -> FixOp:
+    return FixOp(op=FixOpKind.REMOVE, kind=kind, sku=sku, qty=qty)
 
 
-def _replace(body: dict[str, Any], kind: str, sku: str, qty: int | None, detail: str) -> None:
-    lines = _lines(body, kind)
-    named = _REPLACE_NAMED.match(detail)
-    old = named.group("old") if named else kind
-    replaced = [line for line in lines if old == kind or line.get("sku") == old]
-    if not replaced:  # the detail named a line the body no longer has: replace the whole kind
-        replaced = lines
-    count = qty if qty is not None else sum(_qty(line) for line in replaced) or 1
-    kept = [line for line in lines if line not in replaced]
-    body[kind] = [*kept, {"sku": sku, "qty": count}]
+def replace_op(kind: str, sku: str, qty: int | None = None, *, old_sku: str | None = None) -> FixOp:
+    return FixOp(op=FixOpKind.REPLACE, kind=kind, sku=sku, qty=qty, old_sku=old_sku)
 
 
-def _replace_chassis(body: dict[str, Any], sku: str, detail: str) -> None:
-    body["chassis"] = sku
-    with_cpu = _WITH_CPU.search(detail)
-    if with_cpu:
-        sockets = sum(_qty(line) for line in _lines(body, "cpus")) or 1
-        body["cpus"] = [{"sku": with_cpu.group("sku"), "qty": sockets}]
-    with_gpus = _WITH_GPUS.search(detail)
-    if with_gpus:
-        gpu, count = with_gpus.group("sku"), int(with_gpus.group("qty"))
-        others = [line for line in _lines(body, "gpus") if line.get("sku") != gpu]
-        body["gpus"] = [*others, {"sku": gpu, "qty": count}]
+def chassis_op(sku: str) -> FixOp:
+    return FixOp(op=FixOpKind.SWAP_CHASSIS, sku=sku)
 
 
-def build_apply_fix(body: Mapping[str, Any], fix: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of the build body with `fix` applied (see the module docstring)."""
-    if not fix_is_applicable(fix):
-        raise FixNotApplicable(str(fix.get("detail") or fix.get("action")))
-    result = copy.deepcopy(dict(body))
-    action, target = str(fix["action"]), str(fix.get("target"))
-    sku = str(fix.get("sku") or "")
-    qty = fix.get("qty")
-    detail = str(fix.get("detail") or "")
-    if action == "set":
-        match = _SET.match(detail)
-        if match is None:
-            raise FixNotApplicable(detail)
-        field, value = match.group("field"), match.group("value")
-        if field == "psu_redundancy" and value in REDUNDANCY_MODES:
-            result["psu_redundancy"] = value
-        elif field == "site_voltage" and value.isdigit() and int(value) in SITE_VOLTAGES:
-            result["site_voltage"] = int(value)
+def set_op(field: str, value: str | int) -> FixOp:
+    return FixOp(op=FixOpKind.SET, field=field, value=value)
+
+
+def make_fix(*ops: FixOp, reason: str | None = None) -> Fix:
+    return Fix(ops=tuple(ops), reason=reason)
+
+
+def workload_fix(reason: str) -> Fix:
+    """A decision about the workload (another engine, other GPUs): shown, never applied to the build."""
+    return Fix(ops=(FixOp(op=FixOpKind.CHANGE_WORKLOAD),), reason=reason)
+
+
+# --------------------------------------------------------------------------- the sentence
+
+
+def _replace_kind_phrase(kind: str, count: PhraseValue, sku: str) -> Phrase:
+    # one literal msgid per kind, so makemessages extracts each
+    if kind == "psus":
+        return Phrase("replace psus with %(count)s× %(sku)s", count=count, sku=sku)
+    if kind == "memory":
+        return Phrase("replace memory with %(count)s× %(sku)s", count=count, sku=sku)
+    if kind == "gpus":
+        return Phrase("replace gpus with %(count)s× %(sku)s", count=count, sku=sku)
+    if kind == "storage":
+        return Phrase("replace storage with %(count)s× %(sku)s", count=count, sku=sku)
+    if kind == "nics":
+        return Phrase("replace nics with %(count)s× %(sku)s", count=count, sku=sku)
+    return Phrase("replace bridges with %(count)s× %(sku)s", count=count, sku=sku)
+
+
+def redundancy_value(mode: str) -> PhraseValue:
+    """A PSU redundancy mode inside a sentence: "none" is a word to translate, N+1 and N+N are not."""
+    return Phrase("none") if mode == "none" else mode
+
+
+def op_sentence(op: FixOp) -> Phrase | None:
+    """What one step does, in words; None for a workload change (its reason says it)."""
+    sku = op.sku or ""
+    count = op.qty if op.qty is not None else ""
+    if op.op == FixOpKind.ADD:
+        return Phrase("add %(count)s× %(sku)s", count=count, sku=sku)
+    if op.op == FixOpKind.REMOVE:
+        return Phrase("remove %(count)s× %(sku)s", count=count, sku=sku)
+    if op.op == FixOpKind.REPLACE:
+        if op.kind == "cpus" and op.old_sku is None:
+            if op.qty and op.qty > 1:
+                return Phrase("use cpu %(sku)s ×%(count)s", sku=sku, count=op.qty)
+            return Phrase("use cpu %(sku)s", sku=sku)
+        if op.old_sku is not None:
+            return Phrase("replace %(old)s with %(count)s× %(new)s", old=op.old_sku, count=count, new=sku)
+        return _replace_kind_phrase(op.kind or "", count, sku)
+    if op.op == FixOpKind.SWAP_CHASSIS:
+        return Phrase("use chassis %(sku)s", sku=sku)
+    if op.op == FixOpKind.SET:
+        if op.field == "psu_redundancy":
+            return Phrase("set psu_redundancy %(mode)s", mode=redundancy_value(str(op.value)))
+        return Phrase("set site_voltage %(volts)s", volts=str(op.value))
+    return None
+
+
+def _steps_sentence(ops: Sequence[FixOp]) -> Phrase | None:
+    first, rest = ops[0], ops[1:]
+    # a chassis with the CPUs or GPUs it takes reads as one step
+    if first.op == FixOpKind.SWAP_CHASSIS and rest and rest[0].op == FixOpKind.REPLACE:
+        nxt = rest[0]
+        head: Phrase | None
+        if nxt.kind == "cpus":
+            head = Phrase("use chassis %(sku)s with cpu %(cpu)s", sku=first.sku or "", cpu=nxt.sku or "")
+        elif nxt.kind == "gpus":
+            count = nxt.qty if nxt.qty is not None else ""
+            head = Phrase(
+                "use chassis %(chassis)s with %(count)s× %(gpu)s",
+                chassis=first.sku or "",
+                count=count,
+                gpu=nxt.sku or "",
+            )
         else:
-            raise FixNotApplicable(detail)
-    elif action == "add":
-        _add(result, target, sku, int(qty or 1))
-    elif action == "remove":
-        _remove(result, target, sku, int(qty or 1))
-    elif target == "chassis":
-        _replace_chassis(result, sku, detail)
-    else:
-        _replace(result, target, sku, int(qty) if qty is not None else None, detail)
-    return result
+            head = None
+        if head is not None:
+            tail = _steps_sentence(rest[1:]) if rest[1:] else None
+            return Phrase("%(first)s; %(then)s", first=head, then=tail) if tail else head
+    said = op_sentence(first)
+    tail = _steps_sentence(rest) if rest else None
+    if said is None:
+        return tail
+    return Phrase("%(first)s; %(then)s", first=said, then=tail) if tail else said
+
+
+def fix_sentence(fix: Fix) -> str:
+    """The fix in words: its steps, then the reason in parentheses (the reason alone for a workload change)."""
+    steps = _steps_sentence(fix.ops) if fix.ops else None
+    if steps is None:
+        return fix.reason or ""
+    if fix.reason:
+        return Phrase("%(what)s (%(why)s)", what=steps, why=fix.reason)
+    return steps
+
+
+# --------------------------------------------------------------------------- applying
+
+
+def _catalog_spec(snapshot: CatalogSnapshot, kind: str, sku: str | None) -> Any:
+    spec = snapshot.kind(kind).get(sku or "") if kind in PART_KINDS else None
+    if spec is None:
+        raise FixNotApplicable(f"unknown {kind} SKU {sku!r}", fields={"fix.ops": [f"unknown {kind} SKU {sku!r}"]})
+    return spec
+
+
+def _qty(op: FixOp) -> int:
+    if op.qty is None:
+        return 1
+    if op.qty < 1:
+        raise FixNotApplicable("a fix quantity must be at least 1", fields={"fix.ops": ["qty must be at least 1"]})
+    return op.qty
+
+
+def _apply_op(build: BuildSpec, op: FixOp, snapshot: CatalogSnapshot) -> BuildSpec:
+    if op.op == FixOpKind.SWAP_CHASSIS:
+        chassis = snapshot.chassis.get(op.sku or "")
+        if chassis is None:
+            raise FixNotApplicable(f"unknown chassis SKU {op.sku!r}", fields={"fix.ops": ["unknown chassis"]})
+        return replace(build, chassis=chassis)
+    if op.op == FixOpKind.SET:
+        if op.field == "psu_redundancy" and op.value in REDUNDANCY_MODES:
+            return replace(build, psu_redundancy=str(op.value))
+        if op.field == "site_voltage" and op.value in SITE_VOLTAGES and not isinstance(op.value, bool):
+            return replace(build, site_voltage=int(op.value))
+        raise FixNotApplicable(
+            f"cannot set {op.field} to {op.value!r}", fields={"fix.ops": [f"cannot set {op.field} to {op.value!r}"]}
+        )
+    if op.op == FixOpKind.CHANGE_WORKLOAD or op.kind not in PART_KINDS:
+        raise FixNotApplicable(
+            "This fix changes the workload, not the build.", fields={"fix": ["changes the workload, not the build"]}
+        )
+    kind = op.kind
+    lines: list[Line[Any]] = list(getattr(build, kind))
+    if op.op == FixOpKind.ADD:
+        spec, qty = _catalog_spec(snapshot, kind, op.sku), _qty(op)
+        for index, line in enumerate(lines):
+            if line.spec.sku == spec.sku:
+                lines[index] = Line(spec=line.spec, qty=line.qty + qty)
+                break
+        else:
+            lines.append(Line(spec=spec, qty=qty))
+    elif op.op == FixOpKind.REMOVE:
+        left = _qty(op)
+        if not any(line.spec.sku == op.sku for line in lines):
+            raise FixNotApplicable(f"the build has no {op.sku}", fields={"fix.ops": [f"the build has no {op.sku}"]})
+        kept = []
+        for line in lines:
+            if line.spec.sku == op.sku and left > 0:
+                take = min(left, line.qty)
+                left -= take
+                if line.qty > take:
+                    kept.append(Line(spec=line.spec, qty=line.qty - take))
+                continue
+            kept.append(line)
+        lines = kept
+    else:  # REPLACE
+        spec = _catalog_spec(snapshot, kind, op.sku)
+        gone = [line for line in lines if op.old_sku is None or line.spec.sku == op.old_sku]
+        if op.old_sku is not None and not gone:
+            raise FixNotApplicable(
+                f"the build has no {op.old_sku}", fields={"fix.ops": [f"the build has no {op.old_sku}"]}
+            )
+        count = _qty(op) if op.qty is not None else (sum(line.qty for line in gone) or 1)
+        at = lines.index(gone[0]) if gone else len(lines)
+        kept = [line for line in lines if line not in gone]
+        same = next((i for i, line in enumerate(kept) if line.spec.sku == spec.sku), None)
+        if same is not None:
+            kept[same] = Line(spec=spec, qty=kept[same].qty + count)
+        else:
+            kept.insert(min(at, len(kept)), Line(spec=spec, qty=count))
+        lines = kept
+    changed: dict[str, Any] = {kind: tuple(lines)}
+    return replace(build, **changed)
+
+
+def apply_fix(build: BuildSpec, fix: Fix, snapshot: CatalogSnapshot) -> BuildSpec:
+    """The build with every step of `fix` made, in order. Raises FixNotApplicable (naming the field) for a
+    workload change, an unknown SKU or a line the build does not have; the caller validates the result."""
+    if not fix.ops:
+        raise FixNotApplicable("A fix needs at least one step.", fields={"fix.ops": ["at least one step"]})
+    for op in fix.ops:
+        build = _apply_op(build, op, snapshot)
+    return build
+
+
+# --------------------------------------------------------------------------- data (API bodies, stored verdicts)
+
+
+def fix_op_data(op: FixOp) -> dict[str, Any]:
+    """A step as JSON: `op` and only the fields that step uses."""
+    data: dict[str, Any] = {"op": str(op.op)}
+    for name in ("kind", "sku", "qty", "old_sku", "field", "value"):
+        value = getattr(op, name)
+        if value is not None:
+            data[name] = value
+    return data
+
+
+def fix_from_data(data: Mapping[str, Any]) -> Fix:
+    """A fix as the API returned it (`{"ops": [...], "text": ...}`) back into a `Fix`; the text is ignored
+    (it is made from the steps). Raises FixNotApplicable naming the field for a malformed body."""
+    raw_ops = data.get("ops") if isinstance(data, Mapping) else None
+    if not isinstance(raw_ops, list) or not raw_ops:
+        raise FixNotApplicable('A fix is {"ops": [...]}.', fields={"fix.ops": ["a non-empty list of steps"]})
+    ops = []
+    for index, raw in enumerate(raw_ops):
+        where = f"fix.ops[{index}]"
+        if not isinstance(raw, Mapping):
+            raise FixNotApplicable("A fix step is an object.", fields={where: ["must be an object"]})
+        try:
+            kind = FixOpKind(str(raw.get("op")))
+        except ValueError:
+            choices = ", ".join(k.value for k in FixOpKind)
+            raise FixNotApplicable("Unknown fix step.", fields={f"{where}.op": [f"one of {choices}"]}) from None
+        qty = raw.get("qty")
+        if qty is not None and (isinstance(qty, bool) or not isinstance(qty, int)):
+            raise FixNotApplicable("A quantity is an integer.", fields={f"{where}.qty": ["must be an integer"]})
+        texts = {name: raw.get(name) for name in ("kind", "sku", "old_sku", "field")}
+        for name, value in texts.items():
+            if value is not None and not isinstance(value, str):
+                raise FixNotApplicable("A fix field is text.", fields={f"{where}.{name}": ["must be a string"]})
+        value = raw.get("value")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int)):
+            raise FixNotApplicable("A value is text or a number.", fields={f"{where}.value": ["text or integer"]})
+        ops.append(FixOp(op=kind, qty=qty, value=value, **texts))
+    return Fix(ops=tuple(ops))

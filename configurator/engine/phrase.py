@@ -104,3 +104,59 @@ class LazyTexts(Sequence[str]):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (tuple, (self._texts(),))
+
+
+# --------------------------------------------------------------------------- storage
+
+
+def phrase_to_data(text: str) -> dict[str, Any]:
+    """A sentence for a JSON column: `{"msgid", "params"}` (numbers as `{"num", "places"}`, nested phrases
+    as their own data), so a stored finding can be said again in any language. A plain str (no msgid) is
+    stored as its own msgid with no params; `phrase_from_data` then gives it back as it was."""
+    if not isinstance(text, Phrase):
+        return {"msgid": str(text).replace("%", "%%"), "params": {}}
+    return {"msgid": text.template, "params": {name: _value_to_data(value) for name, value in text.values.items()}}
+
+
+def _value_to_data(value: PhraseValue) -> Any:
+    if isinstance(value, Phrase):
+        return {"phrase": phrase_to_data(value)}
+    if isinstance(value, Num):
+        number = value.value
+        return {"num": number if isinstance(number, int | float) else str(number), "places": value.places}
+    return value
+
+
+def phrase_from_data(data: Any) -> Phrase | None:
+    """The inverse of `phrase_to_data`; None for anything that is not such data (an older stored row)."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("msgid"), str):
+        return None
+    raw_params = data.get("params")
+    params: Mapping[str, Any] = raw_params if isinstance(raw_params, Mapping) else {}
+    values: dict[str, PhraseValue] = {}
+    for name, raw in params.items():
+        value = _value_from_data(raw)
+        if value is None:
+            return None
+        values[str(name)] = value
+    try:
+        return Phrase(data["msgid"], **values)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _value_from_data(raw: Any) -> PhraseValue | None:
+    if isinstance(raw, Mapping):
+        if "phrase" in raw:
+            return phrase_from_data(raw["phrase"])
+        if "num" in raw:
+            number = raw["num"]
+            places = raw.get("places")
+            if isinstance(number, str):
+                number = Decimal(number)
+            if isinstance(number, int | float | Decimal) and (places is None or isinstance(places, int)):
+                return Num(number, places)
+        return None
+    if isinstance(raw, str | int) and not isinstance(raw, bool):
+        return raw
+    return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from enum import StrEnum
 from typing import Generic, Literal, TypeVar
 
 Severity = Literal["error", "warning", "info"]
@@ -400,13 +401,47 @@ class Estimate:
 # --------------------------------------------------------------------------- verdicts
 
 
+class FixOpKind(StrEnum):
+    """What one step of a fix does to a build (engine.fixes.apply_fix)."""
+
+    ADD = "add"  # qty more of sku on the lines of kind
+    REMOVE = "remove"  # qty fewer of sku
+    REPLACE = "replace"  # the line old_sku (every line of kind when None) becomes qty × sku
+    SWAP_CHASSIS = "swap_chassis"  # the chassis becomes sku (the lines it needs are further ops of the fix)
+    SET = "set"  # a build field (psu_redundancy, site_voltage) takes value
+    CHANGE_WORKLOAD = "change_workload"  # a decision about the workload, not the build: cannot be applied
+
+
+@dataclass(frozen=True, slots=True)
+class FixOp:
+    op: FixOpKind
+    kind: str | None = None  # part kind of add/remove/replace: gpus, cpus, psus, memory, storage, nics, bridges
+    sku: str | None = None
+    qty: int | None = None
+    old_sku: str | None = None  # replace: the line that goes (None: every line of the kind)
+    field: str | None = None  # set: psu_redundancy | site_voltage
+    value: str | int | None = None  # set: the new value
+
+
 @dataclass(frozen=True, slots=True)
 class Fix:
-    action: str  # replace | add | remove | set | change
-    detail: str
-    sku: str | None = None
-    target: str | None = None  # which part kind the fix acts on: psus, gpus, chassis, …
-    qty: int | None = None
+    """A change that answers a finding: data, never parsed text. `ops` are applied together (a chassis swap
+    with the CPUs it needs, a redundancy mode with the PSUs sized for it); `reason` says why, when the ops
+    alone do not. `text` is the sentence a person reads, made by one function (engine.fixes.fix_sentence)."""
+
+    ops: tuple[FixOp, ...]
+    reason: str | None = None  # a Phrase
+
+    @property
+    def text(self) -> str:
+        from configurator.engine.fixes import fix_sentence
+
+        return fix_sentence(self)
+
+    @property
+    def applicable(self) -> bool:
+        """Whether the fix changes only the build (so apply_fix can make it)."""
+        return bool(self.ops) and all(op.op != FixOpKind.CHANGE_WORKLOAD for op in self.ops)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,6 @@ from django import template
 from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.text import capfirst
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from configurator.engine.phrase import Num, Phrase, PhraseValue
@@ -137,33 +136,8 @@ def css_percent(value: Any) -> str:
 
 @register.filter
 def fix_text(fix: Any) -> str:
-    """A fix in words of the page's language. English pages show the rule's own detail (it may give a
-    reason); other languages build a short sentence from the fix's fields where the action is a plain
-    add/remove/replace/set, and otherwise say the detail (a `Phrase`) in the page's language."""
-    phrase = getattr(fix, "detail", "") or ""
-    if (get_language() or "").startswith("en"):
-        return capfirst(phrase)
-    detail = str(phrase)
-    action, target = getattr(fix, "action", ""), getattr(fix, "target", None)
-    sku, qty = getattr(fix, "sku", None), getattr(fix, "qty", None)
-    if action == "add" and sku:
-        return _("Add %(qty)s × %(sku)s") % {"qty": qty or 1, "sku": sku}
-    if action == "remove" and sku:
-        return _("Remove %(qty)s × %(sku)s") % {"qty": qty or 1, "sku": sku}
-    if action == "replace" and target == "chassis" and sku:
-        return _("Use the chassis %(sku)s") % {"sku": sku}
-    if action == "replace" and sku:
-        what = label(PART_KIND_LABELS, target)
-        if qty:
-            return _("Replace %(what)s with %(qty)s × %(sku)s") % {"what": what, "qty": qty, "sku": sku}
-        return _("Replace %(what)s with %(sku)s") % {"what": what, "sku": sku}
-    if action == "set" and target == "psu_redundancy":
-        return _("Set the PSU redundancy to %(value)s") % {
-            "value": detail.split()[2] if len(detail.split()) > 2 else ""
-        }
-    if action == "set" and target == "site_voltage":
-        return _("Connect to a 230 V circuit")
-    return capfirst(say(phrase))
+    """A fix's sentence (made from its steps by the engine) in the page's language."""
+    return capfirst(say(getattr(fix, "text", "") or ""))
 
 
 @register.filter

@@ -107,11 +107,8 @@ def test_validate_errors_and_fixes(catalog: None, api_client: APIClient) -> None
         "W",
     )
     assert capacity["fixes"][0] == {
-        "action": "replace",
-        "sku": "psu-crps-3000w",
-        "detail": "replace psus with 4× psu-crps-3000w",
-        "target": "psus",
-        "qty": 4,
+        "ops": [{"op": "replace", "kind": "psus", "sku": "psu-crps-3000w", "qty": 4}],
+        "text": "replace psus with 4× psu-crps-3000w",
     }
 
 

@@ -12,7 +12,7 @@ from catalog.fixture import fixture_snapshot
 from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_get
 from configurator.engine.types import Workload
-from configurator.serializers import estimate_to_dict
+from configurator.outputs import EstimateOutputSerializer
 
 URL = "/api/v1/estimate"
 EXAMPLE = {
@@ -62,7 +62,7 @@ def test_contract_example(catalog: None, api_client: APIClient) -> None:
         model=model_get("llama-3.1-70b"), precision="q4_k_m", kv_cache_precision="f16", context_tokens=8192,
         engine="llama.cpp",
     )  # fmt: skip
-    assert body == estimate_to_dict(estimate(workload, gpu, 2))
+    assert body == EstimateOutputSerializer(estimate(workload, gpu, 2)).data
 
 
 def test_without_gpu_gpu_and_throughput_are_null(api_client: APIClient) -> None:

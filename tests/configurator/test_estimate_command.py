@@ -14,7 +14,7 @@ from catalog.fixture import fixture_snapshot
 from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_get
 from configurator.engine.types import Workload
-from configurator.serializers import estimate_to_dict
+from configurator.outputs import EstimateOutputSerializer
 
 ARGS = ["--model", "llama-3.1-70b", "--precision", "q4_k_m", "--context", "8192", "--gpu", "rtx-4090"]
 
@@ -49,7 +49,7 @@ def test_json_is_the_api_body(catalog: None) -> None:
         model=model_get("llama-3.1-70b"), precision="q4_k_m", kv_cache_precision="f16", context_tokens=8192,
         engine="llama.cpp",
     )  # fmt: skip
-    expected = estimate_to_dict(estimate(workload, fixture_snapshot().gpus["rtx-4090"], 2))
+    expected = EstimateOutputSerializer(estimate(workload, fixture_snapshot().gpus["rtx-4090"], 2)).data
     assert body == expected
 
 

@@ -52,7 +52,7 @@ def test_gpu_without_ecc(snapshot: CatalogSnapshot, flags: dict[str, Any]) -> No
         ("rtx-5090",),
     )
     # ECC GPUs of similar or larger VRAM that this tower takes, closest capacity (48 GB) first
-    assert [fix.sku for fix in finding.fixes] == ["radeon-pro-w7900", "rtx-a6000", "rtx-6000-ada"]
+    assert [fix.ops[0].sku for fix in finding.fixes] == ["radeon-pro-w7900", "rtx-a6000", "rtx-6000-ada"]
     assert ecc_codes(verdict) == {"ecc.gpu_required"}  # RDIMMs are ECC
 
 
@@ -67,4 +67,4 @@ def test_non_ecc_system_memory(snapshot: CatalogSnapshot) -> None:
     verdict = check(snapshot, TOWER, replace(WORKLOAD, require_ecc=True), gpus=lines(("rtx-6000-ada", 1)))
     finding = only(verdict, "ecc.memory_required")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "no ecc", "ecc")
-    assert finding.fixes[0].sku == "ws-tower-trx50"  # the cheapest RDIMM platform that takes the GPU
+    assert finding.fixes[0].ops[0].sku == "ws-tower-trx50"  # the cheapest RDIMM platform that takes the GPU

@@ -65,8 +65,8 @@ def test_gpu_count(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, gpus=lines(("h200-nvl", 5))), "fit.gpu_count")
     assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 5, 4, "GPUs")
     # rack servers on the same EPYC socket first, then the cheapest
-    assert [fix.sku for fix in finding.fixes] == ["srv-8gpu-6u-epyc", "srv-8gpu-4u-epyc", "h200-nvl"]
-    assert finding.fixes[-1].detail == "remove 1× h200-nvl"
+    assert [fix.ops[0].sku for fix in finding.fixes] == ["srv-8gpu-6u-epyc", "srv-8gpu-4u-epyc", "h200-nvl"]
+    assert finding.fixes[-1].text == "remove 1× h200-nvl"
 
 
 def test_slot_width(snapshot: CatalogSnapshot) -> None:
@@ -87,7 +87,7 @@ def test_tdp(snapshot: CatalogSnapshot) -> None:
 def test_form_factor(snapshot: CatalogSnapshot) -> None:
     sxm_in_pcie = only(check(snapshot, SERVER, gpus=lines(("h200-sxm", 4))), "fit.gpu_form_factor")
     assert (sxm_in_pcie.severity, sxm_in_pcie.measured, sxm_in_pcie.limit) == ("error", "sxm", "pcie")
-    assert [fix.sku for fix in sxm_in_pcie.fixes] == ["srv-hgx-h200-5u"]
+    assert [fix.ops[0].sku for fix in sxm_in_pcie.fixes] == ["srv-hgx-h200-5u"]
     pcie_on_hgx = only(check(snapshot, HGX, gpus=lines(("h200-nvl", 8))), "fit.gpu_form_factor")
     assert (pcie_on_hgx.measured, pcie_on_hgx.limit) == ("pcie", "sxm")
 
@@ -103,7 +103,7 @@ def test_consumer_cards_do_not_fit_2u(snapshot: CatalogSnapshot) -> None:
 def test_passive_card_needs_server_airflow(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, TOWER, gpus=lines(("h200-nvl", 1))), "cooling.passive_airflow")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "passive", "server airflow")
-    assert finding.fixes[0].sku == "ws-tr-pro-2gpu-4u5"  # a rack workstation with server fans
+    assert finding.fixes[0].ops[0].sku == "ws-tr-pro-2gpu-4u5"  # a rack workstation with server fans
     assert "cooling.passive_airflow" not in fit_codes(check(snapshot, SERVER))
 
 
@@ -117,7 +117,7 @@ def test_axial_consumer_cards_side_by_side(snapshot: CatalogSnapshot) -> None:
 def test_drive_bays(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, storage=lines(("nvme-4tb", 5))), "fit.drive_bays")
     assert (finding.severity, finding.measured, finding.limit) == ("error", 5, 4)
-    assert finding.fixes[0].detail == "remove 1× nvme-4tb"
+    assert finding.fixes[0].text == "remove 1× nvme-4tb"
 
 
 def test_chassis_kind_and_rack_units_agree(snapshot: CatalogSnapshot) -> None:

@@ -76,7 +76,7 @@ def test_bridge_on_gpu_without_nvlink(snapshot: CatalogSnapshot) -> None:
     }
     finding = only(check(snapshot, body), "interconnect.no_nvlink")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "none", "bridge-2way or bridge-2or4way")
-    assert finding.fixes[0].detail == "remove 1× nvlink-bridge-h200-2way"
+    assert finding.fixes[0].text == "remove 1× nvlink-bridge-h200-2way"
     assert links(check(snapshot, body, bridges=[])) == set()
 
 
@@ -84,7 +84,7 @@ def test_bridge_of_another_family(snapshot: CatalogSnapshot) -> None:
     verdict = check(snapshot, SERVER, bridges=lines(("nvlink-bridge-h100-2way", 2)))
     finding = only(verdict, "interconnect.bridge_mismatch")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "h200-nvl", "h100-nvl, h100-pcie")
-    assert [fix.detail for fix in finding.fixes] == [
+    assert [fix.text for fix in finding.fixes] == [
         "remove 2× nvlink-bridge-h100-2way",
         "add 1× nvlink-bridge-h200-4way",
     ]
@@ -116,7 +116,7 @@ def test_too_few_bridge_sets(snapshot: CatalogSnapshot) -> None:
     verdict = check(snapshot, EIGHT, bridges=lines(("nvlink-bridge-h200-4way", 1)))
     finding = only(verdict, "interconnect.bridge_missing")
     assert (finding.severity, finding.measured, finding.limit) == ("warning", 4, 8)
-    assert finding.fixes[0].detail == "add 1× nvlink-bridge-h200-4way"
+    assert finding.fixes[0].text == "add 1× nvlink-bridge-h200-4way"
 
 
 def test_odd_gpu_left_over(snapshot: CatalogSnapshot) -> None:
@@ -127,15 +127,15 @@ def test_odd_gpu_left_over(snapshot: CatalogSnapshot) -> None:
 def test_bridge_suggested_when_none_is_fitted(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, EIGHT, bridges=[]), "interconnect.no_bridge")
     assert (finding.severity, finding.measured, finding.limit) == ("info", 0, 2)
-    assert finding.fixes[0].detail == "add 2× nvlink-bridge-h200-4way"
+    assert finding.fixes[0].text == "add 2× nvlink-bridge-h200-4way"
     pair = only(check(snapshot, SERVER, gpus=lines(("h200-nvl", 2)), bridges=[]), "interconnect.no_bridge")
-    assert pair.fixes[0].detail == "add 1× nvlink-bridge-h200-2way"
+    assert pair.fixes[0].text == "add 1× nvlink-bridge-h200-2way"
 
 
 def test_nvswitch_gpu_outside_hgx(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, gpus=lines(("h200-sxm", 4)), bridges=[]), "interconnect.nvswitch")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "no nvswitch", "nvswitch")
-    assert finding.fixes[0].sku == "srv-hgx-h200-5u"
+    assert finding.fixes[0].ops[0].sku == "srv-hgx-h200-5u"
     hgx = {
         "chassis": "srv-hgx-h200-5u",
         "cpus": lines(("epyc-9754", 2)),
@@ -170,4 +170,4 @@ def test_tensor_parallel_over_pcie(snapshot: CatalogSnapshot) -> None:
     assert isinstance(finding.measured, float) and isinstance(finding.limit, float)
     assert finding.measured < finding.limit
     assert finding.severity == ("warning" if finding.measured / finding.limit <= 0.95 else "info")
-    assert finding.fixes[0].detail == "add 1× nvlink-bridge-h200-4way"
+    assert finding.fixes[0].text == "add 1× nvlink-bridge-h200-4way"

@@ -52,14 +52,14 @@ def test_no_memory(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, memory=[]), "memory.none")
     assert (finding.severity, finding.measured, finding.limit) == ("error", 0, 1)
     # one DIMM per channel, the smallest size giving ≥ 2 × 192 GB of VRAM: 24 × 16 GB = 384 GB
-    assert finding.fixes[0].detail == "add 24× ddr5-rdimm-16gb"
+    assert finding.fixes[0].text == "add 24× ddr5-rdimm-16gb"
 
 
 def test_udimm_in_an_epyc_server(snapshot: CatalogSnapshot) -> None:
     verdict = check(snapshot, SERVER, memory=lines(("ddr5-udimm-32gb", 24)))
     finding = only(verdict, "memory.ecc_rdimm_required")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "udimm", "rdimm")
-    assert finding.fixes[0].detail == "replace ddr5-udimm-32gb with 24× ddr5-rdimm-32gb"
+    assert finding.fixes[0].text == "replace ddr5-udimm-32gb with 24× ddr5-rdimm-32gb"
 
 
 def test_rdimm_in_a_desktop_board(snapshot: CatalogSnapshot) -> None:
@@ -83,7 +83,7 @@ def test_mixed_modules(snapshot: CatalogSnapshot) -> None:
 def test_dimm_slots(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, memory=lines(("ddr5-rdimm-32gb", 26))), "memory.dimm_slots")
     assert (finding.severity, finding.measured, finding.limit) == ("error", 26, 24)
-    assert finding.fixes[0].detail == "replace memory with 13× ddr5-rdimm-64gb"  # 832 GB in fewer, larger DIMMs
+    assert finding.fixes[0].text == "replace memory with 13× ddr5-rdimm-64gb"  # 832 GB in fewer, larger DIMMs
 
 
 def test_dimm_slots_of_an_empty_socket_do_not_count(snapshot: CatalogSnapshot) -> None:
@@ -101,7 +101,7 @@ def test_population_uneven_channels(snapshot: CatalogSnapshot) -> None:
         "DIMMs per socket",
     )
     assert "~67% of peak memory bandwidth" in finding.message  # 8 of 12 channels
-    assert finding.fixes[0].detail == "replace memory with 24× ddr5-rdimm-64gb (every channel alike)"
+    assert finding.fixes[0].text == "replace memory with 24× ddr5-rdimm-64gb (every channel alike)"
 
 
 def test_two_dimms_per_channel(snapshot: CatalogSnapshot) -> None:
@@ -124,4 +124,4 @@ def test_ram_below_twice_vram(snapshot: CatalogSnapshot) -> None:
     verdict = check(snapshot, SERVER, gpus=lines(("h200-nvl", 4)), memory=lines(("ddr5-rdimm-32gb", 24)))
     finding = only(verdict, "memory.ram_below_2x_vram")  # 768 GB for 564 GB
     assert (finding.severity, finding.measured, finding.limit) == ("info", 768, 1128.0)
-    assert finding.fixes[0].detail == "replace memory with 24× ddr5-rdimm-64gb"
+    assert finding.fixes[0].text == "replace memory with 24× ddr5-rdimm-64gb"

@@ -73,7 +73,7 @@ def test_slot_lanes_four_x16_gpus_on_trx50(snapshot: CatalogSnapshot) -> None:
     finding = only(verdict, "pcie.slot_lanes")
     # 4 × x16 = 64 lanes; TRX50 wires 48 Gen5 lanes to 3 GPU slots, not enough even at x8 (4 cards > 3 bays)
     assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 64, 48, "lanes")
-    assert finding.fixes[-1].detail == "remove 1× rtx-4090 (3 GPUs get their own x16/x8 links)"
+    assert finding.fixes[-1].text == "remove 1× rtx-4090 (3 GPUs get their own x16/x8 links)"
 
 
 def test_x8_fallback_on_am5(snapshot: CatalogSnapshot) -> None:
@@ -120,7 +120,11 @@ def test_cpu_lane_budget_one_cpu_in_a_2p_board(snapshot: CatalogSnapshot) -> Non
     verdict = check(snapshot, XEON_DIRECT, cpus=lines(("xeon-6980p", 1)), memory=lines(("ddr5-rdimm-128gb", 12)))
     finding = only(verdict, "pcie.lanes")
     assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 152, 96, "lanes")
-    assert (finding.fixes[0].action, finding.fixes[0].sku, finding.fixes[0].qty) == ("add", "xeon-6980p", 1)
+    assert (finding.fixes[0].ops[0].op, finding.fixes[0].ops[0].sku, finding.fixes[0].ops[0].qty) == (
+        "add",
+        "xeon-6980p",
+        1,
+    )
 
 
 def test_cpu_lane_budget_desktop(snapshot: CatalogSnapshot) -> None:
@@ -128,5 +132,5 @@ def test_cpu_lane_budget_desktop(snapshot: CatalogSnapshot) -> None:
     finding = only(verdict, "pcie.lanes")
     assert (finding.measured, finding.limit) == (28, 24)  # 16 GPU + 3 × 4 NVMe on Ryzen's 24 lanes
     fix = finding.fixes[0]
-    assert (fix.target, fix.sku) == ("chassis", "ws-tower-trx50")  # a tower for a tower
-    assert "with cpu tr-79" in fix.detail
+    assert (fix.ops[0].op, fix.ops[0].sku) == ("swap_chassis", "ws-tower-trx50")  # a tower for a tower
+    assert "with cpu tr-79" in fix.text

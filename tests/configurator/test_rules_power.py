@@ -68,20 +68,29 @@ def test_psu_capacity(snapshot: CatalogSnapshot) -> None:
     assert finding.components == ("psu-crps-1600w",)
     first = finding.fixes[0]
     # the smallest PSU set inside the 80 % headroom: 4 × 3000 W under N+1 = 9,000 W (2700 W would be 87 %)
-    assert (first.action, first.target, first.sku, first.qty) == ("replace", "psus", "psu-crps-3000w", 4)
-    assert first.detail == "replace psus with 4× psu-crps-3000w"
+    assert (first.ops[0].op, first.ops[0].kind, first.ops[0].sku, first.ops[0].qty) == (
+        "replace",
+        "psus",
+        "psu-crps-3000w",
+        4,
+    )
+    assert first.text == "replace psus with 4× psu-crps-3000w"
 
 
 def test_psu_capacity_without_psus(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, TOWER, psus=[]), "power.psu_capacity")
     assert (finding.measured, finding.limit) == (955.9, 0.0)  # (575 + 170 + 16 + 8 + 100) × 1.1
-    assert finding.fixes[0].sku == "psu-atx-1300w"
+    assert finding.fixes[0].ops[0].sku == "psu-atx-1300w"
 
 
 def test_psu_capacity_more_of_the_same_psu_is_an_add(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, EIGHT_H200_NVL, psus=lines(("psu-crps-3000w", 2))), "power.psu_capacity")
     assert (finding.measured, finding.limit) == (EIGHT_H200_NVL_LOAD_W, 3000.0)
-    assert (finding.fixes[0].action, finding.fixes[0].sku, finding.fixes[0].qty) == ("add", "psu-crps-3000w", 2)
+    assert (finding.fixes[0].ops[0].op, finding.fixes[0].ops[0].sku, finding.fixes[0].ops[0].qty) == (
+        "add",
+        "psu-crps-3000w",
+        2,
+    )
 
 
 def test_headroom(snapshot: CatalogSnapshot) -> None:
@@ -108,13 +117,13 @@ def test_mixed_psu_models(snapshot: CatalogSnapshot) -> None:
     mixed = check(snapshot, SERVER, psus=lines(("psu-crps-2700w", 2), ("psu-crps-3000w", 2)))
     finding = only(mixed, "power.psu_mixed")
     assert (finding.severity, finding.measured, finding.limit) == ("error", 2, 1)
-    assert (finding.fixes[0].sku, finding.fixes[0].qty) == ("psu-crps-3000w", 4)
+    assert (finding.fixes[0].ops[0].sku, finding.fixes[0].ops[0].qty) == ("psu-crps-3000w", 4)
 
 
 def test_psu_form_factor(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, psus=lines(("psu-atx-2200w", 4))), "power.psu_form_factor")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "atx", "crps")
-    assert (finding.fixes[0].sku or "").startswith("psu-crps-")
+    assert (finding.fixes[0].ops[0].sku or "").startswith("psu-crps-")
 
 
 def test_psu_bays(snapshot: CatalogSnapshot) -> None:
@@ -125,7 +134,7 @@ def test_psu_bays(snapshot: CatalogSnapshot) -> None:
 def test_redundancy_mode_supported_by_chassis(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, psu_redundancy="none"), "power.redundancy_unsupported")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "none", "n+1, n+n")
-    assert [fix.detail for fix in finding.fixes] == ["set psu_redundancy n+1", "set psu_redundancy n+n"]
+    assert [fix.text for fix in finding.fixes] == ["set psu_redundancy n+1", "set psu_redundancy n+n"]
 
 
 @pytest.mark.parametrize(("redundancy", "count", "limit"), [("n+n", 3, 4), ("n+1", 1, 2)])
@@ -142,7 +151,7 @@ def test_input_voltage_high_line_only_psu_at_120v(snapshot: CatalogSnapshot) -> 
     finding = only(verdict, "power.input_voltage")
     assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 120, 200, "V")
     assert finding.components == ("psu-crps-2700w",)
-    assert "set site_voltage 230" in finding.fixes[-1].detail
+    assert "set site_voltage 230" in finding.fixes[-1].text
     assert verdict.power.capacity_w == 0.0  # a high-line-only unit gives nothing at 120 V
 
 
@@ -165,7 +174,7 @@ def test_gpu_power_connectors_tower_counts_psu_cables(snapshot: CatalogSnapshot)
     # platform_checks "cable limit": 3 × 12V-2x6 cards, the 2200 W ATX unit has 2 such cables
     finding = only(check(snapshot, body, gpus=lines(("rtx-pro-6000-blackwell-maxq", 3))), "power.gpu_connectors")
     assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 3, 2, "12v-2x6 cables")
-    assert (finding.fixes[-1].action, finding.fixes[-1].qty) == ("remove", 1)
+    assert (finding.fixes[-1].ops[0].op, finding.fixes[-1].ops[0].qty) == ("remove", 1)
 
 
 def test_gpu_power_connectors_rack_uses_the_power_board(snapshot: CatalogSnapshot) -> None:
@@ -195,7 +204,7 @@ def test_circuit_120v_workstation(snapshot: CatalogSnapshot) -> None:
         "W",
     )
     assert "120 V/15 A" in finding.message
-    assert finding.fixes[0].detail.startswith("set site_voltage 230")
+    assert finding.fixes[0].text.startswith("set site_voltage 230")
     # the PSUs themselves carry it (2 × 1000 W low-line): only the headroom warning from the PSU budget
     assert only(verdict, "power.headroom").measured == round(load / 2000 * 100, 1)
 
@@ -210,4 +219,4 @@ def test_atx_transients(snapshot: CatalogSnapshot) -> None:
     verdict = check(snapshot, TOWER, psus=lines(("psu-atx-1000w", 1)))
     finding = only(verdict, "power.transient")
     assert (finding.severity, finding.measured, finding.limit) == ("warning", 955.9, 750.0)
-    assert finding.fixes[0].sku == "psu-atx-1600w"  # 956 / 0.75 = 1,275 W: the smallest ATX unit within 80 %
+    assert finding.fixes[0].ops[0].sku == "psu-atx-1600w"  # 956 / 0.75 = 1,275 W: the smallest ATX unit within 80 %

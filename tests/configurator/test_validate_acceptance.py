@@ -16,6 +16,7 @@ import pytest
 
 from catalog.fixture import CATALOG_FIXTURE
 from configurator.engine.builds import build_from_payload
+from configurator.engine.fixes import apply_fix
 from configurator.engine.models_library import model_get
 from configurator.engine.types import CatalogSnapshot, Verdict, Workload
 from configurator.engine.validate import validate
@@ -50,7 +51,7 @@ def test_eight_h200_nvl_on_two_1600w_psus(snapshot: CatalogSnapshot) -> None:
     finding = only(verdict, "power.psu_capacity")
     assert (finding.severity, finding.measured, finding.limit) == ("error", LOAD_W, 1600.0)
     assert errors(verdict) == {"power.psu_capacity"}
-    assert finding.fixes[0].detail == "replace psus with 4× psu-crps-3000w"
+    assert finding.fixes[0].text == "replace psus with 4× psu-crps-3000w"
 
 
 @pytest.mark.parametrize("chassis", ["srv-8gpu-4u-epyc", "srv-8gpu-4u-xeon"])
@@ -61,11 +62,14 @@ def test_eight_h200_nvl_on_four_2000w_in_n_plus_n(snapshot: CatalogSnapshot, cha
     finding = only(verdict, "power.psu_capacity")
     assert (finding.severity, finding.measured, finding.limit) == ("error", LOAD_W, 4000.0)  # (4 − 2) × 2000 W
     assert errors(verdict) == {"power.psu_capacity"}
-    # N+N cannot carry 7 kW in 4 bays with any catalog PSU: relax to N+1 with 4 × 3000 W
-    assert [fix.detail for fix in finding.fixes[:2]] == [
-        "set psu_redundancy n+1 (n+n cannot carry 7,020 W in 4 bays)",
-        "replace psus with 4× psu-crps-3000w (under n+1)",
-    ]
+    # N+N cannot carry 7 kW in 4 bays with any catalog PSU: relax to N+1 with 4 × 3000 W, both in one fix
+    fix = finding.fixes[0]
+    assert (
+        fix.text == "set psu_redundancy n+1; replace psus with 4× psu-crps-3000w (n+n cannot carry 7,020 W in 4 bays)"
+    )
+    build = build_from_payload({**body, "psus": lines(("psu-crps-2000w", 4)), "psu_redundancy": "n+n"}, snapshot)
+    fixed = validate(apply_fix(build, fix, snapshot), snapshot=snapshot)
+    assert fixed.errors == () and fixed.power.redundancy == "n+1"
 
 
 def test_rtx_pro_6000_with_an_nvlink_bridge(snapshot: CatalogSnapshot) -> None:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from catalog.fixture import fixture_snapshot
 from configurator.engine.phrase import Phrase
-from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES, BuildSpec, Line, Verdict
+from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES, BuildSpec, FixOpKind, Line, Verdict
 from configurator.engine.validate import SEVERITY_ORDER, validate
 from configurator.templatetags.configurator_ui import say
 
@@ -96,13 +96,14 @@ def test_deterministic_and_ordered(build: BuildSpec) -> None:
     for finding in first.findings:
         assert finding.code.count(".") == 1 and finding.message
         # every sentence can be said in Russian (a msgid with its values; no KeyError, no English left over)
-        assert isinstance(finding.message, Phrase) and all(isinstance(fix.detail, Phrase) for fix in finding.fixes)
+        assert isinstance(finding.message, Phrase) and all(isinstance(fix.text, Phrase) for fix in finding.fixes)
         with translation.override("ru"):
             assert say(finding.message) != finding.message or not re.search(r"[a-z]{4,}", finding.message.template)
         for fix in finding.fixes:
-            if fix.sku is not None and fix.target in ("psus", "gpus", "cpus", "memory", "bridges", "chassis"):
-                part = SNAPSHOT.kind(fix.target)[fix.sku]
-                assert part.is_active
+            for step in fix.ops:
+                kind = "chassis" if step.op == FixOpKind.SWAP_CHASSIS else step.kind
+                if step.sku is not None and kind is not None:
+                    assert SNAPSHOT.kind(kind)[step.sku].is_active
 
 
 @PROFILE

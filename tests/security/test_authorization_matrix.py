@@ -37,7 +37,7 @@ from quotes import services as quote_services
 from quotes.models import Quote, QuoteEvent, QuoteLine, RenderStatus
 from tests import factories
 from tests.builds import GOOD_BUILD
-from tests.security.bodies import ESTIMATE, RECOMMENDATION
+from tests.security.bodies import APPLY_FIX, ESTIMATE, RECOMMENDATION
 
 pytestmark = pytest.mark.django_db
 
@@ -181,6 +181,7 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
     ("api/v1/estimate", "POST"): Cell(everyone(200), fixed("/api/v1/estimate"), ESTIMATE),
     ("api/v1/llm-models/", "GET"): Cell(everyone(200), fixed("/api/v1/llm-models/")),
     ("api/v1/builds/validate", "POST"): Cell(everyone(200), fixed("/api/v1/builds/validate"), GOOD_BUILD),
+    ("api/v1/builds/apply-fix", "POST"): Cell(everyone(200), fixed("/api/v1/builds/apply-fix"), APPLY_FIX),
     ("api/v1/recommendations", "POST"): Cell(everyone(200), fixed("/api/v1/recommendations"), RECOMMENDATION),
     ("api/v1/builds/", "GET"): Cell(signed_in(200), fixed("/api/v1/builds/")),
     ("api/v1/builds/", "POST"): Cell(signed_in(201), fixed("/api/v1/builds/"), {"name": "new", "build": GOOD_BUILD}),

@@ -21,7 +21,7 @@ from configurator.models import SavedBuild
 from quotes.models import Quote
 from tests import factories
 from tests.builds import GOOD_BUILD
-from tests.security.bodies import ESTIMATE, RECOMMENDATION
+from tests.security.bodies import APPLY_FIX, ESTIMATE, RECOMMENDATION
 
 pytestmark = pytest.mark.django_db
 
@@ -60,6 +60,7 @@ def lower_rate(monkeypatch: pytest.MonkeyPatch) -> Callable[[str, str], None]:
     [
         ("anon_estimate", "/api/v1/estimate", ESTIMATE),
         ("anon_validate", "/api/v1/builds/validate", GOOD_BUILD),
+        ("anon_validate", "/api/v1/builds/apply-fix", APPLY_FIX),
         ("anon_recommend", "/api/v1/recommendations", RECOMMENDATION),
     ],
 )
@@ -324,6 +325,7 @@ def test_every_operation_documents_its_errors_with_the_envelope() -> None:
     assert throttled == {
         ("POST", "/api/v1/estimate"),
         ("POST", "/api/v1/builds/validate"),
+        ("POST", "/api/v1/builds/apply-fix"),
         ("POST", "/api/v1/recommendations"),
         ("POST", "/api/v1/quotes/"),
         ("POST", "/api/v1/auth/token"),

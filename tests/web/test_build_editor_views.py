@@ -27,7 +27,7 @@ ClientFor = Callable[[User | None], Client]
 
 def _power_fix_index(body: str) -> str:
     """The `fix:<json>` value of the "add PSUs" button in a rendered verdict."""
-    match = re.search(r'name="op" value="(fix:[^"]*)"\s+aria-label="Применить: Добавить 2 × psu-crps-3000w"', body)
+    match = re.search(r'name="op" value="(fix:[^"]*)"\s+aria-label="Применить: Добавить 2× psu-crps-3000w"', body)
     assert match, "no apply button for the power fix"
     return html.unescape(match.group(1))
 
@@ -115,7 +115,14 @@ def test_applying_the_power_fix_adds_the_psus_and_the_build_passes(
 
 @pytest.mark.parametrize(
     "op",
-    ["fix:99:0", "fix:[]", 'fix:{"action":"change","target":"workload","detail":"use vLLM"}', 'fix:{"action":"add"}'],
+    [
+        "fix:99:0",
+        "fix:[]",
+        'fix:{"ops":[{"op":"change_workload"}]}',
+        'fix:{"ops":[{"op":"add"}]}',
+        'fix:{"ops":[{"op":"remove","kind":"gpus","sku":"rtx-4090","qty":1}]}',
+        'fix:{"action":"add","target":"psus","sku":"psu-crps-3000w","qty":2}',
+    ],
 )
 def test_a_fix_that_cannot_be_applied_changes_nothing(
     catalog: None, customer_user: User, client_for: ClientFor, op: str

@@ -13,7 +13,7 @@ from configurator.labels import FINDING_TITLES, UNITS
 from tests.web.po import read_po
 
 LOCALE = Path(settings.BASE_DIR) / "locale"
-RULES = Path(settings.BASE_DIR) / "configurator" / "rules"
+RULES = Path(settings.BASE_DIR) / "configurator" / "engine" / "rules"
 
 
 def test_every_russian_string_is_translated_and_none_is_fuzzy() -> None:

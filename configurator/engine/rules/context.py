@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from configurator.engine.phrase import Phrase, PhraseValue
+from configurator.engine.fixes import add_op, chassis_op, make_fix, remove_op
+from configurator.engine.phrase import Phrase
 from configurator.engine.types import (
     BuildSpec,
     CatalogSnapshot,
@@ -110,12 +111,7 @@ def use_chassis_fixes(chassis: Iterable[ChassisSpec], *, current: str, why: Phra
     for option in chassis:
         if option.sku == current:
             continue
-        detail = (
-            Phrase("use chassis %(sku)s (%(why)s)", sku=option.sku, why=why)
-            if why
-            else Phrase("use chassis %(sku)s", sku=option.sku)
-        )
-        fixes.append(Fix(action="replace", detail=detail, sku=option.sku, target="chassis", qty=1))
+        fixes.append(make_fix(chassis_op(option.sku), reason=why))
         if len(fixes) == MAX_FIXES:
             break
     return tuple(fixes)
@@ -123,17 +119,7 @@ def use_chassis_fixes(chassis: Iterable[ChassisSpec], *, current: str, why: Phra
 
 def part_fix(action: Literal["add", "remove"], target: str, sku: str, qty: int) -> Fix:
     """Fix "add/remove qty× sku" on the lines of `target` (gpus, cpus, memory, bridges, …)."""
-    detail = (
-        Phrase("add %(count)s× %(sku)s", count=qty, sku=sku)
-        if action == "add"
-        else Phrase("remove %(count)s× %(sku)s", count=qty, sku=sku)
-    )
-    return Fix(action=action, detail=detail, sku=sku, target=target, qty=qty)
-
-
-def redundancy_value(mode: str) -> PhraseValue:
-    """A PSU redundancy mode inside a sentence: "none" is a word to translate, N+1 and N+N are not."""
-    return Phrase("none") if mode == "none" else mode
+    return make_fix(add_op(target, sku, qty) if action == "add" else remove_op(target, sku, qty))
 
 
 def without_gpus(build: BuildSpec, remove: int) -> BuildSpec:
@@ -157,16 +143,5 @@ def remove_gpus_fix(build: BuildSpec, works: Callable[[BuildSpec], bool], why: C
     for removed in range(1, build.gpu_count // 2 + 1):
         if works(without_gpus(build, removed)):
             heaviest = max(build.gpus, key=lambda line: (line.spec.tdp_w, line.spec.sku)).spec
-            return Fix(
-                action="remove",
-                detail=Phrase(
-                    "remove %(count)s× %(gpu)s (%(why)s)",
-                    count=removed,
-                    gpu=heaviest.sku,
-                    why=why(build.gpu_count - removed),
-                ),
-                sku=heaviest.sku,
-                target="gpus",
-                qty=removed,
-            )
+            return make_fix(remove_op("gpus", heaviest.sku, removed), reason=why(build.gpu_count - removed))
     return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Phrase
 from configurator.engine.rules.context import RuleContext, active, part_fix, use_chassis_fixes
 from configurator.engine.types import CpuSpec, Finding, Fix
@@ -24,18 +25,7 @@ def _cpus_for(ctx: RuleContext, *, like: CpuSpec | None, sockets: int) -> list[C
 
 
 def _use_cpu(cpu: CpuSpec, qty: int) -> Fix:
-    detail = (
-        Phrase("use cpu %(sku)s ×%(count)s", sku=cpu.sku, count=qty)
-        if qty > 1
-        else Phrase("use cpu %(sku)s", sku=cpu.sku)
-    )
-    return Fix(
-        action="replace",
-        detail=detail,
-        sku=cpu.sku,
-        target="cpus",
-        qty=qty,
-    )
+    return make_fix(replace_op("cpus", cpu.sku, qty))
 
 
 def cpu_present(ctx: RuleContext) -> Iterator[Finding]:

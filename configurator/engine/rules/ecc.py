@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from configurator.engine.fixes import chassis_op, make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import MAX_FIXES, RuleContext, active, chassis_takes_gpu
-from configurator.engine.types import Finding, Fix, GpuSpec
+from configurator.engine.types import Finding, GpuSpec
 
 SIMILAR_VRAM_SHARE = 0.8  # "similar" capacity: at least 80 % of the replaced GPU's VRAM
 
@@ -60,18 +61,9 @@ def gpu_ecc(ctx: RuleContext) -> Iterator[Finding]:
             limit="ecc",
             components=(gpu.sku,),
             fixes=tuple(
-                Fix(
-                    action="replace",
-                    detail=Phrase(
-                        "replace %(gpu)s with %(count)s× %(other)s (%(vram)s GB ECC)",
-                        gpu=gpu.sku,
-                        count=line.qty,
-                        other=other.sku,
-                        vram=Num(other.vram_gib, None),
-                    ),
-                    sku=other.sku,
-                    target="gpus",
-                    qty=line.qty,
+                make_fix(
+                    replace_op("gpus", other.sku, line.qty, old_sku=gpu.sku),
+                    reason=Phrase("%(vram)s GB ECC", vram=Num(other.vram_gib, None)),
                 )
                 for other in ecc_gpus_like(ctx, gpu, ctx.build.gpu_count)[:MAX_FIXES]
             ),
@@ -107,12 +99,7 @@ def memory_ecc(ctx: RuleContext) -> Iterator[Finding]:
             limit="ecc",
             components=tuple(d.sku for d in plain),
             fixes=tuple(
-                Fix(
-                    action="replace",
-                    detail=Phrase("use chassis %(sku)s (%(why)s)", sku=chassis.sku, why=Phrase("ECC RDIMM platform")),
-                    sku=chassis.sku,
-                    target="chassis",
-                )
+                make_fix(chassis_op(chassis.sku), reason=Phrase("ECC RDIMM platform"))
                 for chassis in racks[:1]
                 if chassis.sku != ctx.build.chassis.sku
             ),

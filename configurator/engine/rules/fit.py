@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import (
     RuleContext,
@@ -71,16 +72,7 @@ def _gpu_fixes(ctx: RuleContext, gpu: GpuSpec) -> tuple[Fix, ...]:
         if other.sku != gpu.sku and other.vram_gib >= gpu.vram_gib and chassis_takes_gpu(chassis, other, count)
     ]
     options.sort(key=lambda other: (other.vram_gib - gpu.vram_gib, other.price, other.sku))
-    return tuple(
-        Fix(
-            action="replace",
-            detail=Phrase("replace %(old)s with %(count)s× %(new)s", old=gpu.sku, count=count, new=other.sku),
-            sku=other.sku,
-            target="gpus",
-            qty=count,
-        )
-        for other in options[:1]
-    )
+    return tuple(make_fix(replace_op("gpus", other.sku, count, old_sku=gpu.sku)) for other in options[:1])
 
 
 def gpu_count(ctx: RuleContext) -> Iterator[Finding]:

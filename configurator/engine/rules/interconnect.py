@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.rules.context import (
     MAX_FIXES,
@@ -390,18 +391,7 @@ def bridge_spacing(ctx: RuleContext) -> Iterator[Finding]:
                 limit=pitch,
                 unit="slots",
                 components=(bridge.sku, ctx.build.chassis.sku),
-                fixes=tuple(
-                    Fix(
-                        action="replace",
-                        detail=Phrase(
-                            "replace %(bridge)s with %(count)s× %(sku)s", bridge=bridge.sku, count=line.qty, sku=b.sku
-                        ),
-                        sku=b.sku,
-                        target="bridges",
-                        qty=line.qty,
-                    )
-                    for b in others[:1]
-                ),
+                fixes=tuple(make_fix(replace_op("bridges", b.sku, line.qty, old_sku=bridge.sku)) for b in others[:1]),
             )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import RuleContext, active, part_fix
 from configurator.engine.types import Finding, Fix, MemorySpec
@@ -61,13 +62,7 @@ def _fill_fix(ctx: RuleContext, *, replace: bool) -> Fix | None:
     enough = [d for d in options if d.capacity_gb * count >= wanted_gb]
     dimm = enough[0] if enough else options[-1]
     if replace:
-        return Fix(
-            action="replace",
-            detail=Phrase("replace memory with %(count)s× %(sku)s", count=count, sku=dimm.sku),
-            sku=dimm.sku,
-            target="memory",
-            qty=count,
-        )
+        return make_fix(replace_op("memory", dimm.sku, count))
     return part_fix("add", "memory", dimm.sku, count)
 
 
@@ -125,18 +120,7 @@ def memory_kind(ctx: RuleContext) -> Iterator[Finding]:
             measured=dimm.kind,
             limit=chassis.memory_kind,
             components=(dimm.sku, chassis.sku),
-            fixes=tuple(
-                Fix(
-                    action="replace",
-                    detail=Phrase(
-                        "replace %(old)s with %(count)s× %(new)s", old=dimm.sku, count=line.qty, new=other.sku
-                    ),
-                    sku=other.sku,
-                    target="memory",
-                    qty=line.qty,
-                )
-                for other in replacement
-            ),
+            fixes=tuple(make_fix(replace_op("memory", other.sku, line.qty, old_sku=dimm.sku)) for other in replacement),
         )
 
 
@@ -168,17 +152,7 @@ def memory_mix(ctx: RuleContext) -> Iterator[Finding]:
             limit=1,
             unit="DIMM models",
             components=skus,
-            fixes=(
-                Fix(
-                    action="replace",
-                    detail=Phrase(
-                        "replace memory with %(count)s× %(sku)s", count=ctx.build.dimm_count, sku=biggest.sku
-                    ),
-                    sku=biggest.sku,
-                    target="memory",
-                    qty=ctx.build.dimm_count,
-                ),
-            ),
+            fixes=(make_fix(replace_op("memory", biggest.sku, ctx.build.dimm_count)),),
         )
 
 
@@ -194,18 +168,7 @@ def dimm_slots(ctx: RuleContext) -> Iterator[Finding]:
             if d.capacity_gb * slots >= build.ram_gb and d.capacity_gb >= biggest.capacity_gb
         ]
         larger.sort(key=lambda d: (d.capacity_gb, d.price, d.sku))
-        fixes = [
-            Fix(
-                action="replace",
-                detail=Phrase(
-                    "replace memory with %(count)s× %(sku)s", count=math.ceil(build.ram_gb / d.capacity_gb), sku=d.sku
-                ),
-                sku=d.sku,
-                target="memory",
-                qty=math.ceil(build.ram_gb / d.capacity_gb),
-            )
-            for d in larger[:1]
-        ]
+        fixes = [make_fix(replace_op("memory", d.sku, math.ceil(build.ram_gb / d.capacity_gb))) for d in larger[:1]]
         message = (
             Phrase(
                 "1 DIMM does not fit the %(slots)s usable slots of %(chassis)s.", slots=slots, chassis=build.chassis.sku
@@ -255,17 +218,7 @@ def population(ctx: RuleContext) -> Iterator[Finding]:
         unit="DIMMs per socket",
         components=tuple(line.spec.sku for line in build.memory),
         fixes=(
-            (
-                Fix(
-                    action="replace",
-                    detail=Phrase(
-                        "replace memory with %(count)s× %(sku)s (every channel alike)", count=fill, sku=dimm.sku
-                    ),
-                    sku=dimm.sku,
-                    target="memory",
-                    qty=fill,
-                ),
-            )
+            (make_fix(replace_op("memory", dimm.sku, fill), reason=Phrase("every channel alike")),)
             if fill <= usable_dimm_slots(ctx)
             else ()
         ),
@@ -406,8 +359,13 @@ def ram_vs_vram(ctx: RuleContext) -> Iterator[Finding]:
         limit=round((RAM_VRAM_WARN if below_vram else RAM_VRAM_INFO) * vram, 1),
         unit="GB",
         components=tuple(line.spec.sku for line in build.memory),
-        fixes=(fix,) if fix and fix.qty and fix.sku and _more_ram(ctx, fix.sku, fix.qty) else (),
+        fixes=(fix,) if fix and _adds_ram(ctx, fix) else (),
     )
+
+
+def _adds_ram(ctx: RuleContext, fix: Fix) -> bool:
+    step = fix.ops[0]
+    return bool(step.qty and step.sku) and _more_ram(ctx, str(step.sku), int(step.qty or 0))
 
 
 RULES = (memory_present, memory_kind, memory_mix, dimm_slots, population, dimms_per_channel, ram_vs_vram)

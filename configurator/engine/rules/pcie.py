@@ -10,6 +10,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from configurator.engine.fixes import chassis_op, make_fix, replace_op
 from configurator.engine.phrase import Phrase, PhraseValue
 from configurator.engine.rules.context import (
     MAX_FIXES,
@@ -20,7 +21,7 @@ from configurator.engine.rules.context import (
     part_fix,
     remove_gpus_fix,
 )
-from configurator.engine.types import BuildSpec, ChassisSpec, CpuSpec, Finding, Fix, Line
+from configurator.engine.types import BuildSpec, ChassisSpec, CpuSpec, Finding, Fix, FixOp, Line
 
 X16 = 16
 X8 = 8
@@ -102,12 +103,7 @@ def gpu_slot_links(ctx: RuleContext) -> Iterator[Finding]:
             if _lanes_ok(replace(build, chassis=option, cpus=_best_cpus(ctx, option, build)))
         ]
         fixes = [
-            Fix(
-                action="replace",
-                detail=Phrase("use chassis %(sku)s", sku=option.sku),
-                sku=option.sku,
-                target="chassis",
-            )
+            make_fix(chassis_op(option.sku), *_cpu_ops(build, _best_cpus(ctx, option, build)))
             for option in options
             if option.sku != chassis.sku
         ][:2]
@@ -252,6 +248,13 @@ def _best_cpus(ctx: RuleContext, chassis: ChassisSpec, build: BuildSpec) -> tupl
     return (Line(spec=best, qty=count),)
 
 
+def _cpu_ops(build: BuildSpec, cpus: tuple[Line[CpuSpec], ...]) -> tuple[FixOp, ...]:
+    """The CPU step that goes with a chassis swap: none when the build keeps its CPUs."""
+    if not cpus or cpus == build.cpus:
+        return ()
+    return (replace_op("cpus", cpus[0].spec.sku, sum(line.qty for line in cpus)),)
+
+
 def _cpu_fixes(ctx: RuleContext, needed: int) -> list[Fix]:
     """CPUs for this chassis (same socket count) whose lanes carry `needed`: fewest lanes, then cores
     closest to the current CPU, then price."""
@@ -280,10 +283,7 @@ def _cpu_fixes(ctx: RuleContext, needed: int) -> list[Fix]:
             cpu.sku,
         )
     )
-    return [
-        Fix(action="replace", detail=Phrase("use cpu %(sku)s", sku=cpu.sku), sku=cpu.sku, target="cpus", qty=count)
-        for cpu in options[:1]
-    ]
+    return [make_fix(replace_op("cpus", cpu.sku, count)) for cpu in options[:1]]
 
 
 def cpu_lane_budget(ctx: RuleContext) -> Iterator[Finding]:
@@ -296,15 +296,7 @@ def cpu_lane_budget(ctx: RuleContext) -> Iterator[Finding]:
         for option in chassis_for_gpus(ctx.snapshot, build_gpus(build), like=build.chassis):
             cpus = _best_cpus(ctx, option, build)
             if option.sku != build.chassis.sku and cpus and _lanes_ok(replace(build, chassis=option, cpus=cpus)):
-                cpu = cpus[0].spec.sku
-                fixes.append(
-                    Fix(
-                        action="replace",
-                        detail=Phrase("use chassis %(sku)s with cpu %(cpu)s", sku=option.sku, cpu=cpu),
-                        sku=option.sku,
-                        target="chassis",
-                    )
-                )
+                fixes.append(make_fix(chassis_op(option.sku), *_cpu_ops(build, cpus)))
                 if len(fixes) == 2:
                     break
     gpu_fix = remove_gpus_fix(

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 
+from configurator.engine.fixes import add_op, chassis_op, make_fix, redundancy_value, replace_op, set_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import (
     MAX_FIXES,
@@ -18,10 +19,9 @@ from configurator.engine.rules.context import (
     active,
     build_gpus,
     chassis_takes_gpu,
-    redundancy_value,
     remove_gpus_fix,
 )
-from configurator.engine.types import BuildSpec, Finding, Fix, PsuSpec
+from configurator.engine.types import BuildSpec, Finding, Fix, FixOp, PsuSpec
 
 COOLING_MARGIN = 0.10  # "plus 10-20 % for cooling" — STH 8-GPU EPYC rule of thumb [S33]; low end, as the catalog
 HEADROOM_SHARE = 0.80  # warn above 80 % of usable capacity (§1.2; desktop practice ~60 % typical load [V5])
@@ -171,32 +171,17 @@ def _psu_connectors(psu: PsuSpec, count: int) -> dict[str, int]:
 
 
 def psu_fix(option: PsuOption, build: BuildSpec, *, why: Phrase | None = None) -> Fix:
+    return make_fix(psu_op(option, build), reason=why)
+
+
+def psu_op(option: PsuOption, build: BuildSpec) -> FixOp:
+    """The PSU step that reaches `option`: more of the same model when the build has only it, else a
+    replacement of every PSU line."""
     current = {line.spec.sku: line.qty for line in build.psus}
     sku = option.psu.sku
     if set(current) == {sku} and option.count > current[sku]:
-        extra = option.count - current[sku]
-        return Fix(
-            action="add",
-            detail=(
-                Phrase("add %(count)s× %(sku)s (%(why)s)", count=extra, sku=sku, why=why)
-                if why
-                else Phrase("add %(count)s× %(sku)s", count=extra, sku=sku)
-            ),
-            sku=option.psu.sku,
-            target="psus",
-            qty=extra,
-        )
-    return Fix(
-        action="replace",
-        detail=(
-            Phrase("replace psus with %(count)s× %(sku)s (%(why)s)", count=option.count, sku=sku, why=why)
-            if why
-            else Phrase("replace psus with %(count)s× %(sku)s", count=option.count, sku=sku)
-        ),
-        sku=option.psu.sku,
-        target="psus",
-        qty=option.count,
-    )
+        return add_op("psus", sku, option.count - current[sku])
+    return replace_op("psus", sku, option.count)
 
 
 def _capacity_fixes(ctx: RuleContext, load: float) -> tuple[Fix, ...]:
@@ -214,20 +199,19 @@ def _capacity_fixes(ctx: RuleContext, load: float) -> tuple[Fix, ...]:
         for mode in lower:
             relaxed = psu_options(ctx, load, redundancy=mode)
             if relaxed:
+                # the mode and the PSUs sized for it only work together: one fix
                 fixes.append(
-                    Fix(
-                        action="set",
-                        detail=Phrase(
-                            "set psu_redundancy %(mode)s (%(current)s cannot carry %(load)s W in %(bays)s bays)",
-                            mode=mode,
+                    make_fix(
+                        set_op("psu_redundancy", mode),
+                        psu_op(relaxed[0], build),
+                        reason=Phrase(
+                            "%(current)s cannot carry %(load)s W in %(bays)s bays",
                             current=redundancy_value(build.psu_redundancy),
                             load=Num(load),
                             bays=build.chassis.psu_bays,
                         ),
-                        target="psu_redundancy",
                     )
                 )
-                fixes.append(psu_fix(relaxed[0], build, why=Phrase("under %(mode)s", mode=mode)))
                 break
 
     if len(fixes) < MAX_FIXES:
@@ -312,17 +296,7 @@ def psu_models(ctx: RuleContext) -> Iterator[Finding]:
             limit=1,
             unit="models",
             components=tuple(line.spec.sku for line in lines),
-            fixes=(
-                Fix(
-                    action="replace",
-                    detail=Phrase(
-                        "replace psus with %(count)s× %(sku)s", count=ctx.build.psu_count, sku=biggest.spec.sku
-                    ),
-                    sku=biggest.spec.sku,
-                    target="psus",
-                    qty=ctx.build.psu_count,
-                ),
-            ),
+            fixes=(make_fix(replace_op("psus", biggest.spec.sku, ctx.build.psu_count)),),
         )
 
 
@@ -395,10 +369,7 @@ def psu_redundancy(ctx: RuleContext) -> Iterator[Finding]:
             measured=build.psu_redundancy,
             limit=", ".join(modes),
             components=(build.chassis.sku,),
-            fixes=tuple(
-                Fix(action="set", detail=Phrase("set psu_redundancy %(mode)s", mode=mode), target="psu_redundancy")
-                for mode in modes
-            ),
+            fixes=tuple(make_fix(set_op("psu_redundancy", mode)) for mode in modes),
         )
     count = build.psu_count
     if count and build.psu_redundancy == "n+n" and count % 2:
@@ -440,9 +411,7 @@ def input_voltage(ctx: RuleContext) -> Iterator[Finding]:
     if high_only:
         options = psu_options(ctx, ctx.power.load_w, redundancy=build.psu_redundancy)
         fixes = [psu_fix(option, build, why=Phrase("rated at 120 V")) for option in options[:1]]
-        fixes.append(
-            Fix(action="set", detail=Phrase("set site_voltage 230 (a 200-240 V circuit)"), target="site_voltage")
-        )
+        fixes.append(make_fix(set_op("site_voltage", 230), reason=Phrase("a 200-240 V circuit")))
         yield Finding(
             code="power.input_voltage",
             severity="error",
@@ -512,14 +481,7 @@ def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
                     and all(chassis_takes_gpu(chassis, gpu, count) for gpu, count in build_gpus(build).values())
                     and build.gpu_count <= min(chassis.gpu_bays, chassis.max_gpu_count)
                 ):
-                    fixes.append(
-                        Fix(
-                            action="replace",
-                            detail=Phrase("use chassis %(sku)s", sku=chassis.sku),
-                            sku=chassis.sku,
-                            target="chassis",
-                        )
-                    )
+                    fixes.append(make_fix(chassis_op(chassis.sku)))
                 if len(fixes) >= 2:
                     break
 
@@ -567,13 +529,9 @@ def circuit_120v(ctx: RuleContext) -> Iterator[Finding]:
     fixes: list[Fix] = []
     if budget.wall_w <= CIRCUIT_230V_16A_W:
         fixes.append(
-            Fix(
-                action="set",
-                detail=Phrase(
-                    "set site_voltage 230 (a 230 V/16 A circuit carries %(watts)s W continuous)",
-                    watts=Num(CIRCUIT_230V_16A_W),
-                ),
-                target="site_voltage",
+            make_fix(
+                set_op("site_voltage", 230),
+                reason=Phrase("a 230 V/16 A circuit carries %(watts)s W continuous", watts=Num(CIRCUIT_230V_16A_W)),
             )
         )
 

@@ -11,9 +11,10 @@ from decimal import Decimal
 
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate, min_gpus_to_fit
+from configurator.engine.fixes import add_op, chassis_op, make_fix, replace_op, workload_fix
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.rules.context import MAX_FIXES, RuleContext, active, chassis_for_gpus, chassis_takes_gpu
-from configurator.engine.types import BuildSpec, Estimate, Finding, Fix, GpuSpec, Workload
+from configurator.engine.types import BuildSpec, Estimate, Finding, Fix, FixOp, GpuSpec, Workload
 
 MAX_GPUS = 16  # the estimator's search limit for "how many GPUs would fit"
 
@@ -24,6 +25,13 @@ def sizing_gpu(build: BuildSpec) -> GpuSpec | None:
     if not build.gpus:
         return None
     return min((line.spec for line in build.gpus), key=lambda gpu: (gpu.vram_gib, gpu.sku))
+
+
+def _gpus_op(build: BuildSpec, sku: str, count: int) -> FixOp:
+    """`count` of the GPU `sku`: its line grows when the build has it, else it is added."""
+    if any(line.spec.sku == sku for line in build.gpus):
+        return replace_op("gpus", sku, count, old_sku=sku)
+    return add_op("gpus", sku, count)
 
 
 def workload_estimate(
@@ -66,18 +74,7 @@ def _gpu_fixes(ctx: RuleContext, workload: Workload) -> list[Fix]:
             options.append((gpu.price * count, gpu, count))
     options.sort(key=lambda option: (option[0], option[1].sku))
     return [
-        Fix(
-            action="replace",
-            detail=Phrase(
-                "replace gpus with %(count)s× %(gpu)s (%(vram)s GB each)",
-                count=count,
-                gpu=gpu.sku,
-                vram=Num(gpu.vram_gib, None),
-            ),
-            sku=gpu.sku,
-            target="gpus",
-            qty=count,
-        )
+        make_fix(replace_op("gpus", gpu.sku, count), reason=Phrase("%(vram)s GB each", vram=Num(gpu.vram_gib, None)))
         for _, gpu, count in options[:2]
     ]
 
@@ -111,35 +108,15 @@ def vram_fit(ctx: RuleContext) -> Iterator[Finding]:
     if gpu is not None and needed is not None and needed > layout.count:
         if chassis_takes_gpu(build.chassis, gpu, needed):
             fixes.append(
-                Fix(
-                    action="add",
-                    detail=Phrase(
-                        "add %(count)s× %(gpu)s (%(needed)s GPUs hold the model)",
-                        count=needed - layout.count,
-                        gpu=gpu.sku,
-                        needed=needed,
-                    ),
-                    sku=gpu.sku,
-                    target="gpus",
-                    qty=needed - layout.count,
+                make_fix(
+                    add_op("gpus", gpu.sku, needed - layout.count),
+                    reason=Phrase("%(needed)s GPUs hold the model", needed=needed),
                 )
             )
         else:
             for chassis in chassis_for_gpus(ctx.snapshot, {gpu.sku: (gpu, needed)})[:1]:
-                fixes.append(
-                    Fix(
-                        action="replace",
-                        detail=Phrase(
-                            "use chassis %(chassis)s with %(count)s× %(gpu)s",
-                            chassis=chassis.sku,
-                            count=needed,
-                            gpu=gpu.sku,
-                        ),
-                        sku=chassis.sku,
-                        target="chassis",
-                    )
-                )
-    fixes.extend(fix for fix in _gpu_fixes(ctx, workload) if fix.sku != layout.sku)
+                fixes.append(make_fix(chassis_op(chassis.sku), _gpus_op(build, gpu.sku, needed)))
+    fixes.extend(fix for fix in _gpu_fixes(ctx, workload) if fix.ops[0].sku != layout.sku)
     yield Finding(
         code="workload.vram",
         severity="error",
@@ -232,9 +209,7 @@ def engine_support(ctx: RuleContext) -> Iterator[Finding]:
             measured=workload.engine,
             limit="NVIDIA (CUDA)",
             components=tuple(others),
-            fixes=(
-                Fix(action="change", detail=Phrase("use llama.cpp or vLLM (ROCm), or NVIDIA GPUs"), target="workload"),
-            ),
+            fixes=(workload_fix(Phrase("use llama.cpp or vLLM (ROCm), or NVIDIA GPUs")),),
         )
         return
     if workload.task != "inference" or workload.production or workload.require_ecc:

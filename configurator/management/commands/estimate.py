@@ -12,7 +12,8 @@ from configurator.apis.estimate import gpu_link_gbs
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate
 from configurator.engine.types import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Estimate, GpuSpec
-from configurator.serializers import WorkloadInputSerializer, estimate_to_dict
+from configurator.outputs import EstimateOutputSerializer
+from configurator.serializers import WorkloadInputSerializer
 
 
 def _find_gpu(sku: str) -> GpuSpec:
@@ -91,7 +92,7 @@ class Command(BaseCommand):
         except DomainError as error:
             raise CommandError(f"{error.message} {_fields_text(error.fields)}".strip()) from error
         if options["json"]:
-            self.stdout.write(json.dumps(estimate_to_dict(result), indent=2, ensure_ascii=False))
+            self.stdout.write(json.dumps(EstimateOutputSerializer(result).data, indent=2, ensure_ascii=False))
             return
         self.stdout.write(_render(result, workload.model.name, workload))
 

@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from configurator.engine.errors import DomainError
 from configurator.engine.types import Finding, Verdict
-from configurator.presenters import price_to_dict, verdict_to_dict
+from configurator.outputs import PriceOutputSerializer, validate_data
 from configurator.services import build_validate
 
 MESSAGE_WIDTH = 100
@@ -49,7 +49,7 @@ def verdict_table(verdict: Verdict) -> list[str]:
             continue
         finding = verdict.findings[index - 1]
         indent = " " * (sum(widths) + 6)
-        lines.extend(f"{indent}fix: {fix.detail}" for fix in finding.fixes)
+        lines.extend(f"{indent}fix: {fix.text}" for fix in finding.fixes)
     return lines
 
 
@@ -76,10 +76,10 @@ class Command(BaseCommand):
             raise CommandError(f"{error.message} {fields}".strip()) from None
 
         if options["json"]:
-            body = {**verdict_to_dict(verdict), "price": price_to_dict(price)}
+            body = validate_data(verdict, price)
             self.stdout.write(json.dumps(body, indent=2, ensure_ascii=False))
         else:
-            self._print(build.chassis.sku, verdict, price_to_dict(price))
+            self._print(build.chassis.sku, verdict, PriceOutputSerializer(price).data)
         if not verdict.valid:
             raise SystemExit(1)
 
