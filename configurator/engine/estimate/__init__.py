@@ -1,0 +1,152 @@
+"""Workload → Estimate: memory, layout on GPUs and speed of an LLM workload (pure functions, no Django).
+
+Formulas and their sources (../shared/reference/estimator-anchors.md):
+- weights: tensor by tensor at the storage precision (GGUF mixes per llama.cpp `llama_tensor_get_type`);
+- KV cache: 2 × layers × kv_heads × head_dim × bytes × tokens × sequences; MLA caches kv_lora_rank + rope dims;
+  sliding-window layers hold at most the window;
+- activations: inference compute buffers per engine; training per Korthikanti et al. (arXiv 2205.05198),
+  counted tensor by tensor for SwiGLU blocks with flash attention, full recompute with checkpointing;
+- training state: mixed-precision AdamW 2 + 2 + 12 bytes/param (ZeRO, Rajbhandari et al. arXiv 1910.02054,
+  K = 12), 8-bit AdamW (Dettmers et al. arXiv 2110.02861) 2 + 2 + 4 + 2; ZeRO stages shard over the GPUs;
+- decode: bytes read per step / (η_bw × bandwidth) + per-layer and per-hop time (configurator.engine.calibration),
+  tensor parallel adds 2 all-reduces per layer (llm-analysis `analysis.py` @d841e40); capped by compute.
+
+The package, one module per step: `weights` (bits and bytes per tensor), `kv_cache`, `engines` (what an engine
+reserves; workload checks), `plans` (memory before layout, training included), `layout` (parallelism, per-GPU
+memory, `min_gpus_to_fit`), `speed` (decode, prefill and training throughput), `assumptions` (the sentences);
+`estimate` below puts them together.
+"""
+
+from __future__ import annotations
+
+from configurator.engine.errors import DomainError
+from configurator.engine.estimate.assumptions import _layout_assumptions, _memory_assumptions
+from configurator.engine.estimate.engines import (
+    GPU_CONTEXT_GIB,
+    GPU_MEMORY_UTILIZATION,
+    LLAMACPP_UBATCH,
+    VLLM_BATCHED_TOKENS_SMALL,
+    VLLM_MAX_NUM_SEQS,
+    default_engine,
+    workload_problems,
+)
+from configurator.engine.estimate.kv_cache import (
+    KV_BYTES_PER_ELEMENT,
+    kv_bytes_per_layer_token,
+    kv_bytes_per_token,
+    kv_cache_bytes,
+)
+from configurator.engine.estimate.layout import _min_gpus, _parallelism, _per_gpu_bytes, _usable_gib, min_gpus_to_fit
+from configurator.engine.estimate.plans import _plan
+from configurator.engine.estimate.speed import PCIE_GBS_PER_LANE, _link, _throughput, decode_terms
+from configurator.engine.estimate.weights import (
+    GGML_TYPE_BITS,
+    GGUF_DEFAULT_TYPE,
+    GGUF_MXFP4_MOE,
+    GGUF_PUBLISHED_BPW,
+    GIB,
+    HF_LINEAR_BITS,
+    NF4_BITS,
+    Tensor,
+    WeightProfile,
+    bits_per_weight,
+    model_tensors,
+    tensor_bits,
+    weight_bytes,
+    weight_profile,
+)
+from configurator.engine.phrase import LazyTexts, Phrase
+from configurator.engine.types import Estimate, GpuLayout, GpuSpec, MemoryBreakdown, Throughput, Workload
+
+__all__ = [
+    "GGML_TYPE_BITS",
+    "GGUF_DEFAULT_TYPE",
+    "GGUF_MXFP4_MOE",
+    "GGUF_PUBLISHED_BPW",
+    "GIB",
+    "GPU_CONTEXT_GIB",
+    "GPU_MEMORY_UTILIZATION",
+    "HF_LINEAR_BITS",
+    "KV_BYTES_PER_ELEMENT",
+    "LLAMACPP_UBATCH",
+    "NF4_BITS",
+    "PCIE_GBS_PER_LANE",
+    "VLLM_BATCHED_TOKENS_SMALL",
+    "VLLM_MAX_NUM_SEQS",
+    "Tensor",
+    "WeightProfile",
+    "bits_per_weight",
+    "decode_terms",
+    "default_engine",
+    "estimate",
+    "kv_bytes_per_layer_token",
+    "kv_bytes_per_token",
+    "kv_cache_bytes",
+    "min_gpus_to_fit",
+    "model_tensors",
+    "tensor_bits",
+    "weight_bytes",
+    "weight_profile",
+    "workload_problems",
+]
+
+
+def estimate(
+    workload: Workload,
+    gpu: GpuSpec | None = None,
+    gpu_count: int = 1,
+    *,
+    link_gbs: float | None = None,
+    max_gpus: int = 16,
+) -> Estimate:
+    """Memory, layout on `gpu_count` × `gpu` and speed of a workload.
+
+    `link_gbs` is the GPU-to-GPU bandwidth when the GPUs are joined by NVLink/NVSwitch; None means PCIe
+    (from the GPU's generation and lanes). Raises DomainError (fields named) for workloads that cannot run.
+    """
+    if gpu_count < 1:
+        raise DomainError("gpu_count must be at least 1.", fields={"gpu_count": ["Must be at least 1."]})
+    plan = _plan(workload)
+    count = gpu_count if gpu is not None else 1
+    overhead = GPU_CONTEXT_GIB * count
+    memory = MemoryBreakdown(
+        weights=plan.weights / GIB,
+        kv_cache=plan.kv / GIB,
+        activations=(plan.scratch + plan.logits) / GIB,
+        gradients=plan.gradients / GIB,
+        optimizer=plan.optimizer / GIB,
+        overhead=overhead,
+    )
+    layout: GpuLayout | None = None
+    throughput: Throughput | None = None
+    if gpu is not None:
+        parallelism = _parallelism(plan, count)
+        per_gpu = _per_gpu_bytes(plan, parallelism, count) / GIB
+        usable = _usable_gib(plan, gpu)
+        layout = GpuLayout(
+            sku=gpu.sku,
+            count=count,
+            parallelism=parallelism,
+            per_gpu_gib=per_gpu,
+            usable_gib=usable,
+            fits=per_gpu <= usable,
+            min_gpus_to_fit=_min_gpus(plan, gpu, max_gpus),
+        )
+        link = _link(gpu, link_gbs)
+        throughput = _throughput(plan, gpu, count, parallelism, link)
+
+    def explain() -> list[Phrase]:
+        words = _memory_assumptions(plan)
+        if gpu is not None and throughput is not None:
+            words.extend(_layout_assumptions(plan, gpu, count, parallelism, link, throughput))
+        return words
+
+    return Estimate(
+        model_slug=workload.model.slug,
+        total_params=workload.model.total_params,
+        active_params=workload.model.active_params,
+        memory=memory,
+        layout=layout,
+        throughput=throughput,
+        assumptions=LazyTexts(explain),  # the recommender makes thousands of estimates and reads few of these
+    )

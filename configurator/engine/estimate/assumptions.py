@@ -1,0 +1,337 @@
+"""The assumption sentences of an estimate: every figure with its source, in the order the reader gets them.
+
+They are `Phrase`s whose first argument is a literal msgid: makemessages extracts them (keep them literal).
+"""
+
+from __future__ import annotations
+
+from configurator.engine import calibration as cal
+from configurator.engine.estimate.engines import (
+    GPU_CONTEXT_GIB,
+    GPU_MEMORY_UTILIZATION,
+    LLAMACPP_UBATCH,
+    VLLM_BATCHED_TOKENS_SMALL,
+    VLLM_MAX_NUM_SEQS,
+)
+from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes_per_token
+from configurator.engine.estimate.plans import _compute_params, _Plan
+from configurator.engine.estimate.speed import _Link, _peak_flops
+from configurator.engine.estimate.weights import (
+    _HF_QUANTIZED,
+    GGML_TYPE_BITS,
+    GGUF_PUBLISHED_BPW,
+    GIB,
+    HF_LINEAR_BITS,
+    NF4_BITS,
+)
+from configurator.engine.phrase import Num, Phrase
+from configurator.engine.types import GGUF_PRECISIONS, GpuSpec, Throughput
+
+
+def _precision_words(plan: _Plan) -> Phrase:
+    model = plan.workload.model
+    bpw = Num(plan.weights * 8 / model.total_params, 2)
+    precision = plan.weight_precision
+    if precision in GGUF_PRECISIONS:
+        return Phrase(
+            "%(precision)s = %(bpw)s bits/weight on this model (llama.cpp llama_tensor_get_type mix; "
+            "%(published)s on Llama-3.1-8B, llama.cpp tools/quantize/README.md @311c2c9)",
+            precision=precision.upper(),
+            bpw=bpw,
+            published=Num(GGUF_PUBLISHED_BPW[precision], 2),
+        )
+    if precision == "nf4":
+        return Phrase(
+            "QLoRA NF4 base = %(bits)s bits/weight with double quantization (arXiv 2305.14314 §3)",
+            bits=Num(NF4_BITS, 3),
+        )
+    experts = Num(GGML_TYPE_BITS["MXFP4"], 2)
+    if precision == "mxfp4" and plan.engine == "llama.cpp" and model.is_moe:
+        return Phrase(
+            "GGUF MXFP4_MOE: experts at %(experts)s bits/weight, other tensors Q8_0 = %(bpw)s bits/weight overall "
+            "(llama.cpp llama_tensor_get_type)",
+            experts=experts,
+            bpw=bpw,
+        )
+    if precision == "mxfp4" and model.native_precision == "mxfp4":
+        return Phrase(
+            "MXFP4 experts at %(experts)s bits/weight, attention and embeddings in bf16 = %(bpw)s bits/weight "
+            "overall (OpenAI gpt-oss checkpoint layout)",
+            experts=experts,
+            bpw=bpw,
+        )
+    if precision in _HF_QUANTIZED or precision == "mxfp4":
+        return Phrase(
+            "%(precision)s linear layers at %(linear)s bits/weight, embeddings/lm_head in 16 bits "
+            "= %(bpw)s bits/weight overall",
+            precision=precision,
+            linear=Num(HF_LINEAR_BITS[precision], 2),
+            bpw=bpw,
+        )
+    return Phrase("%(precision)s = %(bits)s bits/weight", precision=precision, bits=Num(HF_LINEAR_BITS[precision]))
+
+
+def _kv_assumptions(plan: _Plan) -> list[Phrase]:
+    w, model = plan.workload, plan.workload.model
+    per_token = kv_bytes_per_token(model, w.kv_cache_precision)
+    element = Num(KV_BYTES_PER_ELEMENT[w.kv_cache_precision], None)
+    if model.is_mla:
+        shape = Phrase(
+            "MLA latent %(layers)s layers × %(width)s × %(element)s B",
+            layers=model.layers,
+            width=(model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0),
+            element=element,
+        )
+    else:
+        shape = Phrase(
+            "2 × %(layers)s layers × %(kv_heads)s KV heads × %(head_dim)s × %(element)s B",
+            layers=model.layers,
+            kv_heads=model.kv_heads,
+            head_dim=model.head_dim,
+            element=element,
+        )
+    words = [
+        Phrase(
+            "KV cache %(precision)s: %(shape)s = %(per_token)s KiB per token; "
+            "%(tokens)s tokens × %(sequences)s sequence(s)",
+            precision=w.kv_cache_precision,
+            shape=shape,
+            per_token=Num(per_token / 1024, 1),
+            tokens=Num(w.context_tokens),
+            sequences=plan.sequences,
+        )
+    ]
+    if model.sliding_window and model.sliding_window_layers:
+        words.append(
+            Phrase(
+                "%(sliding)s of %(layers)s layers use a %(window)s-token sliding window: "
+                "their KV cache stops growing there",
+                sliding=model.sliding_window_layers,
+                layers=model.layers,
+                window=Num(model.sliding_window),
+            )
+        )
+    if w.context_tokens > model.max_context:
+        words.append(
+            Phrase(
+                "context %(tokens)s exceeds the model's %(window)s-token window: quality is not guaranteed past it",
+                tokens=Num(w.context_tokens),
+                window=Num(model.max_context),
+            )
+        )
+    if plan.engine == "llama.cpp":
+        words.append(
+            Phrase(
+                "llama.cpp compute buffer for a %(ubatch)s-token ubatch with flash attention "
+                "(%(size)s GiB incl. f32 logits)",
+                ubatch=LLAMACPP_UBATCH,
+                size=Num((plan.scratch + plan.logits) / GIB, 2),
+            )
+        )
+    elif plan.engine in ("vllm", "tensorrt-llm"):
+        words.append(
+            Phrase(
+                "%(engine)s activation peak for %(tokens)s batched tokens and %(sequences)s sampled sequences "
+                "(%(size)s GiB)",
+                engine=w.engine,
+                tokens=VLLM_BATCHED_TOKENS_SMALL,
+                sequences=VLLM_MAX_NUM_SEQS,
+                size=Num((plan.scratch + plan.logits) / GIB, 2),
+            )
+        )
+    else:
+        words.append(
+            Phrase(
+                "transformers prefill of the whole prompt at once (%(size)s GiB)",
+                size=Num(plan.scratch / GIB, 2),
+            )
+        )
+    return words
+
+
+def _training_assumptions(plan: _Plan) -> list[Phrase]:
+    w = plan.workload
+    words: list[Phrase] = []
+    if w.optimizer == "adamw_8bit":
+        optimizer = Phrase(
+            "8-bit AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + 8-bit m, v 2 B/param "
+            "(bitsandbytes, arXiv 2110.02861)"
+        )
+        optimizer_name = Phrase("8-bit AdamW")
+    else:
+        optimizer = Phrase(
+            "mixed-precision AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master, m, v 12 = 16 B/param "
+            "(ZeRO arXiv 1910.02054 K=12; DeepSpeed's code counts 20 with fp32 grads)"
+        )
+        optimizer_name = Phrase("mixed-precision AdamW")
+    if w.task == "full_finetune":
+        words.append(optimizer)
+    else:
+        words.append(
+            Phrase(
+                "LoRA rank %(rank)s on every linear layer: %(trainable)s M trainable parameters "
+                "(r·(d_in + d_out) each) with %(optimizer)s",
+                rank=w.lora_rank,
+                trainable=Num(plan.trainable_params / 1e6, 1),
+                optimizer=optimizer_name,
+            )
+        )
+    if w.gradient_checkpointing:
+        words.append(
+            Phrase(
+                "activations for %(batch)s × %(tokens)s tokens with gradient checkpointing (layer inputs 2·s·b·h "
+                "kept, one layer recomputed), per tensor for SwiGLU + flash attention "
+                "(Korthikanti et al. arXiv 2205.05198)",
+                batch=w.batch_size,
+                tokens=Num(w.sequence_length),
+            )
+        )
+    else:
+        words.append(
+            Phrase(
+                "activations for %(batch)s × %(tokens)s tokens without checkpointing, per tensor for SwiGLU + "
+                "flash attention (Korthikanti et al. arXiv 2205.05198)",
+                batch=w.batch_size,
+                tokens=Num(w.sequence_length),
+            )
+        )
+    return words
+
+
+def _memory_assumptions(plan: _Plan) -> list[Phrase]:
+    model = plan.workload.model
+    total = Num(model.total_params / 1e9, 2)
+    if model.is_moe:
+        params = Phrase(
+            "%(model)s: %(total)s B parameters, %(active)s B active per token (MoE) (%(source)s)",
+            model=model.name,
+            total=total,
+            active=Num(model.active_params / 1e9, 2),
+            source=model.source,
+        )
+    else:
+        params = Phrase(
+            "%(model)s: %(total)s B parameters (%(source)s)", model=model.name, total=total, source=model.source
+        )
+    words = [params, Phrase("Weights: %(words)s", words=_precision_words(plan))]
+    words.extend(_training_assumptions(plan) if plan.training else _kv_assumptions(plan))
+    words.append(
+        Phrase(
+            "CUDA context and runtime reserve %(reserve)s GiB per GPU (ollama reserves 457 MiB)",
+            reserve=Num(GPU_CONTEXT_GIB, None),
+        )
+    )
+    words.extend(plan.notes)
+    return words
+
+
+_ZERO_SHARDED: dict[int, Phrase] = {
+    0: Phrase("nothing sharded (DDP replicas)"),
+    1: Phrase("optimizer states sharded"),
+    2: Phrase("optimizer states and gradients sharded"),
+    3: Phrase("weights, gradients and optimizer sharded"),
+}
+
+
+def _layout_assumptions(
+    plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link, throughput: Throughput
+) -> list[Phrase]:
+    w, model = plan.workload, plan.workload.model
+    words: list[Phrase] = []
+    vram = Num(gpu.vram_gib, None)
+    util = GPU_MEMORY_UTILIZATION.get(plan.engine)
+    if util is not None:
+        words.append(
+            Phrase(
+                "%(engine)s gpu_memory_utilization %(util)s: usable = %(util)s × %(vram)s GiB per GPU",
+                engine=w.engine,
+                util=Num(util, 2),
+                vram=vram,
+            )
+        )
+    else:
+        words.append(Phrase("usable = all %(vram)s GiB per GPU; the reserve is counted in the per-GPU need", vram=vram))
+    if plan.training:
+        if count > 1:
+            stage = w.zero_stage
+            words.append(
+                Phrase(
+                    "data parallel over %(count)s GPUs, ZeRO stage %(stage)s: %(sharded)s",
+                    count=count,
+                    stage=stage,
+                    sharded=_ZERO_SHARDED[stage],
+                )
+            )
+        words.append(
+            Phrase(
+                "training speed at %(mfu)s%% of %(tflops)s dense BF16 TFLOPS per GPU; decode figures do not apply",
+                mfu=Num(cal.TRAINING_MFU * 100),
+                tflops=Num(gpu.fp16_tflops, None),
+            )
+        )
+        return words
+    if parallelism == "tensor":
+        if model.is_mla:
+            kv = Phrase("MLA latent cache replicated on every GPU")
+        elif model.kv_heads < count:
+            kv = Phrase("%(kv_heads)s KV heads split (replicated: fewer heads than GPUs)", kv_heads=model.kv_heads)
+        else:
+            kv = Phrase("%(kv_heads)s KV heads split", kv_heads=model.kv_heads)
+        words.append(
+            Phrase(
+                "tensor parallel over %(count)s GPUs via %(link)s: weights split, %(kv)s; "
+                "2 all-reduces per layer, ≥ %(floor)s µs each",
+                count=count,
+                link=link.label,
+                kv=kv,
+                floor=Num(link.floor_s * 1e6),
+            )
+        )
+    elif parallelism == "pipeline":
+        words.append(
+            Phrase(
+                "layer split over %(count)s GPUs: capacity adds up, single-stream speed does not "
+                "(+%(hop)s ms per GPU hand-over)",
+                count=count,
+                hop=Num(cal.PIPELINE_HOP_S * 1e3, 2),
+            )
+        )
+    constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
+    moved = plan.read_bytes + plan.kv_read_per_seq
+    effective = moved * throughput.decode_tokens_per_s_per_user / (gpu.bandwidth_gbs * 1e9)
+    if parallelism == "tensor":
+        effective /= count
+    words.append(
+        Phrase(
+            "decode: η_bw = %(eta)s of %(bandwidth)s GB/s + %(tau)s µs per layer per step (%(engine)s, "
+            "%(memory)s; %(source)s) → effective η = %(effective)s on %(moved)s GB read per token",
+            eta=Num(constants.eta_bw, 2),
+            bandwidth=Num(gpu.bandwidth_gbs, None),
+            tau=Num(constants.tau_layer_s * 1e6),
+            engine=w.engine,
+            memory=cal.memory_class(gpu.memory_type).upper(),
+            source=constants.source,
+            effective=Num(effective, 2),
+            moved=Num(moved / 1e9, 2),
+        )
+    )
+    if model.is_moe:
+        words.append(
+            Phrase(
+                "MoE: memory holds all %(experts)s experts; each token reads %(active)s of them; "
+                "a batch of %(sequences)s reads the union of the experts its tokens pick",
+                experts=model.experts,
+                active=model.active_experts,
+                sequences=plan.sequences,
+            )
+        )
+    words.append(
+        Phrase(
+            "prefill at %(mfu)s%% of %(peak)s dense TFLOPS (2 × %(params)s B active params + attention FLOPs "
+            "per token); TTFT = one prompt of context_tokens",
+            mfu=Num(cal.PREFILL_MFU[plan.engine] * 100),
+            peak=Num(_peak_flops(gpu, plan.weight_precision, plan.engine) / 1e12, None),
+            params=Num(_compute_params(model) / 1e9, 2),
+        )
+    )
+    return words

@@ -1,0 +1,67 @@
+"""Inference engines: the memory each reserves and the batches it sizes its buffers for, the engine a
+precision defaults to, and the checks a workload passes before it is estimated."""
+
+from __future__ import annotations
+
+from configurator.engine.errors import DomainError
+from configurator.engine.estimate.weights import _HF_QUANTIZED
+from configurator.engine.types import ENGINES, GGUF_PRECISIONS, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Workload
+
+# Per-GPU memory the engine cannot use for the model: CUDA/ROCm context, cuBLAS workspace, allocator slack.
+# ollama reserves 457 MiB per CUDA GPU (`llm/memory.go` MinimumMemory, @f560bd0^); gpu_poor adds 650 MB.
+GPU_CONTEXT_GIB = 0.5
+# vLLM pre-allocates gpu_memory_utilization × total memory per GPU (EngineArgs default 0.90; newer CacheConfig
+# 0.92, vllm commit 002f10e — anchors §1.7); TensorRT-LLM's KV pool takes 0.90 of the free memory, modelled alike.
+GPU_MEMORY_UTILIZATION: dict[str, float] = {"vllm": 0.90, "tensorrt-llm": 0.90}
+LLAMACPP_UBATCH = 512  # llama.cpp `n_ubatch` default: tokens per compute-graph pass
+# vLLM profiles activations with max_num_batched_tokens (vllm/engine/arg_utils.py default for the OpenAI server
+# 2048; 8192 on ≥ 70 GiB GPUs — from memory of that file, not re-read) and samples up to 256 sequences.
+VLLM_BATCHED_TOKENS_SMALL = 2048
+VLLM_MAX_NUM_SEQS = 256
+
+
+def default_engine(precision: str) -> str:
+    """llama.cpp for GGUF types, vLLM otherwise (ARCHITECTURE.md §HTTP API)."""
+    return "llama.cpp" if precision in GGUF_PRECISIONS else "vllm"
+
+
+def workload_problems(workload: Workload) -> dict[str, list[str]]:
+    """Field-named reasons a workload cannot be estimated as given (empty when it can)."""
+    problems: dict[str, list[str]] = {}
+
+    def add(field: str, reason: str) -> None:
+        problems.setdefault(field, []).append(reason)
+
+    if workload.task not in TASKS:
+        add("task", f"Must be one of: {', '.join(TASKS)}.")
+    if workload.precision not in PRECISIONS:
+        add("precision", f"Must be one of: {', '.join(PRECISIONS)}.")
+    if workload.kv_cache_precision not in KV_PRECISIONS:
+        add("kv_cache_precision", f"Must be one of: {', '.join(KV_PRECISIONS)}.")
+    if workload.engine not in ENGINES:
+        add("engine", f"Must be one of: {', '.join(ENGINES)}.")
+    if workload.optimizer not in OPTIMIZERS:
+        add("optimizer", f"Must be one of: {', '.join(OPTIMIZERS)}.")
+    if workload.zero_stage not in (0, 1, 2, 3):
+        add("zero_stage", "Must be 0, 1, 2 or 3.")
+    for name in ("context_tokens", "concurrent_users", "batch_size", "sequence_length", "lora_rank"):
+        if getattr(workload, name) < 1:
+            add(name, "Must be at least 1.")
+    if problems or workload.task != "inference":
+        return problems
+    engine, precision, kv = workload.engine, workload.precision, workload.kv_cache_precision
+    if precision in GGUF_PRECISIONS and engine in ("tensorrt-llm", "transformers"):
+        add("engine", f"{precision.upper()} is a GGUF type: it runs on llama.cpp (or vLLM's GGUF loader).")
+    if engine == "llama.cpp" and precision in _HF_QUANTIZED:
+        add("precision", f"llama.cpp does not load {precision} checkpoints; use a GGUF type or bf16/fp16.")
+    if engine == "llama.cpp" and kv == "fp8":
+        add("kv_cache_precision", "llama.cpp has no fp8 KV cache; use q8_0 or q4_0.")
+    if engine != "llama.cpp" and kv in ("q8_0", "q4_0"):
+        add("kv_cache_precision", f"{kv} KV cache is a llama.cpp type; {engine} supports f16/bf16 or fp8.")
+    return problems
+
+
+def _check(workload: Workload) -> None:
+    problems = workload_problems(workload)
+    if problems:
+        raise DomainError("The workload cannot be estimated as given.", fields=problems)

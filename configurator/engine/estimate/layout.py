@@ -1,0 +1,74 @@
+"""Layout on GPUs: the parallelism a GPU count gets, the memory each GPU needs (ZeRO stages shard the training
+state over the GPUs) and the fewest GPUs whose memory fits."""
+
+from __future__ import annotations
+
+import math
+
+from configurator.engine.estimate.engines import GPU_CONTEXT_GIB, GPU_MEMORY_UTILIZATION
+from configurator.engine.estimate.plans import _Plan, _plan
+from configurator.engine.estimate.weights import GIB
+from configurator.engine.types import GpuSpec, ModelArch, Workload
+
+
+def _parallelism(plan: _Plan, count: int) -> str:
+    if count <= 1:
+        return "single"
+    if plan.training:
+        return "data"
+    model = plan.workload.model
+    if plan.engine in ("vllm", "tensorrt-llm"):
+        kv_ok = model.is_mla or model.kv_heads % count == 0 or count % model.kv_heads == 0
+        if model.heads % count == 0 and kv_ok:
+            return "tensor"
+    return "pipeline"
+
+
+def _kv_share(model: ModelArch, tp: int) -> float:
+    """Share of the KV cache each tensor-parallel GPU holds: heads split, replicated when kv_heads < t;
+    the MLA latent is shared by all heads, so every GPU keeps all of it (vLLM MLA backends)."""
+    if model.is_mla:
+        return 1.0
+    return max(1.0 / tp, 1.0 / model.kv_heads)
+
+
+def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int) -> float:
+    overhead = GPU_CONTEXT_GIB * GIB
+    if plan.training:
+        stage = plan.workload.zero_stage if count > 1 else 0
+        weights = plan.weights / count if stage >= 3 else plan.weights
+        gradients = plan.gradients / count if stage >= 2 else plan.gradients
+        optimizer = plan.optimizer / count if stage >= 1 else plan.optimizer
+        gather = plan.gather if stage >= 3 else 0.0
+        return weights + gradients + optimizer + gather + plan.scratch + plan.logits + overhead
+    if parallelism == "single":
+        return plan.weights_vram + plan.kv + plan.scratch + plan.logits + overhead
+    if parallelism == "tensor":
+        share = _kv_share(plan.workload.model, count)
+        return plan.weights_vram / count + plan.kv * share + plan.scratch / count + plan.logits + overhead
+    layers = plan.workload.model.layers
+    body = math.ceil(layers / count) / layers * (plan.layer_bytes + plan.kv) + plan.scratch + overhead
+    return max(body + plan.embed_gpu_bytes, body + plan.head_bytes + plan.logits)
+
+
+def _usable_gib(plan: _Plan, gpu: GpuSpec) -> float:
+    return gpu.vram_gib * GPU_MEMORY_UTILIZATION.get(plan.engine, 1.0)
+
+
+def _min_gpus(plan: _Plan, gpu: GpuSpec, max_gpus: int) -> int | None:
+    usable = _usable_gib(plan, gpu) * GIB
+    for count in range(1, max(1, max_gpus) + 1):
+        if _per_gpu_bytes(plan, _parallelism(plan, count), count) <= usable:
+            return count
+    return None
+
+
+def min_gpus_to_fit(
+    workload: Workload, gpu: GpuSpec, *, max_gpus: int = 16, link_gbs: float | None = None
+) -> int | None:
+    """Smallest count of `gpu` (1..max_gpus) whose per-GPU memory fits, None when none does.
+
+    Memory does not depend on the interconnect; `link_gbs` is accepted for symmetry with `estimate`.
+    """
+    del link_gbs
+    return _min_gpus(_plan(workload), gpu, max_gpus)

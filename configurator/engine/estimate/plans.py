@@ -1,0 +1,259 @@
+"""Plans: everything about a workload that does not depend on the GPU (memory before layout), built once.
+
+- activations: inference compute buffers per engine; training per Korthikanti et al. (arXiv 2205.05198),
+  counted tensor by tensor for SwiGLU blocks with flash attention, full recompute with checkpointing;
+- training state: mixed-precision AdamW 2 + 2 + 12 bytes/param (ZeRO, Rajbhandari et al. arXiv 1910.02054,
+  K = 12), 8-bit AdamW (Dettmers et al. arXiv 2110.02861) 2 + 2 + 4 + 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from configurator.engine import calibration as cal
+from configurator.engine.estimate.engines import LLAMACPP_UBATCH, VLLM_BATCHED_TOKENS_SMALL, VLLM_MAX_NUM_SEQS, _check
+from configurator.engine.estimate.kv_cache import kv_cache_bytes
+from configurator.engine.estimate.weights import (
+    _HF_QUANTIZED,
+    GGUF_MXFP4_MOE,
+    GIB,
+    NF4_BITS,
+    _tensor_bits,
+    model_tensors,
+    weight_bytes,
+    weight_profile,
+)
+from configurator.engine.phrase import Num, Phrase
+from configurator.engine.types import ModelArch, Workload
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """Everything about a workload that does not depend on the GPU; built once per workload."""
+
+    workload: Workload
+    engine: str
+    training: bool
+    weight_precision: str  # the storage precision actually sized (training coerces GGUF to bf16, QLoRA NF4)
+    weights: float  # bytes, whole checkpoint
+    weights_vram: float  # bytes resident on GPUs (llama.cpp keeps token_embd in system RAM)
+    layer_bytes: float  # part of weights_vram that a layer split divides
+    head_bytes: float  # output head: on the last GPU of a layer split
+    embed_gpu_bytes: float  # input embedding on the first GPU of a layer split
+    kv: float  # all sequences
+    scratch: float  # per-GPU compute buffer (inference) or stored activations (training)
+    logits: float  # on one GPU (the last of a layer split, rank 0 of tensor parallel)
+    gradients: float
+    optimizer: float
+    gather: float  # ZeRO-3 gathered-parameter buffers (only with ≥ 2 GPUs)
+    trainable_params: int
+    sequences: int
+    read_bytes: float  # weights read per decode step by one sequence
+    routed_bytes: float  # routed-expert bytes (MoE): more of them are read as the batch grows
+    kv_read_per_seq: float  # KV bytes read per decode step per sequence at the context
+    decode_flops: float  # per generated token
+    prefill_flops: float  # per prompt token, averaged over the prompt
+    train_flops: float  # per trained token (forward + backward + recompute)
+    notes: tuple[Phrase, ...]
+
+
+def _active_tokens_intermediate(model: ModelArch) -> int:
+    """Width of the MLP a token passes through: routed top-k plus shared experts for MoE."""
+    if not model.is_moe:
+        return model.intermediate
+    moe = (model.active_experts + model.shared_experts) * model.moe_intermediate
+    return max(moe, model.intermediate if model.dense_layers else 0)
+
+
+def _compute_params(model: ModelArch) -> float:
+    """Parameters multiplied per token: active, without the input embedding lookup."""
+    embed = 0 if model.tied_embeddings else model.vocab * model.hidden
+    return float(model.active_params - embed)
+
+
+def _attention_flops(model: ModelArch, context: int, causal_average: bool) -> float:
+    """QKᵀ and PV: 4 × q_dim × attended tokens per layer (half the context on average over a prompt)."""
+    q_dim = model.heads * model.head_dim
+    span = context / 2 if causal_average else float(context)
+    window = model.sliding_window
+    sliding = model.sliding_window_layers if window else 0
+    if window is None or not sliding:
+        return 4.0 * q_dim * span * model.layers
+    return 4.0 * q_dim * ((model.layers - sliding) * span + sliding * min(span, float(window)))
+
+
+def _lora_params(model: ModelArch, rank: int) -> int:
+    """r·(d_in + d_out) for every linear layer of the decoder blocks (PEFT target_modules="all-linear")."""
+    total = 0
+    for tensor in model_tensors(model):
+        if tensor.layer < 0 or tensor.kind in ("ffn_gate_inp", "other"):
+            continue
+        d_in = tensor.row
+        if tensor.routed:
+            d_out = tensor.params // (model.experts * d_in)
+            total += model.experts * rank * (d_in + d_out)
+        else:
+            total += rank * (d_in + tensor.params // d_in)
+    return total
+
+
+def _inference_plan(w: Workload) -> _Plan:
+    model, engine = w.model, cal.engine_family(w.engine)
+    stored = GGUF_MXFP4_MOE if engine == "llama.cpp" and w.precision == "mxfp4" and model.is_moe else w.precision
+    profile = weight_profile(model, stored)
+    sequences = w.concurrent_users * w.batch_size
+    kv = kv_cache_bytes(model, w.kv_cache_precision, w.context_tokens, sequences)
+    h, q_dim = model.hidden, model.heads * model.head_dim
+    kv_dim = model.kv_heads * model.head_dim
+    inter = _active_tokens_intermediate(model)
+    notes: list[Phrase] = []
+    if engine == "llama.cpp":
+        # compute buffer (flash attention on, so no ctx × heads score matrix): one layer's f32 temporaries for a
+        # 512-token ubatch, and the f32 logits of the ubatch on the GPU with the output layer (ollama
+        # `GraphSize` llama branch: 4·batch·(h + V)).
+        scratch = 4.0 * LLAMACPP_UBATCH * (2 * h + q_dim + 2 * kv_dim + 3 * inter)
+        logits = 4.0 * LLAMACPP_UBATCH * (h + model.vocab)
+        weights_vram = profile.total_bytes - profile.embed_bytes
+        embed_gpu = 0.0
+        if profile.embed_bytes:
+            notes.append(
+                Phrase(
+                    "llama.cpp keeps token_embd (%(size)s GiB) in system RAM, not in VRAM",
+                    size=Num(profile.embed_bytes / GIB, 2),
+                )
+            )
+    elif engine in ("vllm", "tensorrt-llm"):
+        tokens = VLLM_BATCHED_TOKENS_SMALL
+        scratch = 2.0 * tokens * (3 * h + q_dim + 2 * kv_dim + 3 * inter)
+        logits = 4.0 * 2 * VLLM_MAX_NUM_SEQS * model.vocab
+        weights_vram = profile.total_bytes
+        embed_gpu = profile.embed_bytes
+    else:  # transformers: the whole prompt of every sequence in one forward pass (sdpa, no score matrix)
+        scratch = 2.0 * sequences * w.context_tokens * (3 * h + q_dim + 2 * kv_dim + 3 * inter)
+        logits = 4.0 * sequences * model.vocab
+        weights_vram = profile.total_bytes
+        embed_gpu = profile.embed_bytes
+    compute = _compute_params(model)
+    return _Plan(
+        workload=w,
+        engine=engine,
+        training=False,
+        weight_precision=w.precision,
+        weights=profile.total_bytes,
+        weights_vram=weights_vram,
+        layer_bytes=profile.layer_bytes,
+        head_bytes=profile.head_bytes,
+        embed_gpu_bytes=embed_gpu,
+        kv=kv,
+        scratch=scratch,
+        logits=logits,
+        gradients=0.0,
+        optimizer=0.0,
+        gather=0.0,
+        trainable_params=0,
+        sequences=sequences,
+        read_bytes=profile.read_bytes_per_token,
+        routed_bytes=profile.routed_bytes,
+        kv_read_per_seq=kv_cache_bytes(model, w.kv_cache_precision, w.context_tokens, 1),
+        decode_flops=2 * compute + _attention_flops(model, w.context_tokens, causal_average=False),
+        prefill_flops=2 * compute + _attention_flops(model, w.context_tokens, causal_average=True),
+        train_flops=0.0,
+        notes=tuple(notes),
+    )
+
+
+def _training_activations(model: ModelArch, tokens: int, checkpointing: bool) -> tuple[float, float]:
+    """(stored activations, logits) in bytes for `tokens` = micro-batch × sequence length.
+
+    Korthikanti et al. (arXiv 2205.05198) §4: 34·s·b·h per layer for a GPT block with its GeLU MLP (I = 4h);
+    here counted tensor by tensor for a pre-norm SwiGLU block with flash attention, 16-bit: the two norm inputs
+    and outputs (4h), Q and the attention output (2·q_dim), K and V (2·kv_dim), gate, up, SiLU(gate) and the
+    product (4·I), plus the fp32 softmax statistics (4 B per head). Full recompute keeps only each layer's
+    input (2·s·b·h, the paper's figure) and rebuilds one layer at a time. Logits: bf16 plus the fp32 copy the
+    cross-entropy takes (2 + 4 bytes per vocabulary entry, §4.1 output layer).
+    """
+    h, q_dim = model.hidden, model.heads * model.head_dim
+    kv_dim = model.kv_heads * model.head_dim
+    inter = _active_tokens_intermediate(model)
+    per_token_layer = 2.0 * (4 * h + 2 * q_dim + 2 * kv_dim + 4 * inter) + 4.0 * model.heads
+    if model.is_moe:
+        per_token_layer += 4.0 * model.experts  # router logits
+    if checkpointing:
+        stored = tokens * (model.layers * 2.0 * h + per_token_layer)
+    else:
+        stored = tokens * (model.layers * per_token_layer + 2.0 * h)
+    return stored, 6.0 * tokens * model.vocab
+
+
+def _training_plan(w: Workload) -> _Plan:
+    model, task = w.model, w.task
+    notes: list[Phrase] = []
+    precision = w.precision
+    if task == "qlora":
+        tensors, bits = model_tensors(model), _tensor_bits(model, "bf16")
+        weights = 0.0
+        for tensor, b in zip(tensors, bits, strict=True):
+            quantized = tensor.layer >= 0 and tensor.kind not in ("other", "ffn_gate_inp")
+            weights += tensor.params * (NF4_BITS if quantized else b) / 8
+        precision = "nf4"
+    else:
+        if precision not in ("fp32", "bf16", "fp16") and not (task == "lora" and precision in _HF_QUANTIZED):
+            notes.append(Phrase("%(precision)s weights cannot be trained; sized as bf16", precision=w.precision))
+            precision = "bf16"
+        weights = weight_bytes(model, precision)
+    state = 4.0 if precision == "fp32" else 2.0
+    if task == "full_finetune":
+        trainable = model.total_params
+    else:
+        trainable = _lora_params(model, w.lora_rank)
+        weights += trainable * 2.0  # bf16 adapters
+    gradients = trainable * state
+    if w.optimizer == "adamw_8bit":
+        per_param = 2.0 if precision == "fp32" else 6.0  # 8-bit m and v (+ fp32 master copy when mixed)
+    else:
+        per_param = 8.0 if precision == "fp32" else 12.0  # fp32 m and v (+ fp32 master copy when mixed)
+    optimizer = trainable * per_param
+    tokens = w.batch_size * w.sequence_length
+    stored, logits = _training_activations(model, tokens, w.gradient_checkpointing)
+    compute = _compute_params(model)
+    # 2P forward + 4P backward (activation and weight gradients); LoRA skips the frozen weight gradients;
+    # full recompute repeats the forward (Korthikanti et al. §5: 4 × forward with recompute).
+    train_flops = (6.0 if task == "full_finetune" else 4.0) * compute
+    if w.gradient_checkpointing:
+        train_flops += 2.0 * compute
+    largest = max(model.vocab * model.hidden, (model.total_params - model.vocab * model.hidden) / model.layers)
+    return _Plan(
+        workload=w,
+        engine="training",
+        training=True,
+        weight_precision=precision,
+        weights=weights,
+        weights_vram=weights,
+        layer_bytes=weights,
+        head_bytes=0.0,
+        embed_gpu_bytes=0.0,
+        kv=0.0,
+        scratch=stored,
+        logits=logits,
+        gradients=gradients,
+        optimizer=optimizer,
+        gather=2.0 * largest * state,  # DeepSpeed stage3 estimator: largest_layer_mem = 4 × largest layer
+        trainable_params=int(trainable),
+        sequences=w.batch_size,
+        read_bytes=0.0,
+        routed_bytes=0.0,
+        kv_read_per_seq=0.0,
+        decode_flops=0.0,
+        prefill_flops=0.0,
+        train_flops=train_flops,
+        notes=tuple(notes),
+    )
+
+
+@lru_cache(maxsize=512)
+def _plan(workload: Workload) -> _Plan:
+    _check(workload)
+    if workload.task == "inference":
+        return _inference_plan(workload)
+    return _training_plan(workload)
