@@ -429,12 +429,6 @@ def _fits(option: _GpuOption) -> bool:
 # --------------------------------------------------------------------------- assembling one build
 
 
-@dataclass(frozen=True, slots=True)
-class _Assembly:
-    build: BuildSpec
-    option: _GpuOption
-
-
 def _base_build(chassis: ChassisSpec, option: _GpuOption, cpu: CpuSpec, site_voltage: int) -> BuildSpec:
     return BuildSpec(
         chassis=chassis,
