@@ -33,9 +33,10 @@ django.setup()
 
 from catalog.fixture import fixture_snapshot, read_catalog_fixture  # noqa: E402
 from catalog.specs import snapshot_from_rows  # noqa: E402
-from configurator.engine.recommend import exhaustive_search, recommend  # noqa: E402
+from configurator.engine.recommend import recommend  # noqa: E402
 from configurator.engine.types import CatalogSnapshot  # noqa: E402
 from configurator.use_cases import use_cases  # noqa: E402
+from tests.configurator.exhaustive import exhaustive_search  # noqa: E402
 
 REPEATS = 5
 

@@ -9,10 +9,11 @@ from decimal import Decimal
 import pytest
 
 from configurator.engine.models_library import model_get
-from configurator.engine.recommend import exhaustive_search, recommend, speed_target
+from configurator.engine.recommend import recommend, speed_target
 from configurator.engine.types import CatalogSnapshot, Constraints, Workload
 from configurator.engine.validate import validate
 from configurator.use_cases import use_cases
+from tests.configurator.exhaustive import exhaustive_search
 
 
 def _w(slug: str, **kwargs: object) -> Workload:

@@ -1,0 +1,94 @@
+"""Recommendations: the cheapest valid builds for a workload, with the reasons shown.
+
+Pure: a CatalogSnapshot, a Workload and Constraints in; ranked Candidates out. Every candidate returned
+has been run through `validate()` and has no error.
+
+The search space is the one an integrator would quote, the *recommendation policy* (`policy`), shared
+with the exhaustive reference search (tests/configurator/exhaustive.py) so both answer the same question.
+
+Search (`recommend`): estimate once per GPU model to get the smallest count that fits (and, with a
+speed target, the smallest tensor-parallel count that meets it), keep the chassis that take that many,
+then per chassis the cheapest CPUs that give the lanes, the cheapest policy memory and drive, and the
+cheapest PSU set for the resulting load; validate; rank. The exhaustive reference walks every GPU
+count, chassis, CPU and PSU set of the same space and validates each survivor; the tests and `make bench`
+compare against it.
+
+The modules, each using only those before it:
+
+- `policy`: which parts a build gets for a set of GPUs (pools, CPUs, memory, drive, PSUs, NVLink) and
+  the GPU options (`count` × one GPU model, estimated);
+- `parts`: the policy's part lists per catalog snapshot, remembered;
+- `assembly`: the policy builds of one chassis and GPU option, priced and validated (`Judge`);
+- `reasons`: why each candidate is there, in sentences;
+- `search`: lazy streams of builds with lower bounds, the heap search over them, the alternatives;
+- `suggestions`: what would fit when nothing does.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+
+from configurator.engine.estimate import estimate
+from configurator.engine.recommend.assembly import Judge
+from configurator.engine.recommend.parts import snapshot_parts
+from configurator.engine.recommend.policy import drive_options, gpu_pool, max_gpus, speed_target, working
+from configurator.engine.recommend.search import Stream, counts_to_try, pick_distinct
+from configurator.engine.recommend.suggestions import Cheapest, what_would_fit
+from configurator.engine.types import Candidate, CatalogSnapshot, Constraints, Estimate, Workload
+
+__all__ = ["Recommendation", "recommend", "speed_target"]
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    estimate: Estimate  # the workload without a GPU (memory breakdown, assumptions)
+    candidates: tuple[Candidate, ...]
+    considered: int  # builds priced and validated
+    suggestions: tuple[str, ...]  # when nothing fits: what would
+    elapsed_ms: float
+
+
+def recommend(
+    snapshot: CatalogSnapshot,
+    workload: Workload,
+    constraints: Constraints,
+    *,
+    limit: int = 5,
+    vat_percent: Decimal = Decimal(22),
+) -> Recommendation:
+    started = time.perf_counter()
+    workload = working(workload, constraints)
+    judge = Judge(snapshot, constraints, vat_percent)
+    drives = drive_options(snapshot, workload)
+    drive = min(drives, key=lambda d: (d.price, d.sku)) if drives else None
+    parts = snapshot_parts(snapshot)
+    streams: list[Stream] = []
+    pool = parts.chassis_pool(constraints)
+    most = max((max_gpus(c, constraints) for c in pool), default=0)
+    classes = sorted({c.is_workstation for c in pool}, reverse=True)
+    for gpu in gpu_pool(snapshot, workload, constraints):
+        if drive is None or not parts.hosts(gpu, constraints):
+            continue
+        for option in counts_to_try(snapshot, workload, gpu, most):
+            streams.extend(Stream(judge, option, workstation, drive) for workstation in classes)
+    chosen = pick_distinct(streams, limit, workload)
+    suggestions = () if chosen else what_would_fit(workload, constraints, _cheapest(snapshot, vat_percent))
+    return Recommendation(
+        estimate=estimate(workload),
+        candidates=tuple(chosen),
+        considered=judge.considered,
+        suggestions=suggestions,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def _cheapest(snapshot: CatalogSnapshot, vat_percent: Decimal) -> Cheapest:
+    """`recommend` run again on the same catalog for another workload or constraints: its first candidate."""
+
+    def cheapest(workload: Workload, constraints: Constraints) -> Candidate | None:
+        found = recommend(snapshot, workload, constraints, limit=1, vat_percent=vat_percent).candidates
+        return found[0] if found else None
+
+    return cheapest

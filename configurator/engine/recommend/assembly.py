@@ -1,0 +1,108 @@
+"""Assembling policy builds for one chassis and GPU option, and judging them: priced, checked against the
+constraints and validated (`Judge` counts what it considers)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from configurator.engine.builds import build_price
+from configurator.engine.recommend.parts import snapshot_parts
+from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundancy_for
+from configurator.engine.rules.pcie import lane_plan
+from configurator.engine.rules.power import gpu_connector_needs, gpu_connectors_available, power_budget
+from configurator.engine.types import (
+    BuildSpec,
+    Candidate,
+    CatalogSnapshot,
+    ChassisSpec,
+    Constraints,
+    CpuSpec,
+    Line,
+    StorageSpec,
+)
+from configurator.engine.validate import validate
+
+
+def _base_build(chassis: ChassisSpec, option: GpuOption, cpu: CpuSpec, site_voltage: int) -> BuildSpec:
+    return BuildSpec(
+        chassis=chassis,
+        cpus=(Line(spec=cpu, qty=chassis.cpu_sockets),),
+        gpus=(Line(spec=option.gpu, qty=option.count),),
+        bridges=tuple(Line(spec=bridge, qty=sets) for bridge, sets in option.bridges),
+        psu_redundancy=redundancy_for(chassis),
+        site_voltage=site_voltage,
+    )
+
+
+def _lanes_ok(build: BuildSpec) -> bool:
+    plan = lane_plan(build)
+    return plan.links_fit and plan.needed <= plan.available
+
+
+def complete_builds(
+    snapshot: CatalogSnapshot,
+    chassis: ChassisSpec,
+    option: GpuOption,
+    cpus: Iterable[CpuSpec],
+    drive: StorageSpec,
+    constraints: Constraints,
+    *,
+    every_psu_set: bool,
+) -> Iterator[BuildSpec]:
+    """Policy builds for this chassis and GPU option: per CPU (with enough lanes), the cheapest policy
+    memory, then the cheapest carrying PSU set (or every carrying set when `every_psu_set`)."""
+    parts = snapshot_parts(snapshot)
+    dimms = parts.memory_choice(chassis, option.gpu.vram_gib * option.count, ecc_memory(option.workload))
+    if dimms is None:
+        return
+    if chassis.is_rack:  # the power board brings the GPU cables; no PSU choice adds any
+        probe = BuildSpec(chassis=chassis, gpus=(Line(spec=option.gpu, qty=option.count),))
+        needs, have = gpu_connector_needs(probe), gpu_connectors_available(probe)
+        if any(needs[kind] > have[kind] for kind in needs):
+            return
+    for cpu in cpus:
+        base = replace(
+            _base_build(chassis, option, cpu, constraints.site_voltage),
+            memory=(dimms,),
+            storage=(Line(spec=drive, qty=1),),
+        )
+        if not _lanes_ok(base):
+            continue
+        carrying = parts.policy_psus(base, first_only=not every_psu_set)
+        for psus in carrying if every_psu_set else carrying[:1]:
+            yield replace(base, psus=(psus,))
+
+
+@dataclass
+class Judge:
+    """Prices and validates builds, counting them; keeps only error-free ones within the constraints."""
+
+    snapshot: CatalogSnapshot
+    constraints: Constraints
+    vat_percent: Decimal
+    considered: int = 0
+
+    def candidate(self, build: BuildSpec, option: GpuOption, *, beat: Decimal | None = None) -> Candidate | None:
+        """The build as a candidate, or None when it breaks a constraint, has an error, or (with `beat`)
+        costs more than that — a build that cannot win is not worth validating."""
+        price = build_price(build, vat_percent=self.vat_percent)
+        if beat is not None and price.gross > beat:
+            return None
+        self.considered += 1
+        if self.constraints.max_price is not None and price.gross > self.constraints.max_price:
+            return None
+        if self.constraints.max_power_w is not None and power_budget(build).load_w > self.constraints.max_power_w:
+            return None
+        verdict = validate(build, snapshot=self.snapshot, workload=option.workload)
+        if verdict.errors:
+            return None
+        throughput = verdict.estimate.throughput if verdict.estimate else option.estimate.throughput
+        return Candidate(
+            build=build,
+            verdict=verdict,
+            price=price,
+            decode_tokens_per_s_per_user=throughput.decode_tokens_per_s_per_user if throughput else 0.0,
+            decode_tokens_per_s_total=throughput.decode_tokens_per_s_total if throughput else 0.0,
+        )

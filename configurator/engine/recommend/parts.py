@@ -1,0 +1,158 @@
+"""The policy's part lists per catalog snapshot, computed once and remembered (`snapshot_parts`)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from configurator.engine.recommend.policy import (
+    chassis_pool,
+    cpu_options,
+    max_gpus,
+    memory_sets,
+    policy_memory,
+    policy_psus,
+    psu_sets,
+    redundancy_for,
+)
+from configurator.engine.rules.context import chassis_takes_gpu
+from configurator.engine.rules.power import gpu_connector_needs, power_budget
+from configurator.engine.types import (
+    BuildSpec,
+    CatalogSnapshot,
+    ChassisSpec,
+    Constraints,
+    CpuSpec,
+    GpuSpec,
+    Line,
+    MemorySpec,
+    PsuSpec,
+)
+
+
+class Parts:
+    """Per-snapshot lists the search asks for again and again (CPUs, DIMM sets, PSU sets per chassis)."""
+
+    def __init__(self, snapshot: CatalogSnapshot) -> None:
+        self.snapshot = snapshot
+        self._cpus: dict[str, list[CpuSpec]] = {}
+        self._memory: dict[tuple[str, bool], list[Line[MemorySpec]]] = {}
+        self._psus: dict[tuple[str, str], list[Line[PsuSpec]]] = {}
+        self._memory_choice: dict[tuple[str, float, bool], Line[MemorySpec] | None] = {}
+        self._pools: dict[Constraints, list[ChassisSpec]] = {}
+        self._hosts: dict[tuple[str, Constraints], bool] = {}
+        self._chassis_floor: dict[str, Decimal | None] = {}
+        self._takers: dict[tuple[object, ...], list[tuple[Decimal, str, ChassisSpec]]] = {}
+        self._policy_psus: dict[tuple[object, ...], list[Line[PsuSpec]]] = {}
+
+    def cpus(self, chassis: ChassisSpec) -> list[CpuSpec]:
+        if chassis.sku not in self._cpus:
+            self._cpus[chassis.sku] = cpu_options(self.snapshot, chassis)
+        return self._cpus[chassis.sku]
+
+    def memory(self, chassis: ChassisSpec, ecc: bool) -> list[Line[MemorySpec]]:
+        key = (chassis.sku, ecc)
+        if key not in self._memory:
+            self._memory[key] = memory_sets(self.snapshot, chassis, ecc=ecc)
+        return self._memory[key]
+
+    def chassis_pool(self, constraints: Constraints) -> list[ChassisSpec]:
+        if constraints not in self._pools:
+            self._pools[constraints] = chassis_pool(self.snapshot, constraints)
+        return self._pools[constraints]
+
+    def hosts(self, gpu: GpuSpec, constraints: Constraints) -> bool:
+        """Some chassis of the pool takes at least one of this GPU."""
+        key = (gpu.sku, constraints)
+        if key not in self._hosts:
+            self._hosts[key] = any(chassis_takes_gpu(c, gpu, 1) for c in self.chassis_pool(constraints))
+        return self._hosts[key]
+
+    def chassis_floor(self, chassis: ChassisSpec) -> Decimal | None:
+        """Chassis + cheapest compatible CPUs on every socket + cheapest PSU set (net)."""
+        if chassis.sku not in self._chassis_floor:
+            cpus, psus = self.cpus(chassis), self.psus(chassis, redundancy_for(chassis))
+            self._chassis_floor[chassis.sku] = (
+                chassis.price + cpus[0].price * chassis.cpu_sockets + min(line.spec.price * line.qty for line in psus)
+                if cpus and psus
+                else None
+            )
+        return self._chassis_floor[chassis.sku]
+
+    def takers(
+        self, gpu: GpuSpec, count: int, workstation: bool, constraints: Constraints, ecc: bool
+    ) -> list[tuple[Decimal, str, ChassisSpec]]:
+        """Chassis of the pool and class that take `count` × `gpu`, with the least a policy build spends on
+        each (net, without the GPUs), cheapest first. GPUs that look alike to the fit rules share the list,
+        so a catalog with many variants of a card pays for it once."""
+        fit = (gpu.form_factor, gpu.cooling, gpu.slot_width, gpu.length_mm, gpu.tdp_w, gpu.nvlink_kind, gpu.is_consumer)
+        key = (fit, count, gpu.vram_gib, workstation, constraints, ecc)
+        if key not in self._takers:
+            rows = []
+            for chassis in self.chassis_pool(constraints):
+                if chassis.is_workstation != workstation or count > max_gpus(chassis, constraints):
+                    continue
+                if not chassis_takes_gpu(chassis, gpu, count):
+                    continue
+                net = _chassis_net(self, chassis, gpu.vram_gib * count, ecc)
+                if net is not None:
+                    rows.append((net, chassis.sku, chassis))
+            self._takers[key] = sorted(rows, key=lambda row: (row[0], row[1]))
+        return self._takers[key]
+
+    def memory_choice(self, chassis: ChassisSpec, vram_gib: float, ecc: bool) -> Line[MemorySpec] | None:
+        """The cheapest policy DIMM set for this chassis and VRAM (what `complete_builds` installs)."""
+        key = (chassis.sku, vram_gib, ecc)
+        if key not in self._memory_choice:
+            options = policy_memory(self.memory(chassis, ecc), vram_gib)
+            self._memory_choice[key] = (
+                min(options, key=lambda line: (line.spec.price * line.qty, line.spec.sku, line.qty))
+                if options
+                else None
+            )
+        return self._memory_choice[key]
+
+    def policy_psus(self, build: BuildSpec, *, first_only: bool) -> list[Line[PsuSpec]]:
+        """`policy_psus` for the build, remembered by what it depends on: chassis, redundancy, voltage,
+        load and (towers) GPU cables — CPUs with the same TDP ask the same question."""
+        cables = None if build.chassis.is_rack else tuple(sorted(gpu_connector_needs(build).items()))
+        key = (
+            build.chassis.sku,
+            build.psu_redundancy,
+            build.site_voltage,
+            power_budget(build).load_w,
+            cables,
+            first_only,
+        )
+        if key not in self._policy_psus:
+            sets = self.psus(build.chassis, build.psu_redundancy)
+            self._policy_psus[key] = policy_psus(build, sets, first_only=first_only)
+        return self._policy_psus[key]
+
+    def psus(self, chassis: ChassisSpec, redundancy: str) -> list[Line[PsuSpec]]:
+        key = (chassis.sku, redundancy)
+        if key not in self._psus:
+            self._psus[key] = psu_sets(self.snapshot, chassis, redundancy)
+        return self._psus[key]
+
+
+_PARTS: dict[str, Parts] = {}
+
+
+def snapshot_parts(snapshot: CatalogSnapshot) -> Parts:
+    """The cache for this snapshot version (a changed catalog gets a new version and a new cache)."""
+    parts = _PARTS.get(snapshot.version)
+    if parts is None or parts.snapshot is not snapshot:
+        if len(_PARTS) > 8:
+            _PARTS.clear()
+        parts = _PARTS[snapshot.version] = Parts(snapshot)
+    return parts
+
+
+def _chassis_net(parts: Parts, chassis: ChassisSpec, vram_gib: float, ecc: bool) -> Decimal | None:
+    """The least a policy build spends on this chassis: the chassis, its cheapest socket-compatible CPUs,
+    the policy memory for this VRAM and the cheapest PSU set its bays take (None: no such build)."""
+    base = parts.chassis_floor(chassis)
+    memory = parts.memory_choice(chassis, vram_gib, ecc)
+    if base is None or memory is None:
+        return None
+    return base + memory.spec.price * memory.qty

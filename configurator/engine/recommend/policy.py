@@ -1,0 +1,279 @@
+"""The recommendation policy: which parts a build gets for a set of GPUs.
+
+The search space is the one an integrator would quote (shared by `recommend` and the exhaustive
+reference search, so both answer the same question):
+
+- GPUs: one model, `count` of them, in a chassis that takes them (`rules.context.chassis_takes_gpu`);
+- CPUs: every socket filled with the same model (a 2P board with one CPU loses half its lanes and slots);
+- memory: every channel filled evenly with one DIMM model at 1 or 2 DIMMs per channel, system RAM at
+  least equal to total VRAM when any such set reaches it (validation-rules.md §5.2-5.3);
+- storage: one NVMe drive for the OS and the model: ≥ 0.9 TB and ≥ 2 × the weight file;
+- power: the chassis' redundancy (N+1 for rack chassis that support it, none for towers) and the PSU
+  set keeping the load ≤ 80 % of usable capacity when any set within the bays does (§1.2);
+- NVLink: bridge sets for every GPU when the engine runs tensor parallel on bridge-capable cards;
+  NVSwitch comes with the HGX baseboard.
+
+The pools (which GPUs and chassis the constraints allow) are constraints, not heuristics; a GPU option
+is `count` × one GPU model, estimated once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from configurator.engine.estimate import estimate, weight_bytes
+from configurator.engine.rules.context import active
+from configurator.engine.rules.interconnect import BRIDGE_KINDS, MAX_WAYS
+from configurator.engine.rules.power import (
+    HEADROOM_SHARE,
+    brings_connectors,
+    gpu_connector_needs,
+    power_budget,
+    redundant_units,
+    valid_psu_counts,
+)
+from configurator.engine.types import (
+    BridgeSpec,
+    BuildSpec,
+    CatalogSnapshot,
+    ChassisSpec,
+    Constraints,
+    CpuSpec,
+    Estimate,
+    GpuSpec,
+    Line,
+    MemorySpec,
+    PsuSpec,
+    StorageSpec,
+    Workload,
+)
+
+BOOT_DRIVE_MIN_TB = 0.9  # OS + one model; datacenter NVMe comes in 0.96 / 1.92 / 3.84 … TB
+MODEL_COPIES_ON_DISK = 2.0  # the download and a converted / quantized copy side by side
+TENSOR_ENGINES = ("vllm", "tensorrt-llm")
+# Without a target, an interactive service should still stream faster than people read: silent reading
+# averages 238 words/min (Brysbaert 2019, J. Memory and Language 109) ≈ 4 words/s ≈ 5.3 tokens/s at
+# ~1.33 tokens per English word; 10 tokens/s per user leaves room for skimming and non-English text.
+DEFAULT_TOKENS_PER_S_PER_USER = 10.0
+
+
+def speed_target(workload: Workload) -> float | None:
+    """The per-user decode speed a recommendation should reach (inference only)."""
+    if workload.task != "inference":
+        return None
+    return workload.target_tokens_per_s or DEFAULT_TOKENS_PER_S_PER_USER
+
+
+@dataclass(frozen=True, slots=True)
+class GpuOption:
+    gpu: GpuSpec
+    count: int
+    workload: Workload  # the workload as estimated (training may switch on ZeRO-3 across GPUs)
+    estimate: Estimate
+    link_gbs: float | None
+    bridges: tuple[tuple[BridgeSpec, int], ...]
+
+    @property
+    def per_user(self) -> float:
+        return self.estimate.throughput.decode_tokens_per_s_per_user if self.estimate.throughput else 0.0
+
+    @property
+    def total(self) -> float:
+        return self.estimate.throughput.decode_tokens_per_s_total if self.estimate.throughput else 0.0
+
+    def meets(self, target: float | None) -> bool:
+        return target is None or self.workload.task != "inference" or self.per_user >= target
+
+
+# --------------------------------------------------------------------------- pools (constraints, not heuristics)
+
+
+def needs_ecc(workload: Workload, constraints: Constraints) -> bool:
+    return constraints.require_ecc or workload.require_ecc or workload.production
+
+
+def ecc_memory(workload: Workload) -> bool:
+    """ECC end to end: the ecc rules require ECC DIMMs too when the workload requires ECC GPUs."""
+    return workload.require_ecc or workload.production
+
+
+def working(workload: Workload, constraints: Constraints) -> Workload:
+    """The workload as the search validates it: an ECC constraint becomes the workload's requirement, so
+    the same rules that refuse non-ECC parts in a hand-made build refuse them here."""
+    return replace(workload, require_ecc=True) if constraints.require_ecc and not workload.require_ecc else workload
+
+
+def stack_supported(gpu: GpuSpec, workload: Workload, constraints: Constraints) -> bool:
+    """Policy: non-NVIDIA GPUs are recommended only for llama.cpp inference outside production. ROCm runs
+    llama.cpp well, but training libraries and production serving need checking per tool, and «если
+    задача — обучение и серьёзный продакшн … дорога по-прежнему ведёт к NVIDIA» (gpu-guide-2026.ru.txt).
+    A sales engineer can still build and validate AMD systems by hand (rule workload.rocm_stack warns)."""
+    if gpu.vendor == "NVIDIA":
+        return True
+    return workload.task == "inference" and workload.engine == "llama.cpp" and not needs_ecc(workload, constraints)
+
+
+def gpu_pool(snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints) -> list[GpuSpec]:
+    ecc = needs_ecc(workload, constraints)
+    return [
+        gpu for gpu in active(snapshot.gpus) if (gpu.ecc or not ecc) and stack_supported(gpu, workload, constraints)
+    ]
+
+
+def chassis_pool(snapshot: CatalogSnapshot, constraints: Constraints) -> list[ChassisSpec]:
+    allowed = set(constraints.chassis)
+    found = []
+    for chassis in active(snapshot.chassis):
+        if allowed and chassis.sku not in allowed:
+            continue
+        if constraints.form_factor == "workstation" and not chassis.is_workstation:
+            continue
+        if constraints.form_factor == "rack" and not chassis.is_rack:
+            continue
+        found.append(chassis)
+    return found
+
+
+def max_gpus(chassis: ChassisSpec, constraints: Constraints) -> int:
+    limit = min(chassis.max_gpu_count, chassis.gpu_bays)
+    return min(limit, constraints.max_gpus) if constraints.max_gpus else limit
+
+
+# --------------------------------------------------------------------------- policy parts
+
+
+def redundancy_for(chassis: ChassisSpec) -> str:
+    """N+1 where a rack chassis supports it (one PSU may fail), else the chassis' first mode."""
+    if chassis.is_rack and "n+1" in chassis.psu_redundancy_modes:
+        return "n+1"
+    if "none" in chassis.psu_redundancy_modes:
+        return "none"
+    return chassis.psu_redundancy_modes[0]
+
+
+def _sockets_ok(cpu: CpuSpec, chassis: ChassisSpec) -> bool:
+    return cpu.socket == chassis.cpu_socket and cpu.max_sockets >= chassis.cpu_sockets
+
+
+def cpu_options(snapshot: CatalogSnapshot, chassis: ChassisSpec) -> list[CpuSpec]:
+    return sorted(
+        (cpu for cpu in active(snapshot.cpus) if _sockets_ok(cpu, chassis)), key=lambda cpu: (cpu.price, cpu.sku)
+    )
+
+
+def memory_sets(snapshot: CatalogSnapshot, chassis: ChassisSpec, *, ecc: bool = False) -> list[Line[MemorySpec]]:
+    """Every even population: one DIMM model on every channel at 1 or 2 DIMMs per channel (ECC modules
+    only on RDIMM platforms and for workloads that require ECC end to end)."""
+    sets = []
+    for dimm in active(snapshot.memory):
+        if dimm.kind != chassis.memory_kind or ((ecc or chassis.memory_kind == "rdimm") and not dimm.ecc):
+            continue
+        for per_channel in (1, 2):
+            count = chassis.memory_channels * per_channel
+            if count <= chassis.dimm_slots:
+                sets.append(Line(spec=dimm, qty=count))
+    return sets
+
+
+def policy_memory(sets: Iterable[Line[MemorySpec]], vram_gib: float) -> list[Line[MemorySpec]]:
+    """The sets the policy allows: RAM ≥ total VRAM when any set reaches it, else the largest ones."""
+    sets = list(sets)
+    if not sets:
+        return []
+    enough = [line for line in sets if line.spec.capacity_gb * line.qty >= vram_gib]
+    if enough:
+        return enough
+    largest = max(line.spec.capacity_gb * line.qty for line in sets)
+    return [line for line in sets if line.spec.capacity_gb * line.qty == largest]
+
+
+def drive_tb_needed(workload: Workload) -> float:
+    weights_tb = weight_bytes(workload.model, workload.precision) / 1e12
+    return max(BOOT_DRIVE_MIN_TB, MODEL_COPIES_ON_DISK * weights_tb)
+
+
+def drive_options(snapshot: CatalogSnapshot, workload: Workload) -> list[StorageSpec]:
+    need = drive_tb_needed(workload)
+    return [d for d in active(snapshot.storage) if d.interface == "nvme" and d.capacity_tb >= need]
+
+
+def psu_sets(snapshot: CatalogSnapshot, chassis: ChassisSpec, redundancy: str) -> list[Line[PsuSpec]]:
+    lines: list[Line[PsuSpec]] = []
+    for psu in active(snapshot.psus):
+        if psu.form_factor != chassis.psu_form_factor:
+            continue
+        lines.extend(Line(spec=psu, qty=count) for count in valid_psu_counts(redundancy, chassis.psu_bays))
+    return sorted(lines, key=lambda line: (line.spec.price * line.qty, line.spec.sku, line.qty))
+
+
+def policy_psus(build: BuildSpec, sets: Iterable[Line[PsuSpec]], *, first_only: bool = False) -> list[Line[PsuSpec]]:
+    """PSU sets that carry the load (and, in a tower, bring the GPUs' cables): within 80 % of usable when
+    any set does, else within 100 %. `sets` come cheapest first; with `first_only` the scan stops at the
+    first set inside the headroom (the cheapest answer), else it lists them all.
+
+    The load does not depend on the PSUs, so it is computed once; usable capacity is the power rule's
+    (N − R) × rating at the site voltage."""
+    load = power_budget(build).load_w
+    cables = None if build.chassis.is_rack else gpu_connector_needs(build)  # towers: GPU cables from the PSUs
+    comfortable: list[Line[PsuSpec]] = []
+    carrying: list[Line[PsuSpec]] = []
+    for line in sets:
+        watts = line.spec.watts_at(build.site_voltage) or 0
+        usable = (line.qty - redundant_units(build.psu_redundancy, line.qty)) * watts
+        if usable <= 0 or load > usable or not brings_connectors(line.spec, line.qty, cables):
+            continue
+        carrying.append(line)
+        if load <= HEADROOM_SHARE * usable:
+            comfortable.append(line)
+            if first_only:
+                break
+    return comfortable or carrying
+
+
+def bridge_sets(snapshot: CatalogSnapshot, gpu: GpuSpec, count: int) -> tuple[tuple[BridgeSpec, int], ...]:
+    """Bridge sets joining all `count` GPUs (widest first), or () when they cannot all be joined."""
+    ways_allowed = MAX_WAYS.get(gpu.nvlink_kind, 0)
+    bridges = sorted(
+        (b for b in active(snapshot.bridges) if gpu.sku in b.gpu_skus and b.ways <= ways_allowed),
+        key=lambda b: (-b.ways, b.price, b.sku),
+    )
+    plan, left = [], count
+    for bridge in bridges:
+        sets = left // bridge.ways
+        if sets:
+            plan.append((bridge, sets))
+            left -= sets * bridge.ways
+    return tuple(plan) if left == 0 and plan else ()
+
+
+# --------------------------------------------------------------------------- GPU options
+
+
+def _training_variant(workload: Workload, count: int) -> Workload:
+    """Full fine-tuning across several GPUs is run sharded: without a stage chosen, assume ZeRO-3."""
+    if workload.task == "full_finetune" and count > 1 and workload.zero_stage == 0:
+        return replace(workload, zero_stage=3)
+    return workload
+
+
+def gpu_option(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, count: int) -> GpuOption:
+    """Estimate `count` × `gpu`, joined by NVLink where the engine would use it."""
+    run = _training_variant(workload, count)
+    link: float | None = None
+    bridges: tuple[tuple[BridgeSpec, int], ...] = ()
+    if count > 1 and gpu.nvlink_gbs:
+        if gpu.nvlink_kind in ("nvswitch-sxm", "infinity-fabric-oam"):
+            link = gpu.nvlink_gbs
+        elif gpu.nvlink_kind in BRIDGE_KINDS and run.engine in TENSOR_ENGINES:
+            bridges = bridge_sets(snapshot, gpu, count)
+            link = gpu.nvlink_gbs if bridges else None
+    result = estimate(run, gpu, count, link_gbs=link)
+    if bridges and result.layout is not None and result.layout.parallelism != "tensor":
+        bridges, link = (), None  # the engine splits layers here: the bridge would not be used
+        result = estimate(run, gpu, count)
+    return GpuOption(gpu=gpu, count=count, workload=run, estimate=result, link_gbs=link, bridges=bridges)
+
+
+def fits(option: GpuOption) -> bool:
+    return option.estimate.layout is not None and option.estimate.layout.fits

@@ -1,0 +1,110 @@
+"""Why each recommended build is there: the sentences shown with a candidate."""
+
+from __future__ import annotations
+
+from configurator.engine.phrase import Num, Phrase, PhraseValue
+from configurator.engine.recommend.policy import speed_target
+from configurator.engine.types import Candidate, Workload
+
+PARALLEL_WORDS = {
+    "tensor": Phrase("under tensor parallel"),
+    "pipeline": Phrase("with the layers split across GPUs"),
+    "data": Phrase("sharded (ZeRO)"),
+}
+REDUNDANCY_WORDS = {"none": Phrase("no redundancy"), "n+1": "N+1", "n+n": "N+N"}
+
+
+def reasons_for(candidate: Candidate, reason: Phrase, workload: Workload) -> tuple[Phrase, ...]:
+    build = candidate.build
+    line = build.gpus[0]
+    gpu, count = line.spec, line.qty
+    verdict_estimate = candidate.verdict.estimate
+    layout = verdict_estimate.layout if verdict_estimate else None
+    link: Phrase | None = None
+    if build.bridges:
+        kinds = " + ".join(f"{line.spec.ways}-way" for line in build.bridges)
+        link = Phrase("%(sets)s× %(kinds)s NVLink bridge", sets=sum(line.qty for line in build.bridges), kinds=kinds)
+    elif gpu.nvlink_kind == "nvswitch-sxm" and count > 1:
+        link = Phrase("NVSwitch")
+    reasons = [
+        Phrase(
+            "%(reason)s (%(price)s %(currency)s incl. VAT)",
+            reason=reason,
+            price=Num(candidate.price.gross),
+            currency=candidate.price.currency,
+        )
+    ]
+    if layout is not None:
+        fits: dict[str, PhraseValue] = {
+            "model": workload.model.name,
+            "precision": workload.precision.upper(),
+            "per_gpu": Num(layout.per_gpu_gib, 1),
+            "how": PARALLEL_WORDS.get(layout.parallelism, Phrase("on one GPU")),
+            "usable": Num(layout.usable_gib, 1),
+        }
+        if link is None:
+            reasons.append(
+                Phrase(
+                    "%(count)s× %(gpu)s: %(model)s at %(precision)s needs %(per_gpu)s GiB per GPU %(how)s, "
+                    "%(usable)s GiB usable",
+                    count=count,
+                    gpu=gpu.sku,
+                    **fits,
+                )
+            )
+        else:
+            reasons.append(
+                Phrase(
+                    "%(count)s× %(gpu)s with %(link)s: %(model)s at %(precision)s needs %(per_gpu)s GiB per GPU "
+                    "%(how)s, %(usable)s GiB usable",
+                    count=count,
+                    gpu=gpu.sku,
+                    link=link,
+                    **fits,
+                )
+            )
+    if workload.task == "inference":
+        reasons.append(
+            Phrase(
+                "decode ≈ %(per_user)s tokens/s per user, %(total)s tokens/s for %(users)s user(s)",
+                per_user=Num(candidate.decode_tokens_per_s_per_user, 1),
+                total=Num(candidate.decode_tokens_per_s_total),
+                users=workload.concurrent_users,
+            )
+        )
+        target = speed_target(workload)
+        if target and candidate.decode_tokens_per_s_per_user < target:
+            reasons.append(
+                Phrase(
+                    "below the %(target)s tokens/s per user asked for: no build in the catalog meets it",
+                    target=Num(target, None),
+                )
+                if workload.target_tokens_per_s
+                else Phrase(
+                    "below the default interactive %(target)s tokens/s per user: no build in the catalog meets it",
+                    target=Num(target, None),
+                )
+            )
+        elif target and not workload.target_tokens_per_s:
+            reasons.append(
+                Phrase(
+                    "meets the default interactive speed of %(target)s tokens/s per user (≈ 2× reading speed)",
+                    target=Num(target, None),
+                )
+            )
+    power = candidate.verdict.power
+    reasons.append(
+        Phrase(
+            "%(chassis)s; %(load)s W load on %(capacity)s W usable (%(redundancy)s)",
+            chassis=build.chassis.sku,
+            load=Num(power.load_w),
+            capacity=Num(power.capacity_w),
+            redundancy=REDUNDANCY_WORDS.get(power.redundancy, power.redundancy),
+        )
+    )
+    if gpu.ecc:
+        reasons.append(Phrase("ECC GPU memory"))
+    if candidate.verdict.warnings:
+        codes = ", ".join(sorted({f.code for f in candidate.verdict.warnings}))
+        reasons.append(Phrase("warnings to acknowledge: %(codes)s", codes=codes))
+    return tuple(reasons)

@@ -1,0 +1,224 @@
+"""The search: lazy streams of policy builds with lower bounds, and a heap over them.
+
+Per GPU model the counts worth trying (`counts_to_try`); per GPU option and form-factor class a `Stream`
+of its builds, cheapest first, priced only when it reaches the front; `_best` finds the valid candidate
+with the smallest key without opening streams or validating builds that cannot win; `pick_distinct`
+picks the cheapest and the alternatives that differ in kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+from decimal import Decimal
+from heapq import heapify, heappop, heappush
+from itertools import islice
+
+from configurator.engine.builds import build_price, money
+from configurator.engine.estimate import min_gpus_to_fit
+from configurator.engine.phrase import Phrase
+from configurator.engine.recommend.assembly import Judge, complete_builds
+from configurator.engine.recommend.parts import snapshot_parts
+from configurator.engine.recommend.policy import GpuOption, ecc_memory, fits, gpu_option, speed_target
+from configurator.engine.recommend.reasons import reasons_for
+from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, GpuSpec, StorageSpec, Workload
+
+CPU_OPTIONS_PER_CHASSIS = 3  # the cheapest CPUs with enough lanes; a cheaper CPU with a higher TDP can
+# need a larger PSU set, so a few are priced out completely rather than only the cheapest
+
+
+def counts_to_try(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, most: int) -> list[GpuOption]:
+    """The smallest count that fits and, when that is slower than the speed target, the smallest count
+    that meets it (tensor parallel on 2, 4, 8 GPUs speeds one stream up; a layer split does not). Counts in
+    between are dearer than the first and slower than the second, so they can never rank first."""
+    smallest = min_gpus_to_fit(workload, gpu, max_gpus=most)
+    if smallest is None and workload.task == "full_finetune":
+        smallest = min_gpus_to_fit(replace(workload, zero_stage=3), gpu, max_gpus=most)
+    if smallest is None:
+        return []
+    target = speed_target(workload)
+    options: list[GpuOption] = []
+    for count in range(smallest, most + 1):
+        option = gpu_option(snapshot, workload, gpu, count)
+        if not fits(option):
+            continue
+        if not options or option.meets(target):
+            options.append(option)
+        if option.meets(target):
+            break
+    return options
+
+
+def _gross(net: Decimal, vat_percent: Decimal) -> Decimal:
+    return money(net) + money(net * vat_percent / Decimal(100))
+
+
+def _option_net(option: GpuOption, drive: StorageSpec) -> Decimal:
+    """What every build of the option pays whatever the chassis: GPUs, bridges, the drive."""
+    bridges = sum((bridge.price * sets for bridge, sets in option.bridges), Decimal(0))
+    return option.gpu.price * option.count + bridges + drive.price
+
+
+class Stream:
+    """The policy builds of one GPU option in one form-factor class, cheapest first, priced lazily.
+
+    `floor` bounds every build of the stream from below (the cheapest chassis that takes the GPUs, with
+    its cheapest CPUs, memory and PSUs), so a stream that cannot compete is never opened. Opened, its
+    chassis are entered in order of their own lower bound; their builds wait in a price heap, whose top
+    is final once no unentered chassis could undercut it. `valid()` validates from the top until a build
+    has no error — the answer that pricing every chassis and validating every build would give, at the
+    cost of the few that can compete."""
+
+    def __init__(self, judge: Judge, option: GpuOption, workstation: bool, drive: StorageSpec) -> None:
+        self.judge, self.option, self.drive, self.workstation = judge, option, drive, workstation
+        self.parts = snapshot_parts(judge.snapshot)
+        self.option_net = _option_net(option, drive)
+        self._takers = self.parts.takers(
+            option.gpu, option.count, workstation, judge.constraints, ecc_memory(option.workload)
+        )
+        self.floor = _gross(self.option_net + self._takers[0][0], judge.vat_percent) if self._takers else None
+        self._entered = 0
+        self._heap: list[tuple[Decimal, str, int, BuildSpec]] = []
+        self._serial = 0
+        self._valid: Candidate | None = None
+        self.opened = False
+        self.resolved = False
+
+    @property
+    def signature(self) -> tuple[str, int]:
+        return (self.option.gpu.sku, self.option.count)
+
+    @property
+    def candidate(self) -> Candidate | None:
+        return self._valid
+
+    def head_price(self) -> Decimal | None:
+        """The price of the cheapest build not yet refused (None: no build left)."""
+        self.opened = True
+        budget = self.judge.constraints.max_price
+        while self._entered < len(self._takers):
+            chassis_net, _, chassis = self._takers[self._entered]
+            bound = _gross(self.option_net + chassis_net, self.judge.vat_percent)
+            if (self._heap and self._heap[0][0] <= bound) or (budget is not None and bound > budget):
+                break
+            self._entered += 1
+            builds = complete_builds(
+                self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis), self.drive, self.judge.constraints,
+                every_psu_set=False,
+            )  # fmt: skip
+            for build in islice(builds, CPU_OPTIONS_PER_CHASSIS):
+                self._serial += 1
+                price = build_price(build, vat_percent=self.judge.vat_percent).gross
+                heappush(self._heap, (price, f"{chassis.sku}/{build.cpus[0].spec.sku}", self._serial, build))
+        return self._heap[0][0] if self._heap else None
+
+    def valid(self) -> Candidate | None:
+        """The cheapest build of the stream without an error (validated once, then remembered)."""
+        while not self.resolved:
+            if self.head_price() is None:
+                self.resolved = True
+                break
+            _, _, _, build = heappop(self._heap)
+            candidate = self.judge.candidate(build, self.option)
+            if candidate is not None:
+                self._valid, self.resolved = candidate, True
+        return self._valid
+
+
+# Queue states of a stream in `_best`: resolved (its valid build's price), opened (its head price),
+# unopened (its floor). At equal keys the more certain state comes first.
+_RESOLVED, _OPENED, _UNOPENED = 0, 1, 2
+
+
+def _best(streams: Iterable[Stream], key: Callable[[Stream, Decimal], tuple[object, ...]]) -> Candidate | None:
+    """The valid candidate with the smallest key among the streams, where key(stream, price) grows with
+    price. Streams wait under the key of a price no build of theirs can undercut (floor, then head, then
+    the validated build) and do more work only when they reach the front, so a stream that cannot win is
+    never opened, and a build that cannot win is never validated."""
+    heap: list[tuple[tuple[object, ...], int, int]] = []
+    members = list(streams)
+    for index, stream in enumerate(members):
+        if stream.resolved:
+            if stream.candidate is not None:
+                heap.append((key(stream, stream.candidate.price.gross), _RESOLVED, index))
+        elif stream.opened:
+            price = stream.head_price()
+            if price is not None:
+                heap.append((key(stream, price), _OPENED, index))
+        elif stream.floor is not None:
+            heap.append((key(stream, stream.floor), _UNOPENED, index))
+    heapify(heap)
+    while heap:
+        _, state, index = heappop(heap)
+        stream = members[index]
+        if state == _RESOLVED:
+            return stream.candidate
+        if state == _UNOPENED:
+            price = stream.head_price()
+            if price is not None:
+                heappush(heap, (key(stream, price), _OPENED, index))
+            continue
+        found = stream.valid()
+        if found is not None:
+            heappush(heap, (key(stream, found.price.gross), _RESOLVED, index))
+    return None
+
+
+def _is_workstation(candidate: Candidate) -> bool:
+    return candidate.build.chassis.is_workstation
+
+
+def _signature(candidate: Candidate) -> tuple[str, int]:
+    line = candidate.build.gpus[0]
+    return (line.spec.sku, line.qty)
+
+
+def pick_distinct(streams: list[Stream], limit: int, workload: Workload) -> list[Candidate]:
+    """Cheapest first, then alternatives that differ in kind: faster per rouble, ECC, fewer GPUs, the other
+    form factor; then the next cheapest GPU choices. Each carries why it is there. Candidates are
+    validated lazily: only streams that reach the front of a choice are."""
+    if limit < 1:
+        return []
+    target = speed_target(workload)
+
+    def by_rank(stream: Stream, price: Decimal) -> tuple[object, ...]:
+        slow = int(workload.task == "inference" and not stream.option.meets(target))
+        return (
+            slow,
+            price,
+            -stream.option.total,
+            f"{stream.option.gpu.sku}/{stream.option.count}/{stream.workstation}",
+        )
+
+    def by_value(stream: Stream, price: Decimal) -> tuple[object, ...]:
+        return (-(stream.option.total / float(price)), price, stream.option.gpu.sku, stream.option.count)
+
+    cheapest = _best(streams, by_rank)
+    if cheapest is None:
+        return []
+    picks: list[tuple[Candidate, Phrase]] = [(cheapest, Phrase("the cheapest valid build"))]
+    seen = {_signature(cheapest)}
+
+    def fresh(keep: Callable[[Stream], bool] = lambda stream: True) -> Iterator[Stream]:
+        return (stream for stream in streams if stream.signature not in seen and keep(stream))
+
+    def add(candidate: Candidate | None, reason: Phrase) -> None:
+        if candidate is not None and _signature(candidate) not in seen and len(picks) < limit:
+            picks.append((candidate, reason))
+            seen.add(_signature(candidate))
+
+    if workload.task == "inference" and len(picks) < limit:
+        add(_best(fresh(), by_value), Phrase("the most tokens/s per rouble"))
+    if not all(line.spec.ecc for line in cheapest.build.gpus) and len(picks) < limit:
+        add(_best(fresh(lambda s: s.option.gpu.ecc), by_rank), Phrase("the cheapest with ECC GPU memory"))
+    if len(picks) < limit:
+        add(_best(fresh(lambda s: s.option.count < cheapest.build.gpu_count), by_rank), Phrase("fewer, larger GPUs"))
+    if len(picks) < limit:
+        other = not _is_workstation(cheapest)
+        add(_best(fresh(lambda s: s.workstation == other), by_rank), Phrase("the cheapest in the other form factor"))
+    while len(picks) < limit:
+        following = _best(fresh(), by_rank)
+        if following is None:
+            break
+        add(following, Phrase("the next cheapest GPU choice"))
+    return [replace(candidate, why=reasons_for(candidate, reason, workload)) for candidate, reason in picks]

@@ -1,0 +1,78 @@
+"""The exhaustive reference search the recommender is checked against (tests/configurator/test_recommend.py)
+and timed against (`make bench`, bench/bench_recommend.py).
+
+It walks the same policy space as `configurator.engine.recommend.recommend` — every GPU model × every
+count × every chassis × every CPU × every carrying PSU set — and validates each survivor, so the two must
+agree on the cheapest valid build.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from configurator.engine.recommend.assembly import Judge, complete_builds
+from configurator.engine.recommend.parts import snapshot_parts
+from configurator.engine.recommend.policy import (
+    chassis_pool,
+    drive_options,
+    fits,
+    gpu_option,
+    gpu_pool,
+    max_gpus,
+    speed_target,
+    working,
+)
+from configurator.engine.rules.context import chassis_takes_gpu
+from configurator.engine.types import Candidate, CatalogSnapshot, Constraints, Workload
+
+
+def _rank_key(candidate: Candidate, target: float | None, task: str) -> tuple[int, Decimal, float, str]:
+    slow = int(task == "inference" and target is not None and candidate.decode_tokens_per_s_per_user < target)
+    gpu = candidate.build.gpus[0].spec.sku
+    return (slow, candidate.price.gross, -candidate.decode_tokens_per_s_total, f"{gpu}/{candidate.build.chassis.sku}")
+
+
+def exhaustive_search(
+    snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints, *, vat_percent: Decimal = Decimal(22)
+) -> tuple[Candidate | None, int]:
+    """Reference for tests and benchmarks: every GPU model × every count × every chassis × every CPU ×
+    every carrying PSU set of the policy space, each priced and validated; the cheapest valid build
+    (speed target first, as in `recommend`). Returns it and the number of builds validated."""
+    workload = working(workload, constraints)
+    judge = Judge(snapshot, constraints, vat_percent)
+    drives = drive_options(snapshot, workload)
+    if not drives:
+        return None, 0
+    drive = min(drives, key=lambda d: (d.price, d.sku))
+    target = speed_target(workload)
+    best: Candidate | None = None
+    chassis_list = chassis_pool(snapshot, constraints)
+    for gpu in gpu_pool(snapshot, workload, constraints):
+        most = max((max_gpus(c, constraints) for c in chassis_list), default=0)
+        for count in range(1, most + 1):
+            option = gpu_option(snapshot, workload, gpu, count)
+            if not fits(option):
+                continue  # the workload.vram rule would refuse every build of this option
+            for chassis in chassis_list:
+                if count > max_gpus(chassis, constraints) or not chassis_takes_gpu(chassis, gpu, count):
+                    continue  # the fit/cooling rules would refuse it
+                cpus = snapshot_parts(snapshot).cpus(chassis)
+                for build in complete_builds(snapshot, chassis, option, cpus, drive, constraints, every_psu_set=True):
+                    # exact pruning: a build in a slower class than the best, or dearer in the same class,
+                    # cannot win, so it is not validated
+                    beat = None
+                    if best is not None:
+                        slow = int(not option.meets(target))
+                        best_slow = _rank_key(best, target, workload.task)[0]
+                        if slow > best_slow:
+                            continue
+                        if slow == best_slow:
+                            beat = best.price.gross
+                    candidate = judge.candidate(build, option, beat=beat)
+                    if candidate is None:
+                        continue
+                    if best is None or _rank_key(candidate, target, workload.task) < _rank_key(
+                        best, target, workload.task
+                    ):
+                        best = candidate
+    return best, judge.considered
