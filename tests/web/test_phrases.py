@@ -27,7 +27,7 @@ from configurator.engine.types import CatalogSnapshot, Constraints, Workload
 from configurator.templatetags.configurator_ui import say
 from tests.builds import TOO_FEW_PSUS
 from tests.web.conftest import HTMX, build, editor_data
-from tests.web.po import read_po
+from tests.web.po import russian_entries
 
 BASE = Path(settings.BASE_DIR)
 NBSP = "\xa0"
@@ -52,7 +52,7 @@ def phrase_templates() -> set[str]:
 def test_every_phrase_of_the_domain_has_a_russian_translation() -> None:
     templates = phrase_templates()
     assert len(templates) > 30
-    russian = {entry.msgid: entry.msgstr for entry in read_po(BASE / "locale" / "ru" / "LC_MESSAGES" / "django.po")}
+    russian = {entry.msgid: entry.msgstr for entry in russian_entries()}
     missing = sorted(t for t in templates if not russian.get(t))
     assert missing == []
     for template in templates:
