@@ -23,10 +23,10 @@ from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.labels import (
     FINDING_TITLES,
     PART_KIND_LABELS,
-    REDUNDANCY_LABELS,
-    SEVERITIES,
-    TASK_LABELS,
     UNITS,
+    Redundancy,
+    Severity,
+    Task,
     label,
     label_filters,
 )
@@ -35,10 +35,10 @@ register = template.Library()
 label_filters(
     register,
     finding_title=FINDING_TITLES,
-    severity_label=SEVERITIES,
+    severity_label=Severity,
     kind_label=PART_KIND_LABELS,
-    task_label=TASK_LABELS,
-    redundancy_label=REDUNDANCY_LABELS,
+    task_label=Task,
+    redundancy_label=Redundancy,
 )
 
 CURRENCY_SIGNS = {"RUB": "₽"}
