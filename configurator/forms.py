@@ -19,19 +19,18 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import CUSTOMERS, User
+from catalog.models import ChassisKind
 from configurator.engine.builds import MAX_QTY, PART_KINDS
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.types import (
     ENGINES,
     KV_PRECISIONS,
     PRECISIONS,
-    REDUNDANCY_MODES,
     SITE_VOLTAGES,
-    TASKS,
     CatalogSnapshot,
     PartSpec,
 )
-from configurator.labels import CHASSIS_KIND_LABELS, FORM_FACTOR_LABELS, REDUNDANCY_LABELS, TASK_LABELS, UNITS, label
+from configurator.labels import UNITS, FormFactor, Redundancy, Task, label
 from configurator.serializers import (
     MAX_CONTEXT_TOKENS,
     MAX_TARGET_TOKENS_PER_S,
@@ -43,7 +42,6 @@ from configurator.services import MAX_LINES
 from configurator.use_cases import UseCase
 
 MAX_CONFIG_CHARS = 100_000
-FORM_FACTORS = ("any", "workstation", "rack")
 RECOMMENDATION_LIMIT = 3
 
 
@@ -63,7 +61,7 @@ class WorkloadForm(forms.Form):
         max_length=MAX_CONFIG_CHARS,
         widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
     )
-    task = forms.ChoiceField(label=_("Task"), choices=[(t, TASK_LABELS[t]) for t in TASKS], initial="inference")
+    task = forms.ChoiceField(label=_("Task"), choices=Task.choices, initial="inference")
     precision = forms.ChoiceField(
         label=_("Weight precision"),
         required=False,
@@ -91,9 +89,7 @@ class WorkloadForm(forms.Form):
         max_digits=16,
         decimal_places=2,
     )
-    form_factor = forms.ChoiceField(
-        label=_("Form factor"), choices=[(f, FORM_FACTOR_LABELS[f]) for f in FORM_FACTORS], initial="any"
-    )
+    form_factor = forms.ChoiceField(label=_("Form factor"), choices=FormFactor.choices, initial="any")
     require_ecc = forms.BooleanField(label=_("ECC memory required"), required=False)
     engine = forms.ChoiceField(
         label=_("Inference engine"),
@@ -205,7 +201,7 @@ def _money(value: Decimal) -> str:
 
 def _group_key(kind: str, spec: PartSpec) -> str:
     if kind == "chassis":
-        return label(CHASSIS_KIND_LABELS, getattr(spec, "kind", ""))
+        return label(ChassisKind, getattr(spec, "kind", ""))
     return {
         "cpus": getattr(spec, "socket", ""),
         "gpus": getattr(spec, "vendor", ""),
@@ -245,9 +241,7 @@ class BuildHeaderForm(forms.Form):
     """The build's chassis and settings, its name for saving, and the workload it is checked against."""
 
     chassis = forms.ChoiceField(label=_("Chassis"))
-    psu_redundancy = forms.ChoiceField(
-        label=_("PSU redundancy"), choices=[(m, REDUNDANCY_LABELS[m]) for m in REDUNDANCY_MODES], initial="none"
-    )
+    psu_redundancy = forms.ChoiceField(label=_("PSU redundancy"), choices=Redundancy.choices, initial="none")
     site_voltage = forms.TypedChoiceField(
         label=_("Site voltage"),
         choices=[(v, format_lazy("{}\u00a0{}", v, UNITS["V"])) for v in SITE_VOLTAGES],

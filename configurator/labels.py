@@ -3,16 +3,23 @@
 Findings carry a stable `code` and an English `message`; the pages show a translated title per code,
 translated units and choice labels, and keep the English message one click away. A code or unit missing
 here falls back to the raw value, so a new rule never breaks a page.
+
+The value sets the engine shares (configurator.engine.enums) are `TextChoices` here, or in catalog.models
+for the catalog's columns: one label per value, translated in django.po.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+from django.db import models
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
+
+from configurator.engine import enums
 
 FINDING_TITLES: dict[str, Promise] = {
     "cpu.none": _("No CPU"),
@@ -109,11 +116,12 @@ UNITS: dict[str, Promise] = {
     "GPU models": pgettext_lazy("unit", "GPU models"),
 }
 
-SEVERITIES: dict[str, Promise] = {
-    "error": _("Error"),
-    "warning": _("Warning"),
-    "info": _("Note"),
-}
+
+class Severity(models.TextChoices):
+    ERROR = enums.Severity.ERROR.value, _("Error")
+    WARNING = enums.Severity.WARNING.value, _("Warning")
+    INFO = enums.Severity.INFO.value, _("Note")
+
 
 PART_KIND_LABELS: dict[str, Promise] = {
     "chassis": _("Chassis"),
@@ -126,31 +134,25 @@ PART_KIND_LABELS: dict[str, Promise] = {
     "bridges": _("NVLink bridges"),
 }
 
-TASK_LABELS: dict[str, Promise] = {
-    "inference": _("Inference"),
-    "lora": _("LoRA fine-tuning"),
-    "qlora": _("QLoRA fine-tuning"),
-    "full_finetune": _("Full fine-tuning"),
-}
 
-FORM_FACTOR_LABELS: dict[str, Promise] = {
-    "any": _("Any"),
-    "workstation": _("Workstation"),
-    "rack": _("Rack server"),
-}
+class Task(models.TextChoices):
+    INFERENCE = enums.Task.INFERENCE.value, _("Inference")
+    LORA = enums.Task.LORA.value, _("LoRA fine-tuning")
+    QLORA = enums.Task.QLORA.value, _("QLoRA fine-tuning")
+    FULL_FINETUNE = enums.Task.FULL_FINETUNE.value, _("Full fine-tuning")
 
-CHASSIS_KIND_LABELS: dict[str, Promise] = {
-    "tower-workstation": _("Tower workstation"),
-    "rack-workstation": _("Rack workstation"),
-    "rack-server": _("Rack server"),
-    "hgx": _("HGX server"),
-}
 
-REDUNDANCY_LABELS: dict[str, Promise] = {
-    "none": _("none"),
-    "n+1": _("N+1"),
-    "n+n": _("N+N"),
-}
+class FormFactor(models.TextChoices):
+    ANY = enums.FormFactor.ANY.value, _("Any")
+    WORKSTATION = enums.FormFactor.WORKSTATION.value, _("Workstation")
+    RACK = enums.FormFactor.RACK.value, _("Rack server")
+
+
+class Redundancy(models.TextChoices):
+    NONE = enums.Redundancy.NONE.value, _("none")
+    N_PLUS_1 = enums.Redundancy.N_PLUS_1.value, _("N+1")
+    N_PLUS_N = enums.Redundancy.N_PLUS_N.value, _("N+N")
+
 
 PARALLELISM_LABELS: dict[str, Promise] = {
     "single": _("one GPU"),
@@ -183,15 +185,20 @@ USE_CASE_TITLES: dict[str, Promise] = {
 }
 
 
-def label(table: dict[str, Promise], key: str | None) -> str:
-    """The translated label of `key`, or `key` itself when the table has none."""
+LabelTable = Mapping[str, Promise] | type[models.Choices]
+
+
+def label(table: LabelTable, key: str | None) -> str:
+    """The translated label of `key` in a table or a `TextChoices`, or `key` itself when it has none."""
     if key is None:
         return ""
+    if isinstance(table, type):
+        return str(table(key).label) if key in table.values else key
     found = table.get(key)
     return str(found) if found is not None else key
 
 
-def label_filters(library: Any, **tables: dict[str, Promise]) -> None:
+def label_filters(library: Any, **tables: LabelTable) -> None:
     """Register one template filter per table on `library`: `{{ code|<name> }}` → the code's label."""
     for name, table in tables.items():
         library.filter(name, partial(label, table))

@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from catalog.models import ChassisKind
 from configurator.engine.builds import MAX_QTY, PART_KINDS, money
 from configurator.engine.types import CatalogSnapshot, FixOpKind
 from configurator.labels import (
-    CHASSIS_KIND_LABELS,
     FINDING_TITLES,
     MEMORY_PARTS,
     PARALLELISM_LABELS,
     PART_KIND_LABELS,
-    SEVERITIES,
+    Severity,
     label,
 )
 
@@ -226,7 +226,7 @@ def finding_views(findings: Sequence[Mapping[str, Any]]) -> tuple[FindingView, .
             index=index,
             code=str(f.get("code", "")),
             severity=str(f.get("severity", "info")),
-            severity_label=label(SEVERITIES, f.get("severity")),
+            severity_label=label(Severity, f.get("severity")),
             title=label(FINDING_TITLES, f.get("code")),
             message=_text(f.get("message")),
             measured=f.get("measured"),
@@ -305,7 +305,7 @@ def candidate_views(result: Mapping[str, Any], snapshot: CatalogSnapshot) -> tup
                 body=body,
                 chassis_sku=body["chassis"],
                 chassis_name=chassis.name if chassis else body["chassis"],
-                chassis_kind=label(CHASSIS_KIND_LABELS, chassis.kind if chassis else None),
+                chassis_kind=label(ChassisKind, chassis.kind if chassis else None),
                 rack_units=chassis.rack_units if chassis else None,
                 rows=part_rows(body, snapshot),
                 gpu_summary=gpus,

@@ -9,6 +9,15 @@ Nothing here imports Django: the domain stays plain Python.
 
     Phrase("raise the budget to %(amount)s %(currency)s", amount=Num(1_250_000), currency="RUB")
     → "raise the budget to 1,250,000 RUB"; in Russian "поднять бюджет до 1 250 000 RUB"
+
+A sentence that counts something is a plural phrase: `Phrase.plural(singular, plural, name, **values)`
+keeps both English templates (a gettext msgid and msgid_plural, extracted with `--keyword=plural:1,2`:
+xgettext matches the last name of `Phrase.plural`) and the name of the value that picks the form. Its
+English text takes the singular for 1 and the plural otherwise; `say` asks `ngettext` for the reader's form
+(Russian has more than two). Write the number in both templates, so every translated form can say it.
+
+    Phrase.plural("%(count)s PSU does not fit", "%(count)s PSUs do not fit", "count", count=3)
+    → "3 PSUs do not fit"; in Russian "3 блока питания не помещаются"
 """
 
 from __future__ import annotations
@@ -50,6 +59,8 @@ class Phrase(str):
 
     template: str
     values: Mapping[str, PhraseValue]
+    plural_template: str | None = None  # a plural phrase's msgid_plural (`template` is its singular msgid)
+    count_name: str | None = None  # the value whose number picks the plural form
 
     def __new__(cls, template: str, /, **values: PhraseValue) -> Phrase:
         phrase = super().__new__(cls, template % values)  # %s calls str() on Num and nested phrases
@@ -57,12 +68,39 @@ class Phrase(str):
         phrase.values = values
         return phrase
 
+    @classmethod
+    def plural(cls, singular: str, plural: str, count: str, /, **values: PhraseValue) -> Phrase:
+        """A sentence whose form follows the number `values[count]` (see the module docstring)."""
+        number = _count(values[count])
+        phrase = str.__new__(cls, (singular if number == 1 else plural) % values)
+        phrase.template, phrase.plural_template, phrase.count_name = singular, plural, count
+        phrase.values = values
+        return phrase
+
+    @property
+    def plural_count(self) -> int | None:
+        """The number that picks a plural phrase's form (None for a phrase without plural forms)."""
+        return None if self.count_name is None else _count(self.values[self.count_name])
+
     def __reduce__(self) -> tuple[object, ...]:
+        if self.plural_template is not None:
+            return (_rebuild_plural, (self.template, self.plural_template, self.count_name, dict(self.values)))
         return (_rebuild, (self.template, dict(self.values)))
+
+
+def _count(value: PhraseValue) -> int:
+    number = value.value if isinstance(value, Num) else value
+    if isinstance(number, str):
+        raise TypeError(f"a plural phrase is counted by a number, not {number!r}")
+    return int(number)
 
 
 def _rebuild(template: str, values: dict[str, PhraseValue]) -> Phrase:
     return Phrase(template, **values)
+
+
+def _rebuild_plural(singular: str, plural: str, count: str, values: dict[str, PhraseValue]) -> Phrase:
+    return Phrase.plural(singular, plural, count, **values)
 
 
 class LazyTexts(Sequence[str]):
@@ -115,7 +153,13 @@ def phrase_to_data(text: str) -> dict[str, Any]:
     stored as its own msgid with no params; `phrase_from_data` then gives it back as it was."""
     if not isinstance(text, Phrase):
         return {"msgid": str(text).replace("%", "%%"), "params": {}}
-    return {"msgid": text.template, "params": {name: _value_to_data(value) for name, value in text.values.items()}}
+    data: dict[str, Any] = {
+        "msgid": text.template,
+        "params": {name: _value_to_data(value) for name, value in text.values.items()},
+    }
+    if text.plural_template is not None:
+        data["msgid_plural"], data["count"] = text.plural_template, text.count_name
+    return data
 
 
 def _value_to_data(value: PhraseValue) -> Any:
@@ -139,7 +183,10 @@ def phrase_from_data(data: Any) -> Phrase | None:
         if value is None:
             return None
         values[str(name)] = value
+    plural, count = data.get("msgid_plural"), data.get("count")
     try:
+        if isinstance(plural, str) and isinstance(count, str):
+            return Phrase.plural(data["msgid"], plural, count, **values)
         return Phrase(data["msgid"], **values)
     except (KeyError, TypeError, ValueError):
         return None

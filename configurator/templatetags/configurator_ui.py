@@ -17,15 +17,16 @@ from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.labels import (
     FINDING_TITLES,
     PART_KIND_LABELS,
-    REDUNDANCY_LABELS,
-    SEVERITIES,
-    TASK_LABELS,
     UNITS,
+    Redundancy,
+    Severity,
+    Task,
     label,
     label_filters,
 )
@@ -34,10 +35,10 @@ register = template.Library()
 label_filters(
     register,
     finding_title=FINDING_TITLES,
-    severity_label=SEVERITIES,
+    severity_label=Severity,
     kind_label=PART_KIND_LABELS,
-    task_label=TASK_LABELS,
-    redundancy_label=REDUNDANCY_LABELS,
+    task_label=Task,
+    redundancy_label=Redundancy,
 )
 
 CURRENCY_SIGNS = {"RUB": "₽"}
@@ -70,14 +71,18 @@ def is_phrase(value: Any) -> bool:
 
 @register.filter
 def say(value: Any) -> Any:
-    """A domain `Phrase` in the active language (its msgid translated, numbers localized, nested phrases
-    said the same way); any other value passes through unchanged."""
+    """A domain `Phrase` in the active language (its msgid translated, in the form its count asks for if it
+    is a plural phrase; numbers localized, nested phrases said the same way); any other value passes through
+    unchanged."""
     return _said(value) if isinstance(value, Phrase) else value
 
 
 def _said(value: PhraseValue) -> str:
     if isinstance(value, Phrase):
-        template = _(value.template)
+        if value.plural_template is not None and value.plural_count is not None:
+            template = ngettext(value.template, value.plural_template, value.plural_count)
+        else:
+            template = _(value.template)
         return template % {name: _said(inner) for name, inner in value.values.items()}
     if isinstance(value, Num):
         if value.places is None:

@@ -155,12 +155,12 @@ def test_a_customer_cannot_open_another_customers_quote(
 
 def _english_msgids() -> list[re.Pattern[str]]:
     """Patterns of the site's English strings whose Russian translation differs (placeholders = any text)."""
-    from tests.web.po import read_po
+    from tests.web.po import pairs, russian_entries
 
-    entries = read_po(Path(settings.BASE_DIR) / "locale" / "ru" / "LC_MESSAGES" / "django.po")
+    entries = russian_entries()
     patterns = []
     for entry in entries:
-        for msgid, msgstr in entry.pairs():
+        for msgid, msgstr in pairs(entry):
             if msgstr == msgid or len(msgid) < 3:
                 continue
             text = re.escape(" ".join(msgid.split()))

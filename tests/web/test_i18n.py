@@ -10,32 +10,31 @@ from django.conf import settings
 from django.utils import translation
 
 from configurator.labels import FINDING_TITLES, UNITS
-from tests.web.po import read_po
+from tests.web.po import RU_MO, pairs, russian_entries
 
-LOCALE = Path(settings.BASE_DIR) / "locale"
 RULES = Path(settings.BASE_DIR) / "configurator" / "engine" / "rules"
 
 
 def test_every_russian_string_is_translated_and_none_is_fuzzy() -> None:
-    entries = read_po(LOCALE / "ru" / "LC_MESSAGES" / "django.po")
+    entries = russian_entries()
     assert len(entries) > 300
-    assert [e.msgid for e in entries if not e.translated] == []
-    assert [e.msgid for e in entries if "fuzzy" in e.flags] == []
+    assert [e.msgid for e in entries if not e.translated()] == []
+    assert [e.msgid for e in entries if e.fuzzy] == []
 
 
 def test_the_compiled_catalog_matches_the_po_file() -> None:
     """A .po edited without running compilemessages would show English on the site."""
-    entries = read_po(LOCALE / "ru" / "LC_MESSAGES" / "django.po")
-    with (LOCALE / "ru" / "LC_MESSAGES" / "django.mo").open("rb") as handle:
+    entries = russian_entries()
+    with RU_MO.open("rb") as handle:
         compiled = gettext.GNUTranslations(handle)
     stale = []
     for entry in entries:
-        if entry.msgid_plural is not None:
-            ok = compiled.npgettext(entry.context, entry.msgid, entry.msgid_plural, 5) if entry.context else None
+        if entry.msgid_plural:
+            ok = compiled.npgettext(entry.msgctxt, entry.msgid, entry.msgid_plural, 5) if entry.msgctxt else None
             ok = ok or compiled.ngettext(entry.msgid, entry.msgid_plural, 5)
             expected = entry.msgstr_plural[2]
         else:
-            ok = compiled.pgettext(entry.context, entry.msgid) if entry.context else compiled.gettext(entry.msgid)
+            ok = compiled.pgettext(entry.msgctxt, entry.msgid) if entry.msgctxt else compiled.gettext(entry.msgid)
             expected = entry.msgstr
         if ok != expected:
             stale.append(entry.msgid)
@@ -43,8 +42,8 @@ def test_the_compiled_catalog_matches_the_po_file() -> None:
 
 
 def test_placeholders_survive_translation() -> None:
-    for entry in read_po(LOCALE / "ru" / "LC_MESSAGES" / "django.po"):
-        for msgid, msgstr in entry.pairs():
+    for entry in russian_entries():
+        for msgid, msgstr in pairs(entry):
             assert sorted(set(re.findall(r"%\((\w+)\)s", msgid))) == sorted(set(re.findall(r"%\((\w+)\)s", msgstr))), (
                 msgid
             )

@@ -278,15 +278,13 @@ def drive_bays(ctx: RuleContext) -> Iterator[Finding]:
             smallest = min(build.storage, key=lambda line: (line.spec.capacity_tb, line.spec.sku)).spec
             fixes = (part_fix("remove", "storage", smallest.sku, extra),)
         bays, chassis = build.chassis.drive_bays, build.chassis.sku
-        message = (
-            Phrase("1 drive does not fit the %(bays)s drive bays of %(chassis)s.", bays=bays, chassis=chassis)
-            if drives == 1
-            else Phrase(
-                "%(count)s drives do not fit the %(bays)s drive bays of %(chassis)s.",
-                count=drives,
-                bays=bays,
-                chassis=chassis,
-            )
+        message = Phrase.plural(
+            "%(count)s drive does not fit the %(bays)s drive bays of %(chassis)s.",
+            "%(count)s drives do not fit the %(bays)s drive bays of %(chassis)s.",
+            "count",
+            count=drives,
+            bays=bays,
+            chassis=chassis,
         )
         yield Finding(
             code="fit.drive_bays",

@@ -169,17 +169,13 @@ def dimm_slots(ctx: RuleContext) -> Iterator[Finding]:
         ]
         larger.sort(key=lambda d: (d.capacity_gb, d.price, d.sku))
         fixes = [make_fix(replace_op("memory", d.sku, math.ceil(build.ram_gb / d.capacity_gb))) for d in larger[:1]]
-        message = (
-            Phrase(
-                "1 DIMM does not fit the %(slots)s usable slots of %(chassis)s.", slots=slots, chassis=build.chassis.sku
-            )
-            if build.dimm_count == 1
-            else Phrase(
-                "%(count)s DIMMs do not fit the %(slots)s usable slots of %(chassis)s.",
-                count=build.dimm_count,
-                slots=slots,
-                chassis=build.chassis.sku,
-            )
+        message = Phrase.plural(
+            "%(count)s DIMM does not fit the %(slots)s usable slots of %(chassis)s.",
+            "%(count)s DIMMs do not fit the %(slots)s usable slots of %(chassis)s.",
+            "count",
+            count=build.dimm_count,
+            slots=slots,
+            chassis=build.chassis.sku,
         )
         yield Finding(
             code="memory.dimm_slots",

@@ -110,10 +110,8 @@ def gpu_slot_links(ctx: RuleContext) -> Iterator[Finding]:
         gpu_fix = remove_gpus_fix(
             build,
             lambda smaller: lane_plan(smaller).links_fit,
-            lambda left: (
-                Phrase("1 GPU gets its own x16/x8 link")
-                if left == 1
-                else Phrase("%(left)s GPUs get their own x16/x8 links", left=left)
+            lambda left: Phrase.plural(
+                "%(left)s GPU gets its own x16/x8 link", "%(left)s GPUs get their own x16/x8 links", "left", left=left
             ),
         )
         if gpu_fix:
@@ -128,18 +126,13 @@ def gpu_slot_links(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="pcie.slot_lanes",
             severity="error",
-            message=(
-                Phrase(
-                    "1 GPU needs %(full)s lanes at full width; %(chassis)s wires %(slot_lanes)s GPU lanes in "
-                    "%(bays)s slots, not enough even at x8.",
-                    **facts,
-                )
-                if build.gpu_count == 1
-                else Phrase(
-                    "%(count)s GPUs need %(full)s lanes at full width; %(chassis)s wires %(slot_lanes)s GPU lanes "
-                    "in %(bays)s slots, not enough even at x8.",
-                    **facts,
-                )
+            message=Phrase.plural(
+                "%(count)s GPU needs %(full)s lanes at full width; %(chassis)s wires %(slot_lanes)s GPU lanes in "
+                "%(bays)s slots, not enough even at x8.",
+                "%(count)s GPUs need %(full)s lanes at full width; %(chassis)s wires %(slot_lanes)s GPU lanes "
+                "in %(bays)s slots, not enough even at x8.",
+                "count",
+                **facts,
             ),
             measured=plan.gpu_lanes_full,
             limit=chassis.gpu_slot_lanes,

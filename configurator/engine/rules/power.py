@@ -330,19 +330,13 @@ def psu_bays(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="power.psu_bays",
             severity="error",
-            message=(
-                Phrase(
-                    "1 PSU does not fit the %(bays)s PSU bays of %(chassis)s.",
-                    bays=build.chassis.psu_bays,
-                    chassis=build.chassis.sku,
-                )
-                if build.psu_count == 1
-                else Phrase(
-                    "%(count)s PSUs do not fit the %(bays)s PSU bays of %(chassis)s.",
-                    count=build.psu_count,
-                    bays=build.chassis.psu_bays,
-                    chassis=build.chassis.sku,
-                )
+            message=Phrase.plural(
+                "%(count)s PSU does not fit the %(bays)s PSU bays of %(chassis)s.",
+                "%(count)s PSUs do not fit the %(bays)s PSU bays of %(chassis)s.",
+                "count",
+                count=build.psu_count,
+                bays=build.chassis.psu_bays,
+                chassis=build.chassis.sku,
             ),
             measured=build.psu_count,
             limit=build.chassis.psu_bays,
@@ -469,7 +463,9 @@ def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
         fixes: list[Fix] = []
         if not build.chassis.is_rack:
             options = psu_options(ctx, ctx.power.load_w, redundancy=build.psu_redundancy, connectors=needs)
-            cables = Phrase("%(count)s %(kind)s cables", count=needs[kind], kind=kind)
+            cables = Phrase.plural(
+                "%(count)s %(kind)s cable", "%(count)s %(kind)s cables", "count", count=needs[kind], kind=kind
+            )
             fixes.extend(psu_fix(option, build, why=cables) for option in options[:1])
         else:
             for chassis in active(ctx.snapshot.chassis):
@@ -538,7 +534,13 @@ def circuit_120v(ctx: RuleContext) -> Iterator[Finding]:
     gpu_fix = remove_gpus_fix(
         build,
         lambda smaller: power_budget(smaller).wall_w <= CIRCUIT_120V_15A_W,
-        lambda left: Phrase("%(left)s GPUs stay within %(watts)s W", left=left, watts=Num(CIRCUIT_120V_15A_W)),
+        lambda left: Phrase.plural(
+            "%(left)s GPU stays within %(watts)s W",
+            "%(left)s GPUs stay within %(watts)s W",
+            "left",
+            left=left,
+            watts=Num(CIRCUIT_120V_15A_W),
+        ),
     )
     if gpu_fix:
         fixes.append(gpu_fix)

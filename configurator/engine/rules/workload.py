@@ -155,19 +155,14 @@ def decode_speed(ctx: RuleContext) -> Iterator[Finding]:
             "gpu": layout.sku,
             "target": Num(workload.target_tokens_per_s, None),
         }
-        message = (
-            Phrase(
-                "About %(speed)s tokens/s per user on %(count)s× %(gpu)s with 1 concurrent user; "
-                "the target is %(target)s.",
-                **values,
-            )
-            if workload.concurrent_users == 1
-            else Phrase(
-                "About %(speed)s tokens/s per user on %(count)s× %(gpu)s with %(users)s concurrent users; "
-                "the target is %(target)s.",
-                users=workload.concurrent_users,
-                **values,
-            )
+        message = Phrase.plural(
+            "About %(speed)s tokens/s per user on %(count)s× %(gpu)s with %(users)s concurrent user; "
+            "the target is %(target)s.",
+            "About %(speed)s tokens/s per user on %(count)s× %(gpu)s with %(users)s concurrent users; "
+            "the target is %(target)s.",
+            "users",
+            users=workload.concurrent_users,
+            **values,
         )
         yield Finding(
             code="workload.speed",
