@@ -5,8 +5,8 @@ Pure: takes the CatalogSnapshot (for fixes that name catalog SKUs) and never tou
 
 from __future__ import annotations
 
+from configurator.engine.budgets.links import effective_link_gbs
 from configurator.engine.rules import RULES, RuleContext
-from configurator.engine.rules.interconnect import effective_link_gbs
 from configurator.engine.rules.workload import workload_estimate
 from configurator.engine.types import (
     BuildSpec,

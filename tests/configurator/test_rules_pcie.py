@@ -1,4 +1,4 @@
-"""PCIe rules (configurator/rules/pcie.py): GPU slot wiring, x8 fallback, switch uplinks, CPU lane budget.
+"""PCIe rules (engine/rules/pcie.py, budgets/lanes.py): slot wiring, x8 fallback, switch uplinks, CPU lane budget.
 
 Lanes (validation-rules.md §2.1-2.2, fixtures/catalog.json `_meta.platform_checks`): 16 per GPU (x8 cards 8),
 4 per NVMe, NIC lanes; behind switches the uplinks × 16 count instead of the GPUs.

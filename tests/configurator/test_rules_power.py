@@ -1,4 +1,4 @@
-"""Power rules (configurator/rules/power.py): one passing and one failing build per rule.
+"""Power rules (configurator/engine/rules/power.py, budgets/power.py): one passing and one failing build per rule.
 
 Figures: load = (Σ TDP + DIMMs + drives + NICs + chassis base) × 1.10, usable = (N − R) × PSU watts at the
 site voltage (validation-rules.md §1.1-1.2; fixtures/catalog.json `_meta.platform_checks`).

@@ -7,11 +7,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from configurator.engine.budgets.lanes import lane_plan
+from configurator.engine.budgets.power import gpu_connector_needs, gpu_connectors_available, power_budget
 from configurator.engine.builds import build_price
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundancy_for
-from configurator.engine.rules.pcie import lane_plan
-from configurator.engine.rules.power import gpu_connector_needs, gpu_connectors_available, power_budget
 from configurator.engine.types import (
     BuildSpec,
     Candidate,

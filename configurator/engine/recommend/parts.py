@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from configurator.engine.budgets.power import gpu_connector_needs, power_budget
 from configurator.engine.recommend.policy import (
     chassis_pool,
     cpu_options,
@@ -15,7 +16,6 @@ from configurator.engine.recommend.policy import (
     redundancy_for,
 )
 from configurator.engine.rules.context import chassis_takes_gpu
-from configurator.engine.rules.power import gpu_connector_needs, power_budget
 from configurator.engine.types import (
     BuildSpec,
     CatalogSnapshot,

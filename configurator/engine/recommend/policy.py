@@ -22,10 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from configurator.engine.estimate import estimate, weight_bytes
-from configurator.engine.rules.context import active
-from configurator.engine.rules.interconnect import BRIDGE_KINDS, MAX_WAYS
-from configurator.engine.rules.power import (
+from configurator.engine.budgets.links import BRIDGE_KINDS, MAX_WAYS
+from configurator.engine.budgets.power import (
     HEADROOM_SHARE,
     brings_connectors,
     gpu_connector_needs,
@@ -33,6 +31,8 @@ from configurator.engine.rules.power import (
     redundant_units,
     valid_psu_counts,
 )
+from configurator.engine.estimate import estimate, weight_bytes
+from configurator.engine.rules.context import active
 from configurator.engine.types import (
     BridgeSpec,
     BuildSpec,

@@ -26,8 +26,8 @@ from configurator.engine.types import (
 )
 
 if TYPE_CHECKING:
-    from configurator.engine.rules.pcie import LanePlan
-    from configurator.engine.rules.power import PowerBudget
+    from configurator.engine.budgets.lanes import LanePlan
+    from configurator.engine.budgets.power import PowerBudget
 
 MAX_FIXES = 3  # suggestions per finding; the closest ones first
 
@@ -43,13 +43,13 @@ class RuleContext:
 
     @cached_property
     def power(self) -> PowerBudget:
-        from configurator.engine.rules.power import power_budget
+        from configurator.engine.budgets.power import power_budget
 
         return power_budget(self.build)
 
     @cached_property
     def lanes(self) -> LanePlan:
-        from configurator.engine.rules.pcie import lane_plan
+        from configurator.engine.budgets.lanes import lane_plan
 
         return lane_plan(self.build)
 

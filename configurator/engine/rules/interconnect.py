@@ -8,8 +8,15 @@ for one group of `ways` GPUs (an H200 NVL 4-way set joins four cards).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from configurator.engine.budgets.links import (
+    BRIDGE_KINDS,
+    MAX_WAYS,
+    REFERENCE_LINK_GBS,
+    TP_LOSS_WARNING,
+    bridge_groups,
+    bridge_targets,
+)
 from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.rules.context import (
@@ -21,61 +28,6 @@ from configurator.engine.rules.context import (
     use_chassis_fixes,
 )
 from configurator.engine.types import BridgeSpec, BuildSpec, Finding, Fix, GpuSpec, Line
-
-BRIDGE_KINDS = ("bridge-2way", "bridge-2or4way")
-MAX_WAYS = {"bridge-2way": 2, "bridge-2or4way": 4}
-REFERENCE_LINK_GBS = 900.0  # NVLink 4 per GPU (H100/H200 [S1]): the yardstick for GPUs that have no NVLink
-TP_LOSS_WARNING = 0.05  # below a 5 % loss the PCIe all-reduce is reported as info only
-
-
-@dataclass(frozen=True, slots=True)
-class BridgeGroup:
-    """The bridges that target one GPU model of the build."""
-
-    gpu: GpuSpec
-    gpu_count: int
-    bridges: tuple[Line[BridgeSpec], ...]
-
-    @property
-    def covered(self) -> int:
-        return sum(line.qty * line.spec.ways for line in self.bridges)
-
-
-def bridge_targets(build: BuildSpec, bridge: BridgeSpec) -> list[GpuSpec]:
-    return [line.spec for line in build.gpus if line.spec.sku in bridge.gpu_skus]
-
-
-def bridge_groups(build: BuildSpec) -> list[BridgeGroup]:
-    """Bridge lines grouped by the single GPU model they join (lines that join no or several models are
-    left to the mismatch and mixed-model rules)."""
-    groups = []
-    for gpu_line in build.gpus:
-        lines = tuple(
-            line
-            for line in build.bridges
-            if [gpu.sku for gpu in bridge_targets(build, line.spec)] == [gpu_line.spec.sku]
-        )
-        if lines:
-            groups.append(BridgeGroup(gpu=gpu_line.spec, gpu_count=gpu_line.qty, bridges=lines))
-    return groups
-
-
-def effective_link_gbs(build: BuildSpec) -> float | None:
-    """GPU-to-GPU bandwidth the estimator may assume: NVSwitch on an HGX baseboard, or NVLink when bridges
-    join every GPU of a single-model build; None means the GPUs talk over PCIe."""
-    if len(build.gpus) != 1 or build.gpu_count < 2:
-        return None
-    gpu = build.gpus[0].spec
-    chassis = build.chassis
-    if gpu.nvlink_kind == "nvswitch-sxm":
-        return gpu.nvlink_gbs if chassis.has_nvswitch else None
-    if gpu.nvlink_kind == "infinity-fabric-oam":
-        return gpu.nvlink_gbs if chassis.gpu_form_factor == "oam" else None
-    if gpu.nvlink_kind in BRIDGE_KINDS:
-        groups = bridge_groups(build)
-        if groups and groups[0].covered >= build.gpu_count:
-            return gpu.nvlink_gbs
-    return None
 
 
 def _bridges_for(ctx: RuleContext, gpu: GpuSpec) -> list[BridgeSpec]:

@@ -6,11 +6,29 @@ validation-rules.md).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 
+from configurator.engine.budgets.power import (
+    ATX_TRANSIENT_SHARE,
+    CIRCUIT_120V_15A_W,
+    CIRCUIT_120V_20A_W,
+    CIRCUIT_230V_16A_W,
+    CONNECTOR_KINDS,
+    COOLING_MARGIN,
+    HEADROOM_SHARE,
+    REDUNDANCY_STRICTNESS,
+    WALL_EFFICIENCY,
+    PsuOption,
+    brings_connectors,
+    gpu_connector_needs,
+    gpu_connectors_available,
+    load_w,
+    power_budget,
+    redundant_units,
+    valid_psu_counts,
+)
 from configurator.engine.fixes import add_op, chassis_op, make_fix, redundancy_value, replace_op, set_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import (
@@ -21,106 +39,9 @@ from configurator.engine.rules.context import (
     chassis_takes_gpu,
     remove_gpus_fix,
 )
-from configurator.engine.types import BuildSpec, Finding, Fix, FixOp, PsuSpec
-
-COOLING_MARGIN = 0.10  # "plus 10-20 % for cooling" — STH 8-GPU EPYC rule of thumb [S33]; low end, as the catalog
-HEADROOM_SHARE = 0.80  # warn above 80 % of usable capacity (§1.2; desktop practice ~60 % typical load [V5])
-ATX_TRANSIENT_SHARE = 0.75  # HEURISTIC §1.5: ATX PSUs warn above 75 % (GPU transients 2.2-3.1× TDP [S29])
-WALL_EFFICIENCY = 0.92  # ASSUMPTION: ~92 % PSU efficiency at load (80 PLUS Platinum/Titanium 90-94 % [V9][V10])
-CIRCUIT_120V_15A_W = 1440.0  # 120 V × 15 A × 80 % continuous [V7]
-CIRCUIT_120V_20A_W = 1920.0  # 120 V × 20 A × 80 % continuous [V7]
-CIRCUIT_230V_16A_W = 2944.0  # 230 V × 16 A × 80 % continuous, "~2,950 W" [V8]
-REDUNDANCY_STRICTNESS = {"none": 0, "n+1": 1, "n+n": 2}
-CONNECTOR_KINDS: tuple[str, ...] = ("12v-2x6", "eps-8pin", "pcie-8pin")  # 600 W / EPS / 150 W [V12][V14]
-
-
-@dataclass(frozen=True, slots=True)
-class PowerBudget:
-    """Watts of a build (§1.1) and what its PSUs deliver under the redundancy at the site voltage (§1.2-1.3)."""
-
-    gpu_w: float
-    cpu_w: float
-    memory_w: float
-    storage_w: float
-    nic_w: float
-    base_w: float
-    load_w: float  # (sum of the above) × (1 + COOLING_MARGIN)
-    psu_count: int
-    redundant_count: int
-    installed_w: float  # every PSU at the site voltage (0 W for a unit that does not run on it)
-    usable_w: float  # (N − R) PSUs, the largest R assumed failed
-
-    @property
-    def raw_w(self) -> float:
-        return self.gpu_w + self.cpu_w + self.memory_w + self.storage_w + self.nic_w + self.base_w
-
-    @property
-    def wall_w(self) -> float:
-        return self.load_w / WALL_EFFICIENCY
-
-    @property
-    def utilization(self) -> float | None:
-        return self.load_w / self.usable_w if self.usable_w > 0 else None
-
-
-def redundant_units(redundancy: str, count: int) -> int:
-    """R of §1.2: none 0, N+1 one, N+N half (rounded up, so an odd N+N count is never optimistic)."""
-    if redundancy == "n+1":
-        return min(1, count)
-    if redundancy == "n+n":
-        return math.ceil(count / 2)
-    return 0
-
-
-def load_w(build: BuildSpec) -> float:
-    return power_budget(build).load_w
-
-
-def power_budget(build: BuildSpec) -> PowerBudget:
-    """load = (Σ GPU TDP + Σ CPU TDP + Σ DIMM W + Σ drive W + Σ NIC W + chassis base) × 1.10 [S33];
-    usable = (N − R) × PSU watts at the site voltage, R = 0 / 1 / N/2 for none / N+1 / N+N (§1.2)."""
-    gpu_w = float(sum(line.spec.tdp_w * line.qty for line in build.gpus))
-    cpu_w = float(sum(line.spec.tdp_w * line.qty for line in build.cpus))
-    memory_w = float(sum(line.spec.power_w * line.qty for line in build.memory))
-    storage_w = float(sum(line.spec.power_w * line.qty for line in build.storage))
-    nic_w = float(sum(line.spec.power_w * line.qty for line in build.nics))
-    base_w = float(build.chassis.base_power_w)
-    raw = gpu_w + cpu_w + memory_w + storage_w + nic_w + base_w
-    ratings = sorted(float(line.spec.watts_at(build.site_voltage) or 0) for line in build.psus for _ in range(line.qty))
-    count = len(ratings)
-    redundant = redundant_units(build.psu_redundancy, count)
-    return PowerBudget(
-        gpu_w=gpu_w,
-        cpu_w=cpu_w,
-        memory_w=memory_w,
-        storage_w=storage_w,
-        nic_w=nic_w,
-        base_w=base_w,
-        load_w=raw * (1 + COOLING_MARGIN),
-        psu_count=count,
-        redundant_count=redundant,
-        installed_w=sum(ratings),
-        usable_w=sum(ratings[: count - redundant]),
-    )
-
+from configurator.engine.types import BuildSpec, Finding, Fix, FixOp
 
 # --------------------------------------------------------------------------- PSU suggestions
-
-
-def valid_psu_counts(redundancy: str, bays: int) -> list[int]:
-    if redundancy == "n+n":
-        return list(range(2, bays + 1, 2))
-    if redundancy == "n+1":
-        return list(range(2, bays + 1))
-    return list(range(1, bays + 1))
-
-
-@dataclass(frozen=True, slots=True)
-class PsuOption:
-    psu: PsuSpec
-    count: int
-    usable_w: float
-    redundancy: str
 
 
 def psu_options(
@@ -153,21 +74,6 @@ def psu_options(
         options,
         key=lambda o: (load > HEADROOM_SHARE * o.usable_w, o.psu.watts_high_line, o.count, o.psu.price, o.psu.sku),
     )
-
-
-def brings_connectors(psu: PsuSpec, count: int, needed: dict[str, int] | None) -> bool:
-    if not needed:
-        return True
-    have = _psu_connectors(psu, count)
-    return all(have[kind] >= needed.get(kind, 0) for kind in CONNECTOR_KINDS)
-
-
-def _psu_connectors(psu: PsuSpec, count: int) -> dict[str, int]:
-    return {
-        "12v-2x6": psu.connectors_12v2x6 * count,
-        "eps-8pin": psu.connectors_eps8 * count,
-        "pcie-8pin": psu.connectors_pcie8 * count,
-    }
 
 
 def psu_fix(option: PsuOption, build: BuildSpec, *, why: Phrase | None = None) -> Fix:
@@ -420,30 +326,6 @@ def input_voltage(ctx: RuleContext) -> Iterator[Finding]:
             components=tuple(sorted(psu.sku for psu in high_only)),
             fixes=tuple(fixes),
         )
-
-
-def gpu_connector_needs(build: BuildSpec) -> dict[str, int]:
-    needs = dict.fromkeys(CONNECTOR_KINDS, 0)
-    for line in build.gpus:
-        if line.spec.power_connector in needs:
-            needs[line.spec.power_connector] += line.spec.power_connector_count * line.qty
-    return needs
-
-
-def gpu_connectors_available(build: BuildSpec) -> dict[str, int]:
-    """Rack chassis feed GPUs from their power distribution board; towers from the PSUs' own cables."""
-    chassis = build.chassis
-    if chassis.is_rack:
-        return {
-            "12v-2x6": chassis.gpu_power_12v2x6,
-            "eps-8pin": chassis.gpu_power_eps8,
-            "pcie-8pin": chassis.gpu_power_pcie8,
-        }
-    have = dict.fromkeys(CONNECTOR_KINDS, 0)
-    for line in build.psus:
-        for kind, count in _psu_connectors(line.spec, line.qty).items():
-            have[kind] += count
-    return have
 
 
 def _cables_suffice(build: BuildSpec, *, kind: str) -> bool:
