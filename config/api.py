@@ -32,7 +32,7 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from config.observability import UNSTORABLE
-from configurator.engine.errors import DomainError
+from configurator.engine.errors import ApplicationError, Conflict, Forbidden, NotFound
 
 API_PREFIX = "/api/"
 
@@ -71,9 +71,23 @@ def error_body(code: str, message: str, fields: dict[str, list[str]] | None = No
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
 
 
+#: The HTTP status of each kind of ApplicationError (the engine names kinds, never statuses); any other
+#: ApplicationError — `InvalidInput` or the base class itself — is invalid input, 400.
+ERROR_STATUSES: tuple[tuple[type[ApplicationError], int], ...] = (
+    (NotFound, status.HTTP_404_NOT_FOUND),
+    (Forbidden, status.HTTP_403_FORBIDDEN),
+    (Conflict, status.HTTP_409_CONFLICT),
+)
+
+
+def error_status(error: ApplicationError) -> int:
+    """The HTTP status that answers `error`, by its kind."""
+    return next((code for kind, code in ERROR_STATUSES if isinstance(error, kind)), status.HTTP_400_BAD_REQUEST)
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, DomainError):
-        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.http_status)
+    if isinstance(exc, ApplicationError):
+        return Response(error_body(exc.code, exc.message, exc.fields), status=error_status(exc))
     if isinstance(exc, DjangoValidationError):
         fields = (
             {k: [str(m) for m in v] for k, v in exc.message_dict.items()}

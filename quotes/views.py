@@ -1,7 +1,7 @@
 """Web pages of quotes: the list (`/quotes/`), a quote (`/quotes/<number>`), its PDF and its actions.
 
 Who sees a quote is decided by `quotes.selectors` (another customer's quote is 404); which buttons a
-page offers by `quotes.actions.quote_allowed_actions`; every action is done (and checked again) by
+page offers by `quotes.policy.quote_actions`; every action is done (and checked again) by
 `quotes.services`, whose refusals come back as a message on the quote page.
 """
 
@@ -19,12 +19,12 @@ from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
-from configurator.engine.errors import DomainError
+from configurator.engine.errors import ApplicationError
 from quotes import services
-from quotes.actions import ACTIONS, quote_allowed_actions
 from quotes.forms import QuoteFilterForm, RejectForm, ReviseForm, RevisionForm
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
 from quotes.models import Quote, RenderStatus
+from quotes.policy import ACTIONS, quote_actions
 from quotes.selectors import quote_get, quote_list, quote_revisions
 
 LOGIN_URL = reverse_lazy("accounts:login")
@@ -83,14 +83,13 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
     user = _user(request)
     quote = quote_get(user=user, number=number, revision=_revision(request.GET.get("revision")))
     revisions = quote_revisions(quote=quote)
-    allowed = quote_allowed_actions(quote=quote, user=user)
     context = {
         **_pdf_context(quote),
         "lines": quote.lines.all(),
         "events": quote.events.select_related("user"),
         "revisions": revisions,
         "is_latest": quote.revision == revisions[-1],
-        "actions": [action for action in ACTIONS if action in allowed],
+        "actions": quote_actions(user, quote),
         "revise_form": ReviseForm(initial={"revision": quote.revision, "discount_percent": quote.discount_percent}),
         "reject_form": RejectForm(initial={"revision": quote.revision}),
         "findings": (quote.verdict or {}).get("findings") or [],
@@ -155,7 +154,7 @@ def quote_action(request: HttpRequest, number: str, action: str) -> HttpResponse
     quote = quote_get(user=user, number=number, revision=revision)
     try:
         result = _act(action, quote, user, request)
-    except DomainError as error:
+    except ApplicationError as error:
         found = ERROR_MESSAGES.get(error.code)
         messages.error(request, str(found) if found is not None else error.message)
         return redirect(_detail_url(quote, latest=False))

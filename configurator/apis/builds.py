@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import AnonymousScopedRateThrottle, StandardPagination
+from config.api import AnonymousScopedRateThrottle, ApiErrorSerializer, StandardPagination
 from configurator.engine.builds import MAX_QTY
 from configurator.engine.errors import DomainError
 from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES
@@ -152,12 +152,6 @@ class ValidateOutputSerializer(VerdictOutputSerializer):
     price = PriceOutputSerializer()
 
 
-class BuildErrorSerializer(serializers.Serializer):
-    """The error envelope: {"error": {"code", "message", "fields": {name: [reasons]}}}."""
-
-    error = serializers.DictField()
-
-
 # --------------------------------------------------------------------------- validate
 
 
@@ -171,7 +165,7 @@ class BuildValidateApi(APIView):
     @extend_schema(
         operation_id="builds_validate",
         request=BuildInputSerializer,
-        responses={200: ValidateOutputSerializer, 400: BuildErrorSerializer},
+        responses={200: ValidateOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         _, verdict, price = build_validate(payload=request.data)
@@ -203,8 +197,7 @@ def _fields_under(prefix: str) -> Iterator[None]:
     try:
         yield
     except DomainError as error:
-        error.fields = {f"{prefix}.{name}": reasons for name, reasons in error.fields.items()}
-        raise
+        raise error.nested(f"{prefix}.") from error
 
 
 def _build_from(serializer: serializers.Serializer) -> dict[str, Any] | None:
@@ -232,7 +225,7 @@ class SavedBuildListApi(GenericAPIView):
     @extend_schema(
         operation_id="builds_create",
         request=SavedBuildInputSerializer,
-        responses={201: SavedBuildOutputSerializer, 400: BuildErrorSerializer},
+        responses={201: SavedBuildOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         serializer = SavedBuildInputSerializer(data=request.data)
@@ -277,7 +270,7 @@ class SavedBuildDetailApi(GenericAPIView):
     @extend_schema(
         operation_id="builds_update",
         request=SavedBuildInputSerializer,
-        responses={200: SavedBuildOutputSerializer, 400: BuildErrorSerializer},
+        responses={200: SavedBuildOutputSerializer, 400: ApiErrorSerializer},
     )
     def put(self, request: Request, pk: int) -> Response:
         return self._update(request, pk, partial=False)
@@ -285,7 +278,7 @@ class SavedBuildDetailApi(GenericAPIView):
     @extend_schema(
         operation_id="builds_partial_update",
         request=SavedBuildInputSerializer,
-        responses={200: SavedBuildOutputSerializer, 400: BuildErrorSerializer},
+        responses={200: SavedBuildOutputSerializer, 400: ApiErrorSerializer},
     )
     def patch(self, request: Request, pk: int) -> Response:
         return self._update(request, pk, partial=True)

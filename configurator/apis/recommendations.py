@@ -11,8 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import AnonymousScopedRateThrottle
-from configurator.apis.builds import BuildErrorSerializer, PriceOutputSerializer, ValidateOutputSerializer
+from config.api import AnonymousScopedRateThrottle, ApiErrorSerializer
+from configurator.apis.builds import PriceOutputSerializer, ValidateOutputSerializer
 from configurator.engine.types import SITE_VOLTAGES
 from configurator.serializers import EstimateOutputSerializer, WorkloadInputSerializer, workload_from_data
 from configurator.services import recommendation_make
@@ -79,7 +79,7 @@ class RecommendationApi(APIView):
     @extend_schema(
         operation_id="recommendations_create",
         request=RecommendationInputSerializer,
-        responses={200: RecommendationOutputSerializer, 400: BuildErrorSerializer},
+        responses={200: RecommendationOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         serializer = RecommendationInputSerializer(data=request.data)
