@@ -1,4 +1,6 @@
-"""Web pages of quotes: the list (`/quotes/`), a quote (`/quotes/<number>`), its PDF and its actions.
+"""Web pages of quotes: the list (`/quotes/`), a quote (`/quotes/<number>`), its PDF and its actions, and
+the quote request of the build editor (its "Request a quote" button, answered here through
+`configurator.views.EDITOR_OPS`; see quotes/apps.py).
 
 Who sees a quote is decided by `quotes.selectors` (another customer's quote is 404); which buttons a
 page offers by `quotes.policy.quote_actions`; every action is done (and checked again) by
@@ -16,12 +18,15 @@ from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
 from configurator.engine.errors import ApplicationError
+from configurator.services import saved_build_update
+from configurator.views import EditorPost
 from quotes import services
-from quotes.forms import QuoteFilterForm, RejectForm, ReviseForm, RevisionForm
+from quotes.forms import QuoteFilterForm, QuoteRequestForm, RejectForm, ReviseForm, RevisionForm
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
 from quotes.models import Quote, RenderStatus
 from quotes.policy import ACTIONS, quote_actions
@@ -155,11 +160,63 @@ def quote_action(request: HttpRequest, number: str, action: str) -> HttpResponse
     try:
         result = _act(action, quote, user, request)
     except ApplicationError as error:
-        found = ERROR_MESSAGES.get(error.code)
-        messages.error(request, str(found) if found is not None else error.message)
+        messages.error(request, _error_message(error))
         return redirect(_detail_url(quote, latest=False))
     if result is None:
         messages.error(request, str(ERROR_MESSAGES["invalid"]))
         return redirect(_detail_url(quote, latest=False))
     messages.success(request, str(ACTION_DONE[action]))
     return redirect(_detail_url(result))
+
+
+# --------------------------------------------------------------------------- the quote request of the build editor
+
+
+def quote_request_form(request: HttpRequest, bound: bool) -> QuoteRequestForm:
+    """The quote request's fields in the build editor (`quote_form`), bound to the editor's post if any."""
+    return QuoteRequestForm(request.POST if bound else None, user=_user(request))
+
+
+def _error_message(error: ApplicationError) -> str:
+    found = ERROR_MESSAGES.get(error.code)
+    return str(found) if found is not None else error.message
+
+
+def quote_request(post: EditorPost) -> HttpResponse:
+    """The editor's "Request a quote" (`op=quote` on `/builds/new` or `/builds/<id>`): make a draft quote of
+    the posted build (saving a saved build first, so the quote points at what it shows) and go to it; a
+    refusal draws the editor again with the reason."""
+    request, user = post.request, _user(post.request)
+    quote_form = quote_request_form(request, True)
+    if not quote_form.is_valid():
+        return post.render()
+    customer = quote_form.cleaned_data.get("customer") or user
+    key = str(request.POST.get("quote_key") or "")[:100] or None
+    acknowledge = quote_form.cleaned_data["acknowledge_warnings"]
+    try:
+        if post.saved is not None:
+            saved = saved_build_update(
+                saved_build=post.saved,
+                name=post.editor.name or None,
+                notes=post.editor.notes or None,
+                payload=post.body,
+            )
+            quote = services.quote_create(
+                customer=customer,
+                created_by=user,
+                saved_build=saved,
+                idempotency_key=key,
+                acknowledge_warnings=acknowledge,
+            )
+        else:
+            quote = services.quote_create(
+                customer=customer,
+                created_by=user,
+                payload=post.body,
+                idempotency_key=key,
+                acknowledge_warnings=acknowledge,
+            )
+    except ApplicationError as error:
+        return post.render(error=_error_message(error))
+    messages.success(request, _("Quote %(number)s was made.") % {"number": quote.number})
+    return post.redirect(reverse("quotes:detail", args=[quote.number]))
