@@ -35,6 +35,12 @@ class ErrorCode(StrEnum):
     QUOTE_EXPIRED = "quote_expired"
     SKU_UNAVAILABLE = "sku_unavailable"
     PDF_NOT_READY = "pdf_not_ready"
+    # answered by the API's plumbing (config/api.py), not raised by the services
+    BAD_REQUEST = "bad_request"
+    PERMISSION_DENIED = "permission_denied"
+    REQUEST_TOO_LARGE = "request_too_large"
+    SERVICE_UNAVAILABLE = "service_unavailable"
+    SERVER_ERROR = "server_error"
 
 
 class ApplicationError(Exception):
