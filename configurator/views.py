@@ -1,11 +1,10 @@
 """Web pages of the configurator: the workload page (`/`) and the build editor (`/builds/…`).
 
 Views are thin: a form checks the input, one service answers (`recommendation_make`, `build_validate`,
-`saved_build_*`), `configurator.ui` shapes the answer for the template. Buttons of the editor that belong
-to another app (the quote request) are answered by the views that app registers in `EDITOR_OPS` and
-`EDITOR_FORMS`, so nothing here imports it. htmx requests get
-the part of the page that changes (results, verdict panel, editor); other requests get the whole page,
-so every page also works without JavaScript.
+`saved_build_*`), `configurator.ui` shapes the answer for the template. htmx requests get the part of
+the page that changes (results, verdict panel, editor); other requests get the whole page, so every page
+also works without JavaScript. Buttons of the editor that belong to another app (the quote request) are
+answered by what that app registers in `EDITOR_OPS` and `EDITOR_FORMS`, so nothing here imports it.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from configurator.engine.errors import Conflict, ErrorCode, InvalidInput
 from configurator.models import SavedBuild
 from quotes import services
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatus, RenderStatus
-from quotes.policy import quote_create_permission
+from quotes.policy import is_latest, quote_create_permission
 from quotes.selectors import quote_get, quote_list, quote_revisions
 
 IDEMPOTENCY_KEY_MAX = 100
@@ -106,10 +106,7 @@ class QuoteSummarySerializer(serializers.ModelSerializer):
         )
 
     def get_is_latest(self, quote: Quote) -> bool:
-        latest = getattr(quote, "latest_revision", None)
-        if latest is None:
-            return not Quote.objects.filter(number=quote.number, revision__gt=quote.revision).exists()
-        return bool(quote.revision == latest)
+        return is_latest(quote)
 
 
 class QuoteDetailSerializer(QuoteSummarySerializer):
