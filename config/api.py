@@ -32,7 +32,7 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from config.observability import UNSTORABLE
-from configurator.engine.errors import DomainError
+from configurator.engine.errors import ApplicationError, Conflict, ErrorCode, Forbidden, NotFound
 
 API_PREFIX = "/api/"
 
@@ -71,21 +71,35 @@ def error_body(code: str, message: str, fields: dict[str, list[str]] | None = No
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
 
 
+#: The HTTP status of each kind of ApplicationError (the engine names kinds, never statuses); any other
+#: ApplicationError — `InvalidInput` or the base class itself — is invalid input, 400.
+ERROR_STATUSES: tuple[tuple[type[ApplicationError], int], ...] = (
+    (NotFound, status.HTTP_404_NOT_FOUND),
+    (Forbidden, status.HTTP_403_FORBIDDEN),
+    (Conflict, status.HTTP_409_CONFLICT),
+)
+
+
+def error_status(error: ApplicationError) -> int:
+    """The HTTP status that answers `error`, by its kind."""
+    return next((code for kind, code in ERROR_STATUSES if isinstance(error, kind)), status.HTTP_400_BAD_REQUEST)
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, DomainError):
-        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.http_status)
+    if isinstance(exc, ApplicationError):
+        return Response(error_body(exc.code, exc.message, exc.fields), status=error_status(exc))
     if isinstance(exc, DjangoValidationError):
         fields = (
             {k: [str(m) for m in v] for k, v in exc.message_dict.items()}
             if hasattr(exc, "error_dict")
             else {"non_field_errors": [str(m) for m in exc.messages]}
         )
-        return Response(error_body("invalid", "The request is not valid.", fields), status=400)
+        return Response(error_body(ErrorCode.INVALID, "The request is not valid.", fields), status=400)
     if isinstance(exc, DataError):
         return Response({"error": UNSTORABLE}, status=400)
     if isinstance(exc, DatabaseError) and not isinstance(exc, exceptions.APIException):
         unavailable = Response(
-            error_body("service_unavailable", "The database is unavailable; try again shortly."),
+            error_body(ErrorCode.SERVICE_UNAVAILABLE, "The database is unavailable; try again shortly."),
             status=status.HTTP_503_SERVICE_UNAVAILABLE,
         )
         unavailable["Retry-After"] = "5"
@@ -100,7 +114,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     response: Response = drf_response
     if isinstance(exc, exceptions.ValidationError):
-        body = error_body("invalid", "The request is not valid.", _flatten(exc.detail))
+        body = error_body(ErrorCode.INVALID, "The request is not valid.", _flatten(exc.detail))
     elif isinstance(exc, exceptions.APIException):
         detail = exc.detail
         message = str(detail) if not isinstance(detail, dict | list) else "Request failed."
@@ -137,7 +151,7 @@ class ApiRequestLimitsMiddleware:
             try:
                 length = int(request.META.get("CONTENT_LENGTH") or 0)
             except ValueError:
-                return error_response(400, "bad_request", "The Content-Length header is not a number.")
+                return error_response(400, ErrorCode.BAD_REQUEST, "The Content-Length header is not a number.")
             if length > limit:
                 return _too_large(limit)
         return self.get_response(request)
@@ -146,7 +160,7 @@ class ApiRequestLimitsMiddleware:
 def _too_large(limit: int) -> JsonResponse:
     return error_response(
         status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-        "request_too_large",
+        ErrorCode.REQUEST_TOO_LARGE,
         f"The request body is larger than {limit} bytes.",
     )
 
@@ -156,26 +170,26 @@ def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
         return defaults.bad_request(request, exception)
     if isinstance(exception, RequestDataTooBig):
         return _too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
-    return error_response(400, "bad_request", "The request is not valid.")
+    return error_response(400, ErrorCode.BAD_REQUEST, "The request is not valid.")
 
 
 def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api_request(request):
         return defaults.permission_denied(request, exception)
-    return error_response(403, "permission_denied", "You do not have permission to perform this action.")
+    return error_response(403, ErrorCode.PERMISSION_DENIED, "You do not have permission to perform this action.")
 
 
 def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api_request(request):
         return defaults.page_not_found(request, exception)
-    return error_response(404, "not_found", "There is no API endpoint or object at this address.")
+    return error_response(404, ErrorCode.NOT_FOUND, "There is no API endpoint or object at this address.")
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
     if not is_api_request(request):
         return defaults.server_error(request)
     # Django has logged the exception (django.request, with the request id) before calling this view
-    return error_response(500, "server_error", "Something went wrong on our side; it has been logged.")
+    return error_response(500, ErrorCode.SERVER_ERROR, "Something went wrong on our side; it has been logged.")
 
 
 # --------------------------------------------------------------------------- throttles

@@ -18,7 +18,6 @@ from django.utils.formats import number_format
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import CUSTOMERS, User
 from catalog.models import ChassisKind
 from configurator.engine.builds import MAX_QTY, PART_KINDS
 from configurator.engine.errors import DomainError, UnknownModelError
@@ -358,28 +357,3 @@ class BuildEditor:
 
     def sections(self) -> list[tuple[str, Any]]:
         return list(self.formsets.items())
-
-
-class CustomerChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj: Any) -> str:
-        return f"{obj.username} — {obj.company}" if obj.company else str(obj.username)
-
-
-class QuoteRequestForm(forms.Form):
-    """Asking for a quote from the editor: warnings must be acknowledged; sales may name the customer."""
-
-    acknowledge_warnings = forms.BooleanField(label=_("I have read the warnings"), required=False)
-    customer = CustomerChoiceField(
-        label=_("Customer"),
-        queryset=User.objects.none(),
-        required=False,
-        empty_label=_("Myself"),
-    )
-
-    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        field = cast(forms.ModelChoiceField, self.fields["customer"])
-        if user.is_sales:
-            field.queryset = User.objects.filter(groups__name=CUSTOMERS, is_active=True).order_by("username")
-        else:
-            del self.fields["customer"]

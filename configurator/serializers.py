@@ -76,9 +76,8 @@ class WorkloadInputSerializer(serializers.Serializer):
 
 
 def _prefixed(error: DomainError, prefix: str) -> DomainError:
-    if prefix:
-        error.fields = {f"{prefix}{name}": reasons for name, reasons in error.fields.items()}
-    return error
+    """`error` with its field names under `prefix` (a new error; the caught one is left as it was)."""
+    return error.nested(prefix) if prefix else error
 
 
 def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workload:

@@ -92,9 +92,7 @@ def build_apply_fix(
     try:
         build, workload = build_parse(payload=payload, snapshot=snapshot)
     except DomainError as error:
-        raise DomainError(
-            error.message, code=error.code, fields={f"build.{name}": reasons for name, reasons in error.fields.items()}
-        ) from None
+        raise error.nested("build.") from error
     fixed = apply_fix(build, fix_data, snapshot)
     body = build_to_payload(fixed)
     if isinstance(payload, Mapping) and payload.get("workload") is not None:

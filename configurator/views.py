@@ -1,35 +1,38 @@
 """Web pages of the configurator: the workload page (`/`) and the build editor (`/builds/…`).
 
 Views are thin: a form checks the input, one service answers (`recommendation_make`, `build_validate`,
-`saved_build_*`, `quote_create`), `configurator.ui` shapes the answer for the template. htmx requests get
-the part of the page that changes (results, verdict panel, editor); other requests get the whole page,
-so every page also works without JavaScript.
+`saved_build_*`), `configurator.ui` shapes the answer for the template. htmx requests get the part of
+the page that changes (results, verdict panel, editor); other requests get the whole page, so every page
+also works without JavaScript. Buttons of the editor that belong to another app (the quote request) are
+answered by what that app registers in `EDITOR_OPS` and `EDITOR_FORMS`, so nothing here imports it.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
-from typing import Any, cast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse, reverse_lazy
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from accounts.models import User
 from catalog.specs import catalog_snapshot
 from configurator.engine.builds import PART_KINDS
 from configurator.engine.errors import DomainError
 from configurator.engine.models_library import model_search
 from configurator.engine.types import CatalogSnapshot
-from configurator.forms import RECOMMENDATION_LIMIT, BuildEditor, QuoteRequestForm, WorkloadForm
+from configurator.forms import RECOMMENDATION_LIMIT, BuildEditor, WorkloadForm
 from configurator.labels import USE_CASE_TITLES, label
 from configurator.models import SavedBuild
 from configurator.outputs import validate_data
@@ -44,8 +47,6 @@ from configurator.services import (
 )
 from configurator.ui import candidate_views, part_rows, verdict_view, workload_memory
 from configurator.use_cases import use_cases
-from quotes.labels import ERROR_MESSAGES
-from quotes.services import quote_create
 
 LOGIN_URL = reverse_lazy("accounts:login")
 MODEL_SUGGESTIONS = 8
@@ -58,10 +59,6 @@ def _partial(request: HttpRequest) -> bool:
     if not htmx:
         return False
     return not htmx.boosted
-
-
-def _user(request: HttpRequest) -> User:
-    return cast(User, request.user)
 
 
 # --------------------------------------------------------------------------- workload page
@@ -164,11 +161,10 @@ def _editor_context(
     body: Mapping[str, Any] | None,
     saved: SavedBuild | None,
     *,
-    quote_form: QuoteRequestForm | None = None,
+    bound: bool = False,
     focus: str | None = None,
     error: str | None = None,
 ) -> dict[str, Any]:
-    user = _user(request)
     checked = _check(body) if body is not None else {"verdict": None, "problems": [], "rows": (), "invalid": True}
     action = reverse("configurator:build-edit", args=[saved.pk]) if saved else reverse("configurator:build-new")
     return {
@@ -176,7 +172,7 @@ def _editor_context(
         "saved": saved,
         "action_url": action,
         "check_url": reverse("configurator:build-check"),
-        "quote_form": quote_form or QuoteRequestForm(user=user),
+        **{name: make(request, bound) for name, make in EDITOR_FORMS.items()},
         "quote_key": uuid.uuid4().hex,
         "workload": (body or {}).get("workload"),
         "focus": focus,
@@ -209,19 +205,50 @@ def _client_redirect(request: HttpRequest, url: str) -> HttpResponse:
     return HttpResponseClientRedirect(url) if _partial(request) else HttpResponseRedirect(url)
 
 
+#: Messages for the error codes of the editor's own services; others show their own text.
+ERROR_MESSAGES = {
+    "forbidden": gettext_lazy("You are not allowed to do this."),
+    "not_found": gettext_lazy("Not found."),
+    "invalid": gettext_lazy("The input is not valid."),
+}
+
+
 def _domain_message(error: DomainError) -> str:
     found = ERROR_MESSAGES.get(error.code)
     return str(found) if found is not None else error.message
 
 
+@dataclass(frozen=True, slots=True)
+class EditorPost:
+    """A valid post of the editor's form, handed to a button another app answers."""
+
+    request: HttpRequest
+    editor: BuildEditor
+    body: dict[str, Any]
+    saved: SavedBuild | None
+
+    def render(self, *, error: str | None = None) -> HttpResponse:
+        """The editor again, with the posted forms (and their errors) and `error` above it."""
+        context = _editor_context(self.request, self.editor, self.body, self.saved, bound=True, error=error)
+        return _render_editor(self.request, context)
+
+    def redirect(self, url: str) -> HttpResponse:
+        return _client_redirect(self.request, url)
+
+
+#: Buttons of the editor answered by another app, by `op` (quotes registers "quote" in quotes/apps.py).
+EDITOR_OPS: dict[str, Callable[[EditorPost], HttpResponse]] = {}
+#: Forms another app shows in the editor, by context name, made from the request; `bound` when the
+#: editor's whole form was posted (quotes registers "quote_form").
+EDITOR_FORMS: dict[str, Callable[[HttpRequest, bool], forms.Form]] = {}
+
+
 def _editor_post(request: HttpRequest, snapshot: CatalogSnapshot, saved: SavedBuild | None) -> HttpResponse:
     """Every button of the editor posts the whole form; `op` says what to do with it."""
-    user = _user(request)
     editor = BuildEditor(snapshot=snapshot, data=request.POST)
-    quote_form = QuoteRequestForm(request.POST, user=user)
     op = str(request.POST.get("op") or "check")
     if not editor.is_valid():
-        return _render_editor(request, _editor_context(request, editor, None, saved, quote_form=quote_form))
+        return _render_editor(request, _editor_context(request, editor, None, saved, bound=True))
     rows, body = editor.rows(), editor.body()
     name, notes = editor.name, editor.notes
     kind, _sep, rest = op.partition(":")[2].partition(":")
@@ -242,13 +269,13 @@ def _editor_post(request: HttpRequest, snapshot: CatalogSnapshot, saved: SavedBu
         return _apply_fix(request, snapshot, saved, body, op, name=name, notes=notes)
 
     if op == "save":
-        return _save(request, editor, body, saved, quote_form)
+        return _save(request, editor, body, saved)
 
-    if op == "quote":
-        return _request_quote(request, editor, body, saved, quote_form)
+    if op in EDITOR_OPS:
+        return EDITOR_OPS[op](EditorPost(request, editor, body, saved))
 
     if op == "check":
-        context = _editor_context(request, editor, body, saved, quote_form=quote_form)
+        context = _editor_context(request, editor, body, saved, bound=True)
         return render(request, "configurator/_verdict.html", context)
     # "refresh" (Enter in a text field) and anything unknown: draw the editor again, nothing changed
     fresh = BuildEditor.from_body(body, snapshot=snapshot, name=name, notes=notes, rows=rows)
@@ -282,61 +309,20 @@ def _save(
     editor: BuildEditor,
     body: dict[str, Any],
     saved: SavedBuild | None,
-    quote_form: QuoteRequestForm,
 ) -> HttpResponse:
     if not editor.name:
         editor.header.add_error("name", _("Name the build to save it."))
-        return _render_editor(request, _editor_context(request, editor, body, saved, quote_form=quote_form))
+        return _render_editor(request, _editor_context(request, editor, body, saved, bound=True))
     try:
         if saved is None:
             saved = saved_build_create(owner=request.user, name=editor.name, notes=editor.notes, payload=body)
         else:
             saved = saved_build_update(saved_build=saved, name=editor.name, notes=editor.notes, payload=body)
     except DomainError as error:
-        context = _editor_context(request, editor, body, saved, quote_form=quote_form, error=_domain_message(error))
+        context = _editor_context(request, editor, body, saved, bound=True, error=_domain_message(error))
         return _render_editor(request, context)
     messages.success(request, _("The build was saved."))
     return _client_redirect(request, reverse("configurator:build-edit", args=[saved.pk]))
-
-
-def _request_quote(
-    request: HttpRequest,
-    editor: BuildEditor,
-    body: dict[str, Any],
-    saved: SavedBuild | None,
-    quote_form: QuoteRequestForm,
-) -> HttpResponse:
-    """Make a draft quote of the build (saving a saved build first, so the quote points at what it shows)."""
-    user = _user(request)
-    if not quote_form.is_valid():
-        return _render_editor(request, _editor_context(request, editor, body, saved, quote_form=quote_form))
-    customer = quote_form.cleaned_data.get("customer") or user
-    key = str(request.POST.get("quote_key") or "")[:100] or None
-    try:
-        if saved is not None:
-            saved = saved_build_update(
-                saved_build=saved, name=editor.name or None, notes=editor.notes or None, payload=body
-            )
-            quote = quote_create(
-                customer=customer,
-                created_by=user,
-                saved_build=saved,
-                idempotency_key=key,
-                acknowledge_warnings=quote_form.cleaned_data["acknowledge_warnings"],
-            )
-        else:
-            quote = quote_create(
-                customer=customer,
-                created_by=user,
-                payload=body,
-                idempotency_key=key,
-                acknowledge_warnings=quote_form.cleaned_data["acknowledge_warnings"],
-            )
-    except DomainError as error:
-        context = _editor_context(request, editor, body, saved, quote_form=quote_form, error=_domain_message(error))
-        return _render_editor(request, context)
-    messages.success(request, _("Quote %(number)s was made.") % {"number": quote.number})
-    return _client_redirect(request, reverse("quotes:detail", args=[quote.number]))
 
 
 @login_required(login_url=LOGIN_URL)
@@ -370,9 +356,8 @@ def build_check(request: HttpRequest) -> HttpResponse:
     """The verdict panel for the posted editor form (htmx, on every change)."""
     snapshot = catalog_snapshot()
     editor = BuildEditor(snapshot=snapshot, data=request.POST)
-    quote_form = QuoteRequestForm(request.POST, user=_user(request))
     body = editor.body() if editor.is_valid() else None
-    context = _editor_context(request, editor, body, None, quote_form=quote_form)
+    context = _editor_context(request, editor, body, None, bound=True)
     context["editing"] = request.POST.get("editing") == "1"
     return render(request, "configurator/_verdict.html", context)
 

@@ -22,28 +22,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
-from config.api import StandardPagination, WriteScopedRateThrottle
-from configurator.engine.errors import ConflictError, DomainError
+from config.api import ApiErrorSerializer, StandardPagination, WriteScopedRateThrottle
+from configurator.engine.errors import Conflict, ErrorCode, InvalidInput
 from configurator.models import SavedBuild
 from quotes import services
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatus, RenderStatus
+from quotes.policy import is_latest, quote_create_permission
 from quotes.selectors import quote_get, quote_list, quote_revisions
 
 IDEMPOTENCY_KEY_MAX = 100
 
 
 # --------------------------------------------------------------------------- shared serializers
-
-
-class QuoteErrorDetailSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-    # the metaclass pops declared fields, so this does not shadow Serializer.fields at runtime
-    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))  # type: ignore[assignment]
-
-
-class QuoteErrorSerializer(serializers.Serializer):
-    error = QuoteErrorDetailSerializer()
 
 
 class QuoteTotalsSerializer(serializers.Serializer):
@@ -116,10 +106,7 @@ class QuoteSummarySerializer(serializers.ModelSerializer):
         )
 
     def get_is_latest(self, quote: Quote) -> bool:
-        latest = getattr(quote, "latest_revision", None)
-        if latest is None:
-            return not Quote.objects.filter(number=quote.number, revision__gt=quote.revision).exists()
-        return bool(quote.revision == latest)
+        return is_latest(quote)
 
 
 class QuoteDetailSerializer(QuoteSummarySerializer):
@@ -167,7 +154,7 @@ def _revision(request: Request) -> int | None:
     except ValueError:
         value = 0
     if value < 1:
-        raise DomainError("The revision must be a positive integer.", fields={"revision": ["a positive integer"]})
+        raise InvalidInput("The revision must be a positive integer.", fields={"revision": ["a positive integer"]})
     return value
 
 
@@ -232,7 +219,7 @@ class QuoteListCreateApi(APIView):
             OpenApiParameter("page", int, required=False),
             OpenApiParameter("page_size", int, required=False),
         ],
-        responses={200: QuotePageSerializer, 400: QuoteErrorSerializer, 403: QuoteErrorSerializer},
+        responses={200: QuotePageSerializer, 400: ApiErrorSerializer, 403: ApiErrorSerializer},
     )
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
@@ -266,16 +253,16 @@ class QuoteListCreateApi(APIView):
         responses={
             201: QuoteDetailSerializer,
             200: OpenApiResponse(QuoteDetailSerializer, description="Replay of an earlier request with this key"),
-            400: QuoteErrorSerializer,
-            403: QuoteErrorSerializer,
-            404: QuoteErrorSerializer,
+            400: ApiErrorSerializer,
+            403: ApiErrorSerializer,
+            404: ApiErrorSerializer,
         },
     )
     def post(self, request: Request) -> Response:
         user = _user(request)
         key = request.headers.get("Idempotency-Key", "").strip() or None
         if key is not None and len(key) > IDEMPOTENCY_KEY_MAX:
-            raise DomainError(
+            raise InvalidInput(
                 "The Idempotency-Key header is too long.",
                 fields={"Idempotency-Key": [f"at most {IDEMPOTENCY_KEY_MAX} characters"]},
             )
@@ -284,20 +271,19 @@ class QuoteListCreateApi(APIView):
         data = serializer.validated_data
         customer = user
         if data.get("customer") is not None and data["customer"] != user.pk:
-            if not user.is_sales:
-                raise DomainError(
-                    "Only sales engineers may make a quote for another customer.", http_status=403, code="forbidden"
-                )
+            # refused before the customer is looked up, so no one can probe for user ids
+            if not (decision := quote_create_permission(user=user, customer_id=data["customer"])):
+                raise decision.error()
             found = User.objects.filter(pk=data["customer"], is_active=True).first()
             if found is None:
-                raise DomainError("Unknown customer.", fields={"customer": ["no active user with this id"]})
+                raise InvalidInput("Unknown customer.", fields={"customer": ["no active user with this id"]})
             customer = found
         saved_build = None
         if "saved_build" in data:
             builds = SavedBuild.objects.all() if user.is_sales else SavedBuild.objects.filter(owner=user)
             saved_build = builds.filter(pk=data["saved_build"]).first()
             if saved_build is None:
-                raise DomainError("Unknown saved build.", fields={"saved_build": ["no saved build with this id"]})
+                raise InvalidInput("Unknown saved build.", fields={"saved_build": ["no saved build with this id"]})
         quote = services.quote_create(
             customer=customer,
             created_by=user,
@@ -322,7 +308,7 @@ class QuoteDetailApi(APIView):
     @extend_schema(
         operation_id="quotes_retrieve",
         parameters=[NUMBER_PARAMETER, REVISION_PARAMETER],
-        responses={200: QuoteDetailSerializer, 403: QuoteErrorSerializer, 404: QuoteErrorSerializer},
+        responses={200: QuoteDetailSerializer, 403: ApiErrorSerializer, 404: ApiErrorSerializer},
     )
     def get(self, request: Request, number: str) -> Response:
         return Response(_detail(quote_get(user=_user(request), number=number, revision=_revision(request))))
@@ -361,10 +347,10 @@ def _action_schema(operation_id: str, description: str, request: Any = None, suc
             request=request,
             responses={
                 success: QuoteDetailSerializer,
-                400: QuoteErrorSerializer,
-                403: QuoteErrorSerializer,
-                404: QuoteErrorSerializer,
-                409: QuoteErrorSerializer,
+                400: ApiErrorSerializer,
+                403: ApiErrorSerializer,
+                404: ApiErrorSerializer,
+                409: ApiErrorSerializer,
             },
         )
     )
@@ -456,9 +442,9 @@ class QuotePdfApi(APIView):
         parameters=[NUMBER_PARAMETER, REVISION_PARAMETER],
         responses={
             (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, description="The PDF file"),
-            (403, "application/json"): QuoteErrorSerializer,
-            (404, "application/json"): QuoteErrorSerializer,
-            (409, "application/json"): QuoteErrorSerializer,
+            (403, "application/json"): ApiErrorSerializer,
+            (404, "application/json"): ApiErrorSerializer,
+            (409, "application/json"): ApiErrorSerializer,
         },
     )
     def get(self, request: Request, number: str) -> FileResponse:
@@ -469,9 +455,9 @@ class QuotePdfApi(APIView):
                 RenderStatus.GENERATING: "is still being rendered",
                 RenderStatus.FAILED: "could not be rendered yet and will be retried",
             }.get(RenderStatus(quote.render_status), "is not available")
-            raise ConflictError(
+            raise Conflict(
                 f"The PDF of quote {quote.label} {state}; try again in a few seconds.",
-                code="pdf_not_ready",
+                code=ErrorCode.PDF_NOT_READY,
                 fields={"render_status": [quote.render_status]},
             )
         response = FileResponse(
@@ -490,6 +476,6 @@ class QuotePdfApi(APIView):
             request.accepted_renderer = JSONRenderer()
             request.accepted_media_type = JSONRenderer.media_type
         response = super().handle_exception(exc)
-        if isinstance(exc, ConflictError) and exc.code == "pdf_not_ready":
+        if isinstance(exc, Conflict) and exc.code == ErrorCode.PDF_NOT_READY:
             response["Retry-After"] = "5"
         return response

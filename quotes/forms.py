@@ -1,12 +1,15 @@
-"""Forms of the quote pages: the list filter and the inputs of the actions that take any."""
+"""Forms of the quote pages: the list filter, the inputs of the actions that take any, and the quote
+request of the build editor."""
 
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any, cast
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import CUSTOMERS, User
 from quotes.labels import STATUS_LABELS
 from quotes.models import QuoteStatus
 
@@ -41,3 +44,28 @@ class RejectForm(RevisionForm):
     reason = forms.CharField(
         label=_("Reason (optional)"), required=False, max_length=1000, widget=forms.Textarea(attrs={"rows": 2})
     )
+
+
+class CustomerChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        return f"{obj.username} — {obj.company}" if obj.company else str(obj.username)
+
+
+class QuoteRequestForm(forms.Form):
+    """Asking for a quote from the editor: warnings must be acknowledged; sales may name the customer."""
+
+    acknowledge_warnings = forms.BooleanField(label=_("I have read the warnings"), required=False)
+    customer = CustomerChoiceField(
+        label=_("Customer"),
+        queryset=User.objects.none(),
+        required=False,
+        empty_label=_("Myself"),
+    )
+
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.ModelChoiceField, self.fields["customer"])
+        if user.is_sales:
+            field.queryset = User.objects.filter(groups__name=CUSTOMERS, is_active=True).order_by("username")
+        else:
+            del self.fields["customer"]

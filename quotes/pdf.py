@@ -12,21 +12,31 @@ from typing import Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.functional import Promise
+from django.utils.translation import pgettext_lazy
 
 from quotes.models import Quote
 
-KIND_LABELS = {
-    "chassis": "Платформа",
-    "cpus": "Процессор",
-    "gpus": "Видеокарта",
-    "psus": "Блок питания",
-    "memory": "Память",
-    "storage": "Накопитель",
-    "nics": "Сетевая карта",
-    "bridges": "Мост NVLink",
+#: The texts of the document are gettext strings (context "quote document"; Russian in locale/ru), rendered
+#: in QUOTE_LANGUAGE whatever the language of the request or task that renders it.
+KIND_LABELS: dict[str, Promise] = {
+    "chassis": pgettext_lazy("quote document", "Platform"),
+    "cpus": pgettext_lazy("quote document", "CPU"),
+    "gpus": pgettext_lazy("quote document", "GPU"),
+    "psus": pgettext_lazy("quote document", "Power supply"),
+    "memory": pgettext_lazy("quote document", "Memory"),
+    "storage": pgettext_lazy("quote document", "Drive"),
+    "nics": pgettext_lazy("quote document", "Network card"),
+    "bridges": pgettext_lazy("quote document", "NVLink bridge"),
 }
-SEVERITY_LABELS = {"error": "ошибка", "warning": "предупреждение", "info": "сведения"}
+SEVERITY_LABELS: dict[str, Promise] = {
+    "error": pgettext_lazy("quote document", "error"),
+    "warning": pgettext_lazy("quote document", "warning"),
+    "info": pgettext_lazy("quote document", "info"),
+}
+TITLE = pgettext_lazy("quote document", "Quote")
+CURRENCY_LABELS: dict[str, Promise] = {"RUB": pgettext_lazy("quote document", "RUB")}
 
 
 def format_money(value: Decimal) -> str:
@@ -53,7 +63,7 @@ def _findings(verdict: dict[str, Any]) -> list[dict[str, str]]:
         rows.append(
             {
                 "code": str(finding.get("code", "")),
-                "severity": SEVERITY_LABELS.get(severity, severity),
+                "severity": str(SEVERITY_LABELS.get(severity, severity)),
                 "message": str(finding.get("message", "")),
             }
         )
@@ -61,13 +71,19 @@ def _findings(verdict: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def quote_pdf_context(quote: Quote) -> dict[str, Any]:
+    """What the template shows, its texts in QUOTE_LANGUAGE."""
+    with translation.override(settings.QUOTE_LANGUAGE):
+        return _context(quote)
+
+
+def _context(quote: Quote) -> dict[str, Any]:
     lines = list(quote.lines.all())
     customer = quote.owner
     created = timezone.localtime(quote.created_at)
     validity_days = settings.QUOTE_VALIDITY_DAYS
     return {
         "quote": quote,
-        "title": "Коммерческое предложение",
+        "title": str(TITLE),
         "created_date": created.strftime("%d.%m.%Y"),
         "valid_until": timezone.localtime(quote.valid_until).strftime("%d.%m.%Y") if quote.valid_until else "",
         "validity_days": validity_days,
@@ -77,7 +93,7 @@ def quote_pdf_context(quote: Quote) -> dict[str, Any]:
         "lines": [
             {
                 "position": line.position,
-                "kind": KIND_LABELS.get(line.kind, line.kind),
+                "kind": str(KIND_LABELS.get(line.kind, line.kind)),
                 "sku": line.sku,
                 "name": line.name,
                 "spec": line.spec_summary,
@@ -107,7 +123,7 @@ def quote_pdf_context(quote: Quote) -> dict[str, Any]:
         "net": format_money(quote.net_total),
         "vat": format_money(quote.vat_total),
         "gross": format_money(quote.gross_total),
-        "currency": "руб." if quote.currency == "RUB" else quote.currency,
+        "currency": str(CURRENCY_LABELS.get(quote.currency, quote.currency)),
         "terms": [line for line in quote.terms.splitlines() if line.strip()],
     }
 
@@ -119,4 +135,6 @@ def render_html_pdf(html: str) -> bytes:
 
 
 def render_quote_pdf(quote: Quote) -> bytes:
-    return render_html_pdf(render_to_string("quotes/quote_pdf.html", quote_pdf_context(quote)))
+    with translation.override(settings.QUOTE_LANGUAGE):
+        html = render_to_string("quotes/quote_pdf.html", quote_pdf_context(quote))
+    return render_html_pdf(html)

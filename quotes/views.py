@@ -1,7 +1,9 @@
-"""Web pages of quotes: the list (`/quotes/`), a quote (`/quotes/<number>`), its PDF and its actions.
+"""Web pages of quotes: the list (`/quotes/`), a quote (`/quotes/<number>`), its PDF and its actions, and
+the quote request of the build editor (its "Request a quote" button, answered here through
+`configurator.views.EDITOR_OPS`; see quotes/apps.py).
 
 Who sees a quote is decided by `quotes.selectors` (another customer's quote is 404); which buttons a
-page offers by `quotes.actions.quote_allowed_actions`; every action is done (and checked again) by
+page offers by `quotes.policy.quote_actions`; every action is done (and checked again) by
 `quotes.services`, whose refusals come back as a message on the quote page.
 """
 
@@ -16,15 +18,18 @@ from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
-from configurator.engine.errors import DomainError
+from configurator.engine.errors import ApplicationError
+from configurator.services import saved_build_update
+from configurator.views import EditorPost
 from quotes import services
-from quotes.actions import ACTIONS, quote_allowed_actions
-from quotes.forms import QuoteFilterForm, RejectForm, ReviseForm, RevisionForm
+from quotes.forms import QuoteFilterForm, QuoteRequestForm, RejectForm, ReviseForm, RevisionForm
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
 from quotes.models import Quote, RenderStatus
+from quotes.policy import ACTIONS, quote_actions
 from quotes.selectors import quote_get, quote_list, quote_revisions
 
 LOGIN_URL = reverse_lazy("accounts:login")
@@ -83,14 +88,13 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
     user = _user(request)
     quote = quote_get(user=user, number=number, revision=_revision(request.GET.get("revision")))
     revisions = quote_revisions(quote=quote)
-    allowed = quote_allowed_actions(quote=quote, user=user)
     context = {
         **_pdf_context(quote),
         "lines": quote.lines.all(),
         "events": quote.events.select_related("user"),
         "revisions": revisions,
         "is_latest": quote.revision == revisions[-1],
-        "actions": [action for action in ACTIONS if action in allowed],
+        "actions": quote_actions(user, quote),
         "revise_form": ReviseForm(initial={"revision": quote.revision, "discount_percent": quote.discount_percent}),
         "reject_form": RejectForm(initial={"revision": quote.revision}),
         "findings": (quote.verdict or {}).get("findings") or [],
@@ -155,12 +159,64 @@ def quote_action(request: HttpRequest, number: str, action: str) -> HttpResponse
     quote = quote_get(user=user, number=number, revision=revision)
     try:
         result = _act(action, quote, user, request)
-    except DomainError as error:
-        found = ERROR_MESSAGES.get(error.code)
-        messages.error(request, str(found) if found is not None else error.message)
+    except ApplicationError as error:
+        messages.error(request, _error_message(error))
         return redirect(_detail_url(quote, latest=False))
     if result is None:
         messages.error(request, str(ERROR_MESSAGES["invalid"]))
         return redirect(_detail_url(quote, latest=False))
     messages.success(request, str(ACTION_DONE[action]))
     return redirect(_detail_url(result))
+
+
+# --------------------------------------------------------------------------- the quote request of the build editor
+
+
+def quote_request_form(request: HttpRequest, bound: bool) -> QuoteRequestForm:
+    """The quote request's fields in the build editor (`quote_form`), bound to the editor's post if any."""
+    return QuoteRequestForm(request.POST if bound else None, user=_user(request))
+
+
+def _error_message(error: ApplicationError) -> str:
+    found = ERROR_MESSAGES.get(error.code)
+    return str(found) if found is not None else error.message
+
+
+def quote_request(post: EditorPost) -> HttpResponse:
+    """The editor's "Request a quote" (`op=quote` on `/builds/new` or `/builds/<id>`): make a draft quote of
+    the posted build (saving a saved build first, so the quote points at what it shows) and go to it; a
+    refusal draws the editor again with the reason."""
+    request, user = post.request, _user(post.request)
+    quote_form = quote_request_form(request, True)
+    if not quote_form.is_valid():
+        return post.render()
+    customer = quote_form.cleaned_data.get("customer") or user
+    key = str(request.POST.get("quote_key") or "")[:100] or None
+    acknowledge = quote_form.cleaned_data["acknowledge_warnings"]
+    try:
+        if post.saved is not None:
+            saved = saved_build_update(
+                saved_build=post.saved,
+                name=post.editor.name or None,
+                notes=post.editor.notes or None,
+                payload=post.body,
+            )
+            quote = services.quote_create(
+                customer=customer,
+                created_by=user,
+                saved_build=saved,
+                idempotency_key=key,
+                acknowledge_warnings=acknowledge,
+            )
+        else:
+            quote = services.quote_create(
+                customer=customer,
+                created_by=user,
+                payload=post.body,
+                idempotency_key=key,
+                acknowledge_warnings=acknowledge,
+            )
+    except ApplicationError as error:
+        return post.render(error=_error_message(error))
+    messages.success(request, _("Quote %(number)s was made.") % {"number": quote.number})
+    return post.redirect(reverse("quotes:detail", args=[quote.number]))

@@ -96,6 +96,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "ru"
 LANGUAGES = [("ru", "Русский"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+QUOTE_LANGUAGE = "ru"  # the language of a quote's documents: terms, PDF, e-mail to the customer
 TIME_ZONE = "Europe/Moscow"  # the seller's time zone: quote validity ends at midnight here
 USE_I18N = True
 USE_TZ = True

@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import AnonymousScopedRateThrottle, StandardPagination
+from config.api import AnonymousScopedRateThrottle, ApiErrorSerializer, StandardPagination
 from configurator.engine.builds import MAX_QTY
 from configurator.engine.errors import DomainError
 from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES
@@ -75,15 +75,6 @@ class BuildField(serializers.JSONField):
         return data
 
 
-# --------------------------------------------------------------------------- output
-
-
-class BuildErrorSerializer(serializers.Serializer):
-    """The error envelope: {"error": {"code", "message", "fields": {name: [reasons]}}}."""
-
-    error = serializers.DictField()
-
-
 # --------------------------------------------------------------------------- validate
 
 
@@ -97,7 +88,7 @@ class BuildValidateApi(APIView):
     @extend_schema(
         operation_id="builds_validate",
         request=BuildInputSerializer,
-        responses={200: ValidateOutputSerializer, 400: BuildErrorSerializer},
+        responses={200: ValidateOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         _, verdict, price = build_validate(payload=request.data)
@@ -124,7 +115,7 @@ class BuildApplyFixApi(APIView):
     @extend_schema(
         operation_id="builds_apply_fix",
         request=ApplyFixInputSerializer,
-        responses={200: ApplyFixOutputSerializer, 400: BuildErrorSerializer},
+        responses={200: ApplyFixOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         serializer = ApplyFixInputSerializer(data=request.data)
@@ -160,8 +151,7 @@ def _fields_under(prefix: str) -> Iterator[None]:
     try:
         yield
     except DomainError as error:
-        error.fields = {f"{prefix}.{name}": reasons for name, reasons in error.fields.items()}
-        raise
+        raise error.nested(f"{prefix}.") from error
 
 
 def _build_from(serializer: serializers.Serializer) -> dict[str, Any] | None:
@@ -189,7 +179,7 @@ class SavedBuildListApi(GenericAPIView):
     @extend_schema(
         operation_id="builds_create",
         request=SavedBuildInputSerializer,
-        responses={201: SavedBuildOutputSerializer, 400: BuildErrorSerializer},
+        responses={201: SavedBuildOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         serializer = SavedBuildInputSerializer(data=request.data)
@@ -234,7 +224,7 @@ class SavedBuildDetailApi(GenericAPIView):
     @extend_schema(
         operation_id="builds_update",
         request=SavedBuildInputSerializer,
-        responses={200: SavedBuildOutputSerializer, 400: BuildErrorSerializer},
+        responses={200: SavedBuildOutputSerializer, 400: ApiErrorSerializer},
     )
     def put(self, request: Request, pk: int) -> Response:
         return self._update(request, pk, partial=False)
@@ -242,7 +232,7 @@ class SavedBuildDetailApi(GenericAPIView):
     @extend_schema(
         operation_id="builds_partial_update",
         request=SavedBuildInputSerializer,
-        responses={200: SavedBuildOutputSerializer, 400: BuildErrorSerializer},
+        responses={200: SavedBuildOutputSerializer, 400: ApiErrorSerializer},
     )
     def patch(self, request: Request, pk: int) -> Response:
         return self._update(request, pk, partial=True)

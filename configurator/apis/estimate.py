@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.specs import catalog_snapshot
-from config.api import AnonymousScopedRateThrottle
+from config.api import AnonymousScopedRateThrottle, ApiErrorSerializer
 from configurator.engine.errors import UnknownSkuError
 from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_search
@@ -30,10 +30,6 @@ def gpu_link_gbs(gpu: GpuSpec) -> float | None:
     return gpu.nvlink_gbs if gpu.nvlink_kind in _BUILT_IN_LINKS else None
 
 
-class _ErrorBodySerializer(serializers.Serializer):
-    error = serializers.DictField()
-
-
 class EstimateApi(APIView):
     """Memory, GPU layout and speed of an LLM workload; anonymous users may call it (throttled)."""
 
@@ -48,7 +44,7 @@ class EstimateApi(APIView):
     @extend_schema(
         operation_id="estimate_create",
         request=InputSerializer,
-        responses={200: EstimateOutputSerializer, 400: _ErrorBodySerializer},
+        responses={200: EstimateOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)

@@ -11,8 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import AnonymousScopedRateThrottle
-from configurator.apis.builds import BuildErrorSerializer
+from config.api import AnonymousScopedRateThrottle, ApiErrorSerializer
 from configurator.engine.types import SITE_VOLTAGES
 from configurator.outputs import RecommendationOutputSerializer
 from configurator.serializers import WorkloadInputSerializer, workload_from_data
@@ -50,7 +49,7 @@ class RecommendationApi(APIView):
     @extend_schema(
         operation_id="recommendations_create",
         request=RecommendationInputSerializer,
-        responses={200: RecommendationOutputSerializer, 400: BuildErrorSerializer},
+        responses={200: RecommendationOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         serializer = RecommendationInputSerializer(data=request.data)

@@ -1,0 +1,210 @@
+"""May this user do this action to this quote now, and if not, why: the one answer for the services, the
+API and the pages.
+
+`quote_permission(user, quote, action)` runs the checks of one action in the order the services always
+ran them (who you are, then the revision, then the quote's state) and answers a `Decision`: allowed, or
+the stable code and the message of the first check that failed. `quote_actions(user, quote)` lists the
+allowed ones (the buttons of the quote page); `quote_require(user, quote, action)` raises the refusal as
+the matching `ApplicationError` (Forbidden or Conflict). The status table itself stays in
+`quotes.models.TRANSITIONS`; the services check it again when they move the quote.
+
+`quote_create_permission` answers the same question for making a quote, which has no quote yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.conf import settings
+from django.db.models import Max
+from django.utils import timezone
+
+from accounts.models import User
+from configurator.engine.errors import ApplicationError, Conflict, ErrorCode, Forbidden
+from quotes.models import Quote, QuoteStatus, can_transition
+
+S = QuoteStatus
+
+#: Every action on an existing quote, in the order the quote page shows them.
+ACTIONS: tuple[str, ...] = ("submit", "approve", "send", "revise", "refresh_prices", "accept", "reject")
+SALES_ACTIONS = frozenset({"submit", "approve", "send", "revise"})
+CUSTOMER_ACTIONS = frozenset({"accept", "reject"})
+#: The status each action moves the (latest) quote to.
+TARGETS: dict[str, str] = {
+    "submit": S.PENDING_APPROVAL,
+    "approve": S.APPROVED,
+    "send": S.SENT,
+    "revise": S.SUPERSEDED,
+    "accept": S.ACCEPTED,
+    "reject": S.REJECTED,
+}
+#: How the services' messages name an action ("Only sales engineers may <verb> a quote.").
+VERBS: dict[str, str] = {"refresh_prices": "refresh the prices of"}
+
+
+class InvalidTransition(Conflict):
+    """The status table (or the quote's state) does not allow this move; the message names from and to."""
+
+    default_code = ErrorCode.INVALID_TRANSITION
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """`allowed`, or why not: a stable `code` (an ErrorCode), a `reason` a person can read, the `fields`
+    at fault and the `kind` of error a refusal raises."""
+
+    allowed: bool
+    code: str = ""
+    reason: str = ""
+    fields: dict[str, list[str]] = field(default_factory=dict)
+    kind: type[ApplicationError] = ApplicationError
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+    def error(self) -> ApplicationError:
+        """The refusal as the error the services raise."""
+        return self.kind(self.reason, code=self.code, fields=self.fields)
+
+
+ALLOWED = Decision(allowed=True)
+
+
+def _forbidden(reason: str, code: str = ErrorCode.FORBIDDEN) -> Decision:
+    return Decision(False, str(code), reason, kind=Forbidden)
+
+
+def _conflict(reason: str, code: str, fields: dict[str, list[str]] | None = None) -> Decision:
+    return Decision(False, str(code), reason, dict(fields or {}), kind=Conflict)
+
+
+def _invalid_transition(reason: str, fields: dict[str, list[str]]) -> Decision:
+    return Decision(False, ErrorCode.INVALID_TRANSITION, reason, fields, kind=InvalidTransition)
+
+
+def transition_decision(quote: Quote, to: str) -> Decision:
+    """Whether TRANSITIONS lets `quote` go to `to`, with the message the services have always given."""
+    if can_transition(quote.status, to):
+        return ALLOWED
+    return _invalid_transition(
+        f"Quote {quote.label} cannot go from {quote.status} to {to}.",
+        {"status": [f"{quote.status} → {to} is not allowed"]},
+    )
+
+
+def is_latest(quote: Quote) -> bool:
+    """Whether no later revision of the quote's number exists (read from the `latest_revision`
+    annotation of `quotes.selectors` when there is one, so a list page asks no query per quote)."""
+    latest = getattr(quote, "latest_revision", None)
+    if latest is not None:
+        return bool(quote.revision == latest)
+    return not Quote.objects.filter(number=quote.number, revision__gt=quote.revision).exists()
+
+
+def latest_decision(quote: Quote) -> Decision:
+    if is_latest(quote):
+        return ALLOWED
+    latest = Quote.objects.filter(number=quote.number).aggregate(m=Max("revision"))["m"]
+    return _conflict(
+        f"Quote {quote.label} is not the latest revision (R{latest} is); act on the latest one.",
+        ErrorCode.NOT_LATEST_REVISION,
+    )
+
+
+def _sales(user: User, action: str) -> Decision:
+    return ALLOWED if user.is_sales else _forbidden(f"Only sales engineers may {action} a quote.")
+
+
+def _approve(user: User, quote: Quote) -> Decision:
+    if user.pk in (quote.created_by_id, quote.submitted_by_id):
+        return _forbidden(
+            "A quote must be approved by someone other than who made or submitted it.",
+            ErrorCode.APPROVER_MUST_DIFFER,
+        )
+    return latest_decision(quote)
+
+
+def _send(quote: Quote) -> Decision:
+    if not (decision := latest_decision(quote)):
+        return decision
+    if quote.status == S.DRAFT and quote.needs_approval:
+        return _conflict(
+            f"A discount of {quote.discount_percent} % is above the limit of "
+            f"{settings.SALES_DISCOUNT_LIMIT_PERCENT} %: submit the quote for approval first.",
+            ErrorCode.APPROVAL_REQUIRED,
+        )
+    return ALLOWED
+
+
+def _customer_decision(user: User, quote: Quote, action: str) -> Decision:
+    """accept / reject: the customer's own, open, latest and still valid quote."""
+    if quote.owner_id != user.pk:
+        return _forbidden(f"Only the customer may {action} the quote.")
+    if quote.status in (S.EXPIRED, S.SUPERSEDED):
+        return _invalid_transition(
+            f"Quote {quote.label} is {quote.status} and can no longer be {action}ed.",
+            {"status": [f"{quote.status} → {action}ed is not allowed"]},
+        )
+    if not (decision := latest_decision(quote)):
+        return decision
+    if quote.status == S.SENT and quote.valid_until is not None and timezone.now() > quote.valid_until:
+        return _conflict(
+            f"Quote {quote.label} expired at the end of {timezone.localtime(quote.valid_until):%d.%m.%Y}.",
+            ErrorCode.QUOTE_EXPIRED,
+        )
+    return ALLOWED
+
+
+def _refresh_prices(user: User, quote: Quote) -> Decision:
+    if quote.owner_id != user.pk and not user.is_sales:
+        return _forbidden("You may not refresh the prices of this quote.")
+    if quote.status != S.DRAFT:
+        return _invalid_transition(
+            f"Only a draft can be re-priced; quote {quote.label} is {quote.status}.",
+            {"status": [f"{quote.status}: prices are fixed"]},
+        )
+    return ALLOWED
+
+
+def quote_permission(user: User, quote: Quote, action: str) -> Decision:
+    """May `user` do `action` (one of ACTIONS) to `quote` as it is now, and if not, why."""
+    if action not in ACTIONS:
+        raise ValueError(f"unknown quote action {action!r}")
+    if action == "refresh_prices":
+        return _refresh_prices(user, quote)
+    if action in CUSTOMER_ACTIONS:
+        decision = _customer_decision(user, quote, action)
+    elif not (decision := _sales(user, action)):
+        return decision
+    elif action == "approve":
+        decision = _approve(user, quote)
+    elif action == "send":
+        decision = _send(quote)
+    else:  # submit, revise
+        decision = latest_decision(quote)
+    return decision if not decision else transition_decision(quote, TARGETS[action])
+
+
+def quote_actions(user: User, quote: Quote) -> list[str]:
+    """The actions `user` may take on `quote` now, in ACTIONS order (none on an earlier revision)."""
+    if not is_latest(quote):
+        return []
+    return [action for action in ACTIONS if quote_permission(user, quote, action)]
+
+
+def quote_require(user: User, quote: Quote, action: str) -> None:
+    """Raise the refusal (Forbidden or Conflict) unless `user` may do `action` to `quote` now."""
+    decision = quote_permission(user, quote, action)
+    if not decision:
+        raise decision.error()
+
+
+def quote_create_permission(*, user: User, customer_id: int, discount_percent: Decimal = Decimal(0)) -> Decision:
+    """May `user` make a quote for the customer `customer_id` with this discount: for another customer, or
+    with a discount, only sales engineers may."""
+    if customer_id != user.pk and not user.is_sales:
+        return _forbidden("Only sales engineers may make a quote for another customer.")
+    if discount_percent and not user.is_sales:
+        return _forbidden("Only sales engineers may give a discount.", ErrorCode.DISCOUNT_NOT_ALLOWED)
+    return ALLOWED

@@ -1,0 +1,185 @@
+"""Making a quote (R1) from a build body or a saved build, in one transaction, with its lines and event."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from accounts.models import User
+from catalog.specs import catalog_snapshot
+from configurator.engine.builds import build_lines, build_to_payload
+from configurator.engine.errors import ApplicationError, ErrorCode, InvalidInput, NotFound
+from configurator.engine.types import CatalogSnapshot, Finding
+from configurator.models import SavedBuild
+from configurator.outputs import stored_verdict_data
+from configurator.services import build_validate
+from quotes.models import Quote, QuoteEventType, QuoteStatus
+from quotes.policy import quote_create_permission
+from quotes.pricing import LineDraft, line_draft, totals
+from quotes.services._shared import event_add, lines_save, spec_find, totals_dict, totals_set
+from quotes.services.numbering import quote_number_next
+from quotes.services.render import render_queue_on_commit
+
+S = QuoteStatus
+E = QuoteEventType
+
+TERMS_TEMPLATE = "quotes/terms.txt"
+
+
+def quote_terms(*, vat_percent: Decimal, validity_days: int) -> str:
+    """The terms printed on a new quote, in QUOTE_LANGUAGE (templates/quotes/terms.txt; a `QUOTE_TERMS`
+    setting, a str.format template with `{vat}` and `{days}`, replaces them)."""
+    vat = f"{vat_percent.normalize():f}"
+    custom = getattr(settings, "QUOTE_TERMS", None)
+    if custom is not None:
+        return str(custom).format(vat=vat, days=validity_days)
+    with translation.override(settings.QUOTE_LANGUAGE):
+        return render_to_string(TERMS_TEMPLATE, {"vat": vat, "days": str(validity_days)}).strip()
+
+
+def _finding_text(finding: Finding) -> str:
+    return f"{finding.code}: {finding.message}"
+
+
+def _optional_drafts(
+    optional_lines: Iterable[Mapping[str, Any]], snapshot: CatalogSnapshot, discount: Decimal
+) -> list[LineDraft]:
+    drafts: list[LineDraft] = []
+    errors: dict[str, list[str]] = {}
+    for index, raw in enumerate(optional_lines):
+        sku, qty = raw.get("sku"), raw.get("qty", 1)
+        found = spec_find(snapshot, sku) if isinstance(sku, str) else None
+        if found is None or not found[1].is_active:
+            errors[f"optional_lines[{index}].sku"] = [f"unknown or inactive SKU {sku!r}"]
+            continue
+        if isinstance(qty, bool) or not isinstance(qty, int) or not 1 <= qty <= 64:
+            errors[f"optional_lines[{index}].qty"] = ["must be an integer from 1 to 64"]
+            continue
+        drafts.append(line_draft(found[0], found[1], qty, discount, optional=True))
+    if errors:
+        raise InvalidInput("An optional line is not valid.", fields=errors)
+    return drafts
+
+
+# --------------------------------------------------------------------------- create
+
+
+def _find_idempotent(created_by: User, key: str) -> Quote | None:
+    quote = Quote.objects.filter(created_by=created_by, idempotency_key=key).first()
+    if quote is not None:
+        quote.replayed = True
+    return quote
+
+
+def quote_create(
+    *,
+    customer: User,
+    created_by: User,
+    payload: Mapping[str, Any] | None = None,
+    saved_build: SavedBuild | None = None,
+    idempotency_key: str | None = None,
+    acknowledge_warnings: bool = False,
+    discount_percent: Decimal | int | str = 0,
+    optional_lines: Iterable[Mapping[str, Any]] = (),
+) -> Quote:
+    """Make a draft quote (R1) from an inline build body or a saved build.
+
+    Refused with `build_invalid` when the build has error findings and with `warnings_not_acknowledged`
+    when it has warnings and `acknowledge_warnings` is false. Prices come from the catalog snapshot of
+    this moment and are copied into the lines. With an `idempotency_key`, the same creator and key give
+    back the quote made the first time (`quote.replayed` is then true), also under concurrent requests.
+    The PDF render is queued when the transaction commits; if the broker is down the quote stays
+    `pending` and `quotes_sweep_stuck` queues it later.
+    """
+    key = (idempotency_key or "").strip() or None
+    if key is not None and (existing := _find_idempotent(created_by, key)) is not None:
+        return existing
+
+    discount = Decimal(str(discount_percent))
+    if not Decimal(0) <= discount <= Decimal(100):
+        raise InvalidInput("The discount must be between 0 and 100 %.", fields={"discount_percent": ["0..100"]})
+    if not (decision := quote_create_permission(user=created_by, customer_id=customer.pk, discount_percent=discount)):
+        raise decision.error()
+    if (payload is None) == (saved_build is None):
+        raise InvalidInput("Give either a build or a saved build.", fields={"build": ["give build or saved_build"]})
+    if saved_build is not None:
+        if saved_build.owner_id not in (customer.pk, created_by.pk) and not created_by.is_sales:
+            raise NotFound("Saved build not found.")
+        payload = saved_build.payload
+    if not isinstance(payload, Mapping):
+        raise InvalidInput("The build must be a JSON object.", fields={"build": ["expected an object"]})
+
+    snapshot = catalog_snapshot()
+    try:
+        build, verdict, price = build_validate(payload=payload, snapshot=snapshot)
+    except ApplicationError as exc:
+        if exc.code == ErrorCode.INVALID or exc.fields:
+            raise exc.nested("build.") from exc
+        raise
+    if verdict.errors:
+        raise InvalidInput(
+            "The build has errors; fix them before making a quote: "
+            + "; ".join(_finding_text(f) for f in verdict.errors),
+            code=ErrorCode.BUILD_INVALID,
+            fields={"build": [_finding_text(f) for f in verdict.errors]},
+        )
+    if verdict.warnings and not acknowledge_warnings:
+        raise InvalidInput(
+            "The build has warnings; acknowledge them to make a quote: "
+            + "; ".join(_finding_text(f) for f in verdict.warnings),
+            code=ErrorCode.WARNINGS_NOT_ACKNOWLEDGED,
+            fields={"acknowledge_warnings": [_finding_text(f) for f in verdict.warnings]},
+        )
+
+    drafts = [line_draft(kind, spec, qty, discount) for kind, spec, qty in build_lines(build)]
+    optional = list(optional_lines)
+    if optional:
+        drafts += _optional_drafts(optional, snapshot, discount)
+    vat_percent = Decimal(settings.QUOTE_VAT_PERCENT)
+    quote_totals = totals(((d.line_total, d.optional) for d in drafts), vat_percent)
+
+    try:
+        with transaction.atomic():
+            quote = Quote(
+                number=quote_number_next(),
+                revision=1,
+                owner=customer,
+                created_by=created_by,
+                status=S.DRAFT,
+                currency=price.currency,
+                vat_percent=vat_percent,
+                discount_percent=discount,
+                terms=quote_terms(vat_percent=vat_percent, validity_days=settings.QUOTE_VALIDITY_DAYS),
+                build_payload={**build_to_payload(build), "workload": payload.get("workload")},
+                verdict=stored_verdict_data(verdict),
+                saved_build=saved_build,
+                idempotency_key=key or "",
+            )
+            totals_set(quote, quote_totals)
+            quote.save()
+            lines_save(quote, drafts)
+            event_add(
+                quote,
+                E.CREATED,
+                user=created_by,
+                data={
+                    "totals": totals_dict(quote),
+                    "discount_percent": str(discount),
+                    "acknowledged_warnings": [f.code for f in verdict.warnings],
+                    "catalog_version": snapshot.version,
+                    "saved_build": saved_build.pk if saved_build else None,
+                },
+            )
+            render_queue_on_commit(quote.pk)
+    except IntegrityError:
+        # Another request with the same key won the race; its row is committed now.
+        if key is not None and (existing := _find_idempotent(created_by, key)) is not None:
+            return existing
+        raise
+    return quote

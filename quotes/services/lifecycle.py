@@ -1,0 +1,215 @@
+"""A quote's life after it is made: submit, approve, send, accept, reject, expire, revise, refresh prices.
+
+Each action is one transaction on the locked row: `quotes.policy` says whether this user may do it to the
+quote as it is now (and raises its refusal: Forbidden or Conflict), `transition` checks the status table
+and writes the event.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from catalog.specs import catalog_snapshot
+from configurator.engine.errors import Conflict, ErrorCode, InvalidInput
+from quotes.models import Quote, QuoteEventType, QuoteLine, QuoteStatus
+from quotes.policy import quote_require
+from quotes.pricing import LineDraft, line_draft, line_total, totals, unit_price
+from quotes.services._shared import event_add, lines_save, locked, spec_find, totals_dict, totals_set, transition
+from quotes.services.notify import quote_email_if_due
+from quotes.services.render import render_mark_pending, render_queue_on_commit
+
+S = QuoteStatus
+E = QuoteEventType
+
+
+def end_of_validity(day: Any) -> datetime:
+    """The last instant of `day` in the seller's time zone (settings.TIME_ZONE)."""
+    return datetime.combine(day, time.max, tzinfo=ZoneInfo(settings.TIME_ZONE))
+
+
+def quote_submit(*, quote: Quote, user: User) -> Quote:
+    """draft → pending_approval: ask another sales engineer to approve (needed above the discount limit)."""
+    with transaction.atomic():
+        quote = locked(quote)
+        quote_require(user, quote, "submit")
+        transition(quote, S.PENDING_APPROVAL, user=user, data={"discount_percent": str(quote.discount_percent)})
+        quote.submitted_by = user
+        quote.save(update_fields=["submitted_by", "updated_at"])
+    return quote
+
+
+def quote_approve(*, quote: Quote, user: User) -> Quote:
+    """pending_approval → approved, by a sales engineer other than the one who made or submitted it."""
+    with transaction.atomic():
+        quote = locked(quote)
+        quote_require(user, quote, "approve")
+        transition(quote, S.APPROVED, user=user, data={"discount_percent": str(quote.discount_percent)})
+        quote.approved_by = user
+        quote.save(update_fields=["approved_by", "updated_at"])
+    return quote
+
+
+def quote_send(*, quote: Quote, user: User) -> Quote:
+    """draft (within the discount limit) or approved → sent. Only the latest revision. Validity runs to the
+    end of today + QUOTE_VALIDITY_DAYS in the seller's time zone. The customer is e-mailed with the PDF
+    once it is ready (now, or when the render finishes)."""
+    with transaction.atomic():
+        quote = locked(quote)
+        quote_require(user, quote, "send")
+        now = timezone.now()
+        valid_until = end_of_validity(timezone.localdate(now) + timedelta(days=settings.QUOTE_VALIDITY_DAYS))
+        transition(quote, S.SENT, user=user, data={"valid_until": valid_until.isoformat()})
+        quote.sent_at = now
+        quote.valid_until = valid_until
+        quote.save(update_fields=["sent_at", "valid_until", "updated_at"])
+        quote_id = quote.pk
+        transaction.on_commit(lambda: quote_email_if_due(quote_id=quote_id), robust=True)
+    return quote
+
+
+def quote_accept(*, quote: Quote, user: User) -> Quote:
+    with transaction.atomic():
+        quote = locked(quote)
+        quote_require(user, quote, "accept")
+        transition(quote, S.ACCEPTED, user=user)
+    return quote
+
+
+def quote_reject(*, quote: Quote, user: User, reason: str = "") -> Quote:
+    with transaction.atomic():
+        quote = locked(quote)
+        quote_require(user, quote, "reject")
+        transition(quote, S.REJECTED, user=user, data={"reason": reason[:1000]})
+    return quote
+
+
+def quotes_expire(*, now: datetime | None = None) -> list[int]:
+    """sent → expired for every quote past the end of its validity day. Returns the ids expired."""
+    now = now or timezone.now()
+    expired: list[int] = []
+    for quote_id in Quote.objects.filter(status=S.SENT, valid_until__lt=now).values_list("pk", flat=True):
+        with transaction.atomic():
+            quote = Quote.objects.select_for_update().get(pk=quote_id)
+            if quote.status != S.SENT or quote.valid_until is None or quote.valid_until >= now:
+                continue
+            transition(quote, S.EXPIRED, user=None, data={"valid_until": quote.valid_until.isoformat()})
+            expired.append(quote_id)
+    return expired
+
+
+# --------------------------------------------------------------------------- revisions and prices
+
+
+def quote_revise(*, quote: Quote, user: User, discount_percent: Decimal | int | str | None = None) -> Quote:
+    """A new draft revision with the same number and copied lines; the old revision becomes superseded.
+    `discount_percent` (optional) changes the discount of the new revision and re-prices its lines from
+    their copied list prices (not from the catalog: use refresh-prices for that)."""
+    with transaction.atomic():
+        old = locked(quote)
+        quote_require(user, old, "revise")
+        discount = old.discount_percent if discount_percent is None else Decimal(str(discount_percent))
+        if not Decimal(0) <= discount <= Decimal(100):
+            raise InvalidInput("The discount must be between 0 and 100 %.", fields={"discount_percent": ["0..100"]})
+        transition(old, S.SUPERSEDED, user=user, data={"by_revision": old.revision + 1})
+        new = Quote(
+            number=old.number,
+            revision=old.revision + 1,
+            owner_id=old.owner_id,
+            created_by=user,
+            status=S.DRAFT,
+            currency=old.currency,
+            vat_percent=old.vat_percent,
+            discount_percent=discount,
+            terms=old.terms,
+            build_payload=old.build_payload,
+            verdict=old.verdict,
+            saved_build_id=old.saved_build_id,
+        )
+        drafts = [
+            LineDraft(
+                kind=line.kind,
+                sku=line.sku,
+                name=line.name,
+                spec_summary=line.spec_summary,
+                qty=line.qty,
+                list_price=line.list_price,
+                discount_percent=discount,
+                unit_price=unit_price(line.list_price, discount),
+                line_total=line_total(line.list_price, line.qty, discount),
+                optional=line.optional,
+            )
+            for line in old.lines.all()
+        ]
+        totals_set(new, totals(((d.line_total, d.optional) for d in drafts), new.vat_percent))
+        new.save()
+        lines_save(new, drafts)
+        event_add(
+            new,
+            E.REVISED,
+            user=user,
+            data={"from_revision": old.revision, "discount_percent": str(discount), "totals": totals_dict(new)},
+        )
+        render_queue_on_commit(new.pk)
+    return new
+
+
+def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
+    """Re-price a draft from the current catalog (list price, name and spec summary of every line) and
+    record old and new prices. Issued quotes are never re-priced: they keep what the customer was sent."""
+    snapshot = catalog_snapshot()
+    with transaction.atomic():
+        quote = locked(quote)
+        quote_require(user, quote, "refresh_prices")
+        lines = list(quote.lines.all())
+        unavailable: dict[str, list[str]] = {}
+        changes: list[dict[str, Any]] = []
+        old_totals = totals_dict(quote)
+        for line in lines:
+            found = spec_find(snapshot, line.sku, line.kind)
+            if found is None or not found[1].is_active:
+                unavailable[f"lines[{line.position}].sku"] = [f"{line.sku} is no longer sold"]
+                continue
+            spec = found[1]
+            new = line_draft(line.kind, spec, line.qty, quote.discount_percent, optional=line.optional)
+            if (new.list_price, new.name, new.spec_summary) != (line.list_price, line.name, line.spec_summary):
+                changes.append(
+                    {"sku": line.sku, "old": str(line.list_price), "new": str(new.list_price), "qty": line.qty}
+                )
+            line.name, line.spec_summary, line.list_price = new.name, new.spec_summary, new.list_price
+            line.discount_percent, line.unit_price, line.line_total = (
+                new.discount_percent,
+                new.unit_price,
+                new.line_total,
+            )
+        if unavailable:
+            raise Conflict(
+                "Some parts of the quote are no longer sold; revise the build.",
+                code=ErrorCode.SKU_UNAVAILABLE,
+                fields=unavailable,
+            )
+        QuoteLine.objects.bulk_update(
+            lines, ["name", "spec_summary", "list_price", "discount_percent", "unit_price", "line_total"]
+        )
+        totals_set(quote, totals(((line.line_total, line.optional) for line in lines), quote.vat_percent))
+        quote.save(update_fields=["net_total", "vat_total", "gross_total", "updated_at"])
+        event_add(
+            quote,
+            E.PRICES_REFRESHED,
+            user=user,
+            data={
+                "lines": changes,
+                "totals": {"old": old_totals, "new": totals_dict(quote)},
+                "catalog_version": snapshot.version,
+            },
+        )
+        if changes:
+            render_mark_pending(quote)
+    return quote

@@ -1,0 +1,209 @@
+"""The quote PDF in the background: queue the render, claim it with a conditional UPDATE, store the file,
+give a failed claim back, and sweep renders that were lost (ARCHITECTURE.md §Quotes)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from kombu.exceptions import KombuError
+from redis.exceptions import RedisError
+
+from quotes.models import Quote, QuoteEvent, QuoteEventType, QuoteStatus, RenderStatus
+from quotes.services._shared import event_add
+from quotes.services.notify import quote_email_if_due
+
+logger = logging.getLogger(__name__)
+
+S = QuoteStatus
+E = QuoteEventType
+
+RENDER_STUCK_AFTER = timedelta(minutes=5)  # longer than the render task's hard time limit
+RENDER_UNQUEUED_GRACE = timedelta(seconds=20)  # a pending quote not handed to the broker after this is swept
+RENDER_MAX_ATTEMPTS = 5  # failed renders are re-queued by the sweep until this many attempts
+#: Publishing a task must not hold a request for long when the broker is down: two quick retries,
+#: then the quote stays `pending` and the sweep re-queues it.
+PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+BROKER_ERRORS: tuple[type[BaseException], ...] = (KombuError, RedisError, OSError)
+
+
+def quote_render_enqueue(*, quote_id: int) -> bool:
+    """Hand the render task to the broker. A broker failure is logged, not raised: the quote stays
+    `pending` with no `render_queued_at`, and the sweep queues it once the broker answers again."""
+    from quotes.tasks import quote_render
+
+    try:
+        quote_render.apply_async((quote_id,), retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+    except BROKER_ERRORS as exc:
+        logger.warning("quote %s: render not queued, broker unavailable (%s); the sweep will retry", quote_id, exc)
+        return False
+    Quote.objects.filter(pk=quote_id).update(render_queued_at=timezone.now())
+    return True
+
+
+def render_queue_on_commit(quote_id: int) -> None:
+    transaction.on_commit(lambda: quote_render_enqueue(quote_id=quote_id), robust=True)
+
+
+def render_mark_pending(quote: Quote) -> None:
+    """The PDF must be made again (new prices): a running render loses its claim and discards its file."""
+    quote.render_status = RenderStatus.PENDING
+    quote.render_queued_at = None
+    quote.save(update_fields=["render_status", "render_queued_at", "updated_at"])
+    render_queue_on_commit(quote.pk)
+
+
+def quote_render_claim(*, quote_id: int) -> datetime | None:
+    """Claim the render with a conditional UPDATE; the claim time is the token the store step checks.
+    None when the quote is not pending/failed (another delivery has it, or it is done)."""
+    claimed_at = timezone.now()
+    claimed = Quote.objects.filter(pk=quote_id, render_status__in=[RenderStatus.PENDING, RenderStatus.FAILED]).update(
+        render_status=RenderStatus.GENERATING,
+        render_started_at=claimed_at,
+        render_attempts=F("render_attempts") + 1,
+        render_error="",
+    )
+    return claimed_at if claimed == 1 else None
+
+
+def quote_render_release(*, quote_id: int, claimed_at: datetime, error: str) -> bool:
+    """Give a failed claim back (`failed`), so a retry can claim it again."""
+    return (
+        Quote.objects.filter(pk=quote_id, render_status=RenderStatus.GENERATING, render_started_at=claimed_at).update(
+            render_status=RenderStatus.FAILED, render_error=error[:2000]
+        )
+        == 1
+    )
+
+
+def quote_pdf_render(*, quote_id: int, before_render: Callable[[], None] | None = None) -> bool:
+    """Claim, render and store the PDF of one quote. True when this call stored it.
+
+    Idempotent: a second delivery of the same task finds the quote claimed or ready and does nothing;
+    a render whose claim was taken away meanwhile (the sweep re-queued it, or prices changed) deletes
+    its own file and leaves the row alone.
+    """
+    from quotes.pdf import render_quote_pdf
+
+    claimed_at = quote_render_claim(quote_id=quote_id)
+    if claimed_at is None:
+        return False
+    try:
+        if before_render is not None:
+            before_render()
+        quote = Quote.objects.select_related("owner", "created_by").get(pk=quote_id)
+        pdf_bytes = render_quote_pdf(quote)
+        stored = _store_pdf(quote, pdf_bytes, claimed_at)
+    except BaseException as exc:
+        quote_render_release(quote_id=quote_id, claimed_at=claimed_at, error=repr(exc))
+        raise
+    if stored:
+        quote_email_if_due(quote_id=quote_id)
+    return stored
+
+
+def _store_pdf(quote: Quote, pdf_bytes: bytes, claimed_at: datetime) -> bool:
+    storage = quote.pdf.storage
+    name = f"quotes/{quote.number}-R{quote.revision}-{quote.render_attempts}.pdf"
+    if storage.exists(name):  # left by a render that died between writing the file and committing
+        storage.delete(name)
+    saved_name = storage.save(name, ContentFile(pdf_bytes))
+    sha256 = hashlib.sha256(pdf_bytes).hexdigest()
+    with transaction.atomic():
+        locked = (
+            Quote.objects.select_for_update()
+            .filter(pk=quote.pk, render_status=RenderStatus.GENERATING, render_started_at=claimed_at)
+            .first()
+        )
+        if locked is None:
+            transaction.on_commit(lambda: storage.delete(saved_name))
+            return False
+        previous = locked.pdf.name
+        locked.pdf.name = saved_name
+        locked.pdf_sha256 = sha256
+        locked.render_status = RenderStatus.READY
+        locked.render_error = ""
+        locked.save(update_fields=["pdf", "pdf_sha256", "render_status", "render_error", "updated_at"])
+        event_add(
+            locked,
+            E.PDF_READY,
+            data={"file": saved_name, "sha256": sha256, "bytes": len(pdf_bytes), "attempt": locked.render_attempts},
+        )
+        if previous and previous != saved_name:
+            transaction.on_commit(lambda: storage.delete(previous))
+    return True
+
+
+def quote_render_failed(*, quote_id: int, error: str) -> None:
+    """Called when the task gives up: the quote shows `failed` and the history says why."""
+    with transaction.atomic():
+        quote = Quote.objects.select_for_update().filter(pk=quote_id).first()
+        if quote is None or quote.render_status == RenderStatus.READY:
+            return
+        if quote.render_status == RenderStatus.GENERATING:
+            quote.render_status = RenderStatus.FAILED
+        quote.render_error = error[:2000]
+        quote.save(update_fields=["render_status", "render_error", "updated_at"])
+        event_add(quote, E.PDF_FAILED, data={"error": error[:500], "attempts": quote.render_attempts})
+
+
+@dataclass(frozen=True, slots=True)
+class SweepReport:
+    requeued: tuple[int, ...]
+    emailed: tuple[int, ...]
+
+
+def quotes_sweep_stuck(
+    *, older_than: timedelta = RENDER_STUCK_AFTER, unqueued_grace: timedelta = RENDER_UNQUEUED_GRACE
+) -> SweepReport:
+    """Re-queue renders that were lost: `generating` for longer than `older_than` (the worker died),
+    `pending` but never handed to the broker (it was down) or handed over longer than `older_than` ago
+    (the message was lost), and `failed` with attempts left. Also e-mails sent quotes whose e-mail is due.
+    """
+    now = timezone.now()
+    requeued: list[int] = []
+    stuck = Quote.objects.filter(render_status=RenderStatus.GENERATING, render_started_at__lt=now - older_than)
+    for quote_id, started in stuck.values_list("pk", "render_started_at"):
+        with transaction.atomic():
+            if not Quote.objects.filter(
+                pk=quote_id, render_status=RenderStatus.GENERATING, render_started_at=started
+            ).update(render_status=RenderStatus.PENDING, render_queued_at=None):
+                continue
+            QuoteEvent.objects.create(
+                quote_id=quote_id,
+                type=E.RENDER_REQUEUED,
+                data={"reason": "generating_too_long", "started_at": started.isoformat() if started else None},
+            )
+        requeued.append(quote_id)
+    lost = Quote.objects.filter(render_status=RenderStatus.PENDING).filter(
+        Q(render_queued_at__isnull=True, updated_at__lt=now - unqueued_grace) | Q(render_queued_at__lt=now - older_than)
+    )
+    failed = Quote.objects.filter(
+        render_status=RenderStatus.FAILED,
+        render_attempts__lt=RENDER_MAX_ATTEMPTS,
+        render_started_at__lt=now - older_than,
+    )
+    for quote_id, reason in [
+        *((pk, "not_queued") for pk in lost.exclude(pk__in=requeued).values_list("pk", flat=True)),
+        *((pk, "failed_retry") for pk in failed.values_list("pk", flat=True)),
+    ]:
+        QuoteEvent.objects.create(quote_id=quote_id, type=E.RENDER_REQUEUED, data={"reason": reason})
+        requeued.append(quote_id)
+    for quote_id in requeued:
+        quote_render_enqueue(quote_id=quote_id)
+
+    emailed = [
+        quote_id
+        for quote_id in Quote.objects.filter(
+            status=S.SENT, render_status=RenderStatus.READY, emailed_at__isnull=True, sent_at__lt=now - unqueued_grace
+        ).values_list("pk", flat=True)
+        if quote_email_if_due(quote_id=quote_id)
+    ]
+    return SweepReport(requeued=tuple(requeued), emailed=tuple(emailed))
