@@ -16,7 +16,7 @@ api_v1: list[URLPattern | URLResolver] = [
 ]
 
 urlpatterns = [
-    path("", include("configurator.urls_web")),
+    path("", include("configurator.web.urls")),
     path("quotes/", include("quotes.urls_web")),
     path("accounts/", include("accounts.urls")),
     path("healthz", views.healthz, name="healthz"),

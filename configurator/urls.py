@@ -2,9 +2,9 @@
 
 from django.urls import path
 
-from configurator.apis.builds import BuildApplyFixApi, BuildValidateApi, SavedBuildDetailApi, SavedBuildListApi
-from configurator.apis.estimate import EstimateApi, LlmModelListApi
-from configurator.apis.recommendations import RecommendationApi
+from configurator.api.builds import BuildApplyFixApi, BuildValidateApi, SavedBuildDetailApi, SavedBuildListApi
+from configurator.api.estimate import EstimateApi, LlmModelListApi
+from configurator.api.recommendations import RecommendationApi
 
 urlpatterns: list = [
     path("estimate", EstimateApi.as_view(), name="estimate"),

@@ -8,7 +8,7 @@ class QuotesConfig(AppConfig):
     def ready(self) -> None:
         # The build editor's "Request a quote" button and its fields are answered here; the configurator
         # offers the hooks and never imports quotes.
-        from configurator.views import EDITOR_FORMS, EDITOR_OPS
+        from configurator.web.views import EDITOR_FORMS, EDITOR_OPS
         from quotes.views import quote_request, quote_request_form
 
         EDITOR_OPS["quote"] = quote_request

@@ -1,6 +1,6 @@
 """Web pages of quotes: the list (`/quotes/`), a quote (`/quotes/<number>`), its PDF and its actions, and
 the quote request of the build editor (its "Request a quote" button, answered here through
-`configurator.views.EDITOR_OPS`; see quotes/apps.py).
+`configurator.web.views.EDITOR_OPS`; see quotes/apps.py).
 
 Who sees a quote is decided by `quotes.selectors` (another customer's quote is 404); which buttons a
 page offers by `quotes.policy.quote_actions`; every action is done (and checked again) by
@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.models import User
 from configurator.engine.errors import ApplicationError
 from configurator.services import saved_build_update
-from configurator.views import EditorPost
+from configurator.web.views import EditorPost
 from quotes import services
 from quotes.forms import QuoteFilterForm, QuoteRequestForm, RejectForm, ReviseForm, RevisionForm
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES

@@ -44,7 +44,7 @@ def test_database_outage_is_a_json_503_not_an_html_500(client: Client, monkeypat
     def broken(*args: object, **kwargs: object) -> None:
         raise OperationalError("connection refused")
 
-    monkeypatch.setattr("configurator.views.render", broken)
+    monkeypatch.setattr("configurator.web.views.render", broken)
     response = client.get("/")
     assert response.status_code == 503
     assert response["Retry-After"] == "5"

@@ -42,5 +42,5 @@ def test_engine_module_imports_nothing_of_the_web_or_the_project(path: Path) -> 
 
 def test_the_import_check_catches_a_django_import(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
-    module.write_text("from django.db import models\nimport rest_framework\nfrom configurator import views\n")
+    module.write_text("from django.db import models\nimport rest_framework\nfrom configurator.web import views\n")
     assert {"django", "rest_framework", "configurator-outside-engine"} <= _imported_roots(module)

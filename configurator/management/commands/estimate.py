@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from configurator.apis.estimate import gpu_link_gbs
+from configurator.api.estimate import gpu_link_gbs
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate
 from configurator.engine.types import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Estimate, GpuSpec

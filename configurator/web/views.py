@@ -1,7 +1,7 @@
 """Web pages of the configurator: the workload page (`/`) and the build editor (`/builds/…`).
 
 Views are thin: a form checks the input, one service answers (`recommendation_make`, `build_validate`,
-`saved_build_*`), `configurator.ui` shapes the answer for the template. htmx requests get the part of
+`saved_build_*`), `configurator.web.viewmodels` shapes the answer for the template. htmx requests get the part of
 the page that changes (results, verdict panel, editor); other requests get the whole page, so every page
 also works without JavaScript. Buttons of the editor that belong to another app (the quote request) are
 answered by what that app registers in `EDITOR_OPS` and `EDITOR_FORMS`, so nothing here imports it.
@@ -32,7 +32,6 @@ from configurator.engine.builds import PART_KINDS
 from configurator.engine.errors import DomainError
 from configurator.engine.models_library import model_search
 from configurator.engine.types import CatalogSnapshot
-from configurator.forms import RECOMMENDATION_LIMIT, BuildEditor, WorkloadForm
 from configurator.labels import USE_CASE_TITLES, label
 from configurator.models import SavedBuild
 from configurator.outputs import validate_data
@@ -45,8 +44,9 @@ from configurator.services import (
     saved_build_list,
     saved_build_update,
 )
-from configurator.ui import candidate_views, part_rows, verdict_view, workload_memory
 from configurator.use_cases import use_cases
+from configurator.web.forms import RECOMMENDATION_LIMIT, BuildEditor, WorkloadForm
+from configurator.web.viewmodels import candidate_views, part_rows, verdict_view, workload_memory
 
 LOGIN_URL = reverse_lazy("accounts:login")
 MODEL_SUGGESTIONS = 8

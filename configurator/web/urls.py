@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from configurator import views
+from configurator.web import views
 
 app_name = "configurator"
 
