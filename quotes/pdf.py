@@ -16,6 +16,9 @@ from django.utils import timezone, translation
 from django.utils.functional import Promise
 from django.utils.translation import pgettext_lazy
 
+from configurator.labels import FINDING_TITLES, label
+from configurator.outputs import stored_findings
+from configurator.wording import say
 from quotes.models import Quote
 
 #: The texts of the document are gettext strings (context "quote document"; Russian in locale/ru), rendered
@@ -55,16 +58,18 @@ def format_percent(value: Decimal) -> str:
 
 
 def _findings(verdict: dict[str, Any]) -> list[dict[str, str]]:
+    """The stored findings said in the active language: the rule's title and its sentence (phrases kept with
+    the quote; a row stored before they were kept shows its English text)."""
     rows = []
-    for finding in verdict.get("findings", []) or []:
-        if not isinstance(finding, dict):
-            continue
+    for finding in stored_findings(verdict):
         severity = str(finding.get("severity", ""))
+        code = str(finding.get("code", ""))
         rows.append(
             {
-                "code": str(finding.get("code", "")),
+                "code": code,
+                "title": str(label(FINDING_TITLES, code)),
                 "severity": str(SEVERITY_LABELS.get(severity, severity)),
-                "message": str(finding.get("message", "")),
+                "message": str(say(finding.get("message", ""))),
             }
         )
     return rows

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
 from configurator.engine.errors import ApplicationError
+from configurator.outputs import stored_findings
 from configurator.services import saved_build_update
 from configurator.web.views import EditorPost
 from quotes import services
@@ -97,7 +98,7 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         "actions": quote_actions(user, quote),
         "revise_form": ReviseForm(initial={"revision": quote.revision, "discount_percent": quote.discount_percent}),
         "reject_form": RejectForm(initial={"revision": quote.revision}),
-        "findings": (quote.verdict or {}).get("findings") or [],
+        "findings": stored_findings(quote.verdict),
         "active": "quotes",
     }
     return render(request, "quotes/quote_detail.html", context)

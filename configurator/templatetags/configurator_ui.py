@@ -8,18 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlencode
 
 from django import template
 from django.urls import reverse
-from django.utils.formats import number_format
 from django.utils.text import capfirst
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
-from configurator.engine.phrase import Num, Phrase, PhraseValue
+from configurator.engine.phrase import Phrase
 from configurator.labels import (
     FINDING_TITLES,
     PART_KIND_LABELS,
@@ -30,6 +26,7 @@ from configurator.labels import (
     label,
     label_filters,
 )
+from configurator.wording import as_number, num, say
 
 register = template.Library()
 label_filters(
@@ -42,26 +39,8 @@ label_filters(
 )
 
 CURRENCY_SIGNS = {"RUB": "₽"}
-
-
-def _number(value: Any) -> float | Decimal | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float | Decimal):
-        return value
-    try:
-        return Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return None
-
-
-@register.filter
-def num(value: Any, places: int = 0) -> str:
-    """`6723.2|num` → "6 723" (ru) / "6,723" (en); non-numbers pass through."""
-    number = _number(value)
-    if number is None:
-        return "" if value is None else str(value)
-    return number_format(number, decimal_pos=int(places), use_l10n=True, force_grouping=True)
+register.filter("num", num)
+register.filter("say", say)
 
 
 @register.filter
@@ -70,32 +49,9 @@ def is_phrase(value: Any) -> bool:
 
 
 @register.filter
-def say(value: Any) -> Any:
-    """A domain `Phrase` in the active language (its msgid translated, in the form its count asks for if it
-    is a plural phrase; numbers localized, nested phrases said the same way); any other value passes through
-    unchanged."""
-    return _said(value) if isinstance(value, Phrase) else value
-
-
-def _said(value: PhraseValue) -> str:
-    if isinstance(value, Phrase):
-        if value.plural_template is not None and value.plural_count is not None:
-            template = ngettext(value.template, value.plural_template, value.plural_count)
-        else:
-            template = _(value.template)
-        return template % {name: _said(inner) for name, inner in value.values.items()}
-    if isinstance(value, Num):
-        if value.places is None:
-            short = f"{float(value.value):g}"
-            return num(Decimal(short), len(short.partition(".")[2]))
-        return num(value.value, value.places)
-    return str(value)
-
-
-@register.filter
 def num_billions(value: Any) -> str:
     """A parameter count in billions: `70553706496|num_billions` → "70,6" (ru)."""
-    number = _number(value)
+    number = as_number(value)
     if number is None:
         return ""
     billions = float(number) / 1e9
@@ -122,7 +78,7 @@ def unit(code: str | None) -> str:
 @register.filter
 def measure(value: Any, unit_code: str | None = "") -> str:
     """A finding's measured value or limit with its unit; decimals only where they say something."""
-    number = _number(value)
+    number = as_number(value)
     if number is None:
         return "—" if value is None else str(value)
     places = 0 if float(number) == int(float(number)) or abs(float(number)) >= 100 else 1
@@ -134,7 +90,7 @@ def measure(value: Any, unit_code: str | None = "") -> str:
 @register.filter
 def css_percent(value: Any) -> str:
     """A width for a style attribute: "42.5%" with a dot, clamped to 0–100."""
-    number = _number(value)
+    number = as_number(value)
     clamped = 0.0 if number is None else min(max(float(number), 0.0), 100.0)
     return f"{clamped:.2f}%"
 

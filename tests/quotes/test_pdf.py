@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 from django.core import mail
+from django.utils import translation
 from pypdf import PdfReader
 
 from accounts.models import User
+from configurator.labels import FINDING_TITLES
 from quotes import services
 from quotes.models import Quote, QuoteEvent
 from quotes.pdf import format_money, render_quote_pdf
@@ -82,8 +84,11 @@ def test_pdf_lists_acknowledged_warnings(catalog: None, customer_user: User) -> 
     assert warnings
     text = _text(render_quote_pdf(quote))
     assert "предупреждения приняты заказчиком" in text
-    for finding in warnings:
-        assert finding["code"] in text
+    for finding in warnings:  # each by its Russian title, not its rule code
+        with translation.override("ru"):
+            title = str(FINDING_TITLES[finding["code"]])
+        assert title in text
+        assert finding["code"] not in text
 
 
 @pytest.mark.django_db

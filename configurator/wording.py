@@ -1,0 +1,58 @@
+"""Numbers and the domain's sentences in the reader's language: one place for pages, PDFs and e-mails.
+
+`num` formats a number for the active language (`1 057 740` in Russian, `1,057,740` in English); `say`
+renders a domain `Phrase` through gettext (ngettext for plural phrases) with its numbers localized and its
+nested phrases said the same way. The template filters of the same names call these.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from configurator.engine.phrase import Num, Phrase, PhraseValue
+
+
+def as_number(value: Any) -> float | Decimal | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float | Decimal):
+        return value
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def num(value: Any, places: int = 0) -> str:
+    """`6723.2|num` → "6 723" (ru) / "6,723" (en); non-numbers pass through."""
+    number = as_number(value)
+    if number is None:
+        return "" if value is None else str(value)
+    return number_format(number, decimal_pos=int(places), use_l10n=True, force_grouping=True)
+
+
+def say(value: Any) -> Any:
+    """A domain `Phrase` in the active language (its msgid translated, in the form its count asks for if it
+    is a plural phrase; numbers localized, nested phrases said the same way); any other value passes through
+    unchanged."""
+    return _said(value) if isinstance(value, Phrase) else value
+
+
+def _said(value: PhraseValue) -> str:
+    if isinstance(value, Phrase):
+        if value.plural_template is not None and value.plural_count is not None:
+            template = ngettext(value.template, value.plural_template, value.plural_count)
+        else:
+            template = _(value.template)
+        return template % {name: _said(inner) for name, inner in value.values.items()}
+    if isinstance(value, Num):
+        if value.places is None:
+            short = f"{float(value.value):g}"
+            return num(Decimal(short), len(short.partition(".")[2]))
+        return num(value.value, value.places)
+    return str(value)
