@@ -18,7 +18,7 @@ from catalog.specs import catalog_snapshot
 from configurator.engine.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
 from configurator.engine.errors import DomainError
 from configurator.engine.fixes import apply_fix, fix_from_data
-from configurator.engine.recommend import recommend
+from configurator.engine.recommend import Recommendation, recommend
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Constraints, Price, Verdict, Workload
 from configurator.engine.validate import validate
 from configurator.models import SavedBuild
@@ -194,14 +194,19 @@ def constraints_from_data(data: Mapping[str, Any], snapshot: CatalogSnapshot) ->
     )
 
 
-def recommendation_make(*, workload: Workload, constraints: Mapping[str, Any], limit: int = 5) -> dict[str, Any]:
-    """The cheapest valid builds for a workload from the current catalog, as the API's response body."""
+def recommendation_find(*, workload: Workload, constraints: Mapping[str, Any], limit: int = 5) -> Recommendation:
+    """The cheapest valid builds for a workload from the current catalog (constraints as validated data)."""
     snapshot = catalog_snapshot()
-    result = recommend(
+    return recommend(
         snapshot,
         workload,
         constraints_from_data(constraints, snapshot),
         limit=limit,
         vat_percent=settings.QUOTE_VAT_PERCENT,
     )
+
+
+def recommendation_make(*, workload: Workload, constraints: Mapping[str, Any], limit: int = 5) -> dict[str, Any]:
+    """`recommendation_find` as the API's response body."""
+    result = recommendation_find(workload=workload, constraints=constraints, limit=limit)
     return dict(RecommendationOutputSerializer(result).data)

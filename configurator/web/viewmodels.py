@@ -1,20 +1,24 @@
-"""View models for the web pages: the API's dicts (recommendation, verdict, estimate) shaped for templates.
+"""View models for the web pages: the engine's dataclasses (Recommendation, Verdict, Estimate) shaped for
+templates.
 
-Nothing here decides anything: figures come from `recommendation_make` / `build_validate` and the catalog
-snapshot; this module only adds names, percentages for the bars and translated labels.
+Nothing here decides anything: figures come from `recommendation_find` / `build_validate` and the catalog
+snapshot; this module only adds names, percentages for the bars and translated labels. Sentences stay
+`Phrase`s, which the templates say in the page's language.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from catalog.models import ChassisKind
-from configurator.engine.builds import MAX_QTY, PART_KINDS, money
-from configurator.engine.types import CatalogSnapshot, FixOpKind
+from configurator.engine.builds import MAX_QTY, PART_KINDS, build_to_payload, money
+from configurator.engine.fixes import fix_op_data
+from configurator.engine.recommend import Recommendation
+from configurator.engine.types import CatalogSnapshot, Estimate, Finding, Fix, Price, Throughput, Verdict
 from configurator.labels import (
     FINDING_TITLES,
     MEMORY_PARTS,
@@ -140,9 +144,9 @@ class VerdictView:
     topology: str
     slots: Mapping[str, int]
     memory: MemoryBar | None
-    throughput: Mapping[str, Any] | None
+    throughput: Throughput | None
     assumptions: tuple[str, ...]
-    price: Mapping[str, str] | None
+    price: Price | None
     counts: Mapping[str, int] = field(default_factory=dict)
 
     @property
@@ -164,7 +168,7 @@ class CandidateView:
     rack_units: float | None
     rows: tuple[PartRow, ...]
     gpu_summary: str
-    price: Mapping[str, str]
+    price: Price
     tokens_per_user: float
     tokens_total: float
     verdict: VerdictView
@@ -174,92 +178,82 @@ class CandidateView:
 # --------------------------------------------------------------------------- pieces
 
 
-def memory_bar(estimate: Mapping[str, Any] | None) -> MemoryBar | None:
+def memory_bar(estimate: Estimate | None) -> MemoryBar | None:
     """The per-GPU stacked bar of an estimate with a GPU layout; None without one."""
-    if not estimate or not estimate.get("gpu"):
+    if estimate is None or estimate.layout is None:
         return None
-    gpu = estimate["gpu"]
-    breakdown = estimate.get("memory_gib") or {}
-    total = float(breakdown.get("total") or 0.0)
-    per_gpu = float(gpu.get("per_gpu_gib") or 0.0)
-    usable = float(gpu.get("usable_gib") or 0.0)
+    layout, breakdown = estimate.layout, estimate.memory
+    total = breakdown.total
+    per_gpu, usable = layout.per_gpu_gib, layout.usable_gib
     scale = max(per_gpu, usable) or 1.0
     segments = []
     for key, name in MEMORY_PARTS:
-        whole = float(breakdown.get(key) or 0.0)
+        whole = float(getattr(breakdown, key))
         if whole <= 0 or total <= 0:
             continue
         share = whole / total * per_gpu
         segments.append(Segment(key=key, label=str(name), gib=round(share, 2), percent=round(share / scale * 100, 2)))
     return MemoryBar(
-        gpu_sku=str(gpu.get("sku", "")),
-        gpu_count=int(gpu.get("count") or 1),
-        parallelism=label(PARALLELISM_LABELS, gpu.get("parallelism")),
+        gpu_sku=layout.sku,
+        gpu_count=layout.count,
+        parallelism=label(PARALLELISM_LABELS, layout.parallelism),
         per_gpu_gib=round(per_gpu, 2),
         usable_gib=round(usable, 2),
-        fits=bool(gpu.get("fits")),
+        fits=layout.fits,
         segments=tuple(segments),
         usable_percent=round(usable / scale * 100, 2),
     )
 
 
-def _text(value: Any) -> str:
-    """A text as is (a domain `Phrase` stays one, so the page can say it in its language); else str."""
-    return value if isinstance(value, str) else str(value or "")
-
-
-def _fix_view(index: int, fix: Mapping[str, Any]) -> FixView:
-    ops = tuple(op for op in fix.get("ops") or () if isinstance(op, Mapping))
+def _fix_view(index: int, fix: Fix) -> FixView:
     return FixView(
         index=index,
-        ops=ops,
-        text=_text(fix.get("text")),
-        applicable=bool(ops) and all(op.get("op") != FixOpKind.CHANGE_WORKLOAD for op in ops),
+        ops=tuple(fix_op_data(op) for op in fix.ops),
+        text=fix.text,
+        applicable=fix.applicable,
     )
 
 
-def finding_views(findings: Sequence[Mapping[str, Any]]) -> tuple[FindingView, ...]:
-    """Findings with translated titles, in the verdict's order (errors first); `index` is the position in
-    the verdict, which the editor's "apply" button sends back."""
+def finding_views(findings: Sequence[Finding]) -> tuple[FindingView, ...]:
+    """Findings with translated titles, errors first, then warnings, then notes, each kind in the verdict's
+    order; `index` is the position in the verdict."""
     views = [
         FindingView(
             index=index,
-            code=str(f.get("code", "")),
-            severity=str(f.get("severity", "info")),
-            severity_label=label(Severity, f.get("severity")),
-            title=label(FINDING_TITLES, f.get("code")),
-            message=_text(f.get("message")),
-            measured=f.get("measured"),
-            limit=f.get("limit"),
-            unit=str(f.get("unit") or ""),
-            components=tuple(f.get("components") or ()),
-            fixes=tuple(_fix_view(i, fix) for i, fix in enumerate(f.get("fixes") or ())),
+            code=f.code,
+            severity=f.severity,
+            severity_label=label(Severity, f.severity),
+            title=label(FINDING_TITLES, f.code),
+            message=f.message,
+            measured=f.measured,
+            limit=f.limit,
+            unit=f.unit,
+            components=f.components,
+            fixes=tuple(_fix_view(i, fix) for i, fix in enumerate(f.fixes)),
         )
         for index, f in enumerate(findings)
     ]
     return tuple(sorted(views, key=lambda v: (SEVERITY_ORDER.get(v.severity, 3), v.index)))
 
 
-def verdict_view(verdict: Mapping[str, Any], price: Mapping[str, str] | None = None) -> VerdictView:
-    power = verdict.get("power") or {}
-    pcie = verdict.get("pcie") or {}
-    estimate = verdict.get("estimate")
-    findings = finding_views(verdict.get("findings") or ())
+def verdict_view(verdict: Verdict, price: Price | None = None) -> VerdictView:
+    power, pcie, estimate = verdict.power, verdict.pcie, verdict.estimate
+    findings = finding_views(verdict.findings)
     counts = {severity: sum(1 for f in findings if f.severity == severity) for severity in SEVERITY_ORDER}
     return VerdictView(
-        valid=bool(verdict.get("valid")),
+        valid=verdict.valid,
         findings=findings,
-        power=Meter(float(power.get("load_w") or 0), float(power.get("capacity_w") or 0), "W"),
-        installed_w=float(power.get("installed_w") or 0),
-        redundancy=str(power.get("redundancy", "none")),
-        site_voltage=int(power.get("site_voltage") or 230),
-        lanes=Meter(float(pcie.get("lanes_needed") or 0), float(pcie.get("lanes_available") or 0), "lanes", None),
-        topology=str(pcie.get("topology", "")),
-        slots=dict(verdict.get("slots") or {}),
+        power=Meter(power.load_w, power.capacity_w, "W"),
+        installed_w=power.installed_w,
+        redundancy=power.redundancy,
+        site_voltage=power.site_voltage,
+        lanes=Meter(float(pcie.lanes_needed), float(pcie.lanes_available), "lanes", None),
+        topology=pcie.topology,
+        slots=asdict(verdict.slots),
         memory=memory_bar(estimate),
-        throughput=(estimate or {}).get("throughput"),
-        assumptions=tuple((estimate or {}).get("assumptions") or ()),
-        price=price or verdict.get("price"),
+        throughput=estimate.throughput if estimate is not None else None,
+        assumptions=tuple(estimate.assumptions) if estimate is not None else (),
+        price=price,
         counts=counts,
     )
 
@@ -293,43 +287,68 @@ def part_rows(body: Mapping[str, Any], snapshot: CatalogSnapshot) -> tuple[PartR
     return tuple(rows)
 
 
-def candidate_views(result: Mapping[str, Any], snapshot: CatalogSnapshot) -> tuple[CandidateView, ...]:
+def candidate_views(result: Recommendation, snapshot: CatalogSnapshot) -> tuple[CandidateView, ...]:
     views = []
-    for rank, candidate in enumerate(result.get("candidates") or (), start=1):
-        body = candidate["build"]
-        chassis = snapshot.chassis.get(body["chassis"])
-        gpus = ", ".join(f"{line['qty']} × {line['sku']}" for line in body.get("gpus") or ())
+    for rank, candidate in enumerate(result.candidates, start=1):
+        build, chassis = candidate.build, candidate.build.chassis
+        body = build_to_payload(build)
         views.append(
             CandidateView(
                 rank=rank,
                 body=body,
-                chassis_sku=body["chassis"],
-                chassis_name=chassis.name if chassis else body["chassis"],
-                chassis_kind=label(ChassisKind, chassis.kind if chassis else None),
-                rack_units=chassis.rack_units if chassis else None,
+                chassis_sku=chassis.sku,
+                chassis_name=chassis.name,
+                chassis_kind=label(ChassisKind, chassis.kind),
+                rack_units=chassis.rack_units,
                 rows=part_rows(body, snapshot),
-                gpu_summary=gpus,
-                price=candidate["price"],
-                tokens_per_user=float(candidate.get("decode_tokens_per_s_per_user") or 0),
-                tokens_total=float(candidate.get("decode_tokens_per_s_total") or 0),
-                verdict=verdict_view(candidate["verdict"], candidate["price"]),
-                why=tuple(candidate.get("why") or ()),
+                gpu_summary=", ".join(f"{line.qty} × {line.spec.sku}" for line in build.gpus),
+                price=candidate.price,
+                tokens_per_user=round(candidate.decode_tokens_per_s_per_user, 2),
+                tokens_total=round(candidate.decode_tokens_per_s_total, 2),
+                verdict=verdict_view(candidate.verdict, candidate.price),
+                why=candidate.why,
             )
         )
     return tuple(views)
 
 
-def workload_memory(estimate: Mapping[str, Any]) -> tuple[Segment, ...]:
+@dataclass(frozen=True, slots=True)
+class ResultView:
+    """The recommendation's summary above the cards: the search, the model and what it needs in all."""
+
+    considered: int
+    elapsed_ms: float
+    total_params_b: float
+    active_params_b: float
+    memory_total_gib: float
+    assumptions: tuple[str, ...]
+    suggestions: tuple[str, ...]
+
+
+def result_view(result: Recommendation) -> ResultView:
+    estimate = result.estimate
+    return ResultView(
+        considered=result.considered,
+        elapsed_ms=round(result.elapsed_ms, 1),
+        total_params_b=round(estimate.total_params / 1e9, 2),
+        active_params_b=round(estimate.active_params / 1e9, 2),
+        memory_total_gib=round(estimate.memory.total, 2),
+        assumptions=tuple(estimate.assumptions),
+        suggestions=tuple(result.suggestions),
+    )
+
+
+def workload_memory(estimate: Estimate) -> tuple[Segment, ...]:
     """The whole model's memory breakdown (all GPUs together) as segments of its total."""
-    breakdown = estimate.get("memory_gib") or {}
-    total = float(breakdown.get("total") or 0.0) or 1.0
+    breakdown = estimate.memory
+    total = breakdown.total or 1.0
     return tuple(
         Segment(
             key=key,
             label=str(name),
-            gib=float(breakdown.get(key) or 0.0),
-            percent=round(float(breakdown.get(key) or 0.0) / total * 100, 2),
+            gib=round(float(getattr(breakdown, key)), 2),
+            percent=round(float(getattr(breakdown, key)) / total * 100, 2),
         )
         for key, name in MEMORY_PARTS
-        if float(breakdown.get(key) or 0.0) > 0
+        if float(getattr(breakdown, key)) > 0
     )

@@ -1,6 +1,6 @@
 """Web pages of the configurator: the workload page (`/`) and the build editor (`/builds/…`).
 
-Views are thin: a form checks the input, one service answers (`recommendation_make`, `build_validate`,
+Views are thin: a form checks the input, one service answers (`recommendation_find`, `build_validate`,
 `saved_build_*`), `configurator.web.viewmodels` shapes the answer for the template. htmx requests get the part of
 the page that changes (results, verdict panel, editor); other requests get the whole page, so every page
 also works without JavaScript. Buttons of the editor that belong to another app (the quote request) are
@@ -34,11 +34,10 @@ from configurator.engine.models_library import model_search
 from configurator.engine.types import CatalogSnapshot
 from configurator.labels import USE_CASE_TITLES, label
 from configurator.models import SavedBuild
-from configurator.outputs import validate_data
 from configurator.services import (
     build_apply_fix,
     build_validate,
-    recommendation_make,
+    recommendation_find,
     saved_build_create,
     saved_build_get,
     saved_build_list,
@@ -46,7 +45,7 @@ from configurator.services import (
 )
 from configurator.use_cases import use_cases
 from configurator.web.forms import RECOMMENDATION_LIMIT, BuildEditor, WorkloadForm
-from configurator.web.viewmodels import candidate_views, part_rows, verdict_view, workload_memory
+from configurator.web.viewmodels import candidate_views, part_rows, result_view, verdict_view, workload_memory
 
 LOGIN_URL = reverse_lazy("accounts:login")
 MODEL_SUGGESTIONS = 8
@@ -101,19 +100,19 @@ def workload_page(request: HttpRequest) -> HttpResponse:
     if form.is_bound and form.is_valid():
         snapshot = catalog_snapshot()
         try:
-            result = recommendation_make(
+            result = recommendation_find(
                 workload=form.workload, constraints=form.constraints_data(), limit=RECOMMENDATION_LIMIT
             )
         except DomainError as error:
             context["error"] = error.message
         else:
             context.update(
-                result=result,
+                result=result_view(result),
                 candidates=candidate_views(result, snapshot),
                 model=form.workload.model,
                 workload=form.workload,
                 workload_data=form.workload_data(),
-                model_memory=workload_memory(result["estimate"]),
+                model_memory=workload_memory(result.estimate),
             )
     if _partial(request):
         response = render(request, "configurator/_workload.html", context)
@@ -146,10 +145,8 @@ def _check(body: Mapping[str, Any]) -> dict[str, Any]:
     except DomainError as error:
         problems = [f"{name}: {'; '.join(reasons)}" for name, reasons in error.fields.items()] or [error.message]
         return {"verdict": None, "problems": problems, "rows": part_rows(body, snapshot)}
-    as_dict = validate_data(verdict, price)
     return {
-        "verdict": verdict_view(as_dict, as_dict["price"]),
-        "verdict_dict": as_dict,
+        "verdict": verdict_view(verdict, price),
         "problems": [],
         "rows": part_rows(body, snapshot),
     }

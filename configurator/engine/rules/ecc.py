@@ -63,7 +63,7 @@ def gpu_ecc(ctx: RuleContext) -> Iterator[Finding]:
             fixes=tuple(
                 make_fix(
                     replace_op("gpus", other.sku, line.qty, old_sku=gpu.sku),
-                    reason=Phrase("%(vram)s GB ECC", vram=Num(other.vram_gib, None)),
+                    reason=Phrase("%(vram)s GB with ECC", vram=Num(other.vram_gib, None)),
                 )
                 for other in ecc_gpus_like(ctx, gpu, ctx.build.gpu_count)[:MAX_FIXES]
             ),
