@@ -40,6 +40,10 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.builds import ARCHITECTURE_EXAMPLE  # noqa: E402 - the same body the API tests send
+
 CONCURRENCY = 16
 WORKERS = 2
 SECONDS = float(os.environ.get("BENCH_LOAD_SECONDS", "15"))
@@ -48,19 +52,7 @@ ROUNDS = 3
 DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/postgres"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/9"
 
-BUILD = {  # ARCHITECTURE.md's build body
-    "chassis": "srv-8gpu-4u-epyc",
-    "cpus": [{"sku": "epyc-9554", "qty": 2}],
-    "gpus": [{"sku": "h200-nvl", "qty": 8}],
-    "psus": [{"sku": "psu-crps-3000w", "qty": 4}],
-    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 24}],
-    "storage": [],
-    "nics": [],
-    "bridges": [{"sku": "nvlink-bridge-h200-4way", "qty": 2}],
-    "psu_redundancy": "n+1",
-    "site_voltage": 230,
-    "workload": None,
-}
+BUILD = ARCHITECTURE_EXAMPLE
 WORKLOAD = {
     "model": "llama-3.1-70b",
     "task": "inference",

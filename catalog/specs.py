@@ -17,17 +17,7 @@ from django.conf import settings
 from django.db import connection
 
 from catalog import models as m
-from configurator.engine.types import (
-    BridgeSpec,
-    CatalogSnapshot,
-    ChassisSpec,
-    CpuSpec,
-    GpuSpec,
-    MemorySpec,
-    NicSpec,
-    PsuSpec,
-    StorageSpec,
-)
+from configurator.engine import specs as engine
 
 _COMMON = ("sku", "name", "vendor", "currency", "is_active")
 
@@ -44,8 +34,8 @@ def _common(row: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
-def gpu_spec(row: Mapping[str, Any]) -> GpuSpec:
-    return GpuSpec(
+def gpu_spec(row: Mapping[str, Any]) -> engine.GpuSpec:
+    return engine.GpuSpec(
         **_common(row),
         vram_gib=float(row["vram_gib"]),
         memory_type=row["memory_type"],
@@ -70,8 +60,8 @@ def gpu_spec(row: Mapping[str, Any]) -> GpuSpec:
     )
 
 
-def cpu_spec(row: Mapping[str, Any]) -> CpuSpec:
-    return CpuSpec(
+def cpu_spec(row: Mapping[str, Any]) -> engine.CpuSpec:
+    return engine.CpuSpec(
         **_common(row),
         family=row["family"],
         socket=row["socket"],
@@ -89,11 +79,11 @@ def cpu_spec(row: Mapping[str, Any]) -> CpuSpec:
     )
 
 
-def chassis_spec(row: Mapping[str, Any]) -> ChassisSpec:
+def chassis_spec(row: Mapping[str, Any]) -> engine.ChassisSpec:
     modes = row["psu_redundancy_modes"]
     if isinstance(modes, str):
         modes = [mode.strip() for mode in modes.split(",") if mode.strip()]
-    return ChassisSpec(
+    return engine.ChassisSpec(
         **_common(row),
         kind=row["kind"],
         rack_units=_f(row.get("rack_units")),
@@ -125,8 +115,8 @@ def chassis_spec(row: Mapping[str, Any]) -> ChassisSpec:
     )
 
 
-def psu_spec(row: Mapping[str, Any]) -> PsuSpec:
-    return PsuSpec(
+def psu_spec(row: Mapping[str, Any]) -> engine.PsuSpec:
+    return engine.PsuSpec(
         **_common(row),
         form_factor=row["form_factor"],
         watts_high_line=int(row["watts_high_line"]),
@@ -138,8 +128,8 @@ def psu_spec(row: Mapping[str, Any]) -> PsuSpec:
     )
 
 
-def memory_spec(row: Mapping[str, Any]) -> MemorySpec:
-    return MemorySpec(
+def memory_spec(row: Mapping[str, Any]) -> engine.MemorySpec:
+    return engine.MemorySpec(
         **_common(row),
         memory_type=row.get("memory_type", "ddr5"),
         kind=row["kind"],
@@ -151,8 +141,8 @@ def memory_spec(row: Mapping[str, Any]) -> MemorySpec:
     )
 
 
-def storage_spec(row: Mapping[str, Any]) -> StorageSpec:
-    return StorageSpec(
+def storage_spec(row: Mapping[str, Any]) -> engine.StorageSpec:
+    return engine.StorageSpec(
         **_common(row),
         interface=row["interface"],
         form_factor=row.get("form_factor", "u.2"),
@@ -162,8 +152,8 @@ def storage_spec(row: Mapping[str, Any]) -> StorageSpec:
     )
 
 
-def nic_spec(row: Mapping[str, Any]) -> NicSpec:
-    return NicSpec(
+def nic_spec(row: Mapping[str, Any]) -> engine.NicSpec:
+    return engine.NicSpec(
         **_common(row),
         speed_gbps=int(row["speed_gbps"]),
         ports=int(row.get("ports", 1)),
@@ -173,8 +163,8 @@ def nic_spec(row: Mapping[str, Any]) -> NicSpec:
     )
 
 
-def bridge_spec(row: Mapping[str, Any]) -> BridgeSpec:
-    return BridgeSpec(
+def bridge_spec(row: Mapping[str, Any]) -> engine.BridgeSpec:
+    return engine.BridgeSpec(
         **_common(row),
         gpu_skus=tuple(sorted(row["gpus"])),
         ways=int(row["ways"]),
@@ -194,7 +184,7 @@ SPEC_BUILDERS = {
 }
 
 
-def snapshot_from_rows(rows_by_kind: Mapping[str, Iterable[Mapping[str, Any]]], version: str) -> CatalogSnapshot:
+def snapshot_from_rows(rows_by_kind: Mapping[str, Iterable[Mapping[str, Any]]], version: str) -> engine.CatalogSnapshot:
     """Build a snapshot from plain rows (fixture JSON or ORM `.values()`); no database needed."""
     parts: dict[str, dict[str, Any]] = {}
     for kind, builder in SPEC_BUILDERS.items():
@@ -202,7 +192,7 @@ def snapshot_from_rows(rows_by_kind: Mapping[str, Iterable[Mapping[str, Any]]], 
         for row in rows_by_kind.get(kind, ()):
             spec: Any = builder(row)
             parts[kind][spec.sku] = spec
-    return CatalogSnapshot(version=version, **parts)
+    return engine.CatalogSnapshot(version=version, **parts)
 
 
 def catalog_version() -> str:
@@ -228,11 +218,11 @@ def _rows_from_database() -> dict[str, list[dict[str, Any]]]:
 
 
 _lock = threading.Lock()
-_cached: CatalogSnapshot | None = None
+_cached: engine.CatalogSnapshot | None = None
 _checked_at = 0.0  # time.monotonic() of the last version check
 
 
-def catalog_snapshot() -> CatalogSnapshot:
+def catalog_snapshot() -> engine.CatalogSnapshot:
     """The current catalog as specs; rebuilt only when `catalog_version()` changes.
 
     The version is checked at most once per `CATALOG_SNAPSHOT_TTL_S` seconds per process (0 = on every

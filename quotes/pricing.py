@@ -16,17 +16,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from configurator.engine import specs
 from configurator.engine.builds import money
-from configurator.engine.types import (
-    BridgeSpec,
-    ChassisSpec,
-    CpuSpec,
-    GpuSpec,
-    MemorySpec,
-    NicSpec,
-    PsuSpec,
-    StorageSpec,
-)
 
 HUNDRED = Decimal(100)
 
@@ -75,23 +66,23 @@ def _g(value: float | None) -> str:
 
 def spec_summary(spec: Any) -> str:
     """One line a customer can read, with units, for the quote table."""
-    if isinstance(spec, GpuSpec):
+    if isinstance(spec, specs.GpuSpec):
         return f"{_g(spec.vram_gib)} GiB {spec.memory_type}, {_g(spec.bandwidth_gbs)} GB/s, {spec.tdp_w} W"
-    if isinstance(spec, CpuSpec):
+    if isinstance(spec, specs.CpuSpec):
         return f"{spec.cores} cores / {spec.threads} threads, {spec.socket}, {spec.tdp_w} W"
-    if isinstance(spec, ChassisSpec):
+    if isinstance(spec, specs.ChassisSpec):
         size = f"{_g(spec.rack_units)}U, " if spec.rack_units else ""
         return f"{spec.kind}, {size}up to {spec.max_gpu_count} GPU, {spec.psu_bays} PSU bays"
-    if isinstance(spec, PsuSpec):
+    if isinstance(spec, specs.PsuSpec):
         return f"{spec.watts_high_line} W, {spec.efficiency}, {spec.form_factor.upper()}"
-    if isinstance(spec, MemorySpec):
+    if isinstance(spec, specs.MemorySpec):
         ecc = ", ECC" if spec.ecc else ""
         return f"{spec.capacity_gb} GB {spec.memory_type} {spec.kind.upper()} {spec.speed_mts} MT/s{ecc}"
-    if isinstance(spec, StorageSpec):
+    if isinstance(spec, specs.StorageSpec):
         return f"{_g(spec.capacity_tb)} TB, {spec.interface}, {spec.form_factor}"
-    if isinstance(spec, NicSpec):
+    if isinstance(spec, specs.NicSpec):
         return f"{spec.ports} × {spec.speed_gbps} Gb/s, PCIe {spec.pcie_gen}.0 x{spec.pcie_lanes}"
-    if isinstance(spec, BridgeSpec):
+    if isinstance(spec, specs.BridgeSpec):
         return f"NVLink {spec.ways}-way, {', '.join(spec.gpu_skus)}"
     return ""
 

@@ -41,3 +41,17 @@ TOO_FEW_PSUS: dict[str, Any] = {
     "psu_redundancy": "n+1",
     "site_voltage": 230,
 }
+# The body of ARCHITECTURE.md's `POST /api/v1/builds/validate` example: 8 × H200 NVL on 4 × 3 kW N+1, bridged.
+ARCHITECTURE_EXAMPLE: dict[str, Any] = {
+    "chassis": "srv-8gpu-4u-epyc",
+    "cpus": [{"sku": "epyc-9554", "qty": 2}],
+    "gpus": [{"sku": "h200-nvl", "qty": 8}],
+    "psus": [{"sku": "psu-crps-3000w", "qty": 4}],
+    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 24}],
+    "storage": [],
+    "nics": [],
+    "bridges": [{"sku": "nvlink-bridge-h200-4way", "qty": 2}],
+    "psu_redundancy": "n+1",
+    "site_voltage": 230,
+    "workload": None,
+}

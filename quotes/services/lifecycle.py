@@ -35,26 +35,25 @@ def end_of_validity(day: Any) -> datetime:
     return datetime.combine(day, time.max, tzinfo=ZoneInfo(settings.TIME_ZONE))
 
 
-def quote_submit(*, quote: Quote, user: User) -> Quote:
-    """draft → pending_approval: ask another sales engineer to approve (needed above the discount limit)."""
+def _sign_off(quote: Quote, user: User, action: str, to: str, signer_field: str) -> Quote:
+    """One step of the approval path: the policy's check, the transition with the discount, the signer."""
     with transaction.atomic():
         quote = locked(quote)
-        quote_require(user, quote, "submit")
-        transition(quote, S.PENDING_APPROVAL, user=user, data={"discount_percent": str(quote.discount_percent)})
-        quote.submitted_by = user
-        quote.save(update_fields=["submitted_by", "updated_at"])
+        quote_require(user, quote, action)
+        transition(quote, to, user=user, data={"discount_percent": str(quote.discount_percent)})
+        setattr(quote, signer_field, user)
+        quote.save(update_fields=[signer_field, "updated_at"])
     return quote
+
+
+def quote_submit(*, quote: Quote, user: User) -> Quote:
+    """draft → pending_approval: ask another sales engineer to approve (needed above the discount limit)."""
+    return _sign_off(quote, user, "submit", S.PENDING_APPROVAL, "submitted_by")
 
 
 def quote_approve(*, quote: Quote, user: User) -> Quote:
     """pending_approval → approved, by a sales engineer other than the one who made or submitted it."""
-    with transaction.atomic():
-        quote = locked(quote)
-        quote_require(user, quote, "approve")
-        transition(quote, S.APPROVED, user=user, data={"discount_percent": str(quote.discount_percent)})
-        quote.approved_by = user
-        quote.save(update_fields=["approved_by", "updated_at"])
-    return quote
+    return _sign_off(quote, user, "approve", S.APPROVED, "approved_by")
 
 
 def quote_send(*, quote: Quote, user: User) -> Quote:

@@ -12,23 +12,12 @@ from rest_framework.test import APIClient
 
 from catalog.specs import catalog_snapshot_clear
 from configurator.models import SavedBuild
+from tests.builds import ARCHITECTURE_EXAMPLE
 from tests.factories import catalog_staff, customer, sales
 
 VALIDATE = "/api/v1/builds/validate"
 BUILDS = "/api/v1/builds/"
-EXAMPLE = {  # the body of ARCHITECTURE.md
-    "chassis": "srv-8gpu-4u-epyc",
-    "cpus": [{"sku": "epyc-9554", "qty": 2}],
-    "gpus": [{"sku": "h200-nvl", "qty": 8}],
-    "psus": [{"sku": "psu-crps-3000w", "qty": 4}],
-    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 24}],
-    "storage": [],
-    "nics": [],
-    "bridges": [{"sku": "nvlink-bridge-h200-4way", "qty": 2}],
-    "psu_redundancy": "n+1",
-    "site_voltage": 230,
-    "workload": None,
-}
+EXAMPLE = ARCHITECTURE_EXAMPLE
 SMALL = {
     "chassis": "ws-tower-am5",
     "cpus": [{"sku": "ryzen-9-9950x", "qty": 1}],
