@@ -148,3 +148,13 @@ def test_recommend_is_deterministic(snapshot: CatalogSnapshot) -> None:
     second = recommend(snapshot, workload, constraints)
     assert [c.build for c in first.candidates] == [c.build for c in second.candidates]
     assert first.considered == second.considered
+
+
+def test_request_keyed_caches_stay_bounded(snapshot: CatalogSnapshot) -> None:
+    """A long-running server asked for ever new constraints keeps a bounded cache (engine.recommend.parts)."""
+    from configurator.engine.recommend import parts
+
+    cache = parts.Parts(snapshot)
+    for price in range(parts.MAX_REMEMBERED + 10):
+        cache.chassis_pool(Constraints(max_price=Decimal(1_000_000 + price)))
+    assert 0 < len(cache._pools) <= parts.MAX_REMEMBERED

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from configurator.engine.budgets.power import gpu_connector_needs, power_budget
 from configurator.engine.recommend.policy import (
@@ -27,6 +28,15 @@ from configurator.engine.types import (
     MemorySpec,
     PsuSpec,
 )
+
+MAX_REMEMBERED = 4096  # entries per cache keyed by what requests ask (constraints, loads): a bound, not a tuning
+
+
+def _room(cache: dict[Any, Any]) -> None:
+    """Forget everything once a cache keyed by request input is full, so a long-running server's memory stays
+    bounded whatever its callers ask (the catalog-keyed caches are bounded by the catalog itself)."""
+    if len(cache) >= MAX_REMEMBERED:
+        cache.clear()
 
 
 class Parts:
@@ -57,6 +67,7 @@ class Parts:
 
     def chassis_pool(self, constraints: Constraints) -> list[ChassisSpec]:
         if constraints not in self._pools:
+            _room(self._pools)
             self._pools[constraints] = chassis_pool(self.snapshot, constraints)
         return self._pools[constraints]
 
@@ -64,6 +75,7 @@ class Parts:
         """Some chassis of the pool takes at least one of this GPU."""
         key = (gpu.sku, constraints)
         if key not in self._hosts:
+            _room(self._hosts)
             self._hosts[key] = any(chassis_takes_gpu(c, gpu, 1) for c in self.chassis_pool(constraints))
         return self._hosts[key]
 
@@ -96,6 +108,7 @@ class Parts:
                 net = _chassis_net(self, chassis, gpu.vram_gib * count, ecc)
                 if net is not None:
                     rows.append((net, chassis.sku, chassis))
+            _room(self._takers)
             self._takers[key] = sorted(rows, key=lambda row: (row[0], row[1]))
         return self._takers[key]
 
@@ -104,6 +117,7 @@ class Parts:
         key = (chassis.sku, vram_gib, ecc)
         if key not in self._memory_choice:
             options = policy_memory(self.memory(chassis, ecc), vram_gib)
+            _room(self._memory_choice)
             self._memory_choice[key] = (
                 min(options, key=lambda line: (line.spec.price * line.qty, line.spec.sku, line.qty))
                 if options
@@ -125,6 +139,7 @@ class Parts:
         )
         if key not in self._policy_psus:
             sets = self.psus(build.chassis, build.psu_redundancy)
+            _room(self._policy_psus)
             self._policy_psus[key] = policy_psus(build, sets, first_only=first_only)
         return self._policy_psus[key]
 
