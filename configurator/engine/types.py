@@ -257,7 +257,7 @@ class Fix:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    code: str  # stable dotted id, e.g. power.psu_capacity
+    code: str  # a FindingCode value (engine.enums): a stable dotted id, e.g. power.psu_capacity
     severity: str  # error | warning | info
     message: str
     measured: float | str | None = None

@@ -57,3 +57,19 @@ def test_a_choice_label_is_translated_once() -> None:
         assert labels.label(labels.Task, "no-such-task") == "no-such-task"
     with translation.override("en"):
         assert str(catalog.ChassisKind.TOWER_WORKSTATION.label) == "Tower workstation"
+
+
+def test_every_finding_code_the_rules_make_is_a_finding_code_with_a_title() -> None:
+    """The rules' codes, the FindingCode enum and the pages' titles are one set (a new rule adds to all three)."""
+    import re
+    from pathlib import Path
+
+    rules = Path(enums.__file__).parent / "rules"
+    source = "\n".join(path.read_text(encoding="utf-8") for path in rules.glob("*.py"))
+    made = set(re.findall(r'code="([a-z0-9_]+\.[a-z0-9_]+)"', source))
+    made |= set(re.findall(r'"([a-z]+\.[a-z0-9_]+)" if ', source)) | set(
+        re.findall(r' else "([a-z]+\.[a-z0-9_]+)"', source)
+    )
+    assert len(made) > 50
+    assert made == {code.value for code in enums.FindingCode}
+    assert set(labels.FINDING_TITLES) == {code.value for code in enums.FindingCode}
