@@ -73,3 +73,13 @@ def test_the_russian_pdf_says_the_warnings_in_russian(warned_quote: Quote) -> No
 def test_a_row_stored_before_phrases_were_kept_shows_its_english_text() -> None:
     old = {"findings": [{"code": "pcie.x8", "severity": "warning", "message": "Two cards run at x8.", "fixes": []}]}
     assert stored_findings(old)[0]["message"] == "Two cards run at x8."
+
+
+def test_the_pdf_follows_the_quote_language(warned_quote: Quote, settings: Any) -> None:
+    """Every text of the document is a msgid: with QUOTE_LANGUAGE = "en" nothing Russian is left but the
+    quote's own copied terms."""
+    settings.QUOTE_LANGUAGE = "en"
+    text = _text(render_quote_pdf(warned_quote))
+    assert "Total incl. VAT:" in text and "Всего с НДС" not in text
+    for warning in _warnings(warned_quote):
+        assert str(warning["message"])[:40] in text
