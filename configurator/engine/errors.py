@@ -35,6 +35,7 @@ class ErrorCode(StrEnum):
     QUOTE_EXPIRED = "quote_expired"
     SKU_UNAVAILABLE = "sku_unavailable"
     PDF_NOT_READY = "pdf_not_ready"
+    FIX_NOT_APPLICABLE = "fix_not_applicable"
     # answered by the API's plumbing (config/api.py), not raised by the services
     BAD_REQUEST = "bad_request"
     PERMISSION_DENIED = "permission_denied"

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from configurator.engine.builds import PART_KINDS
-from configurator.engine.errors import DomainError
+from configurator.engine.errors import ErrorCode, InvalidInput
 from configurator.engine.phrase import Phrase, PhraseValue
 from configurator.engine.types import (
     REDUNDANCY_MODES,
@@ -28,10 +28,10 @@ from configurator.engine.types import (
 SETTABLE_FIELDS: tuple[str, ...] = ("psu_redundancy", "site_voltage")
 
 
-class FixNotApplicable(DomainError):
+class FixNotApplicable(InvalidInput):
     """The fix cannot be made on this build (it changes the workload, or names a line the build lacks)."""
 
-    code = "fix_not_applicable"
+    default_code = ErrorCode.FIX_NOT_APPLICABLE
 
 
 # --------------------------------------------------------------------------- constructors (for the rules)

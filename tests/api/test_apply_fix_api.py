@@ -99,3 +99,12 @@ def test_bad_requests_name_the_field(
     response = api_client.post(APPLY, request_body, format="json")
     assert response.status_code == 400
     assert field in response.json()["error"]["fields"], response.json()
+
+
+def test_a_workload_change_cannot_be_made_on_a_build(catalog: None, api_client: APIClient) -> None:
+    fix = {"ops": [{"op": "change_workload"}], "text": "use vLLM"}
+    response = api_client.post(APPLY, {"build": builds.GOOD_BUILD, "fix": fix}, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "fix_not_applicable"
+    assert error["fields"] == {"fix": ["changes the workload, not the build"]}
