@@ -13,12 +13,12 @@ from typing import Any
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from config.api import AnonymousScopedRateThrottle, ApiErrorSerializer, StandardPagination
+from config.api import ApiErrorSerializer, StandardPagination
+from configurator.api import PublicApi
 from configurator.engine.builds import MAX_QTY
 from configurator.engine.errors import DomainError
 from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES
@@ -78,11 +78,9 @@ class BuildField(serializers.JSONField):
 # --------------------------------------------------------------------------- validate
 
 
-class BuildValidateApi(APIView):
+class BuildValidateApi(PublicApi):
     """Check a build against every integrator rule and price it; anonymous users may call it (throttled)."""
 
-    permission_classes = [AllowAny]
-    throttle_classes = [AnonymousScopedRateThrottle]
     throttle_scope = "anon_validate"
 
     @extend_schema(
@@ -105,11 +103,9 @@ class ApplyFixOutputSerializer(serializers.Serializer):
     verdict = ValidateOutputSerializer()
 
 
-class BuildApplyFixApi(APIView):
+class BuildApplyFixApi(PublicApi):
     """Make one of the fixes a verdict offered on the build and check the result again (nothing is stored)."""
 
-    permission_classes = [AllowAny]
-    throttle_classes = [AnonymousScopedRateThrottle]
     throttle_scope = "anon_validate"
 
     @extend_schema(

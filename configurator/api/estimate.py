@@ -12,7 +12,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.specs import catalog_snapshot
-from config.api import AnonymousScopedRateThrottle, ApiErrorSerializer
+from config.api import ApiErrorSerializer
+from configurator.api import PublicApi
 from configurator.engine.errors import UnknownSkuError
 from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_search
@@ -30,11 +31,9 @@ def gpu_link_gbs(gpu: GpuSpec) -> float | None:
     return gpu.nvlink_gbs if gpu.nvlink_kind in _BUILT_IN_LINKS else None
 
 
-class EstimateApi(APIView):
+class EstimateApi(PublicApi):
     """Memory, GPU layout and speed of an LLM workload; anonymous users may call it (throttled)."""
 
-    permission_classes = [AllowAny]
-    throttle_classes = [AnonymousScopedRateThrottle]
     throttle_scope = "anon_estimate"
 
     class InputSerializer(WorkloadInputSerializer):

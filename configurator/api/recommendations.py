@@ -6,12 +6,11 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from config.api import AnonymousScopedRateThrottle, ApiErrorSerializer
+from config.api import ApiErrorSerializer
+from configurator.api import PublicApi
 from configurator.engine.types import SITE_VOLTAGES
 from configurator.outputs import RecommendationOutputSerializer
 from configurator.serializers import WorkloadInputSerializer, workload_from_data
@@ -39,11 +38,9 @@ class RecommendationInputSerializer(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=10, default=5)
 
 
-class RecommendationApi(APIView):
+class RecommendationApi(PublicApi):
     """The cheapest valid builds for a workload, each validated by the same rules as a hand-made build."""
 
-    permission_classes = [AllowAny]
-    throttle_classes = [AnonymousScopedRateThrottle]
     throttle_scope = "anon_recommend"
 
     @extend_schema(
