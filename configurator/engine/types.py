@@ -132,6 +132,7 @@ class ModelArch:
     max_context: int = 8192
     native_precision: str = "bf16"
     source: str = ""
+    generic_layout: bool = False  # an unknown config.json model_type sized by the generic dense-decoder rule
 
     @property
     def is_moe(self) -> bool:

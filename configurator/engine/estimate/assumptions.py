@@ -214,6 +214,14 @@ def _memory_assumptions(plan: _Plan) -> list[Phrase]:
             "%(model)s: %(total)s B parameters (%(source)s)", model=model.name, total=total, source=model.source
         )
     words = [params, Phrase("Weights: %(words)s", words=_precision_words(plan))]
+    if model.generic_layout:
+        words.append(
+            Phrase(
+                "model_type %(type)s is not one the estimator knows: sized by the generic rule, a dense decoder "
+                "with a gated MLP and full attention in every layer (the Llama layout) from the config's sizes",
+                type=model.family,
+            )
+        )
     words.extend(_training_assumptions(plan) if plan.training else _kv_assumptions(plan))
     words.append(
         Phrase(
