@@ -283,3 +283,24 @@ def test_gemma3_pasted_with_text_config_is_read_from_it(api_client: APIClient) -
     assert response.status_code == 200
     kv_gib = (10 * 32768 + 52 * 1024) * 16 * 128 * 4 / 2**30  # 10 global + 52 sliding layers (window 1,024)
     assert response.json()["memory_gib"]["kv_cache"] == pytest.approx(kv_gib, abs=0.01)
+
+
+def test_framework_field_changes_training_memory(catalog: None, api_client: APIClient) -> None:
+    """torchtune README @bd2a0fc7: Llama 3.1 8B full fine-tune fits one RTX 4090 (18.9 GiB peak, pure bf16,
+    PagedAdamW8bit); the HF Trainer default (fp32 master weights) does not."""
+    body = {
+        "model": "llama-3.1-8b",
+        "task": "full_finetune",
+        "precision": "bf16",
+        "optimizer": "adamw_8bit",
+        "batch_size": 2,
+        "gpu": "rtx-4090",
+    }
+    torchtune = _post(api_client, {**body, "framework": "torchtune"})
+    default = _post(api_client, body)
+    assert torchtune.status_code == default.status_code == 200
+    assert torchtune.json()["gpu"]["fits"] is True
+    assert default.json()["gpu"]["fits"] is False
+    bad = _post(api_client, {**body, "framework": "megatron"})
+    assert bad.status_code == 400
+    assert list(bad.json()["error"]["fields"]) == ["framework"]
