@@ -2,9 +2,14 @@
 
 For every row of fixtures/decode_calibration.csv whose GPU is in our catalog and whose model is in our
 library, prints the measured tokens/s next to estimate()'s and the constant-efficiency baseline
-(η = 0.55 × bandwidth / weight bytes, AlexsJones/llmfit docs/how-it-works.md @3f44fd3), then the median and
-90th-percentile absolute % error of both. Single-stream rows only; the script says which rows it leaves out
-and why. A leave-one-out figure (refit without the row, predict it) shows the fit is not memorised.
+(η = 0.55 × bandwidth / weight bytes, AlexsJones/llmfit docs/how-it-works.md @3f44fd3). Single-stream rows only;
+the script says which rows it leaves out and why.
+
+The shipped constants were fitted on these same rows, so estimate()'s own error is in-sample and is printed as
+such, never judged. The figure that is judged is **leave-one-source-out**: for each publication (repository +
+README / PR / discussion, `calibration.source_group`) the model is refitted on every other publication and
+predicts that one's rows; the constant-η rule is refitted the same way (median η of the other sources) and
+printed next to it, per engine. Engines without single-stream rows get no figure (their constants are priors).
 
 Run: .venv/bin/python bench/accuracy.py
 """
@@ -99,20 +104,52 @@ def main() -> int:
         )
 
     fit = cal.fit_decode(samples)
-    loo = cal.leave_one_out(samples, lambda f, s: f.seconds_per_token(s) ** -1 / s.seconds_per_token**-1)
     median, p90 = cal.percentile(ours_err, 0.5), cal.percentile(ours_err, 0.9)
     base_median, base_p90 = cal.percentile(base_err, 0.5), cal.percentile(base_err, 0.9)
-    loo_median, loo_p90 = cal.percentile(loo, 0.5), cal.percentile(loo, 0.9)
 
     print(f"\n{len(used)} rows used, {len(excluded)} excluded:")
     for row, reason in excluded:
         print(f"  - {row.gpu_name} ×{row.gpu_count}, {row.model_name}, {row.quant}: {reason}")
 
-    print("\nAbsolute % error of decode tokens/s per user")
-    print(f"{'':<34} {'median':>8} {'p90':>8}")
-    print(f"{'ours (estimate())':<34} {median * 100:>7.1f}% {p90 * 100:>7.1f}%")
-    print(f"{'ours, leave-one-out refit':<34} {loo_median * 100:>7.1f}% {loo_p90 * 100:>7.1f}%")
-    print(f"{'baseline η=0.55 (llmfit)':<34} {base_median * 100:>7.1f}% {base_p90 * 100:>7.1f}%")
+    groups = [cal.source_group(row.source) for row, _, _ in used]
+    by_source = cal.leave_one_source_out(samples, groups)
+    print("\nLeave-one-source-out: each publication predicted by a fit on all the others (absolute % error)")
+    print(f"{'held-out source':<58} {'rows':>4} {'ours med':>9} {'ours p90':>9} {'const-η med':>12} {'p90':>7}")
+    pooled_ours: list[float] = []
+    pooled_base: list[float] = []
+    for source, (ours_signed, base_signed) in by_source.items():
+        ours_abs = [abs(e) for e in ours_signed]
+        base_abs = [abs(e) for e in base_signed]
+        pooled_ours += ours_abs
+        pooled_base += base_abs
+        print(
+            f"{source[:58]:<58} {len(ours_abs):>4} {cal.percentile(ours_abs, 0.5) * 100:>8.1f}% "
+            f"{cal.percentile(ours_abs, 0.9) * 100:>8.1f}% {cal.percentile(base_abs, 0.5) * 100:>11.1f}% "
+            f"{cal.percentile(base_abs, 0.9) * 100:>6.1f}%"
+        )
+    loso_median, loso_p90 = cal.percentile(pooled_ours, 0.5), cal.percentile(pooled_ours, 0.9)
+    const_median, const_p90 = cal.percentile(pooled_base, 0.5), cal.percentile(pooled_base, 0.9)
+
+    print("\nAbsolute % error of decode tokens/s per user, by engine")
+    print(f"{'engine':<14} {'figure':<62} {'rows':>4} {'median':>8} {'p90':>8}")
+    print(
+        f"{'llama.cpp':<14} {'ours, leave-one-source-out (judged)':<62} {len(pooled_ours):>4} "
+        f"{loso_median * 100:>7.1f}% {loso_p90 * 100:>7.1f}%"
+    )
+    print(
+        f"{'':<14} {'constant η refitted leave-one-source-out (baseline)':<62} {len(pooled_base):>4} "
+        f"{const_median * 100:>7.1f}% {const_p90 * 100:>7.1f}%"
+    )
+    print(
+        f"{'':<14} {'constant η = 0.55 (llmfit, not fitted)':<62} {len(base_err):>4} "
+        f"{base_median * 100:>7.1f}% {base_p90 * 100:>7.1f}%"
+    )
+    print(
+        f"{'':<14} {'ours in-sample (constants fitted on these rows; NOT judged)':<62} {len(ours_err):>4} "
+        f"{median * 100:>7.1f}% {p90 * 100:>7.1f}%"
+    )
+    for engine in ("vllm", "sglang", "tensorrt-llm"):
+        print(f"{engine:<14} {'no single-stream rows: constants are priors, no figure':<62} {0:>4}")
     print(
         f"\nfit on these rows: η_bw GDDR {fit.eta_gddr:.3f}, HBM {fit.eta_hbm:.3f}, "
         f"τ_layer {fit.tau_layer_s * 1e6:.1f} µs, τ_hop {fit.tau_hop_s * 1e6:.0f} µs "
@@ -134,9 +171,12 @@ def main() -> int:
 
     _aggregate_rows(rows, gpus)
 
-    ok = median <= TARGET_MEDIAN and p90 <= TARGET_P90 and median < base_median and p90 < base_p90
+    ok = loso_median <= TARGET_MEDIAN and loso_p90 <= TARGET_P90 and loso_median < const_median and loso_p90 < const_p90
     verdict = "meets" if ok else "MISSES"
-    print(f"\n{verdict} the targets: median ≤ {TARGET_MEDIAN:.0%}, p90 ≤ {TARGET_P90:.0%}, both below the baseline")
+    print(
+        f"\nllama.cpp leave-one-source-out {verdict} the targets: median ≤ {TARGET_MEDIAN:.0%}, "
+        f"p90 ≤ {TARGET_P90:.0%}, both below the refitted constant-η baseline"
+    )
     return 0 if ok else 1
 
 

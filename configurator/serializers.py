@@ -15,7 +15,7 @@ from rest_framework import serializers
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.estimate import default_engine, workload_problems
 from configurator.engine.models_library import model_from_hf_config, model_get
-from configurator.engine.types import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Workload
+from configurator.engine.types import ENGINES, FRAMEWORKS, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Workload
 
 MAX_CONTEXT_TOKENS = 2_097_152
 MAX_USERS = 10_000
@@ -49,6 +49,12 @@ class WorkloadInputSerializer(serializers.Serializer):
     lora_rank = serializers.IntegerField(min_value=1, max_value=MAX_LORA_RANK, default=16)
     sequence_length = serializers.IntegerField(min_value=1, max_value=MAX_CONTEXT_TOKENS, default=2048)
     zero_stage = serializers.IntegerField(min_value=0, max_value=3, default=0)
+    framework = serializers.ChoiceField(
+        choices=FRAMEWORKS,
+        default="hf_trainer",
+        help_text="Training framework: hf_trainer (HF Trainer + PEFT, bf16 mixed precision; default), torchtune "
+        "(pure bf16, chunked cross-entropy, FSDP on several GPUs), unsloth",
+    )
     target_tokens_per_s = serializers.FloatField(
         min_value=0.01, max_value=MAX_TARGET_TOKENS_PER_S, required=False, allow_null=True
     )
@@ -112,6 +118,7 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         lora_rank=int(data.get("lora_rank", 16)),
         sequence_length=int(data.get("sequence_length", 2048)),
         zero_stage=int(data.get("zero_stage", 0)),
+        framework=data.get("framework", "hf_trainer"),
     )
     problems = workload_problems(workload)
     if problems:

@@ -19,15 +19,27 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from configurator.engine.config_fields import (
+    check_experts,
+    check_heads,
+    invalid,
+    missing,
+    read_bool,
+    read_int,
+    read_int_list,
+    read_layer_types,
+    read_text,
+)
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.types import ModelArch
 
 LLM_MODELS_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "llm_models.json"
 
-# model_type values whose config.json layout we know; anything else is read as a Llama-like dense decoder.
+# model_type values whose config.json layout we know. Any other type is sized by the generic rule (a Llama-like
+# dense decoder, said in the assumptions) unless its config shows experts, MLA or linear attention: then refused.
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma2", "phi3", "deepseek_v3",
-    "deepseek_v2", "gpt_oss",
+    "deepseek_v2", "gpt_oss", "gemma3", "gemma3_text",
 )  # fmt: skip
 
 _FAMILY_BY_TYPE = {
@@ -42,6 +54,8 @@ _FAMILY_BY_TYPE = {
     "deepseek_v3": "deepseek",
     "deepseek_v2": "deepseek",
     "gpt_oss": "gpt-oss",
+    "gemma3": "gemma",
+    "gemma3_text": "gemma",
 }
 
 
@@ -135,45 +149,65 @@ def _count_params(s: _Shape) -> tuple[int, int]:
     return total, active
 
 
-def _missing(name: str) -> DomainError:
-    return DomainError(
-        f"The pasted config.json has no `{name}`; it is needed to size the model.",
-        fields={f"model_config.{name}": ["This field is required."]},
-        code="invalid_model_config",
+def _int(config: dict[str, Any], name: str, default: int | None = None) -> int:
+    return read_int(config, name, default)
+
+
+# Keys that mean a layout the generic (Llama-like) rule cannot size: routed experts, MLA, linear attention.
+_NON_GENERIC_KEYS = (
+    "num_local_experts", "num_experts", "n_routed_experts", "kv_lora_rank", "linear_num_value_heads",
+    "full_attention_interval", "attn_type_list",
+)  # fmt: skip
+GENERIC_LAYER_KINDS = ("full_attention", "sliding_attention")
+
+
+def _refuse_unknown(model_type: str, key: str) -> DomainError:
+    supported = ", ".join(SUPPORTED_MODEL_TYPES)
+    return invalid(
+        "model_type",
+        f"model_type '{model_type}' is not supported and its `{key}` shows a layout the generic dense rule "
+        f"cannot size. Supported types: {supported}.",
     )
 
 
-def _int(config: dict[str, Any], name: str, default: int | None = None) -> int:
-    value = config.get(name)
-    if value is None:
-        if default is None:
-            raise _missing(name)
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value or value < 0:
-        raise DomainError(
-            f"`{name}` in the pasted config.json must be a non-negative integer.",
-            fields={f"model_config.{name}": ["A non-negative integer is required."]},
-            code="invalid_model_config",
-        )
-    return int(value)
+def _sliding_layers(config: dict[str, Any], model_type: str, layers: int, window: int | None) -> int:
+    layer_types = read_layer_types(config, layers)
+    if layer_types is not None:
+        return sum(1 for kind in layer_types if kind == "sliding_attention")
+    if model_type == "gemma2":
+        return (layers + 1) // 2  # even layers are local (Gemma2DecoderLayer: is_sliding = not layer_idx % 2)
+    if model_type in ("gemma3", "gemma3_text"):
+        # transformers Gemma3TextConfig: layer i is global when (i + 1) % sliding_window_pattern == 0 (default 6)
+        pattern = _int(config, "sliding_window_pattern", 6)
+        return sum(1 for i in range(layers) if (i + 1) % pattern)
+    if model_type == "gpt_oss":
+        return (layers + 1) // 2  # alternating sliding / full, starting with sliding
+    if model_type in ("mistral", "mixtral"):
+        return layers if window else 0
+    if model_type in ("qwen2", "qwen3", "qwen3_moe"):
+        use = read_bool(config, "use_sliding_window", False)
+        max_window_layers = _int(config, "max_window_layers", layers)
+        return max(0, layers - max_window_layers) if use else 0
+    return 0  # phi3's sliding_window is not honoured by the KV caches of llama.cpp/vLLM
 
 
 def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[_Shape, dict[str, Any]]:
-    """Read the fields of one config.json family; returns the shape and the extra ModelArch fields."""
+    """Read the fields of one config.json family; returns the shape and the extra ModelArch fields.
+
+    Every field is typed and bounded (configurator.engine.config_fields); a bad one raises DomainError naming it.
+    """
     layers = _int(config, "num_hidden_layers")
     hidden = _int(config, "hidden_size")
     heads = _int(config, "num_attention_heads")
-    if layers == 0 or hidden == 0 or heads == 0:
-        raise DomainError(
-            "num_hidden_layers, hidden_size and num_attention_heads must be positive.",
-            fields={"model_config": ["Layer count, hidden size and head count must be positive."]},
-            code="invalid_model_config",
-        )
     kv_heads = _int(config, "num_key_value_heads", heads)
-    vocab = _int(config, "vocab_size")
-    head_dim = _int(config, "head_dim", hidden // heads)
-    tied_default = model_type == "gemma2"
-    tied = bool(config.get("tie_word_embeddings", tied_default))
+    gemma3 = model_type in ("gemma3", "gemma3_text")
+    # Gemma3TextConfig defaults (transformers configuration_gemma3.py): vocab 262,208, head_dim 256
+    vocab = _int(config, "vocab_size", 262_208 if gemma3 else None)
+    head_dim_given = config.get("head_dim") is not None or gemma3
+    head_dim = _int(config, "head_dim", 256 if gemma3 else hidden // heads)
+    if model_type not in ("deepseek_v3", "deepseek_v2"):
+        check_heads(hidden, heads, kv_heads, head_dim_given)
+    tied = read_bool(config, "tie_word_embeddings", model_type in ("gemma2", "gemma3", "gemma3_text"))
     extra: dict[str, Any] = {}
     common: dict[str, Any] = {
         "layers": layers,
@@ -189,10 +223,12 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[_Shape,
         nope = _int(config, "qk_nope_head_dim")
         rope = _int(config, "qk_rope_head_dim")
         kv_lora = _int(config, "kv_lora_rank")
-        q_lora_raw = config.get("q_lora_rank")
-        q_lora = _int(config, "q_lora_rank") if q_lora_raw is not None else None
-        v_head = _int(config, "v_head_dim")
+        q_lora = _int(config, "q_lora_rank") if config.get("q_lora_rank") is not None else None
         experts = _int(config, "n_routed_experts")
+        active = _int(config, "num_experts_per_tok")
+        check_experts("n_routed_experts", experts, "num_experts_per_tok", active)
+        if nope + rope < 1:
+            raise invalid("qk_nope_head_dim", "qk_nope_head_dim + qk_rope_head_dim must be positive.")
         common.update(
             head_dim=nope + rope,
             intermediate=_int(config, "intermediate_size"),
@@ -200,9 +236,9 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[_Shape,
             kv_lora_rank=kv_lora,
             qk_nope_head_dim=nope,
             qk_rope_head_dim=rope,
-            v_head_dim=v_head,
+            v_head_dim=_int(config, "v_head_dim"),
             experts=experts,
-            active_experts=_int(config, "num_experts_per_tok"),
+            active_experts=active,
             moe_intermediate=_int(config, "moe_intermediate_size"),
             shared_experts=_int(config, "n_shared_experts", 0),
             dense_layers=min(_int(config, "first_k_dense_replace", 0), layers),
@@ -214,38 +250,38 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[_Shape,
     common["intermediate"] = intermediate
     if model_type == "qwen2":
         common["qkv_bias"] = True
-    if model_type in ("qwen3", "qwen3_moe"):
-        common["qk_norm"] = True
-    if model_type == "gemma2":
+    if model_type in ("qwen3", "qwen3_moe") or gemma3:
+        common["qk_norm"] = True  # q_norm / k_norm RMSNorm over head_dim
+    if model_type == "gemma2" or gemma3:
         common["norms_per_layer"] = 4  # input, post-attention, pre- and post-feedforward RMSNorm
     if model_type in ("llama", "mistral", "mixtral", "phi3") or model_type not in SUPPORTED_MODEL_TYPES:
-        common["qkv_bias"] = bool(config.get("attention_bias", False))
-        common["o_bias"] = bool(config.get("attention_bias", False))
+        bias = read_bool(config, "attention_bias", False)
+        common["qkv_bias"] = bias
+        common["o_bias"] = bias
     if model_type == "mixtral":
-        common.update(
-            experts=_int(config, "num_local_experts"),
-            active_experts=_int(config, "num_experts_per_tok"),
-            moe_intermediate=intermediate,
-        )
+        experts, active = _int(config, "num_local_experts"), _int(config, "num_experts_per_tok")
+        check_experts("num_local_experts", experts, "num_experts_per_tok", active)
+        common.update(experts=experts, active_experts=active, moe_intermediate=intermediate)
     if model_type == "qwen3_moe":
-        experts = _int(config, "num_experts")
+        experts, active = _int(config, "num_experts"), _int(config, "num_experts_per_tok")
+        check_experts("num_experts", experts, "num_experts_per_tok", active)
         step = _int(config, "decoder_sparse_step", 1)
-        dense_only = config.get("mlp_only_layers") or []
+        dense_only = set(read_int_list(config, "mlp_only_layers", low=0, high=layers - 1, max_len=layers))
         sparse = [i for i in range(layers) if i not in dense_only and step > 0 and (i + 1) % step == 0]
         common.update(
             experts=experts,
-            active_experts=_int(config, "num_experts_per_tok"),
+            active_experts=active,
             moe_intermediate=_int(config, "moe_intermediate_size"),
             dense_layers=layers - len(sparse),
         )
     if model_type == "gpt_oss":
         experts = _int(config, "num_local_experts")
-        active = config.get("num_experts_per_tok", config.get("experts_per_token"))
-        if active is None:
-            raise _missing("num_experts_per_tok")
+        active_field = "num_experts_per_tok" if config.get("num_experts_per_tok") is not None else "experts_per_token"
+        active = _int(config, active_field)
+        check_experts("num_local_experts", experts, active_field, active)
         common.update(
             experts=experts,
-            active_experts=int(active),
+            active_experts=active,
             moe_intermediate=intermediate,
             qkv_bias=True,
             o_bias=True,
@@ -253,25 +289,18 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[_Shape,
             router_bias=True,
             expert_bias=True,
         )
-    # sliding-window layers
-    window = config.get("sliding_window")
-    layer_types = config.get("layer_types")
-    if isinstance(layer_types, list) and layer_types:
-        sliding = sum(1 for kind in layer_types if kind == "sliding_attention")
-    elif model_type == "gemma2":
-        sliding = (layers + 1) // 2  # even layers are local (Gemma2DecoderLayer: is_sliding = not layer_idx % 2)
-    elif model_type == "gpt_oss":
-        sliding = (layers + 1) // 2  # alternating sliding / full, starting with sliding
-    elif model_type in ("mistral", "mixtral"):
-        sliding = layers if window else 0
-    elif model_type in ("qwen2", "qwen3", "qwen3_moe"):
-        use = config.get("use_sliding_window", False)
-        max_window_layers = _int(config, "max_window_layers", layers)
-        sliding = max(0, layers - max_window_layers) if use else 0
-    else:
-        sliding = 0  # phi3's sliding_window is not honoured by the KV caches of llama.cpp/vLLM
+    if model_type not in SUPPORTED_MODEL_TYPES:
+        for key in _NON_GENERIC_KEYS:
+            if config.get(key) not in (None, 0, False):
+                raise _refuse_unknown(model_type, key)
+        kinds = read_layer_types(config, layers) or []
+        if any(kind not in GENERIC_LAYER_KINDS for kind in kinds):
+            raise _refuse_unknown(model_type, "layer_types")
+        extra["generic_layout"] = True
+    window = _int(config, "sliding_window", 0) or None
+    sliding = _sliding_layers(config, model_type, layers, window)
     if window and sliding:
-        extra.update(sliding_window=int(window), sliding_window_layers=sliding)
+        extra.update(sliding_window=window, sliding_window_layers=sliding)
     return _Shape(**common), extra
 
 
@@ -279,8 +308,11 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
     """Parse a Hugging Face `config.json` (Llama, Mistral, Mixtral, Qwen2/3, Qwen3-MoE, Gemma-2, Phi-3,
     DeepSeek-V2/V3, gpt-oss) into a ModelArch with computed parameter counts.
 
-    Unknown `model_type` values are read as a Llama-like dense decoder. A missing field raises DomainError
-    naming it as ``model_config.<name>``.
+    Gemma 3 (`gemma3`, `gemma3_text`) and other multimodal wrappers are read from their `text_config` (the
+    vision tower is not counted). An unknown `model_type` is sized as a Llama-like dense decoder (gated MLP, full
+    attention unless `layer_types`/`sliding_window` say otherwise) and flagged `generic_layout` so the
+    assumptions say so; one whose config names experts, MLA or linear attention is refused with the supported
+    types. A missing, mistyped or out-of-range field raises DomainError naming it as ``model_config.<name>``.
     """
     if not isinstance(config, dict):
         raise DomainError(
@@ -288,19 +320,24 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
             fields={"model_config": ["Expected a JSON object."]},
             code="invalid_model_config",
         )
-    if "text_config" in config and "hidden_size" not in config and isinstance(config["text_config"], dict):
-        config = {**config["text_config"], **{k: v for k, v in config.items() if k != "text_config"}}
+    text_config = config.get("text_config")
+    if isinstance(text_config, dict) and "hidden_size" not in config:
+        # multimodal wrappers (Gemma 3, Llama 4, Mistral 3): the language model's sizes are in text_config
+        config = {**text_config, **{k: v for k, v in config.items() if k != "text_config"}}
     model_type = config.get("model_type")
-    if not isinstance(model_type, str) or not model_type:
-        raise _missing("model_type")
-    model_type = model_type.lower()
+    if model_type is None or model_type == "":
+        raise missing("model_type")
+    model_type = read_text(config, "model_type", 64).lower()
     shape, extra = _shape_from_config(config, model_type)
     total, active = _count_params(shape)
-    name_or_path = str(config.get("_name_or_path") or "")
+    name_or_path = read_text(config, "_name_or_path")
     resolved_slug = (slug or name_or_path.rsplit("/", 1)[-1] or f"custom-{model_type}").lower()
-    max_context = config.get("max_position_embeddings") or config.get("max_sequence_length") or 8192
+    positions = "max_position_embeddings" if config.get("max_position_embeddings") else "max_sequence_length"
+    max_context = read_int(config, positions, 8192)
     native = "bf16"
     quant = config.get("quantization_config")
+    if quant is not None and not isinstance(quant, dict):
+        raise invalid("quantization_config", "A JSON object is required.")
     if isinstance(quant, dict):
         method = str(quant.get("quant_method", "")).lower()
         if method == "mxfp4":
@@ -328,7 +365,7 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
         moe_intermediate=shape.moe_intermediate,
         shared_experts=shape.shared_experts,
         dense_layers=shape.dense_layers,
-        max_context=int(max_context),
+        max_context=max_context,
         native_precision=native,
         source=f"pasted config.json (model_type {model_type})",
         **extra,

@@ -43,6 +43,9 @@ GGUF_PRECISIONS: frozenset[str] = frozenset(
 KV_PRECISIONS: tuple[str, ...] = ("f16", "bf16", "fp8", "q8_0", "q4_0")
 ENGINES: tuple[str, ...] = ("llama.cpp", "vllm", "tensorrt-llm", "transformers")
 OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw_8bit")
+# Training frameworks whose memory rules differ (configurator.engine.estimate.training): Hugging Face Trainer +
+# PEFT with bf16 mixed precision (the default), torchtune (pure bf16), Unsloth (PEFT with its kernels).
+FRAMEWORKS: tuple[str, ...] = ("hf_trainer", "torchtune", "unsloth")
 
 
 # --------------------------------------------------------------------------- builds
@@ -132,6 +135,7 @@ class ModelArch:
     max_context: int = 8192
     native_precision: str = "bf16"
     source: str = ""
+    generic_layout: bool = False  # an unknown config.json model_type sized by the generic dense-decoder rule
 
     @property
     def is_moe(self) -> bool:
@@ -161,6 +165,7 @@ class Workload:
     lora_rank: int = 16
     sequence_length: int = 2048
     zero_stage: int = 0
+    framework: str = "hf_trainer"
 
 
 @dataclass(frozen=True, slots=True)

@@ -218,3 +218,89 @@ def test_openapi_schema_describes_the_estimate() -> None:
     response = components[response_ref.rsplit("/", 1)[-1]]
     assert set(response["properties"]) == {"model", "memory_gib", "gpu", "throughput", "assumptions"}
     assert "/api/v1/llm-models/" in schema["paths"]
+
+
+GPT_OSS_CONFIG = {
+    "model_type": "gpt_oss",
+    "hidden_size": 2880,
+    "intermediate_size": 2880,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "head_dim": 64,
+    "vocab_size": 201088,
+    "num_local_experts": 32,
+    "experts_per_token": 4,
+}
+QWEN3_MOE_CONFIG = {
+    **LLAMA_CONFIG,
+    "model_type": "qwen3_moe",
+    "moe_intermediate_size": 768,
+    "num_experts": 128,
+    "num_experts_per_tok": 8,
+}
+MIXTRAL_CONFIG = {**LLAMA_CONFIG, "model_type": "mixtral", "num_local_experts": 8, "num_experts_per_tok": 2}
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ({**GPT_OSS_CONFIG, "experts_per_token": "four"}, "experts_per_token"),
+        ({**LLAMA_CONFIG, "max_position_embeddings": "big"}, "max_position_embeddings"),
+        ({**QWEN3_MOE_CONFIG, "mlp_only_layers": 5}, "mlp_only_layers"),
+        ({**LLAMA_CONFIG, "hidden_size": 1e308}, "hidden_size"),
+        ({**LLAMA_CONFIG, "num_hidden_layers": 400000}, "num_hidden_layers"),
+        ({**LLAMA_CONFIG, "num_key_value_heads": 0}, "num_key_value_heads"),
+        ({**MIXTRAL_CONFIG, "num_local_experts": 0}, "num_local_experts"),
+        ({**MIXTRAL_CONFIG, "num_experts_per_tok": 16}, "num_experts_per_tok"),
+    ],
+)
+def test_the_issue_13_bad_model_configs_are_400_naming_the_field(
+    api_client: APIClient, config: dict[str, Any], field: str
+) -> None:
+    """Issue 13 §Bad input: these bodies answered 500 or 200 (or took 21 s); each is a 400 naming its field."""
+    response = _post(api_client, {"model_config": config, "gpu": None})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_model_config"
+    assert list(response.json()["error"]["fields"]) == [f"model_config.{field}"]
+
+
+def test_gemma3_pasted_with_text_config_is_read_from_it(api_client: APIClient) -> None:
+    config = {
+        "model_type": "gemma3",
+        "text_config": {
+            "model_type": "gemma3_text",
+            "head_dim": 128,
+            "hidden_size": 5376,
+            "intermediate_size": 21504,
+            "num_attention_heads": 32,
+            "num_hidden_layers": 62,
+            "num_key_value_heads": 16,
+            "sliding_window": 1024,
+        },
+    }
+    response = _post(api_client, {"model_config": config, "context_tokens": 32768})
+    assert response.status_code == 200
+    kv_gib = (10 * 32768 + 52 * 1024) * 16 * 128 * 4 / 2**30  # 10 global + 52 sliding layers (window 1,024)
+    assert response.json()["memory_gib"]["kv_cache"] == pytest.approx(kv_gib, abs=0.01)
+
+
+def test_framework_field_changes_training_memory(catalog: None, api_client: APIClient) -> None:
+    """torchtune README @bd2a0fc7: Llama 3.1 8B full fine-tune fits one RTX 4090 (18.9 GiB peak, pure bf16,
+    PagedAdamW8bit); the HF Trainer default (fp32 master weights) does not."""
+    body = {
+        "model": "llama-3.1-8b",
+        "task": "full_finetune",
+        "precision": "bf16",
+        "optimizer": "adamw_8bit",
+        "batch_size": 2,
+        "gpu": "rtx-4090",
+    }
+    torchtune = _post(api_client, {**body, "framework": "torchtune"})
+    default = _post(api_client, body)
+    assert torchtune.status_code == default.status_code == 200
+    assert torchtune.json()["gpu"]["fits"] is True
+    assert default.json()["gpu"]["fits"] is False
+    bad = _post(api_client, {**body, "framework": "megatron"})
+    assert bad.status_code == 400
+    assert list(bad.json()["error"]["fields"]) == ["framework"]

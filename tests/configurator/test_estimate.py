@@ -183,15 +183,17 @@ def test_lora_8b_fits_24gb_with_checkpointing(snapshot: CatalogSnapshot) -> None
     result = estimate(_train("lora", sequence_length=2048, gradient_checkpointing=True), snapshot.gpus["rtx-4090"])
     assert result.layout is not None
     assert result.layout.fits is True
-    measured_bs2 = estimate(_train("lora", batch_size=2)).memory.total
-    assert 16.2 <= measured_bs2 <= 16.2 * 1.35  # never below the measurement; fp32 logits kept whole
+    torchtune = estimate(_train("lora", batch_size=2, lora_rank=8, framework="torchtune")).memory
+    measured_bs2 = torchtune.total - torchtune.overhead  # torch's peak allocation leaves out the CUDA context
+    assert measured_bs2 == pytest.approx(16.2, rel=0.15)
 
 
 def test_lora_without_checkpointing_stores_every_layer() -> None:
     """Korthikanti et al.: full recompute keeps 2·s·b·h per layer instead of all of a layer's tensors."""
     with_ckpt = estimate(_train("lora", sequence_length=8192)).memory.activations
     without = estimate(_train("lora", sequence_length=8192, gradient_checkpointing=False)).memory.activations
-    assert without > 4 * with_ckpt
+    loss = 10.0 * 8192 * 128_256 / GIB  # the HF loss term (2 + 4 + 4 B per logit) is the same in both
+    assert without - loss > 4 * (with_ckpt - loss)
 
 
 def test_qlora_8b_fits_12gb(snapshot: CatalogSnapshot) -> None:

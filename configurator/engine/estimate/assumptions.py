@@ -16,6 +16,7 @@ from configurator.engine.estimate.engines import (
 from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes_per_token
 from configurator.engine.estimate.plans import _compute_params, _Plan
 from configurator.engine.estimate.speed import _Link, _peak_flops
+from configurator.engine.estimate.training import LOSS_BYTES_PER_LOGIT, sharded_stage
 from configurator.engine.estimate.weights import (
     _HF_QUANTIZED,
     GGML_TYPE_BITS,
@@ -149,21 +150,56 @@ def _kv_assumptions(plan: _Plan) -> list[Phrase]:
     return words
 
 
-def _training_assumptions(plan: _Plan) -> list[Phrase]:
+_LOSS_WHY: dict[str, Phrase] = {
+    "hf_trainer": Phrase("transformers upcasts the logits to fp32 and keeps the fp32 log-softmax: 2 + 4 + 4"),
+    "torchtune": Phrase("torchtune chunked linear cross-entropy: bf16 logits kept, one of 8 chunks upcast at a time"),
+    "unsloth": Phrase("Unsloth fused cross-entropy: bf16 logits, gradient written in place"),
+}
+
+
+def _optimizer_words(plan: _Plan) -> tuple[Phrase, Phrase]:
+    """(the state per parameter, the optimizer's short name) for the workload's framework."""
     w = plan.workload
-    words: list[Phrase] = []
+    if w.framework == "torchtune":
+        if w.optimizer == "adamw_8bit":
+            state = Phrase(
+                "torchtune pure bf16, PagedAdamW8bit: bf16 weights 2 + grads 2 B/param, no fp32 master; 8-bit m, v "
+                "(%(size)s GiB) are paged to host RAM and not counted in VRAM",
+                size=Num(plan.host_optimizer / GIB, 1),
+            )
+            return state, Phrase("8-bit AdamW")
+        state = Phrase("torchtune pure bf16: weights 2 + grads 2 + AdamW m, v in bf16 4 B/param, no fp32 master")
+        return state, Phrase("bf16 AdamW")
     if w.optimizer == "adamw_8bit":
         optimizer = Phrase(
             "8-bit AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + 8-bit m, v 2 B/param "
             "(bitsandbytes, arXiv 2110.02861)"
         )
-        optimizer_name = Phrase("8-bit AdamW")
-    else:
-        optimizer = Phrase(
-            "mixed-precision AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master, m, v 12 = 16 B/param "
-            "(ZeRO arXiv 1910.02054 K=12; DeepSpeed's code counts 20 with fp32 grads)"
+        return optimizer, Phrase("8-bit AdamW")
+    optimizer = Phrase(
+        "mixed-precision AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master, m, v 12 = 16 B/param "
+        "(ZeRO arXiv 1910.02054 K=12; DeepSpeed's code counts 20 with fp32 grads)"
+    )
+    return optimizer, Phrase("mixed-precision AdamW")
+
+
+def _training_assumptions(plan: _Plan) -> list[Phrase]:
+    w = plan.workload
+    words: list[Phrase] = []
+    optimizer, optimizer_name = _optimizer_words(plan)
+    words.append(
+        Phrase(
+            "loss over %(vocab)s vocabulary entries: %(bytes)s B per entry per token, %(size)s GiB (%(why)s)",
+            vocab=Num(w.model.vocab),
+            bytes=Num(LOSS_BYTES_PER_LOGIT[w.framework], 2),
+            size=Num(plan.logits / GIB, 2),
+            why=_LOSS_WHY[w.framework],
         )
-        optimizer_name = Phrase("mixed-precision AdamW")
+    )
+    if w.framework == "torchtune" and w.task == "full_finetune":
+        words.append(Phrase("optimizer step fused into backward (torchtune optimizer_in_bwd): one gradient at a time"))
+    if w.framework == "unsloth" and w.gradient_checkpointing:
+        words.append(Phrase("Unsloth gradient checkpointing offloads the layer inputs to host RAM"))
     if w.task == "full_finetune":
         words.append(optimizer)
     else:
@@ -214,6 +250,14 @@ def _memory_assumptions(plan: _Plan) -> list[Phrase]:
             "%(model)s: %(total)s B parameters (%(source)s)", model=model.name, total=total, source=model.source
         )
     words = [params, Phrase("Weights: %(words)s", words=_precision_words(plan))]
+    if model.generic_layout:
+        words.append(
+            Phrase(
+                "model_type %(type)s is not one the estimator knows: sized by the generic rule, a dense decoder "
+                "with a gated MLP and full attention in every layer (the Llama layout) from the config's sizes",
+                type=model.family,
+            )
+        )
     words.extend(_training_assumptions(plan) if plan.training else _kv_assumptions(plan))
     words.append(
         Phrase(
@@ -253,7 +297,7 @@ def _layout_assumptions(
         words.append(Phrase("usable = all %(vram)s GiB per GPU; the reserve is counted in the per-GPU need", vram=vram))
     if plan.training:
         if count > 1:
-            stage = w.zero_stage
+            stage = sharded_stage(w.framework, w.zero_stage, count)
             words.append(
                 Phrase(
                     "data parallel over %(count)s GPUs, ZeRO stage %(stage)s: %(sharded)s",

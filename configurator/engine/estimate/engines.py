@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate.weights import _HF_QUANTIZED
-from configurator.engine.types import ENGINES, GGUF_PRECISIONS, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Workload
+from configurator.engine.types import (
+    ENGINES,
+    FRAMEWORKS,
+    GGUF_PRECISIONS,
+    KV_PRECISIONS,
+    OPTIMIZERS,
+    PRECISIONS,
+    TASKS,
+    Workload,
+)
 
 # Per-GPU memory the engine cannot use for the model: CUDA/ROCm context, cuBLAS workspace, allocator slack.
 # ollama reserves 457 MiB per CUDA GPU (`llm/memory.go` MinimumMemory, @f560bd0^); gpu_poor adds 650 MB.
@@ -42,6 +51,8 @@ def workload_problems(workload: Workload) -> dict[str, list[str]]:
         add("engine", f"Must be one of: {', '.join(ENGINES)}.")
     if workload.optimizer not in OPTIMIZERS:
         add("optimizer", f"Must be one of: {', '.join(OPTIMIZERS)}.")
+    if workload.framework not in FRAMEWORKS:
+        add("framework", f"Must be one of: {', '.join(FRAMEWORKS)}.")
     if workload.zero_stage not in (0, 1, 2, 3):
         add("zero_stage", "Must be 0, 1, 2 or 3.")
     for name in ("context_tokens", "concurrent_users", "batch_size", "sequence_length", "lora_rank"):

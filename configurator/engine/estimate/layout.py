@@ -7,6 +7,7 @@ import math
 
 from configurator.engine.estimate.engines import GPU_CONTEXT_GIB, GPU_MEMORY_UTILIZATION
 from configurator.engine.estimate.plans import _Plan, _plan
+from configurator.engine.estimate.training import sharded_stage
 from configurator.engine.estimate.weights import GIB
 from configurator.engine.types import GpuSpec, ModelArch, Workload
 
@@ -35,7 +36,7 @@ def _kv_share(model: ModelArch, tp: int) -> float:
 def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int) -> float:
     overhead = GPU_CONTEXT_GIB * GIB
     if plan.training:
-        stage = plan.workload.zero_stage if count > 1 else 0
+        stage = sharded_stage(plan.workload.framework, plan.workload.zero_stage, count)
         weights = plan.weights / count if stage >= 3 else plan.weights
         gradients = plan.gradients / count if stage >= 2 else plan.gradients
         optimizer = plan.optimizer / count if stage >= 1 else plan.optimizer

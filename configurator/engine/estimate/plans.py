@@ -14,6 +14,7 @@ from functools import lru_cache
 from configurator.engine import calibration as cal
 from configurator.engine.estimate.engines import LLAMACPP_UBATCH, VLLM_BATCHED_TOKENS_SMALL, VLLM_MAX_NUM_SEQS, _check
 from configurator.engine.estimate.kv_cache import kv_cache_bytes
+from configurator.engine.estimate.training import checkpoints_on_gpu, loss_bytes, training_state
 from configurator.engine.estimate.weights import (
     _HF_QUANTIZED,
     GGUF_MXFP4_MOE,
@@ -56,6 +57,7 @@ class _Plan:
     prefill_flops: float  # per prompt token, averaged over the prompt
     train_flops: float  # per trained token (forward + backward + recompute)
     notes: tuple[Phrase, ...]
+    host_optimizer: float = 0.0  # paged optimizer states kept in host RAM (torchtune PagedAdamW8bit)
 
 
 def _active_tokens_intermediate(model: ModelArch) -> int:
@@ -163,27 +165,29 @@ def _inference_plan(w: Workload) -> _Plan:
     )
 
 
-def _training_activations(model: ModelArch, tokens: int, checkpointing: bool) -> tuple[float, float]:
-    """(stored activations, logits) in bytes for `tokens` = micro-batch × sequence length.
+def _training_activations(w: Workload, tokens: int) -> tuple[float, float]:
+    """(stored activations, loss) in bytes for `tokens` = micro-batch × sequence length.
 
     Korthikanti et al. (arXiv 2205.05198) §4: 34·s·b·h per layer for a GPT block with its GeLU MLP (I = 4h);
     here counted tensor by tensor for a pre-norm SwiGLU block with flash attention, 16-bit: the two norm inputs
     and outputs (4h), Q and the attention output (2·q_dim), K and V (2·kv_dim), gate, up, SiLU(gate) and the
     product (4·I), plus the fp32 softmax statistics (4 B per head). Full recompute keeps only each layer's
-    input (2·s·b·h, the paper's figure) and rebuilds one layer at a time. Logits: bf16 plus the fp32 copy the
-    cross-entropy takes (2 + 4 bytes per vocabulary entry, §4.1 output layer).
+    input (2·s·b·h, the paper's figure) and rebuilds one layer at a time; Unsloth offloads those inputs to host
+    RAM. The loss term is the framework's (configurator.engine.estimate.training.LOSS_BYTES_PER_LOGIT).
     """
+    model = w.model
     h, q_dim = model.hidden, model.heads * model.head_dim
     kv_dim = model.kv_heads * model.head_dim
     inter = _active_tokens_intermediate(model)
     per_token_layer = 2.0 * (4 * h + 2 * q_dim + 2 * kv_dim + 4 * inter) + 4.0 * model.heads
     if model.is_moe:
         per_token_layer += 4.0 * model.experts  # router logits
-    if checkpointing:
-        stored = tokens * (model.layers * 2.0 * h + per_token_layer)
+    if w.gradient_checkpointing:
+        kept_layers = model.layers if checkpoints_on_gpu(w.framework) else 1
+        stored = tokens * (kept_layers * 2.0 * h + per_token_layer)
     else:
         stored = tokens * (model.layers * per_token_layer + 2.0 * h)
-    return stored, 6.0 * tokens * model.vocab
+    return stored, loss_bytes(w.framework, tokens, model.vocab)
 
 
 def _training_plan(w: Workload) -> _Plan:
@@ -208,14 +212,17 @@ def _training_plan(w: Workload) -> _Plan:
     else:
         trainable = _lora_params(model, w.lora_rank)
         weights += trainable * 2.0  # bf16 adapters
-    gradients = trainable * state
-    if w.optimizer == "adamw_8bit":
-        per_param = 2.0 if precision == "fp32" else 6.0  # 8-bit m and v (+ fp32 master copy when mixed)
-    else:
-        per_param = 8.0 if precision == "fp32" else 12.0  # fp32 m and v (+ fp32 master copy when mixed)
-    optimizer = trainable * per_param
+    largest_tensor = max(t.params for t in model_tensors(model))
+    trained = training_state(
+        framework=w.framework,
+        task=task,
+        optimizer=w.optimizer,
+        fp32=precision == "fp32",
+        trainable=trainable,
+        largest_tensor_params=largest_tensor,
+    )
     tokens = w.batch_size * w.sequence_length
-    stored, logits = _training_activations(model, tokens, w.gradient_checkpointing)
+    stored, logits = _training_activations(w, tokens)
     compute = _compute_params(model)
     # 2P forward + 4P backward (activation and weight gradients); LoRA skips the frozen weight gradients;
     # full recompute repeats the forward (Korthikanti et al. §5: 4 × forward with recompute).
@@ -236,8 +243,8 @@ def _training_plan(w: Workload) -> _Plan:
         kv=0.0,
         scratch=stored,
         logits=logits,
-        gradients=gradients,
-        optimizer=optimizer,
+        gradients=trained.gradients,
+        optimizer=trained.optimizer,
         gather=2.0 * largest * state,  # DeepSpeed stage3 estimator: largest_layer_mem = 4 × largest layer
         trainable_params=int(trainable),
         sequences=w.batch_size,
@@ -248,6 +255,7 @@ def _training_plan(w: Workload) -> _Plan:
         prefill_flops=0.0,
         train_flops=train_flops,
         notes=tuple(notes),
+        host_optimizer=trained.host_optimizer,
     )
 
 

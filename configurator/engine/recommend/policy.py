@@ -251,8 +251,9 @@ def bridge_sets(snapshot: CatalogSnapshot, gpu: GpuSpec, count: int) -> tuple[tu
 
 
 def _training_variant(workload: Workload, count: int) -> Workload:
-    """Full fine-tuning across several GPUs is run sharded: without a stage chosen, assume ZeRO-3."""
-    if workload.task == "full_finetune" and count > 1 and workload.zero_stage == 0:
+    """Training across several GPUs is run sharded (full fine-tuning, LoRA and QLoRA alike: FSDP / ZeRO-3
+    shard the frozen base weights too): without a stage chosen, assume ZeRO-3."""
+    if workload.task != "inference" and count > 1 and workload.zero_stage == 0:
         return replace(workload, zero_stage=3)
     return workload
 

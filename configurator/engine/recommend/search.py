@@ -32,7 +32,7 @@ def counts_to_try(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, m
     that meets it (tensor parallel on 2, 4, 8 GPUs speeds one stream up; a layer split does not). Counts in
     between are dearer than the first and slower than the second, so they can never rank first."""
     smallest = min_gpus_to_fit(workload, gpu, max_gpus=most)
-    if smallest is None and workload.task == "full_finetune":
+    if smallest is None and workload.task != "inference":
         smallest = min_gpus_to_fit(replace(workload, zero_stage=3), gpu, max_gpus=most)
     if smallest is None:
         return []

@@ -11,7 +11,16 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from configurator.api.estimate import gpu_link_gbs
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate
-from configurator.engine.types import ENGINES, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Estimate, GpuSpec
+from configurator.engine.types import (
+    ENGINES,
+    FRAMEWORKS,
+    KV_PRECISIONS,
+    OPTIMIZERS,
+    PRECISIONS,
+    TASKS,
+    Estimate,
+    GpuSpec,
+)
 from configurator.outputs import EstimateOutputSerializer
 from configurator.serializers import WorkloadInputSerializer
 
@@ -51,6 +60,7 @@ class Command(BaseCommand):
         parser.add_argument("--lora-rank", type=int, default=16)
         parser.add_argument("--seq-len", type=int, default=2048, help="training sequence length")
         parser.add_argument("--zero-stage", type=int, default=0, choices=(0, 1, 2, 3))
+        parser.add_argument("--framework", choices=FRAMEWORKS, default="hf_trainer", help="training framework")
         parser.add_argument("--no-checkpointing", action="store_true", help="train without recompute")
         parser.add_argument("--gpu", help="GPU SKU, e.g. rtx-4090")
         parser.add_argument("--gpu-count", type=int, default=1)
@@ -66,6 +76,7 @@ class Command(BaseCommand):
             "lora_rank": options["lora_rank"],
             "sequence_length": options["seq_len"],
             "zero_stage": options["zero_stage"],
+            "framework": options["framework"],
             "gradient_checkpointing": not options["no_checkpointing"],
         }
         if options["model_config"]:

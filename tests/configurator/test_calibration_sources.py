@@ -1,0 +1,53 @@
+"""Leave-one-source-out validation of the decode model (bench/accuracy.py, `make accuracy`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from configurator.engine import calibration as cal
+
+
+def test_source_group_names_the_publication() -> None:
+    rows = cal.read_calibration()
+    groups = {cal.source_group(row.source) for row in rows}
+    assert "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md" in groups
+    assert "ggml-org/llama.cpp PR #26284" in groups
+    assert "geerlingguy/ai-benchmarks README.md" in groups
+    assert "geerlingguy/ai-benchmarks issue #21" in groups
+
+
+def _sample(label: str, seconds: float, bytes_s: float, memory: str = "gddr", hops: int = 0) -> cal.DecodeSample:
+    return cal.DecodeSample(label, seconds, bytes_s, memory, layers=32, hops=hops)
+
+
+def test_a_held_out_source_never_informs_its_own_prediction() -> None:
+    """Changing every measurement of the held-out source leaves its predictions' denominators untouched: the
+    predicted seconds per token come from the other sources only."""
+    samples = [
+        _sample("a1", 0.010, 0.007),
+        _sample("a2", 0.020, 0.016),
+        _sample("b1", 0.012, 0.008),
+        _sample("b2", 0.030, 0.025),
+        _sample("c1", 0.015, 0.011),
+    ]
+    groups = ["a", "a", "b", "b", "c"]
+    first = cal.leave_one_source_out(samples, groups)
+    doubled = [
+        replace(s, seconds_per_token=s.seconds_per_token * 2) if g == "c" else s
+        for s, g in zip(samples, groups, strict=True)
+    ]
+    second = cal.leave_one_source_out(doubled, groups)
+    (ours_before,), (base_before,) = first["c"]
+    (ours_after,), (base_after,) = second["c"]
+    assert ours_after + 1 == pytest.approx(2 * (ours_before + 1))
+    assert base_after + 1 == pytest.approx(2 * (base_before + 1))
+
+
+def test_a_parameter_no_training_row_determines_is_not_invented() -> None:
+    """No HBM rows → HBM takes the GDDR η; no multi-GPU rows → no per-hop cost."""
+    samples = [_sample("a", 0.010, 0.007), _sample("b", 0.020, 0.016), _sample("c", 0.013, 0.009)]
+    fit = cal.fit_decode_supported(samples)
+    assert fit.eta_hbm == fit.eta_gddr
+    assert fit.tau_hop_s == 0.0
