@@ -126,6 +126,7 @@ class FindingView:
     unit: str
     components: tuple[str, ...]
     fixes: tuple[FixView, ...]
+    no_fix: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +235,7 @@ def finding_views(findings: Sequence[Mapping[str, Any]]) -> tuple[FindingView, .
             unit=str(f.get("unit") or ""),
             components=tuple(f.get("components") or ()),
             fixes=tuple(_fix_view(i, fix) for i, fix in enumerate(f.get("fixes") or ())),
+            no_fix=bool(f.get("no_fix")),
         )
         for index, f in enumerate(findings)
     ]

@@ -86,7 +86,8 @@ def test_bridge_of_another_family(snapshot: CatalogSnapshot) -> None:
     assert (finding.severity, finding.measured, finding.limit) == ("error", "h200-nvl", "h100-nvl, h100-pcie")
     assert [fix.text for fix in finding.fixes] == [
         "remove 2× nvlink-bridge-h100-2way",
-        "add 1× nvlink-bridge-h200-4way",
+        # issue 12: the wrong bridge out and the right one in, as one replace (an add alone fixed nothing)
+        "replace nvlink-bridge-h100-2way with 1× nvlink-bridge-h200-4way",
     ]
 
 

@@ -106,7 +106,11 @@ def bridge_mismatch(ctx: RuleContext) -> Iterator[Finding]:
             continue
         fixes: list[Fix] = [_remove_bridge(line)]
         for gpu_line in capable:
-            fixes.extend(_add_fixes(bridge_plan(ctx, gpu_line.spec, gpu_line.qty)))
+            # the wrong bridge out and the right one in only work together: one replace
+            fixes.extend(
+                make_fix(replace_op("bridges", bridge.sku, sets, old_sku=line.spec.sku))
+                for bridge, sets in bridge_plan(ctx, gpu_line.spec, gpu_line.qty)
+            )
         yield Finding(
             code="interconnect.bridge_mismatch",
             severity="error",
