@@ -43,6 +43,7 @@ FINDING_TITLES: dict[str, Promise] = {
     "interconnect.no_nvlink": _("The GPUs have no NVLink"),
     "interconnect.bridge_mismatch": _("The bridge does not match the GPUs"),
     "interconnect.mixed_models": _("Different GPU models joined by a bridge"),
+    "interconnect.mixed_gpus": _("Different GPU models in one build"),
     "interconnect.bridge_ways": _("Wrong bridge width for the GPU count"),
     "interconnect.bridge_count": _("Wrong number of bridge sets"),
     "interconnect.bridge_missing": _("NVLink bridges are missing"),
