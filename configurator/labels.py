@@ -44,6 +44,8 @@ FINDING_TITLES: dict[str, Promise] = {
     "interconnect.bridge_mismatch": _("The bridge does not match the GPUs"),
     "interconnect.mixed_models": _("Different GPU models joined by a bridge"),
     "interconnect.mixed_gpus": _("Different GPU models in one build"),
+    "fit.baseboard_count": _("The GPU baseboard is built for other counts"),
+    "pcie.dead_slots": _("GPU positions on an empty CPU socket"),
     "interconnect.bridge_ways": _("Wrong bridge width for the GPU count"),
     "interconnect.bridge_count": _("Wrong number of bridge sets"),
     "interconnect.bridge_missing": _("NVLink bridges are missing"),

@@ -327,8 +327,43 @@ def chassis_kind(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
+def baseboard_count(ctx: RuleContext) -> Iterator[Finding]:
+    """ERROR (issue 12): a fixed GPU baseboard (HGX H200 8-GPU) is built for certain counts only (4 or 8 SXM
+    modules, platforms.md §5 [S1]); any other count cannot be ordered."""
+    build = ctx.build
+    chassis = build.chassis
+    counts = chassis.baseboard_gpu_counts
+    if not counts or not build.gpus or build.gpu_count in counts or build.gpu_count > max(counts):
+        return
+    main = max(build.gpus, key=lambda line: (line.qty, line.spec.sku)).spec
+    fixes = []
+    above = [count for count in counts if count > build.gpu_count]
+    below = [count for count in counts if count < build.gpu_count]
+    if above:
+        fixes.append(part_fix("add", "gpus", main.sku, min(above) - build.gpu_count))
+    if below and main.sku in {line.spec.sku for line in build.gpus}:
+        fixes.append(part_fix("remove", "gpus", main.sku, build.gpu_count - max(below)))
+    yield Finding(
+        code="fit.baseboard_count",
+        severity="error",
+        message=Phrase(
+            "%(chassis)s has an %(board)s baseboard, built for %(counts)s GPUs; the build has %(count)s.",
+            chassis=chassis.sku,
+            board=chassis.gpu_baseboard,
+            counts="/".join(str(count) for count in counts),
+            count=build.gpu_count,
+        ),
+        measured=build.gpu_count,
+        limit=", ".join(str(count) for count in counts),
+        unit="GPUs",
+        components=(chassis.sku, *(line.spec.sku for line in build.gpus)),
+        fixes=tuple(fixes),
+    )
+
+
 RULES = (
     gpu_count,
+    baseboard_count,
     gpu_slot_width,
     gpu_length,
     gpu_tdp,
