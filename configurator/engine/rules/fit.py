@@ -63,15 +63,24 @@ def _per_gpu_limit(
             )
 
 
+SIMILAR_SPEED_SHARE = 0.5  # a replacement card keeps at least half the bandwidth and compute (HEURISTIC)
+
+
 def _gpu_fixes(ctx: RuleContext, gpu: GpuSpec) -> tuple[Fix, ...]:
-    """Catalog GPUs with at least this one's VRAM that the current chassis takes (closest VRAM, then price)."""
+    """Catalog GPUs the current chassis takes that do this one's job: at least its VRAM and at least half its
+    memory bandwidth and FP16 compute (no 72 W inference card for a 4090, issue 12); the same vendor first
+    (the software stack stays), then the closest VRAM, then price."""
     chassis, count = ctx.build.chassis, ctx.build.gpu_count
     options = [
         other
         for other in active(ctx.snapshot.gpus)
-        if other.sku != gpu.sku and other.vram_gib >= gpu.vram_gib and chassis_takes_gpu(chassis, other, count)
+        if other.sku != gpu.sku
+        and other.vram_gib >= gpu.vram_gib
+        and other.bandwidth_gbs >= SIMILAR_SPEED_SHARE * gpu.bandwidth_gbs
+        and other.fp16_tflops >= SIMILAR_SPEED_SHARE * gpu.fp16_tflops
+        and chassis_takes_gpu(chassis, other, count)
     ]
-    options.sort(key=lambda other: (other.vram_gib - gpu.vram_gib, other.price, other.sku))
+    options.sort(key=lambda other: (other.vendor != gpu.vendor, other.vram_gib - gpu.vram_gib, other.price, other.sku))
     return tuple(make_fix(replace_op("gpus", other.sku, count, old_sku=gpu.sku)) for other in options[:1])
 
 
