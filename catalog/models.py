@@ -243,6 +243,27 @@ class Chassis(CatalogItem):
             "cards within the bays fall back to x8 (bifurcation)"
         )
     )
+    gpu_slots_per_socket = models.CharField(
+        max_length=40,
+        blank=True,
+        default="",
+        help_text=(
+            "Comma-separated GPU positions wired to each CPU socket, socket 1 first (switched: the GPUs behind "
+            "that socket's uplinks), e.g. 4,4; blank: every position on socket 1. An empty socket's are dead"
+        ),
+    )
+    io_behind_switches = models.BooleanField(
+        default=False, help_text="NICs and NVMe sit behind the PCIe switches with the GPUs (HGX), not on CPU lanes"
+    )
+    chipset_m2_slots = models.PositiveSmallIntegerField(
+        default=0, help_text="M.2 NVMe sockets wired to the chipset (desktop), not to CPU lanes"
+    )
+    gpu_baseboard = models.CharField(
+        max_length=100, blank=True, default="", help_text="The fixed GPU baseboard, e.g. HGX H200 8-GPU"
+    )
+    baseboard_gpu_counts = models.CharField(
+        max_length=40, blank=True, default="", help_text="Comma-separated GPU counts the baseboard is built for"
+    )
     memory_kind = models.CharField(max_length=8, choices=MemoryKind.choices, default=MemoryKind.RDIMM)
     memory_channels = models.PositiveSmallIntegerField(help_text="Channels wired, all sockets together")
     dimm_slots = models.PositiveSmallIntegerField()

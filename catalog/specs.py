@@ -79,6 +79,13 @@ def cpu_spec(row: Mapping[str, Any]) -> engine.CpuSpec:
     )
 
 
+def _ints(value: Any) -> tuple[int, ...]:
+    """A comma-separated list of counts ("4,4") or a JSON list as a tuple of ints; blank → ()."""
+    if isinstance(value, str):
+        return tuple(int(part) for part in value.split(",") if part.strip())
+    return tuple(int(part) for part in value or ())
+
+
 def chassis_spec(row: Mapping[str, Any]) -> engine.ChassisSpec:
     modes = row["psu_redundancy_modes"]
     if isinstance(modes, str):
@@ -112,6 +119,11 @@ def chassis_spec(row: Mapping[str, Any]) -> engine.ChassisSpec:
         gpu_power_12v2x6=int(row.get("gpu_power_12v2x6", 0)),
         gpu_power_eps8=int(row.get("gpu_power_eps8", 0)),
         gpu_power_pcie8=int(row.get("gpu_power_pcie8", 0)),
+        gpu_slots_per_socket=_ints(row.get("gpu_slots_per_socket")),
+        io_behind_switches=bool(row.get("io_behind_switches", False)),
+        chipset_m2_slots=int(row.get("chipset_m2_slots") or 0),
+        gpu_baseboard=str(row.get("gpu_baseboard") or ""),
+        baseboard_gpu_counts=_ints(row.get("baseboard_gpu_counts")),
     )
 
 

@@ -139,7 +139,10 @@ class FindingOutputSerializer(serializers.Serializer):
     limit = _MeasureField(allow_null=True)
     unit = serializers.CharField(allow_blank=True)
     components = serializers.ListField(child=serializers.CharField())
-    fixes = FixOutputSerializer(many=True)
+    fixes = FixOutputSerializer(many=True, help_text="Each one applied and re-validated before it is offered")
+    no_fix = serializers.BooleanField(
+        help_text="An error that no change to the build from the catalog clears (no applicable fix offered)"
+    )
 
 
 @extend_schema_field(OpenApiTypes.FLOAT)

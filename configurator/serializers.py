@@ -8,10 +8,12 @@ The output side (Estimate → JSON) is configurator.outputs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
 
+from configurator.engine.builds import unknown_keys
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.estimate import default_engine, workload_problems
 from configurator.engine.models_library import model_from_hf_config, model_get
@@ -24,7 +26,20 @@ MAX_LORA_RANK = 4_096
 MAX_TARGET_TOKENS_PER_S = 100_000
 
 
-class WorkloadInputSerializer(serializers.Serializer):
+class StrictKeysMixin:
+    """Unknown keys are a 400 naming the key and the closest valid one (a typo is never silently dropped)."""
+
+    fields: Any
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = unknown_keys(data, tuple(self.fields))
+            if unknown:
+                raise serializers.ValidationError(unknown)
+        return super().to_internal_value(data)  # type: ignore[misc]
+
+
+class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
     """A workload: `model` (library slug or Hugging Face id) or `model_config` (a pasted config.json)."""
 
     model = serializers.CharField(required=False, max_length=200, help_text="Library slug or Hugging Face id")

@@ -24,7 +24,7 @@ from configurator.engine.errors import DomainError
 from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES
 from configurator.models import SavedBuild
 from configurator.outputs import StoredVerdictField, ValidateOutputSerializer, validate_data
-from configurator.serializers import WorkloadInputSerializer
+from configurator.serializers import StrictKeysMixin, WorkloadInputSerializer
 from configurator.services import (
     MAX_LINES,
     build_apply_fix,
@@ -50,7 +50,8 @@ def _line_list() -> serializers.ListSerializer[Any]:
 
 class BuildInputSerializer(serializers.Serializer):
     """A build body (ARCHITECTURE.md): chassis SKU, {sku, qty} lines per part kind, redundancy, voltage and an
-    optional workload. It documents the body; the service checks it and names bad fields `gpus[0].qty`."""
+    optional workload. It documents the body; the service checks it and names bad fields `gpus[0].qty`, and
+    refuses unknown keys naming the closest valid one (`gpu` → `gpus`)."""
 
     chassis = serializers.CharField(max_length=100)
     cpus = _line_list()
@@ -60,7 +61,11 @@ class BuildInputSerializer(serializers.Serializer):
     storage = _line_list()
     nics = _line_list()
     bridges = _line_list()
-    psu_redundancy = serializers.ChoiceField(choices=REDUNDANCY_MODES, default="none")
+    psu_redundancy = serializers.ChoiceField(
+        choices=REDUNDANCY_MODES,
+        required=False,
+        help_text="Default: a rack chassis' first supported mode, none for a tower",
+    )
     site_voltage = serializers.ChoiceField(choices=SITE_VOLTAGES, default=230)
     workload = WorkloadInputSerializer(required=False, allow_null=True)
 
@@ -93,7 +98,7 @@ class BuildValidateApi(PublicApi):
         return Response(validate_data(verdict, price))
 
 
-class ApplyFixInputSerializer(serializers.Serializer):
+class ApplyFixInputSerializer(StrictKeysMixin, serializers.Serializer):
     build = BuildField(help_text="A build body, as sent to validate")
     fix = serializers.JSONField(help_text='A fix as returned in a finding: {"ops": [...], "text": "..."}')
 
@@ -135,7 +140,7 @@ class SavedBuildOutputSerializer(serializers.ModelSerializer):
         fields = ("id", "name", "notes", "owner", "build", "valid", "verdict", "created", "updated")
 
 
-class SavedBuildInputSerializer(serializers.Serializer):
+class SavedBuildInputSerializer(StrictKeysMixin, serializers.Serializer):
     name = serializers.CharField(max_length=200)
     notes = serializers.CharField(allow_blank=True, required=False, default="")
     build = BuildField()

@@ -13,13 +13,13 @@ from config.api import ApiErrorSerializer
 from configurator.api import PublicApi
 from configurator.engine.types import SITE_VOLTAGES
 from configurator.outputs import RecommendationOutputSerializer
-from configurator.serializers import WorkloadInputSerializer, workload_from_data
+from configurator.serializers import StrictKeysMixin, WorkloadInputSerializer, workload_from_data
 from configurator.services import recommendation_make
 
 FORM_FACTORS = ("workstation", "rack", "any")
 
 
-class ConstraintsInputSerializer(serializers.Serializer):
+class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
     max_price = serializers.DecimalField(
         max_digits=16, decimal_places=2, min_value=0, required=False, allow_null=True, help_text="Gross, incl. VAT"
     )
@@ -32,7 +32,7 @@ class ConstraintsInputSerializer(serializers.Serializer):
     chassis = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=50)
 
 
-class RecommendationInputSerializer(serializers.Serializer):
+class RecommendationInputSerializer(StrictKeysMixin, serializers.Serializer):
     workload = WorkloadInputSerializer()
     constraints = ConstraintsInputSerializer(required=False)
     limit = serializers.IntegerField(min_value=1, max_value=10, default=5)

@@ -7,8 +7,9 @@ A build body is the JSON of ARCHITECTURE.md `POST /api/v1/builds/validate`:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
+from difflib import get_close_matches
 from typing import Any
 
 from configurator.engine.errors import DomainError
@@ -24,12 +25,29 @@ from configurator.engine.types import (
 PART_KINDS: tuple[str, ...] = ("cpus", "gpus", "psus", "memory", "storage", "nics", "bridges")
 MAX_QTY = 64  # no line of a real build needs more; larger values are refused as absurd
 CENT = Decimal("0.01")
+BUILD_KEYS: tuple[str, ...] = ("chassis", *PART_KINDS, "psu_redundancy", "site_voltage", "workload")
+LINE_KEYS: tuple[str, ...] = ("sku", "qty")
+
+
+def unknown_key_reason(key: str, valid: Iterable[str]) -> str:
+    """Why `key` is refused, with the closest valid key (difflib) when one is close."""
+    close = get_close_matches(key, list(valid), n=1, cutoff=0.6)
+    if close:
+        return f"unknown field {key!r}; did you mean {close[0]!r}?"
+    return f"unknown field {key!r}; expected one of {', '.join(valid)}"
+
+
+def unknown_keys(body: Mapping[str, Any], valid: Iterable[str], *, prefix: str = "") -> dict[str, list[str]]:
+    """Every key of `body` that is not in `valid`, named `prefix + key`, each with its reason: a typo such
+    as `"gpu": [...]` is refused rather than silently ignored (which would validate a build without GPUs)."""
+    allowed = tuple(valid)
+    return {f"{prefix}{key}": [unknown_key_reason(str(key), allowed)] for key in body if key not in allowed}
 
 
 def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) -> BuildSpec:
     """Resolve SKUs against the snapshot. Unknown SKUs and bad quantities raise a DomainError that
     names every offending field (e.g. ``gpus[0].sku``), so the API answers 400, never 500."""
-    errors: dict[str, list[str]] = {}
+    errors: dict[str, list[str]] = unknown_keys(payload, BUILD_KEYS)
     chassis_sku = payload.get("chassis")
     chassis = snapshot.chassis.get(chassis_sku) if isinstance(chassis_sku, str) else None
     if chassis is None:
@@ -48,6 +66,7 @@ def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) ->
             if not isinstance(raw, Mapping):
                 errors[where] = ["must be an object {sku, qty}"]
                 continue
+            errors.update(unknown_keys(raw, LINE_KEYS, prefix=f"{where}."))
             sku, qty = raw.get("sku"), raw.get("qty", 1)
             if not isinstance(sku, str) or sku not in catalog_part:
                 errors[f"{where}.sku"] = [f"unknown {kind} SKU {sku!r}"]
@@ -64,7 +83,11 @@ def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) ->
                 errors[kind] = [f"{sku}: {total} in total, at most {MAX_QTY}"]
         lines[kind] = tuple(Line(spec=catalog_part[sku], qty=qty) for sku, qty in merged.items())
 
-    redundancy = payload.get("psu_redundancy", "none")
+    # a rack runs its PSUs redundant (its first supported mode); "none" would make every such body invalid
+    default_mode = (
+        chassis.psu_redundancy_modes[0] if chassis and chassis.is_rack and chassis.psu_redundancy_modes else "none"
+    )
+    redundancy = payload.get("psu_redundancy", default_mode)
     if redundancy not in REDUNDANCY_MODES:
         errors["psu_redundancy"] = [f"must be one of {', '.join(REDUNDANCY_MODES)}"]
     voltage = payload.get("site_voltage", 230)

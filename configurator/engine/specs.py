@@ -96,6 +96,13 @@ class ChassisSpec:
     gpu_power_eps8: int
     gpu_power_pcie8: int
     is_active: bool = True
+    # PCIe topology (issue 12): GPU positions per CPU socket (socket 1 first; () = all on socket 1), NICs and
+    # NVMe behind the PCIe switches (HGX), M.2 sockets on the chipset (desktop)
+    gpu_slots_per_socket: tuple[int, ...] = ()
+    io_behind_switches: bool = False
+    chipset_m2_slots: int = 0
+    gpu_baseboard: str = ""  # a fixed GPU baseboard (HGX H200 8-GPU) takes only baseboard_gpu_counts GPUs
+    baseboard_gpu_counts: tuple[int, ...] = ()
 
     @property
     def is_workstation(self) -> bool:

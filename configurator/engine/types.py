@@ -270,6 +270,7 @@ class Finding:
     unit: str = ""
     components: tuple[str, ...] = ()
     fixes: tuple[Fix, ...] = ()
+    no_fix: bool = False  # an error no change to the build from the catalog clears (engine.proving)
 
 
 @dataclass(frozen=True, slots=True)

@@ -130,6 +130,7 @@ class FindingView:
     unit: str
     components: tuple[str, ...]
     fixes: tuple[FixView, ...]
+    no_fix: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +231,7 @@ def finding_views(findings: Sequence[Finding]) -> tuple[FindingView, ...]:
             unit=f.unit,
             components=f.components,
             fixes=tuple(_fix_view(i, fix) for i, fix in enumerate(f.fixes)),
+            no_fix=f.no_fix,
         )
         for index, f in enumerate(findings)
     ]

@@ -76,7 +76,17 @@ def test_validate_contract_example(catalog: None, api_client: APIClient) -> None
     assert body["price"]["currency"] == "RUB"
     assert all(isinstance(body["price"][key], str) for key in ("net", "vat", "gross"))
     finding = body["findings"][0]
-    assert list(finding) == ["code", "severity", "message", "measured", "limit", "unit", "components", "fixes"]
+    assert list(finding) == [
+        "code",
+        "severity",
+        "message",
+        "measured",
+        "limit",
+        "unit",
+        "components",
+        "fixes",
+        "no_fix",
+    ]
     assert [f["code"] for f in body["findings"]] == [
         "memory.ram_below_2x_vram",
         "pcie.p2p_acs",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from configurator.engine.budgets.links import effective_link_gbs
 from configurator.engine.builds import build_from_payload
 from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_get
@@ -86,7 +87,8 @@ def test_bridge_of_another_family(snapshot: CatalogSnapshot) -> None:
     assert (finding.severity, finding.measured, finding.limit) == ("error", "h200-nvl", "h100-nvl, h100-pcie")
     assert [fix.text for fix in finding.fixes] == [
         "remove 2× nvlink-bridge-h100-2way",
-        "add 1× nvlink-bridge-h200-4way",
+        # issue 12: the wrong bridge out and the right one in, as one replace (an add alone fixed nothing)
+        "replace nvlink-bridge-h100-2way with 1× nvlink-bridge-h200-4way",
     ]
 
 
@@ -149,9 +151,32 @@ def test_nvswitch_gpu_outside_hgx(snapshot: CatalogSnapshot) -> None:
 
 def test_bridge_slot_spacing(snapshot: CatalogSnapshot) -> None:
     body = {**TRX50_3090, "gpus": lines(("rtx-a6000", 2)), "bridges": lines(("nvlink-bridge-rtx-a6000-2way", 1))}
-    finding = only(check(snapshot, body), "interconnect.bridge_spacing")  # 2-slot bridge, 3-slot pitch
-    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("warning", 2, 3, "slots")
+    verdict = check(snapshot, body)
+    finding = only(verdict, "interconnect.bridge_spacing")  # 2-slot bridge, 3-slot pitch
+    # issue 12: an error now (was a warning): the rigid bridge does not reach the next card
+    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 2, 3, "slots")
+    assert [fix.text for fix in finding.fixes] == [
+        "replace nvlink-bridge-rtx-a6000-2way with 1× nvlink-bridge-rtx-a6000-3slot-2way"
+    ]
+    assert effective_link_gbs(build_from_payload({**body}, snapshot)) is None  # the estimate assumes PCIe
+    fixed = check(snapshot, body, bridges=lines(("nvlink-bridge-rtx-a6000-3slot-2way", 1)))
+    assert "interconnect.bridge_spacing" not in fixed.codes()
+    three_slot = snapshot.bridges["nvlink-bridge-rtx-a6000-3slot-2way"]
+    gpu = snapshot.gpus["rtx-a6000"]
+    linked = build_from_payload({**body, "bridges": lines((three_slot.sku, 1))}, snapshot)
+    assert effective_link_gbs(linked) == gpu.nvlink_gbs
     assert links(check(snapshot, TRX50_3090)) == set()  # the 3090 bridge spans 3 slots
+
+
+def test_mixed_gpu_models_in_one_server(snapshot: CatalogSnapshot) -> None:
+    body = {**SERVER, "chassis": "srv-8gpu-4u-epyc", "bridges": [], "psus": lines(("psu-crps-3000w", 4))}
+    assert "interconnect.mixed_gpus" not in check(snapshot, body).codes()
+    mixed = check(snapshot, body, gpus=lines(("h200-nvl", 4), ("l40s", 4)))
+    finding = only(mixed, "interconnect.mixed_gpus")
+    assert (finding.severity, finding.measured, finding.limit) == ("warning", 2, 1)
+    slowest = min((snapshot.gpus[sku] for sku in ("h200-nvl", "l40s")), key=lambda gpu: gpu.bandwidth_gbs)
+    assert "no NVLink across different models" in finding.message
+    assert slowest.sku in finding.message and "slowest card" in finding.message
 
 
 def test_tensor_parallel_over_pcie(snapshot: CatalogSnapshot) -> None:

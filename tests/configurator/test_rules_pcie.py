@@ -82,14 +82,14 @@ def test_x8_fallback_on_am5(snapshot: CatalogSnapshot) -> None:
     finding = only(verdict, "pcie.x8_fallback")
     assert (finding.severity, finding.measured, finding.limit) == ("warning", 32, 16)
     assert finding.message.startswith("2 of 2 GPUs run at x8")
-    # platform_checks: "GPUs 16 (x8 fallback from 32) + 4 NVMe of 24"
-    assert (verdict.pcie.lanes_needed, verdict.pcie.lanes_available) == (20, 24)
+    # issue 12: the drive sits on the chipset's M.2 (was "GPUs 16 + 4 NVMe = 20 of 24")
+    assert (verdict.pcie.lanes_needed, verdict.pcie.lanes_available) == (16, 24)
 
 
 def test_x8_cards_need_no_fallback(snapshot: CatalogSnapshot) -> None:
     verdict = check(snapshot, TOWER, gpus=lines(("rtx-5060-ti-16gb", 2)))  # two native x8 cards on 16 lanes
     assert codes(verdict) == set()
-    assert verdict.pcie.lanes_needed == 20
+    assert verdict.pcie.lanes_needed == 16  # issue 12: the NVMe drive on the chipset's M.2
 
 
 def test_shared_uplink(snapshot: CatalogSnapshot) -> None:
@@ -118,8 +118,14 @@ def test_cpu_lane_budget_one_cpu_in_a_2p_board(snapshot: CatalogSnapshot) -> Non
     assert codes(two) == set()
     assert (two.pcie.lanes_needed, two.pcie.lanes_available) == (152, 192)  # 2 × 96 Xeon 6980P lanes
     verdict = check(snapshot, XEON_DIRECT, cpus=lines(("xeon-6980p", 1)), memory=lines(("ddr5-rdimm-128gb", 12)))
-    finding = only(verdict, "pcie.lanes")
-    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 152, 96, "lanes")
+    # issue 12: the lone CPU brings its socket's 96 lanes and GPU positions 1-4; 5-8 are dead (an error that
+    # names them, where one CPU used to get every slot and the lane error gave the wrong reason)
+    chassis = snapshot.chassis["srv-8gpu-4u-xeon"]
+    live = chassis.gpu_slots_per_socket[0]
+    finding = only(verdict, "pcie.dead_slots")
+    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 8, live, "GPUs")
+    assert f"GPU positions {live + 1}-{chassis.gpu_bays}" in finding.message
+    assert verdict.pcie.lanes_available == snapshot.cpus["xeon-6980p"].pcie_lanes_per_socket_2p
     assert (finding.fixes[0].ops[0].op, finding.fixes[0].ops[0].sku, finding.fixes[0].ops[0].qty) == (
         "add",
         "xeon-6980p",
@@ -128,9 +134,14 @@ def test_cpu_lane_budget_one_cpu_in_a_2p_board(snapshot: CatalogSnapshot) -> Non
 
 
 def test_cpu_lane_budget_desktop(snapshot: CatalogSnapshot) -> None:
-    verdict = check(snapshot, TOWER, storage=lines(("nvme-2tb", 3)))
+    # issue 12: two of the four M.2 sockets hang off the AM5 chipset, so 1 GPU + 4 NVMe fits the 24 lanes
+    four = check(snapshot, TOWER, storage=lines(("nvme-2tb", 4)))
+    assert "pcie.lanes" not in codes(four) and four.valid
+    assert four.pcie.lanes_needed == 16 + 2 * 4
+    nic = snapshot.nics["nic-25g"]
+    verdict = check(snapshot, TOWER, storage=lines(("nvme-2tb", 4)), nics=lines(("nic-25g", 1)))
     finding = only(verdict, "pcie.lanes")
-    assert (finding.measured, finding.limit) == (28, 24)  # 16 GPU + 3 × 4 NVMe on Ryzen's 24 lanes
+    assert (finding.measured, finding.limit) == (24 + nic.pcie_lanes, 24)
     fix = finding.fixes[0]
     assert (fix.ops[0].op, fix.ops[0].sku) == ("swap_chassis", "ws-tower-trx50")  # a tower for a tower
     assert "with cpu tr-79" in fix.text

@@ -3,7 +3,7 @@
 - it never raises and is deterministic, findings ordered by (severity, code);
 - adding a PSU (of the model already installed, within the bays; two at a time under N+N) never adds a
   power error;
-- removing a GPU never adds a PCIe lanes, power or fit/cooling error.
+- removing a GPU never adds a PCIe lanes, power or fit/cooling error (but the baseboard count, issue 12).
 """
 
 from __future__ import annotations
@@ -134,5 +134,6 @@ def test_removing_a_gpu_never_adds_a_lanes_power_or_fit_error(build: BuildSpec, 
     fewer = replace(build, gpus=rest)
     prefixes = ("pcie.", "power.", "fit.", "cooling.")
     before = error_codes(validate(build, snapshot=SNAPSHOT), *prefixes)
-    after = error_codes(validate(fewer, snapshot=SNAPSHOT), *prefixes)
+    # issue 12: a fixed baseboard (HGX: 4 or 8 modules) is the one fit error fewer GPUs may bring
+    after = error_codes(validate(fewer, snapshot=SNAPSHOT), *prefixes) - {"fit.baseboard_count"}
     assert after <= before

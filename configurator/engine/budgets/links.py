@@ -47,7 +47,7 @@ def bridge_groups(build: BuildSpec) -> list[BridgeGroup]:
 
 def effective_link_gbs(build: BuildSpec) -> float | None:
     """GPU-to-GPU bandwidth the estimator may assume: NVSwitch on an HGX baseboard, or NVLink when bridges
-    join every GPU of a single-model build; None means the GPUs talk over PCIe."""
+    that span the chassis' slot pitch join every GPU of a single-model build; None means PCIe."""
     if len(build.gpus) != 1 or build.gpu_count < 2:
         return None
     gpu = build.gpus[0].spec
@@ -57,6 +57,9 @@ def effective_link_gbs(build: BuildSpec) -> float | None:
     if gpu.nvlink_kind == "infinity-fabric-oam":
         return gpu.nvlink_gbs if chassis.gpu_form_factor == "oam" else None
     if gpu.nvlink_kind in BRIDGE_KINDS:
+        pitch = chassis.gpu_slot_pitch
+        if pitch is not None and any(line.spec.slot_spacing != pitch for line in build.bridges):
+            return None  # a bridge that cannot span the slots links nothing
         groups = bridge_groups(build)
         if groups and groups[0].covered >= build.gpu_count:
             return gpu.nvlink_gbs

@@ -6,7 +6,9 @@ cached on the context. Helpers here build fixes that name real, active catalog S
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, TypeVar
@@ -30,6 +32,24 @@ if TYPE_CHECKING:
     from configurator.engine.budgets.power import PowerBudget
 
 MAX_FIXES = 3  # suggestions per finding; the closest ones first
+
+# Off while engine.proving re-validates a fixed build only to read its findings: the costly searches for
+# fixes (PSU sets, chassis, fewer GPUs) then return nothing.
+_FIXES_WANTED: ContextVar[bool] = ContextVar("fixes_wanted", default=True)
+
+
+def fixes_wanted() -> bool:
+    return _FIXES_WANTED.get()
+
+
+@contextmanager
+def findings_only() -> Iterator[None]:
+    """Rules inside skip searching for fixes (their findings are the same)."""
+    token = _FIXES_WANTED.set(False)
+    try:
+        yield
+    finally:
+        _FIXES_WANTED.reset(token)
 
 
 @dataclass(frozen=True)
@@ -91,6 +111,8 @@ def chassis_for_gpus(
 ) -> list[ChassisSpec]:
     """Active chassis that take every GPU model at its count (and the total): those of the same kind and CPU
     socket as `like` first (a tower for a tower, EPYC for EPYC), then the smallest and cheapest."""
+    if not fixes_wanted():
+        return []
     total = sum(count for _, count in gpus.values())
     found = [
         chassis
@@ -140,6 +162,8 @@ def remove_gpus_fix(build: BuildSpec, works: Callable[[BuildSpec], bool], why: C
     """Fix "remove k× gpu" for the smallest k after which `works(build)` holds; not offered when more than
     half the GPUs would go (then a different part, not fewer GPUs, is the answer). `why(left)` says what
     the `left` GPUs that stay then do."""
+    if not fixes_wanted():
+        return None
     for removed in range(1, build.gpu_count // 2 + 1):
         if works(without_gpus(build, removed)):
             heaviest = max(build.gpus, key=lambda line: (line.spec.tdp_w, line.spec.sku)).spec

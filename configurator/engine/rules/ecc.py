@@ -27,7 +27,9 @@ def _needs_ecc(ctx: RuleContext) -> bool:
 
 
 def ecc_gpus_like(ctx: RuleContext, gpu: GpuSpec, count: int) -> list[GpuSpec]:
-    """Active ECC GPUs with similar or more VRAM, closest capacity first; those the chassis takes first."""
+    """Active ECC GPUs with similar or more VRAM: those the chassis takes first, then the same vendor (a CUDA
+    workload on a GeForce card goes to an NVIDIA ECC card before an AMD one, issue 12), then the closest
+    capacity."""
     chassis = ctx.build.chassis
     options = [
         other
@@ -38,6 +40,7 @@ def ecc_gpus_like(ctx: RuleContext, gpu: GpuSpec, count: int) -> list[GpuSpec]:
         options,
         key=lambda other: (
             not chassis_takes_gpu(chassis, other, count),
+            other.vendor != gpu.vendor,
             abs(other.vram_gib - gpu.vram_gib),
             other.price,
             other.sku,

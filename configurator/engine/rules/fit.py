@@ -63,15 +63,24 @@ def _per_gpu_limit(
             )
 
 
+SIMILAR_SPEED_SHARE = 0.5  # a replacement card keeps at least half the bandwidth and compute (HEURISTIC)
+
+
 def _gpu_fixes(ctx: RuleContext, gpu: GpuSpec) -> tuple[Fix, ...]:
-    """Catalog GPUs with at least this one's VRAM that the current chassis takes (closest VRAM, then price)."""
+    """Catalog GPUs the current chassis takes that do this one's job: at least its VRAM and at least half its
+    memory bandwidth and FP16 compute (no 72 W inference card for a 4090, issue 12); the same vendor first
+    (the software stack stays), then the closest VRAM, then price."""
     chassis, count = ctx.build.chassis, ctx.build.gpu_count
     options = [
         other
         for other in active(ctx.snapshot.gpus)
-        if other.sku != gpu.sku and other.vram_gib >= gpu.vram_gib and chassis_takes_gpu(chassis, other, count)
+        if other.sku != gpu.sku
+        and other.vram_gib >= gpu.vram_gib
+        and other.bandwidth_gbs >= SIMILAR_SPEED_SHARE * gpu.bandwidth_gbs
+        and other.fp16_tflops >= SIMILAR_SPEED_SHARE * gpu.fp16_tflops
+        and chassis_takes_gpu(chassis, other, count)
     ]
-    options.sort(key=lambda other: (other.vram_gib - gpu.vram_gib, other.price, other.sku))
+    options.sort(key=lambda other: (other.vendor != gpu.vendor, other.vram_gib - gpu.vram_gib, other.price, other.sku))
     return tuple(make_fix(replace_op("gpus", other.sku, count, old_sku=gpu.sku)) for other in options[:1])
 
 
@@ -327,8 +336,43 @@ def chassis_kind(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
+def baseboard_count(ctx: RuleContext) -> Iterator[Finding]:
+    """ERROR (issue 12): a fixed GPU baseboard (HGX H200 8-GPU) is built for certain counts only (4 or 8 SXM
+    modules, platforms.md §5 [S1]); any other count cannot be ordered."""
+    build = ctx.build
+    chassis = build.chassis
+    counts = chassis.baseboard_gpu_counts
+    if not counts or not build.gpus or build.gpu_count in counts or build.gpu_count > max(counts):
+        return
+    main = max(build.gpus, key=lambda line: (line.qty, line.spec.sku)).spec
+    fixes = []
+    above = [count for count in counts if count > build.gpu_count]
+    below = [count for count in counts if count < build.gpu_count]
+    if above:
+        fixes.append(part_fix("add", "gpus", main.sku, min(above) - build.gpu_count))
+    if below and main.sku in {line.spec.sku for line in build.gpus}:
+        fixes.append(part_fix("remove", "gpus", main.sku, build.gpu_count - max(below)))
+    yield Finding(
+        code="fit.baseboard_count",
+        severity="error",
+        message=Phrase(
+            "%(chassis)s has an %(board)s baseboard, built for %(counts)s GPUs; the build has %(count)s.",
+            chassis=chassis.sku,
+            board=chassis.gpu_baseboard,
+            counts="/".join(str(count) for count in counts),
+            count=build.gpu_count,
+        ),
+        measured=build.gpu_count,
+        limit=", ".join(str(count) for count in counts),
+        unit="GPUs",
+        components=(chassis.sku, *(line.spec.sku for line in build.gpus)),
+        fixes=tuple(fixes),
+    )
+
+
 RULES = (
     gpu_count,
+    baseboard_count,
     gpu_slot_width,
     gpu_length,
     gpu_tdp,

@@ -106,7 +106,11 @@ def bridge_mismatch(ctx: RuleContext) -> Iterator[Finding]:
             continue
         fixes: list[Fix] = [_remove_bridge(line)]
         for gpu_line in capable:
-            fixes.extend(_add_fixes(bridge_plan(ctx, gpu_line.spec, gpu_line.qty)))
+            # the wrong bridge out and the right one in only work together: one replace
+            fixes.extend(
+                make_fix(replace_op("bridges", bridge.sku, sets, old_sku=line.spec.sku))
+                for bridge, sets in bridge_plan(ctx, gpu_line.spec, gpu_line.qty)
+            )
         yield Finding(
             code="interconnect.bridge_mismatch",
             severity="error",
@@ -317,7 +321,9 @@ def nvswitch(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def bridge_spacing(ctx: RuleContext) -> Iterator[Finding]:
-    """§4 WARN: the bridge's slot spacing must match the slot pitch (RTX A6000: 2- or 3-slot bridges [V21])."""
+    """§4 ERROR: the bridge's slot spacing must match the slot pitch (RTX A6000: 2- or 3-slot bridges [V21]): a
+    rigid bridge does not reach cards further apart (nor fit closer ones), so the GPUs talk over PCIe and the
+    estimate assumes no NVLink (budgets.links.effective_link_gbs)."""
     pitch = ctx.build.chassis.gpu_slot_pitch
     if pitch is None:
         return
@@ -331,7 +337,7 @@ def bridge_spacing(ctx: RuleContext) -> Iterator[Finding]:
             ]
             yield Finding(
                 code="interconnect.bridge_spacing",
-                severity="warning",
+                severity="error",
                 message=Phrase(
                     "%(bridge)s spans %(spacing)s slots; the GPU slots of %(chassis)s are %(pitch)s slots apart.",
                     bridge=bridge.sku,
@@ -403,8 +409,42 @@ def tensor_parallel_over_pcie(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
+def mixed_gpus(ctx: RuleContext) -> Iterator[Finding]:
+    """§4 WARN (issue 12): different GPU models in one build work, but NVLink never joins two models (bridges
+    and NVSwitch are per product) and tensor parallelism runs every shard at the pace of the slowest card
+    (decode is memory-bandwidth bound, so the card with the least bandwidth sets it)."""
+    build = ctx.build
+    if len(build.gpus) < 2:
+        return
+    slowest = min((line.spec for line in build.gpus), key=lambda gpu: (gpu.bandwidth_gbs, gpu.sku))
+    main = max(build.gpus, key=lambda line: (line.qty, line.spec.bandwidth_gbs, line.spec.sku))
+    fixes = [
+        make_fix(replace_op("gpus", main.spec.sku, line.qty, old_sku=line.spec.sku))
+        for line in build.gpus
+        if line.spec.sku != main.spec.sku
+    ]
+    yield Finding(
+        code="interconnect.mixed_gpus",
+        severity="warning",
+        message=Phrase(
+            "%(gpus)s in one build: no NVLink across different models, and tensor parallelism runs at the pace "
+            "of the slowest card (%(slowest)s, %(bandwidth)s GB/s); split the models into separate jobs or "
+            "use one model.",
+            gpus=", ".join(f"{line.qty}× {line.spec.sku}" for line in build.gpus),
+            slowest=slowest.sku,
+            bandwidth=Num(slowest.bandwidth_gbs),
+        ),
+        measured=len(build.gpus),
+        limit=1,
+        unit="models",
+        components=tuple(line.spec.sku for line in build.gpus),
+        fixes=tuple(fixes[:1]),
+    )
+
+
 RULES = (
     no_nvlink,
+    mixed_gpus,
     bridge_mismatch,
     mixed_models,
     bridge_ways,

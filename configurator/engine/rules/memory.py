@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from configurator.engine.fixes import make_fix, replace_op
+from configurator.engine.fixes import make_fix, remove_op, replace_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import RuleContext, active, part_fix
 from configurator.engine.types import Finding, Fix, MemorySpec
@@ -169,6 +169,11 @@ def dimm_slots(ctx: RuleContext) -> Iterator[Finding]:
         ]
         larger.sort(key=lambda d: (d.capacity_gb, d.price, d.sku))
         fixes = [make_fix(replace_op("memory", d.sku, math.ceil(build.ram_gb / d.capacity_gb))) for d in larger[:1]]
+        # or fewer DIMMs: the surplus out of the largest line (issue 12: too many DIMMs had no fix)
+        most = max(build.memory, key=lambda line: (line.qty, line.spec.sku))
+        surplus = build.dimm_count - slots
+        if surplus < most.qty:
+            fixes.append(make_fix(remove_op("memory", most.spec.sku, surplus)))
         message = Phrase.plural(
             "%(count)s DIMM does not fit the %(slots)s usable slots of %(chassis)s.",
             "%(count)s DIMMs do not fit the %(slots)s usable slots of %(chassis)s.",

@@ -273,4 +273,44 @@ def cpu_lane_budget(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
-RULES = (gpu_slot_links, shared_uplinks, switch_p2p, cpu_lane_budget)
+def dead_gpu_positions(ctx: RuleContext) -> Iterator[Finding]:
+    """ERROR (issue 12): a 2-socket board wires its GPU positions to both sockets (chassis gpu_slots_per_socket);
+    with a socket empty its positions are dead, so GPUs beyond the live ones have nowhere to go."""
+    build, plan = ctx.build, ctx.lanes
+    chassis = build.chassis
+    if not build.cpus or build.gpu_count <= plan.live_gpu_positions or plan.live_gpu_positions >= plan.gpu_positions:
+        return
+    first, last = plan.live_gpu_positions + 1, plan.gpu_positions
+    current = build.cpus[0].spec
+    missing = min(chassis.cpu_sockets, len(chassis.gpu_slots_per_socket)) - build.cpu_count
+    fixes: list[Fix] = []
+    if missing > 0 and current.max_sockets >= chassis.cpu_sockets:
+        fixes.append(part_fix("add", "cpus", current.sku, missing))
+    gpu_fix = remove_gpus_fix(
+        build,
+        lambda smaller: smaller.gpu_count <= plan.live_gpu_positions,
+        lambda left: Phrase("%(left)s GPUs fit the positions of the filled socket", left=left),
+    )
+    if gpu_fix:
+        fixes.append(gpu_fix)
+    yield Finding(
+        code="pcie.dead_slots",
+        severity="error",
+        message=Phrase(
+            "GPU positions %(first)s-%(last)s of %(chassis)s hang off the empty CPU socket and are dead; "
+            "%(count)s GPUs need more than the %(live)s live positions.",
+            first=first,
+            last=last,
+            chassis=chassis.sku,
+            count=build.gpu_count,
+            live=plan.live_gpu_positions,
+        ),
+        measured=build.gpu_count,
+        limit=plan.live_gpu_positions,
+        unit="GPUs",
+        components=(chassis.sku, *(line.spec.sku for line in build.cpus)),
+        fixes=tuple(fixes[:MAX_FIXES]),
+    )
+
+
+RULES = (gpu_slot_links, dead_gpu_positions, shared_uplinks, switch_p2p, cpu_lane_budget)

@@ -37,6 +37,7 @@ from configurator.engine.rules.context import (
     active,
     build_gpus,
     chassis_takes_gpu,
+    fixes_wanted,
     remove_gpus_fix,
 )
 from configurator.engine.types import BuildSpec, Finding, Fix, FixOp
@@ -55,6 +56,8 @@ def psu_options(
     carries `load` under `redundancy` within the bays — inside the 80 % headroom when a count allows it.
     Sets inside the headroom first, then the smallest PSU, then the fewest units. With `connectors`
     (towers) the PSUs must also bring that many GPU cables of each kind."""
+    if not fixes_wanted():
+        return []
     build = ctx.build
     options: list[PsuOption] = []
     for psu in active(ctx.snapshot.psus):
