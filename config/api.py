@@ -256,7 +256,10 @@ class ApiErrorSerializer(serializers.Serializer):
 
 
 ERROR_DESCRIPTIONS = {
-    "400": "Invalid input: a malformed body (`parse_error`), a field out of range, an unknown SKU (`fields` names it)",
+    "400": (
+        "Invalid input: a malformed body (`parse_error`: not JSON, not UTF-8, nested too deep), "
+        "a field out of range, an unknown SKU (`fields` names it)"
+    ),
     "401": "Missing or invalid credentials (`Authorization: Token <key>`, or a session)",
     "403": "Signed in but not allowed, or the CSRF check of a session-authenticated write failed",
     "404": "No such object, or not one of yours",

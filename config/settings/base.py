@@ -141,7 +141,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.LimitedJSONParser"],
 }
 
 SPECTACULAR_SETTINGS = {
@@ -207,6 +207,11 @@ MONEY_DECIMAL_PLACES = 2
 DEFAULT_CURRENCY = "RUB"
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # request bodies over 2 MiB are refused
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # form fields per request (Django's default, stated): more is a 400
+DATA_UPLOAD_MAX_NUMBER_FILES = 10  # no form of the site takes files
+# JSON bodies (the API) and JSON in form fields (the pages) nested deeper than this are refused as invalid
+# input before parsing (config/parsers.py); Python's json recursion would otherwise fail at ~950 levels.
+JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 32)
 
 LOG_FORMAT = env_str("LOG_FORMAT", "json")  # json lines (default) or plain
 LOGGING: dict[str, Any] = {
