@@ -25,6 +25,16 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
         catalog_load_fixture()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    """Throttle and login-failure counters live in the (locmem) cache; no test sees another's."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def catalog(db: None) -> None:
     """The real catalog in the test database (loaded through the same service `make run` uses).

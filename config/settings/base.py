@@ -111,6 +111,12 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
+# Password guessing on /accounts/login/ and /admin/login/ (accounts/throttle.py): after this many failures
+# in the window, per username or per client address, every attempt is refused until the window ends.
+LOGIN_FAILURES_PER_USERNAME = env_int("LOGIN_FAILURES_PER_USERNAME", 20)
+LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
+LOGIN_LOCKOUT_WINDOW_S = env_int("LOGIN_LOCKOUT_WINDOW_S", 900)
+
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
