@@ -40,6 +40,7 @@ SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys 
 
 MIDDLEWARE = [
     "config.observability.RequestIdMiddleware",
+    "config.security.SecurityHeadersMiddleware",  # Content-Security-Policy; no caching of signed-in API answers
     "config.api.ApiRequestLimitsMiddleware",  # 413 envelope for /api/ bodies over DATA_UPLOAD_MAX_MEMORY_SIZE
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -116,6 +117,11 @@ STORAGES = {
 LOGIN_FAILURES_PER_USERNAME = env_int("LOGIN_FAILURES_PER_USERNAME", 20)
 LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
 LOGIN_LOCKOUT_WINDOW_S = env_int("LOGIN_LOCKOUT_WINDOW_S", 900)
+
+# Every page and answer (config/security.py): scripts and styles from this origin only, nothing inline.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
+)
 
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "/"
