@@ -6,7 +6,11 @@ from django.http import HttpRequest
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
+from accounts.forms import AdminLoginForm
 from accounts.models import User
+
+# /admin/login/ counts failed attempts like the site's form (accounts/throttle.py)
+admin.site.login_form = AdminLoginForm
 
 
 @admin.register(User)

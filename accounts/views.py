@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import cast
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.mail import send_mail
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
@@ -16,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from accounts.apis import token_rotate
-from accounts.forms import SignupForm
+from accounts.forms import LoginForm, SignupForm
 from accounts.models import User
 from accounts.services import api_token_get, customer_signup
 
@@ -24,6 +26,7 @@ LOGIN_URL = reverse_lazy("accounts:login")
 
 
 class LoginView(auth_views.LoginView):
+    form_class = LoginForm  # limited against password guessing (accounts/throttle.py)
     template_name = "accounts/login.html"
     redirect_authenticated_user = True
     extra_context = {"active": "login"}
@@ -46,6 +49,14 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect(_safe_next(request))
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        email = form.cleaned_data["email"]
+        if User.objects.filter(email__iexact=email).exists():
+            # Not said on the page (it would tell anyone which addresses have accounts): the address's
+            # owner gets an e-mail, the visitor a message that names no account.
+            _signup_address_taken_mail(request, email)
+            sent = _("We have sent a message to %(email)s; please check your inbox.") % {"email": email}
+            messages.info(request, sent)
+            return redirect("accounts:login")
         user = customer_signup(
             username=form.cleaned_data["username"],
             email=form.cleaned_data["email"],
@@ -57,6 +68,21 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect(_safe_next(request))
     next_url = request.GET.get("next") or request.POST.get("next") or ""
     return render(request, "accounts/signup.html", {"form": form, "next": next_url, "active": "signup"})
+
+
+def _signup_address_taken_mail(request: HttpRequest, email: str) -> None:
+    login_url = request.build_absolute_uri(str(LOGIN_URL))
+    send_mail(
+        subject=_("Sign-up with your e-mail address"),
+        message=_(
+            "Someone, perhaps you, tried to create an account with this e-mail address, which already has "
+            "one. To sign in, open %(url)s. If it was not you, you can ignore this message."
+        )
+        % {"url": login_url},
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=[email],
+        fail_silently=True,
+    )
 
 
 @login_required(login_url=LOGIN_URL)

@@ -32,7 +32,7 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from config.observability import UNSTORABLE
-from configurator.engine.errors import ApplicationError, Conflict, ErrorCode, Forbidden, NotFound
+from configurator.engine.errors import ApplicationError, Conflict, ErrorCode, Forbidden, Mismatch, NotFound
 
 API_PREFIX = "/api/"
 
@@ -77,6 +77,7 @@ ERROR_STATUSES: tuple[tuple[type[ApplicationError], int], ...] = (
     (NotFound, status.HTTP_404_NOT_FOUND),
     (Forbidden, status.HTTP_403_FORBIDDEN),
     (Conflict, status.HTTP_409_CONFLICT),
+    (Mismatch, status.HTTP_422_UNPROCESSABLE_ENTITY),
 )
 
 
@@ -256,12 +257,16 @@ class ApiErrorSerializer(serializers.Serializer):
 
 
 ERROR_DESCRIPTIONS = {
-    "400": "Invalid input: a malformed body (`parse_error`), a field out of range, an unknown SKU (`fields` names it)",
+    "400": (
+        "Invalid input: a malformed body (`parse_error`: not JSON, not UTF-8, nested too deep), "
+        "a field out of range, an unknown SKU (`fields` names it)"
+    ),
     "401": "Missing or invalid credentials (`Authorization: Token <key>`, or a session)",
     "403": "Signed in but not allowed, or the CSRF check of a session-authenticated write failed",
     "404": "No such object, or not one of yours",
     "406": "The Accept header asks for a representation other than JSON",
     "409": "The object's state does not allow this action",
+    "422": "The Idempotency-Key was used before with another body (`idempotency_mismatch`)",
     "413": "The body is larger than the upload limit (DATA_UPLOAD_MAX_MEMORY_SIZE, 2 MiB)",
     "415": "The body is not application/json",
     "429": "Too many requests for this scope; retry after the Retry-After header's seconds",

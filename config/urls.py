@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import views
 from config.api import PingApi
+from config.security import DOCS_POLICY, with_policy
 
 api_v1: list[URLPattern | URLResolver] = [
     path("catalog/", include("catalog.urls")),
@@ -12,7 +13,11 @@ api_v1: list[URLPattern | URLResolver] = [
     path("auth/", include("accounts.api_urls")),
     path("ping", PingApi.as_view(), name="ping"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path(
+        "docs/",
+        with_policy(DOCS_POLICY)(SpectacularSwaggerSplitView.as_view(url_name="schema")),
+        name="swagger-ui",
+    ),
 ]
 
 urlpatterns = [

@@ -10,6 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, ClassVar, cast
 
+from django.db import transaction
 from django.http import FileResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -21,7 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import User
+from accounts.models import CUSTOMERS, User
 from config.api import ApiErrorSerializer, StandardPagination, WriteScopedRateThrottle
 from configurator.engine.errors import Conflict, ErrorCode, InvalidInput
 from configurator.models import SavedBuild
@@ -247,7 +248,10 @@ class QuoteListCreateApi(APIView):
                 str,
                 location=OpenApiParameter.HEADER,
                 required=False,
-                description="Repeat a request with the same key to get the same quote back (200) instead of a new one",
+                description=(
+                    "Repeat a request with the same key to get the same quote back (200) instead of a new one; "
+                    "the same key with a different body is refused (422 `idempotency_mismatch`)"
+                ),
             )
         ],
         responses={
@@ -256,6 +260,7 @@ class QuoteListCreateApi(APIView):
             400: ApiErrorSerializer,
             403: ApiErrorSerializer,
             404: ApiErrorSerializer,
+            422: ApiErrorSerializer,
         },
     )
     def post(self, request: Request) -> Response:
@@ -278,23 +283,33 @@ class QuoteListCreateApi(APIView):
             if found is None:
                 raise InvalidInput("Unknown customer.", fields={"customer": ["no active user with this id"]})
             customer = found
+        if data.get("customer") is not None and not customer.in_group(CUSTOMERS):
+            raise InvalidInput(
+                "Quotes are made for customers only; this user is not a customer.",
+                fields={"customer": ["not a member of the customers group"]},
+            )
         saved_build = None
         if "saved_build" in data:
             builds = SavedBuild.objects.all() if user.is_sales else SavedBuild.objects.filter(owner=user)
             saved_build = builds.filter(pk=data["saved_build"]).first()
             if saved_build is None:
                 raise InvalidInput("Unknown saved build.", fields={"saved_build": ["no saved build with this id"]})
-        quote = services.quote_create(
-            customer=customer,
-            created_by=user,
-            payload=data.get("build"),
-            saved_build=saved_build,
-            idempotency_key=key,
-            acknowledge_warnings=data["acknowledge_warnings"],
-            discount_percent=data["discount_percent"],
-            optional_lines=data.get("optional_lines", ()),
-        )
-        response = Response(_detail(quote), status=status.HTTP_200_OK if quote.replayed else status.HTTP_201_CREATED)
+        # The answer is read inside the creating transaction: once it commits nothing else touches the
+        # database, so a create that committed answers its quote (a database outage before the commit
+        # rolls it back and answers 503; the client retries with the same key).
+        with transaction.atomic():
+            quote = services.quote_create(
+                customer=customer,
+                created_by=user,
+                payload=data.get("build"),
+                saved_build=saved_build,
+                idempotency_key=key,
+                acknowledge_warnings=data["acknowledge_warnings"],
+                discount_percent=data["discount_percent"],
+                optional_lines=data.get("optional_lines", ()),
+            )
+            body = _detail(quote)
+        response = Response(body, status=status.HTTP_200_OK if quote.replayed else status.HTTP_201_CREATED)
         if quote.replayed:
             response["Idempotent-Replayed"] = "true"
         return response

@@ -72,4 +72,7 @@ ERROR_MESSAGES: dict[str, Promise] = {
     "warnings_not_acknowledged": _("The build has warnings: tick “I have read the warnings” to ask for a quote."),
     "not_found": _("Not found."),
     "invalid": _("The input is not valid."),
+    "idempotency_mismatch": _(
+        "This quote request was already sent with other contents; reload the page and try again."
+    ),
 }

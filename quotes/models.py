@@ -132,6 +132,9 @@ class Quote(models.Model):
     render_attempts = models.PositiveIntegerField(default=0)
     render_error = models.TextField(blank=True)
     idempotency_key = models.CharField(max_length=100, blank=True, default="")
+    idempotency_hash = models.CharField(
+        max_length=64, blank=True, default="", help_text="SHA-256 of the create request the key was first used with"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

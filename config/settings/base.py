@@ -40,6 +40,7 @@ SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys 
 
 MIDDLEWARE = [
     "config.observability.RequestIdMiddleware",
+    "config.security.SecurityHeadersMiddleware",  # Content-Security-Policy; no caching of signed-in API answers
     "config.api.ApiRequestLimitsMiddleware",  # 413 envelope for /api/ bodies over DATA_UPLOAD_MAX_MEMORY_SIZE
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -111,6 +112,17 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
+# Password guessing on /accounts/login/ and /admin/login/ (accounts/throttle.py): after this many failures
+# in the window, per username or per client address, every attempt is refused until the window ends.
+LOGIN_FAILURES_PER_USERNAME = env_int("LOGIN_FAILURES_PER_USERNAME", 20)
+LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
+LOGIN_LOCKOUT_WINDOW_S = env_int("LOGIN_LOCKOUT_WINDOW_S", 900)
+
+# Every page and answer (config/security.py): scripts and styles from this origin only, nothing inline.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
+)
+
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -141,7 +153,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.LimitedJSONParser"],
 }
 
 SPECTACULAR_SETTINGS = {
@@ -207,6 +219,11 @@ MONEY_DECIMAL_PLACES = 2
 DEFAULT_CURRENCY = "RUB"
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # request bodies over 2 MiB are refused
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # form fields per request (Django's default, stated): more is a 400
+DATA_UPLOAD_MAX_NUMBER_FILES = 10  # no form of the site takes files
+# JSON bodies (the API) and JSON in form fields (the pages) nested deeper than this are refused as invalid
+# input before parsing (config/parsers.py); Python's json recursion would otherwise fail at ~950 levels.
+JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 32)
 
 LOG_FORMAT = env_str("LOG_FORMAT", "json")  # json lines (default) or plain
 LOGGING: dict[str, Any] = {

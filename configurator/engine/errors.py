@@ -1,10 +1,10 @@
 """Errors the domain and services raise; the API's exception handler turns them into the envelope.
 
 One family: `ApplicationError(message, code=, fields=)` with a stable `ErrorCode` and a kind given by its
-class — `InvalidInput`, `NotFound`, `Forbidden`, `Conflict`. The kind says what went wrong, not how a door
-answers it: the HTTP statuses live in `config.api` (invalid 400, not found 404, forbidden 403, conflict 409),
-the pages show a message. An error is not changed once raised: `nested(prefix)` gives a new one whose field
-names sit under `prefix` (a nested body's `gpus[0].qty` → `build.gpus[0].qty`).
+class — `InvalidInput`, `NotFound`, `Forbidden`, `Conflict`, `Mismatch`. The kind says what went wrong, not
+how a door answers it: the HTTP statuses live in `config.api` (invalid 400, not found 404, forbidden 403,
+conflict 409, mismatch 422), the pages show a message. An error is not changed once raised: `nested(prefix)`
+gives a new one whose field names sit under `prefix` (a nested body's `gpus[0].qty` → `build.gpus[0].qty`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ class ErrorCode(StrEnum):
     SKU_UNAVAILABLE = "sku_unavailable"
     PDF_NOT_READY = "pdf_not_ready"
     FIX_NOT_APPLICABLE = "fix_not_applicable"
+    IDEMPOTENCY_MISMATCH = "idempotency_mismatch"
     # answered by the API's plumbing (config/api.py), not raised by the services
     BAD_REQUEST = "bad_request"
     PERMISSION_DENIED = "permission_denied"
@@ -88,6 +89,13 @@ class Conflict(ApplicationError):
     """The object's state does not allow this now (a status transition, a stale revision, an expired quote)."""
 
     default_code = ErrorCode.CONFLICT
+
+
+class Mismatch(ApplicationError):
+    """The request repeats an earlier one by its key but not by its content (an Idempotency-Key reused with
+    another body): neither the earlier answer nor a new object would be right."""
+
+    default_code = ErrorCode.IDEMPOTENCY_MISMATCH
 
 
 class UnknownModelError(InvalidInput):

@@ -89,7 +89,8 @@ def measure(value: Any, unit_code: str | None = "") -> str:
 
 @register.filter
 def css_percent(value: Any) -> str:
-    """A width for a style attribute: "42.5%" with a dot, clamped to 0–100."""
+    """A width for `data-width`/`data-left` (static/js/app.js sets the style; CSP forbids inline styles):
+    "42.5%" with a dot, clamped to 0–100."""
     number = as_number(value)
     clamped = 0.0 if number is None else min(max(float(number), 0.0), 100.0)
     return f"{clamped:.2f}%"

@@ -19,6 +19,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import ChassisKind
+from config.parsers import json_loads_limited
 from configurator.engine.builds import MAX_QTY, PART_KINDS
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.types import (
@@ -126,7 +127,7 @@ class WorkloadForm(forms.Form):
         if not raw:
             return None
         try:
-            value = json.loads(raw)
+            value = json_loads_limited(raw)
         except ValueError as error:
             raise forms.ValidationError(_("This is not valid JSON: %(reason)s"), params={"reason": error}) from None
         if not isinstance(value, dict):
@@ -260,7 +261,7 @@ class BuildHeaderForm(forms.Form):
         if not raw:
             return None
         try:
-            value = json.loads(raw)
+            value = json_loads_limited(raw)
         except ValueError:
             value = None
         if not isinstance(value, dict):

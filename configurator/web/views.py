@@ -9,7 +9,6 @@ answered by what that app registers in `EDITOR_OPS` and `EDITOR_FORMS`, so nothi
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from catalog.specs import catalog_snapshot
+from config.parsers import json_loads_limited
 from configurator.engine.builds import PART_KINDS
 from configurator.engine.errors import DomainError
 from configurator.engine.models_library import model_search
@@ -189,7 +189,7 @@ def _body_from_query(raw: str | None) -> dict[str, Any]:
     if not raw:
         return dict(EMPTY_BODY)
     try:
-        value = json.loads(raw)
+        value = json_loads_limited(raw)
     except ValueError:
         return dict(EMPTY_BODY)
     if not isinstance(value, dict):
@@ -293,7 +293,7 @@ def _apply_fix(
     `POST /api/v1/builds/apply-fix` (then checked again like any edit)."""
     error = None
     try:
-        fix = json.loads(op.removeprefix("fix:"))
+        fix = json_loads_limited(op.removeprefix("fix:"))
         body, _verdict, _price = build_apply_fix(payload=body, fix=fix, snapshot=snapshot)
     except (ValueError, DomainError):
         error = _("This fix could not be applied; the build was not changed.")

@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from accounts.models import User
+from accounts.models import CUSTOMERS, User
 from catalog.specs import catalog_snapshot
 from configurator.engine.builds import build_lines, build_to_payload
-from configurator.engine.errors import ApplicationError, ErrorCode, InvalidInput, NotFound
+from configurator.engine.errors import ApplicationError, ErrorCode, InvalidInput, Mismatch, NotFound
 from configurator.engine.types import CatalogSnapshot, Finding
 from configurator.models import SavedBuild
 from configurator.outputs import stored_verdict_data
 from configurator.services import build_validate
-from quotes.models import Quote, QuoteEventType, QuoteStatus
+from quotes.models import Quote, QuoteCounter, QuoteEventType, QuoteStatus
 from quotes.policy import quote_create_permission
 from quotes.pricing import LineDraft, line_draft, totals
 from quotes.services._shared import event_add, lines_save, spec_find, totals_dict, totals_set
-from quotes.services.numbering import quote_number_next
+from quotes.services.numbering import QUOTE_COUNTER_NAME, quote_number_next
 from quotes.services.render import render_queue_on_commit
 
 S = QuoteStatus
@@ -70,11 +73,57 @@ def _optional_drafts(
 # --------------------------------------------------------------------------- create
 
 
-def _find_idempotent(created_by: User, key: str) -> Quote | None:
+def quote_request_hash(
+    *,
+    customer_id: int,
+    payload: Mapping[str, Any] | None,
+    saved_build_id: int | None,
+    acknowledge_warnings: bool,
+    discount_percent: Decimal | int | str,
+    optional_lines: Sequence[Mapping[str, Any]],
+) -> str:
+    """SHA-256 of what a create asks for (canonical JSON): stored with the Idempotency-Key, so the same key
+    with another build, customer, discount or lines is told apart from a retry of the same request."""
+    discount = Decimal(str(discount_percent))
+    request = {
+        "customer": customer_id,
+        "build": payload,
+        "saved_build": saved_build_id,
+        "acknowledge_warnings": bool(acknowledge_warnings),
+        "discount_percent": f"{discount.normalize():f}" if discount else "0",
+        "optional_lines": [{"sku": line.get("sku"), "qty": line.get("qty", 1)} for line in optional_lines],
+    }
+    canonical = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _find_idempotent(created_by: User, key: str, request_hash: str) -> Quote | None:
+    """The quote made earlier with this creator and key, marked `replayed`; Mismatch when that request
+    differed from this one (quotes made before hashes were stored match any request)."""
     quote = Quote.objects.filter(created_by=created_by, idempotency_key=key).first()
-    if quote is not None:
-        quote.replayed = True
+    if quote is None:
+        return None
+    if quote.idempotency_hash and quote.idempotency_hash != request_hash:
+        raise Mismatch(
+            f"The Idempotency-Key was already used for quote {quote.number} with a different request; "
+            "use a new key for a new quote.",
+            fields={"Idempotency-Key": ["already used with a different body"]},
+        )
+    quote.replayed = True
     return quote
+
+
+def _lock_key(created_by: User, key: str) -> None:
+    """Hold the creator's key until the transaction ends, so concurrent creates with one key queue here
+    and only the first draws a number (PostgreSQL: an advisory lock on the key; SQLite: its write lock,
+    taken by a no-op write on the counter row)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"quote-create:{created_by.pk}:{key}"]
+            )
+    else:
+        QuoteCounter.objects.filter(name=QUOTE_COUNTER_NAME).update(value=F("value"))
 
 
 def quote_create(
@@ -91,14 +140,26 @@ def quote_create(
     """Make a draft quote (R1) from an inline build body or a saved build.
 
     Refused with `build_invalid` when the build has error findings and with `warnings_not_acknowledged`
-    when it has warnings and `acknowledge_warnings` is false. Prices come from the catalog snapshot of
-    this moment and are copied into the lines. With an `idempotency_key`, the same creator and key give
-    back the quote made the first time (`quote.replayed` is then true), also under concurrent requests.
-    The PDF render is queued when the transaction commits; if the broker is down the quote stays
-    `pending` and `quotes_sweep_stuck` queues it later.
+    when it has warnings and `acknowledge_warnings` is false; a quote for someone else needs a sales
+    engineer as creator and a member of `customers` as customer. Prices come from the catalog snapshot
+    of this moment and are copied into the lines. With an `idempotency_key`, the same creator, key and
+    request give back the quote made the first time (`quote.replayed` is then true), also under
+    concurrent requests: the key is locked before the number is drawn, so one number is drawn per key.
+    The same key with a different request is refused with `idempotency_mismatch`. The PDF render is
+    queued when the transaction commits; if the broker is down the quote stays `pending` and
+    `quotes_sweep_stuck` queues it later.
     """
     key = (idempotency_key or "").strip() or None
-    if key is not None and (existing := _find_idempotent(created_by, key)) is not None:
+    optional = list(optional_lines)
+    request_hash = quote_request_hash(
+        customer_id=customer.pk,
+        payload=payload,
+        saved_build_id=saved_build.pk if saved_build is not None else None,
+        acknowledge_warnings=acknowledge_warnings,
+        discount_percent=discount_percent,
+        optional_lines=optional,
+    )
+    if key is not None and (existing := _find_idempotent(created_by, key, request_hash)) is not None:
         return existing
 
     discount = Decimal(str(discount_percent))
@@ -106,6 +167,11 @@ def quote_create(
         raise InvalidInput("The discount must be between 0 and 100 %.", fields={"discount_percent": ["0..100"]})
     if not (decision := quote_create_permission(user=created_by, customer_id=customer.pk, discount_percent=discount)):
         raise decision.error()
+    if customer.pk != created_by.pk and not customer.in_group(CUSTOMERS):
+        raise InvalidInput(
+            "Quotes are made for customers only; this user is not a customer.",
+            fields={"customer": ["not a member of the customers group"]},
+        )
     if (payload is None) == (saved_build is None):
         raise InvalidInput("Give either a build or a saved build.", fields={"build": ["give build or saved_build"]})
     if saved_build is not None:
@@ -138,7 +204,6 @@ def quote_create(
         )
 
     drafts = [line_draft(kind, spec, qty, discount) for kind, spec, qty in build_lines(build)]
-    optional = list(optional_lines)
     if optional:
         drafts += _optional_drafts(optional, snapshot, discount)
     vat_percent = Decimal(settings.QUOTE_VAT_PERCENT)
@@ -146,6 +211,10 @@ def quote_create(
 
     try:
         with transaction.atomic():
+            if key is not None:
+                _lock_key(created_by, key)
+                if (existing := _find_idempotent(created_by, key, request_hash)) is not None:
+                    return existing
             quote = Quote(
                 number=quote_number_next(),
                 revision=1,
@@ -160,6 +229,7 @@ def quote_create(
                 verdict=stored_verdict_data(verdict),
                 saved_build=saved_build,
                 idempotency_key=key or "",
+                idempotency_hash=request_hash if key is not None else "",
             )
             totals_set(quote, quote_totals)
             quote.save()
@@ -179,7 +249,7 @@ def quote_create(
             render_queue_on_commit(quote.pk)
     except IntegrityError:
         # Another request with the same key won the race; its row is committed now.
-        if key is not None and (existing := _find_idempotent(created_by, key)) is not None:
+        if key is not None and (existing := _find_idempotent(created_by, key, request_hash)) is not None:
             return existing
         raise
     return quote

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.core.files.base import ContentFile
+from django.core.files.storage import Storage
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -115,6 +116,16 @@ def _store_pdf(quote: Quote, pdf_bytes: bytes, claimed_at: datetime) -> bool:
     if storage.exists(name):  # left by a render that died between writing the file and committing
         storage.delete(name)
     saved_name = storage.save(name, ContentFile(pdf_bytes))
+    try:
+        return _point_at_pdf(quote, storage, saved_name, pdf_bytes, claimed_at)
+    except BaseException:
+        storage.delete(saved_name)  # the row never pointed at it: no orphan file is left behind
+        raise
+
+
+def _point_at_pdf(quote: Quote, storage: Storage, saved_name: str, pdf_bytes: bytes, claimed_at: datetime) -> bool:
+    """Point the quote at the stored file if this render still holds the claim (the file is deleted after
+    the commit otherwise)."""
     sha256 = hashlib.sha256(pdf_bytes).hexdigest()
     with transaction.atomic():
         locked = (

@@ -75,6 +75,26 @@
     }
   });
 
+  // Bar widths and marks come as data-width / data-left (the Content-Security-Policy allows no inline
+  // style attributes); setting them through the style object is allowed. Runs on the first page and on
+  // every fragment htmx swaps in.
+  function applySizes(root) {
+    var scope = root && root.querySelectorAll ? root : document;
+    var sized = Array.prototype.slice.call(scope.querySelectorAll("[data-width], [data-left]"));
+    if (scope.matches && scope.matches("[data-width], [data-left]")) sized.push(scope);
+    sized.forEach(function (element) {
+      if (element.hasAttribute("data-width")) element.style.width = element.getAttribute("data-width");
+      if (element.hasAttribute("data-left")) element.style.left = element.getAttribute("data-left");
+    });
+  }
+  if (window.htmx && window.htmx.onLoad) {
+    window.htmx.onLoad(applySizes);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { applySizes(document); });
+  } else {
+    applySizes(document);
+  }
+
   // The API token field selects itself, ready to copy.
   document.addEventListener("focusin", function (event) {
     if (event.target.matches && event.target.matches("[data-token]")) event.target.select();

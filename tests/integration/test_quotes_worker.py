@@ -5,7 +5,8 @@ is a failure there). The workers are pointed at pytest-django's test database an
 unique to this run; Redis keys of those queues are removed afterwards. Cases:
 
 * a quote goes from created to a ready PDF rendered by the worker;
-* 50 concurrent creates with one Idempotency-Key make exactly one quote;
+* 50 concurrent creates with one Idempotency-Key make exactly one quote and draw one number; racing
+  creates with one key and two bodies make one quote, the other body gets 422;
 * 200 concurrent creates get 200 distinct numbers;
 * the worker is SIGKILLed mid-render → after a restart and the sweep the quote is ready, with one PDF and
   no duplicate events;
@@ -179,11 +180,11 @@ def _assert_one_pdf(quote: Quote) -> None:
     assert QuoteEvent.objects.filter(quote=quote, type="created").count() == 1
 
 
-def _post_create(user: User, key: str | None = None) -> tuple[int, dict[str, Any]]:
+def _post_create(user: User, key: str | None = None, build: dict[str, Any] = GOOD_BUILD) -> tuple[int, dict[str, Any]]:
     """POST /api/v1/quotes/ through the real view; closes this thread's DB connection afterwards."""
     try:
         headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
-        request = APIRequestFactory().post("/api/v1/quotes/", {"build": GOOD_BUILD}, format="json", **headers)
+        request = APIRequestFactory().post("/api/v1/quotes/", {"build": build}, format="json", **headers)
         force_authenticate(request, user=user)
         response = QuoteListCreateApi.as_view()(request)
         return response.status_code, response.data
@@ -207,17 +208,53 @@ def test_a_quote_goes_from_created_to_ready(worker: Worker, setup_data: dict[str
     quote.pdf.close()
 
 
+def _numbers_drawn_so_far() -> int:
+    """How many values the quote number sequence has handed out (rolled-back draws included)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT last_value, is_called FROM quotes_quote_number_seq")
+        last_value, is_called = cursor.fetchone()
+    return int(last_value) if is_called else int(last_value) - 1
+
+
 def test_50_concurrent_creates_with_one_key_make_one_quote(worker: Worker, setup_data: dict[str, User]) -> None:
     _remove_pdf_files()
     customer = setup_data["customer"]
+    drawn_before = _numbers_drawn_so_far()
     with ThreadPoolExecutor(max_workers=25) as pool:
         results = list(pool.map(lambda _: _post_create(customer, key=f"key-{RUN_ID}"), range(50)))
     statuses = sorted(status for status, _ in results)
     assert statuses == [200] * 49 + [201], statuses
     assert len({body["number"] for _, body in results}) == 1
     assert Quote.objects.count() == 1
+    assert _numbers_drawn_so_far() - drawn_before == 1  # the key is locked before the number is drawn
     quote = _wait_ready(Quote.objects.get(), 30)
     _assert_one_pdf(quote)
+
+
+def test_racing_creates_with_one_key_and_two_bodies_make_one_quote(worker: Worker, setup_data: dict[str, User]) -> None:
+    """Whichever body wins, the others with the same body replay it and the ones with the other body get
+    422; one quote, one number."""
+    customer = setup_data["customer"]
+    other_build = {**GOOD_BUILD, "storage": [{"sku": "nvme-4tb", "qty": 2}]}
+    drawn_before = _numbers_drawn_so_far()
+    app.conf.task_default_queue = SINK_QUEUE
+    try:
+        with ThreadPoolExecutor(max_workers=20) as pool:
+            results = list(
+                pool.map(
+                    lambda i: (i % 2, *_post_create(customer, f"two-{RUN_ID}", other_build if i % 2 else GOOD_BUILD)),
+                    range(40),
+                )
+            )
+    finally:
+        app.conf.task_default_queue = QUEUE
+    quote = Quote.objects.get()
+    winner = 1 if quote.build_payload["storage"][0]["qty"] == 2 else 0
+    by_status = sorted((status, side == winner) for side, status, _ in results)
+    assert by_status == [(200, True)] * 19 + [(201, True)] + [(422, False)] * 20, by_status
+    mismatches = [body for side, status, body in results if status == 422]
+    assert {body["error"]["code"] for body in mismatches} == {"idempotency_mismatch"}
+    assert _numbers_drawn_so_far() - drawn_before == 1
 
 
 def test_200_concurrent_creates_get_200_distinct_numbers(worker: Worker, setup_data: dict[str, User]) -> None:

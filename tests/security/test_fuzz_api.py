@@ -30,12 +30,27 @@ import pytest
 
 from tests.security.live import MIGRATE, ROOT, Gunicorn, environment, run_django, scratch_database
 
-# Examples per operation in the fuzzing phase of each pass (the coverage phase adds its boundary cases):
-# a few hundred per operation over the passes, about two and a half minutes on two cores.
+# Examples per operation in the fuzzing phase of each pass (the coverage phase adds its boundary cases).
+# FUZZ_SIZE=ci (the default, what `make test` runs): about a minute on two cores, every operation still
+# reached in each pass. FUZZ_SIZE=nightly (`make fuzz`): the large run, a few hundred examples per
+# operation over the passes, for a nightly job or by hand before a release.
+FUZZ_SIZES: dict[str, dict[str, int]] = {
+    "ci": {"sales": 12, "token-basic-auth": 10, "anonymous": 8},
+    "nightly": {"sales": 135, "token-basic-auth": 90, "anonymous": 75},
+}
+FUZZ_SIZE = os.environ.get("FUZZ_SIZE", "ci")
+if FUZZ_SIZE not in FUZZ_SIZES:
+    raise ValueError(f"FUZZ_SIZE must be one of {sorted(FUZZ_SIZES)}, not {FUZZ_SIZE!r}")
 PASSES: dict[str, tuple[int, tuple[str, ...]]] = {
-    "sales": (45, ("--header", "Authorization: Token {token}", "--exclude-path", "/api/v1/auth/token")),
-    "token-basic-auth": (30, ("--auth", "fuzz-keys:fuzz-test-pass", "--include-path", "/api/v1/auth/token")),
-    "anonymous": (25, ()),
+    "sales": (
+        FUZZ_SIZES[FUZZ_SIZE]["sales"],
+        ("--header", "Authorization: Token {token}", "--exclude-path", "/api/v1/auth/token"),
+    ),
+    "token-basic-auth": (
+        FUZZ_SIZES[FUZZ_SIZE]["token-basic-auth"],
+        ("--auth", "fuzz-keys:fuzz-test-pass", "--include-path", "/api/v1/auth/token"),
+    ),
+    "anonymous": (FUZZ_SIZES[FUZZ_SIZE]["anonymous"], ()),
 }
 HOOKS = Path(__file__).with_name("fuzz_hooks.py")  # steer generated SKUs, models and ids toward real ones
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
@@ -136,8 +151,9 @@ def test_every_answer_matches_the_schema_and_none_is_a_5xx(target: Target) -> No
         name: schemathesis(target, examples, *(option.format(token=target.sales_token) for option in options))
         for name, (examples, options) in PASSES.items()
     }
-    outputs = {name: run.communicate(timeout=600)[0] for name, run in runs.items()}
-    print(f"\nfuzzing took {time.monotonic() - started:.0f} s")
+    timeout_s = 600 if FUZZ_SIZE == "ci" else 5400
+    outputs = {name: run.communicate(timeout=timeout_s)[0] for name, run in runs.items()}
+    print(f"\nfuzzing ({FUZZ_SIZE}) took {time.monotonic() - started:.0f} s")
     failed = []
     for name, run in runs.items():
         print(f"  {name}: {_summary(outputs[name])}")

@@ -1,0 +1,95 @@
+"""JSON with limits: the API's request parser and the loader of the pages' JSON fields.
+
+Python's `json` module recurses once per nesting level, so a body of ~950 nested `[` raises
+`RecursionError`, which DRF's `JSONParser` (it catches `ValueError` only) turns into a 500. Here the
+nesting depth is measured before anything is parsed, in C-speed passes over the bytes (strings removed
+first, then a running sum of the brackets), and a body deeper than `JSON_MAX_DEPTH` is refused as
+invalid input naming the limit. The size is bounded too: the API refuses more than
+DATA_UPLOAD_MAX_MEMORY_SIZE bytes even when no Content-Length announced them (a chunked body).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import accumulate
+from typing import IO, Any
+
+from django.conf import settings
+from rest_framework import status
+from rest_framework.exceptions import APIException, ParseError
+from rest_framework.parsers import JSONParser
+from rest_framework.utils import json as drf_json
+
+from configurator.engine.errors import ErrorCode
+
+#: Deeper than any body of the API needs (a build with its workload and a config.json is < 10 levels).
+JSON_MAX_DEPTH_DEFAULT = 32
+
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
+
+
+class JsonTooDeep(ValueError):
+    """The document nests deeper than the limit (a ValueError, so callers that catch bad JSON catch it)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"JSON nested deeper than {limit} levels (the limit is {limit})")
+        self.limit = limit
+
+
+def json_max_depth() -> int:
+    return int(getattr(settings, "JSON_MAX_DEPTH", JSON_MAX_DEPTH_DEFAULT))
+
+
+def json_depth_check(raw: bytes | str, limit: int) -> None:
+    """Raise JsonTooDeep when `raw` nests arrays/objects deeper than `limit`; linear, no recursion."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return  # cannot nest deeper than it has openings
+    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    if brackets and max(accumulate(map(_STEP.__getitem__, brackets))) > limit:
+        raise JsonTooDeep(limit)
+
+
+def json_loads_limited(raw: bytes | str, *, max_depth: int | None = None) -> Any:
+    """`json.loads` that refuses NaN/Infinity and documents nested deeper than `max_depth` (default:
+    the JSON_MAX_DEPTH setting) with a ValueError instead of recursing into a RecursionError."""
+    json_depth_check(raw, json_max_depth() if max_depth is None else max_depth)
+    try:
+        return drf_json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+    except RecursionError:  # pragma: no cover - the depth check runs first; belt and braces
+        raise JsonTooDeep(json_max_depth() if max_depth is None else max_depth) from None
+
+
+class RequestBodyTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = ErrorCode.REQUEST_TOO_LARGE
+    default_detail = "The request body is too large."
+
+
+class LimitedJSONParser(JSONParser):
+    """DRF's JSONParser with a size limit (DATA_UPLOAD_MAX_MEMORY_SIZE) and a nesting limit
+    (JSON_MAX_DEPTH): too deep, not UTF-8 or not JSON is a 400 `parse_error` naming the problem."""
+
+    def parse(self, stream: IO[bytes] | None, media_type: str | None = None, parser_context: Any = None) -> Any:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        raw = b"" if stream is None else stream.read() if limit is None else stream.read(limit + 1)
+        if limit is not None and len(raw) > limit:
+            raise RequestBodyTooLarge(f"The request body is larger than {limit} bytes.")
+        depth = json_max_depth()
+        try:
+            json_depth_check(raw, depth)
+        except JsonTooDeep as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        try:
+            text = raw.decode(encoding)
+        except (UnicodeDecodeError, LookupError):
+            raise ParseError(f"JSON parse error - the body is not valid {encoding}") from None
+        try:
+            return drf_json.loads(text, parse_constant=drf_json.strict_constant if self.strict else None)
+        except RecursionError:  # pragma: no cover - the depth check runs first
+            raise ParseError(f"JSON parse error - nested deeper than {depth} levels") from None
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None

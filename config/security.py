@@ -1,0 +1,71 @@
+"""Response headers every answer gets: the Content-Security-Policy, and no caching of signed-in API answers.
+
+* `Content-Security-Policy` (CONTENT_SECURITY_POLICY): `default-src 'self'` and nothing inline — the pages
+  load their script and style from /static/ only (bar widths come as data attributes that static/js/app.js
+  applies, htmx runs without eval and without its inline indicator style). A view may answer its own
+  policy (the Swagger UI page, whose assets come from a CDN); it is then left alone.
+* `Cache-Control: private, no-store` on every /api/ answer to a signed-in caller (a session, or any
+  Authorization header): a shared cache or the browser's must not keep one user's quotes or token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+
+from config.api import is_api_request
+
+CSP_HEADER = "Content-Security-Policy"
+DEFAULT_POLICY = "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
+#: The Swagger UI of /api/v1/docs/ loads swagger-ui from jsDelivr (drf-spectacular's default); its own
+#: initialisation script is served from /api/v1/docs/?script (SpectacularSwaggerSplitView), not inline.
+DOCS_ASSETS = "https://cdn.jsdelivr.net"
+DOCS_POLICY = (
+    f"default-src 'self'; script-src 'self' {DOCS_ASSETS}; style-src 'self' {DOCS_ASSETS}; "
+    f"img-src 'self' data: {DOCS_ASSETS}; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; "
+    "object-src 'none'"
+)
+PRIVATE = "private, no-store"
+
+
+def content_security_policy() -> str:
+    return str(getattr(settings, "CONTENT_SECURITY_POLICY", DEFAULT_POLICY))
+
+
+class SecurityHeadersMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if CSP_HEADER not in response:
+            response[CSP_HEADER] = content_security_policy()
+        if is_api_request(request) and _signed_in(request):
+            response["Cache-Control"] = PRIVATE
+        return response
+
+
+def _signed_in(request: HttpRequest) -> bool:
+    """A session or token user (DRF puts the user it authenticated on the Django request), or any
+    credentials sent at all (an answer to them is personal even when they were refused)."""
+    user = getattr(request, "user", None)
+    return bool(request.META.get("HTTP_AUTHORIZATION")) or bool(user is not None and user.is_authenticated)
+
+
+def with_policy(policy: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Answer `policy` instead of the site's Content-Security-Policy (one view's exception)."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            response = view(request, *args, **kwargs)
+            response[CSP_HEADER] = policy
+            return response
+
+        return wrapped
+
+    return decorate

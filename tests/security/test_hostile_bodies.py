@@ -1,0 +1,182 @@
+"""Hostile request bodies: JSON nested deeper than JSON_MAX_DEPTH, huge numbers, invalid UTF-8, NUL bytes and
+chunked bodies over the size limit are 400/413 envelopes on every endpoint that reads a JSON body, never a
+500; the same deep JSON in the pages' form fields (url-encoded or multipart) is a form error."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from drf_spectacular.generators import SchemaGenerator
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from config.parsers import JsonTooDeep, LimitedJSONParser, json_depth_check, json_loads_limited
+from configurator.models import SavedBuild
+from quotes import services
+from quotes.models import Quote
+from tests import factories
+from tests.builds import GOOD_BUILD
+from tests.security.test_hygiene import envelope
+
+pytestmark = pytest.mark.django_db
+
+DEPTH = 32  # config/settings/base.py JSON_MAX_DEPTH
+DEEP_ARRAY = "[" * 1000 + "]" * 1000  # Python's json recursion gave out at ~950 levels: a 500 before
+DEEP_OBJECT = '{"a":' * 1000 + "1" + "}" * 1000
+JUST_TOO_DEEP = '{"model":' + "[" * DEPTH + "]" * DEPTH + "}"  # 33 levels
+DEEP_MESSAGE = f"JSON parse error - JSON nested deeper than {DEPTH} levels (the limit is {DEPTH})"
+
+# Every operation of the schema with a request body, and who can reach its parser (None: anonymous).
+JSON_OPERATIONS: dict[tuple[str, str], str | None] = {
+    ("post", "/api/v1/estimate"): None,
+    ("post", "/api/v1/builds/validate"): None,
+    ("post", "/api/v1/builds/apply-fix"): None,
+    ("post", "/api/v1/recommendations"): None,
+    ("post", "/api/v1/builds/"): "customer",
+    ("put", "/api/v1/builds/{id}/"): "customer",
+    ("patch", "/api/v1/builds/{id}/"): "customer",
+    ("post", "/api/v1/quotes/"): "customer",
+    ("post", "/api/v1/quotes/{number}/reject/"): "customer",
+    ("post", "/api/v1/quotes/{number}/revise/"): "sales",
+}
+
+
+@pytest.fixture
+def actors(catalog: None) -> dict[str, Any]:
+    customer = factories.customer(username="carol")
+    sales = factories.sales(username="sid")
+    saved = SavedBuild.objects.create(owner=customer, name="mine", payload=GOOD_BUILD)
+    quote = services.quote_send(
+        quote=services.quote_create(customer=customer, created_by=customer, payload=GOOD_BUILD), user=sales
+    )
+    return {"customer": customer, "sales": sales, "pk": saved.pk, "number": quote.number}
+
+
+def _client(user: User | None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+def _send(actors: dict[str, Any], method: str, path: str, raw: bytes) -> Any:
+    role = JSON_OPERATIONS[(method, path)]
+    url = path.format(id=actors["pk"], number=actors["number"])
+    client = _client(actors[role] if role else None)
+    return getattr(client, method)(url, data=raw, content_type="application/json")
+
+
+def test_the_list_names_every_operation_that_takes_a_body() -> None:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    with_body = {
+        (method, path)
+        for path, operations in schema["paths"].items()
+        for method, operation in operations.items()
+        if "requestBody" in operation
+    }
+    assert with_body == set(JSON_OPERATIONS)
+
+
+@pytest.mark.parametrize(("method", "path"), list(JSON_OPERATIONS))
+@pytest.mark.parametrize("raw", [DEEP_ARRAY, DEEP_OBJECT, JUST_TOO_DEEP], ids=["array", "object", "33-levels"])
+def test_json_nested_too_deep_is_a_400_parse_error_naming_the_limit(
+    actors: dict[str, Any], method: str, path: str, raw: str
+) -> None:
+    quotes_before = Quote.objects.count()
+    response = _send(actors, method, path, raw.encode())
+    assert response.status_code == 400
+    assert envelope(response) == {"code": "parse_error", "message": DEEP_MESSAGE, "fields": {}}
+    assert Quote.objects.count() == quotes_before
+    assert SavedBuild.objects.get(pk=actors["pk"]).payload == GOOD_BUILD
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b'{"gpu_count": 1' + b"0" * 5000 + b"}", "JSON parse error - Exceeds the limit (4300 digits)"),
+        (b'{"model": "\xff\xfe"}', "JSON parse error - the body is not valid utf-8"),
+        (b'{"model": "x"}\x00', "JSON parse error - Extra data: line 1 column 15 (char 14)"),
+        (b'{"gpu_count": NaN}', "JSON parse error - Out of range float values are not JSON compliant: 'NaN'"),
+    ],
+    ids=["huge-number", "invalid-utf8", "nul", "nan"],
+)
+def test_other_hostile_bodies_are_400_parse_errors(raw: bytes, message: str) -> None:
+    response = APIClient().post("/api/v1/estimate", data=raw, content_type="application/json")
+    assert response.status_code == 400
+    error = envelope(response)
+    assert (error["code"], error["message"][: len(message)]) == ("parse_error", message)
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting(catalog: None) -> None:
+    body = {"model": "[" * 5000 + '\\"{' * 100, "precision": "q4_k_m"}
+    response = APIClient().post("/api/v1/estimate", data=json.dumps(body), content_type="application/json")
+    assert response.status_code == 400
+    error = envelope(response)
+    assert error["code"] != "parse_error"
+    assert "model" in error["fields"]
+
+
+def test_a_body_at_the_depth_limit_is_parsed() -> None:
+    assert json_loads_limited("[" * DEPTH + "]" * DEPTH, max_depth=DEPTH) == json.loads("[" * DEPTH + "]" * DEPTH)
+    with pytest.raises(JsonTooDeep, match="the limit is 32"):
+        json_depth_check("[" * (DEPTH + 1) + "]" * (DEPTH + 1), DEPTH)
+    json_depth_check(b'["' + b"[" * 100 + b'"]', DEPTH)  # inside a string: no error
+
+
+def test_a_chunked_body_over_the_upload_limit_is_a_413_without_content_length() -> None:
+    """No Content-Length (chunked): the middleware cannot refuse it up front, the parser stops reading."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    stream = io.BytesIO(b'{"model": "' + b"x" * limit + b'"}')
+    with pytest.raises(Exception, match=f"larger than {limit} bytes") as raised:
+        LimitedJSONParser().parse(stream, "application/json", {})
+    assert raised.value.status_code == 413  # type: ignore[attr-defined]
+    assert stream.tell() == limit + 1  # read no further than one byte past the limit
+
+
+# --------------------------------------------------------------------------- the pages' JSON form fields
+
+
+WORKLOAD_FORM = {
+    "model": "",
+    "task": "inference",
+    "precision": "q4_k_m",
+    "context_tokens": "8192",
+    "concurrent_users": "1",
+    "form_factor": "any",
+}
+
+
+@pytest.mark.parametrize("multipart", [False, True], ids=["urlencoded", "multipart"])
+def test_a_deep_config_json_on_the_workload_page_is_a_form_error(catalog: None, multipart: bool) -> None:
+    data = {**WORKLOAD_FORM, "model_config": DEEP_OBJECT}
+    if multipart:
+        response = Client().post("/", data)  # the test client sends multipart/form-data by default
+    else:
+        response = Client().post("/", urlencode(data), content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 200
+    assert f"JSON nested deeper than {DEPTH} levels" in response.content.decode()
+
+
+def test_a_deep_build_in_the_editor_address_opens_an_empty_editor(catalog: None) -> None:
+    client = Client()
+    client.force_login(factories.customer(username="dave"))
+    response = client.get(f"/builds/new?build={quote(DEEP_OBJECT)}")
+    assert response.status_code == 200
+    assert 'name="gpus-TOTAL_FORMS" value="0"' in response.content.decode()
+
+
+def test_a_deep_fix_in_the_editor_is_refused_and_changes_nothing(catalog: None) -> None:
+    from tests.web.conftest import HTMX, editor_data
+
+    client = Client()
+    client.force_login(factories.customer(username="erin"))
+    body = client.post("/builds/new", editor_data(GOOD_BUILD, op="fix:" + DEEP_OBJECT), headers=HTMX)
+    assert body.status_code == 200
+    assert "Это исправление применить не удалось; сборка не изменилась." in body.content.decode()
