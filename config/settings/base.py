@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "catalog",
     "configurator",
     "quotes",
+    "procurement",
 ]
 
 SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys before any query

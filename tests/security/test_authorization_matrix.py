@@ -33,6 +33,7 @@ from accounts.models import User
 from catalog import models as catalog_models
 from configurator.models import SavedBuild
 from configurator.services import saved_build_create
+from procurement import models as procurement_models
 from quotes import services as quote_services
 from quotes.models import Quote, QuoteEvent, QuoteLine, RenderStatus
 from tests import factories
@@ -348,6 +349,12 @@ ADMIN_MATRIX: dict[type[Model], dict[str, dict[str, int]]] = {
     User: _admin_row(sales=VIEW_ONLY, catalog=DENIED, superuser=FULL),
     Group: _admin_row(sales=DENIED, catalog=DENIED, superuser=FULL),
     TokenProxy: _admin_row(sales=DENIED, catalog=DENIED, superuser=FULL),
+    # procurement: catalog staff keep suppliers and offers, sales look; imports and the price log are records
+    procurement_models.Supplier: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
+    procurement_models.SupplierOffer: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
+    procurement_models.PriceFreeze: _admin_row(sales=DENIED, catalog=FULL, superuser=FULL),
+    procurement_models.PriceListImport: _admin_row(sales=DENIED, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
+    procurement_models.ListPriceChange: _admin_row(sales=DENIED, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
 }
 # Who may save a change page; everyone else gets a read-only page, a 403 or the login page, and their
 # POST must change nothing.
@@ -358,6 +365,11 @@ MAY_CHANGE: dict[type[Model], set[str]] = {
     User: {SUPER},
     Group: {SUPER},
     TokenProxy: {SUPER},
+    procurement_models.Supplier: {CAT, SUPER},
+    procurement_models.SupplierOffer: {CAT, SUPER},
+    procurement_models.PriceFreeze: {CAT, SUPER},
+    procurement_models.PriceListImport: set(),
+    procurement_models.ListPriceChange: set(),
 }
 
 
@@ -378,7 +390,38 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return Group.objects.get(name="customers")
     if model is TokenProxy:
         return TokenProxy.objects.get(user=world.customer)
+    if model._meta.app_label == "procurement":
+        return _procurement_object(model)
     return model._default_manager.order_by("pk").first()  # type: ignore[return-value]
+
+
+def _procurement_object(model: type[Model]) -> Model:
+    import datetime as dt
+    from decimal import Decimal
+
+    supplier, _ = procurement_models.Supplier.objects.get_or_create(slug="matrix-supplier", name="Matrix supplier")
+    offer, _ = procurement_models.SupplierOffer.objects.get_or_create(
+        supplier=supplier,
+        sku="rtx-4090",
+        defaults={
+            "kind": "gpus",
+            "purchase_price": Decimal(1000),
+            "lead_time_days": 5,
+            "valid_until": dt.date(2099, 1, 1),
+        },
+    )
+    made: dict[type[Model], Callable[[], Model]] = {
+        procurement_models.Supplier: lambda: supplier,
+        procurement_models.SupplierOffer: lambda: offer,
+        procurement_models.PriceFreeze: lambda: procurement_models.PriceFreeze.objects.get_or_create(sku="rtx-4090")[0],
+        procurement_models.PriceListImport: lambda: procurement_models.PriceListImport.objects.create(
+            supplier=supplier, filename="matrix.csv", content=b"sku", status="failed"
+        ),
+        procurement_models.ListPriceChange: lambda: procurement_models.ListPriceChange.objects.create(
+            sku="rtx-4090", kind="gpus", old_price=1, new_price=2, offer=offer, markup_percent=18
+        ),
+    }
+    return made[model]()
 
 
 def _admin_url(model: type[Model], page: str, obj: Model) -> str:
@@ -451,7 +494,15 @@ def _superuser_client(world: World) -> Client:
 
 def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any] | None:
     """A valid POST for the object's change page with one visible field changed (None: no editable field)."""
-    field_name = {Quote: "terms", User: "company", TokenProxy: None}.get(model, "name")
+    field_name = {
+        Quote: "terms",
+        User: "company",
+        TokenProxy: None,
+        procurement_models.SupplierOffer: "supplier_sku",
+        procurement_models.PriceFreeze: "reason",
+        procurement_models.PriceListImport: None,
+        procurement_models.ListPriceChange: None,
+    }.get(model, "name")
     if field_name is None:
         return None
     data = _form_data(_superuser_client(world), _admin_url(model, "change", obj))
@@ -470,6 +521,8 @@ def _add_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]:
     data = _change_data(world, model, obj) or {}
     if "sku" in data:
         data["sku"] = "matrix-new-sku"
+    if "slug" in data:
+        data["slug"] = "matrix-new-slug"
     return data
 
 
