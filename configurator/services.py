@@ -24,6 +24,7 @@ from configurator.engine.validate import validate
 from configurator.models import SavedBuild
 from configurator.outputs import RecommendationOutputSerializer, stored_verdict_data
 from configurator.serializers import WorkloadInputSerializer
+from procurement.selectors import availability_reader
 
 WORKLOAD_PREFIX = "workload."
 MAX_LINES = 64  # lines per part kind in a body; more than any real build has
@@ -191,17 +192,20 @@ def constraints_from_data(data: Mapping[str, Any], snapshot: CatalogSnapshot) ->
         require_ecc=bool(data.get("require_ecc", False)),
         max_gpus=data.get("max_gpus"),
         chassis=chassis,
+        deliver_by=data.get("deliver_by"),
     )
 
 
 def recommendation_make(*, workload: Workload, constraints: Mapping[str, Any], limit: int = 5) -> dict[str, Any]:
     """The cheapest valid builds for a workload from the current catalog, as the API's response body."""
     snapshot = catalog_snapshot()
+    availability = availability_reader()
     result = recommend(
         snapshot,
         workload,
         constraints_from_data(constraints, snapshot),
         limit=limit,
         vat_percent=settings.QUOTE_VAT_PERCENT,
+        availability=availability,
     )
-    return dict(RecommendationOutputSerializer(result).data)
+    return dict(RecommendationOutputSerializer(result, context={"availability": availability}).data)
