@@ -26,6 +26,8 @@ PROCUREMENT_CATALOG = [
     for action in ("view", "add", "change", "delete")
 ] + [("procurement", "view_listpricechange")]
 PROCUREMENT_SALES = [("procurement", "view_supplier"), ("procurement", "view_supplieroffer")]
+# orders: sales and catalog staff see them in the admin (the API's services change them)
+ORDERS_VIEW = [("orders", "view_order"), ("orders", "view_orderline"), ("orders", "view_purchaseline")]
 
 ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
     # catalog staff edit every catalog table (and its history); nothing else
@@ -36,6 +38,7 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
             for action in ("view", "add", "change", "delete")
         ),
         *PROCUREMENT_CATALOG,
+        *ORDERS_VIEW,
     ],
     # sales engineers see the catalog (read-only in the admin), work on every quote and saved build (the API
     # lets them change and delete any build, the admin the same), and look customers up to quote for them
@@ -48,6 +51,8 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
         *(("configurator", f"{action}_savedbuild") for action in ("view", "add", "change", "delete")),
         ("accounts", "view_user"),
         *PROCUREMENT_SALES,
+        *ORDERS_VIEW,
+        ("orders", "view_orderevent"),
     ],
     # customers work through the site and the API only; object ownership is checked in code
     "customers": [],

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "configurator",
     "quotes",
     "procurement",
+    "orders",
 ]
 
 SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys before any query
@@ -161,6 +162,8 @@ SPECTACULAR_SETTINGS = {
         "MemoryKindEnum": "catalog.models.MemoryKind",
         "ChassisKindEnum": "catalog.models.ChassisKind",
         "StorageInterfaceEnum": "catalog.models.StorageInterface",
+        "OrderStatusEnum": "orders.models.OrderStatus",
+        "StatusEnum": "quotes.models.QuoteStatus",  # the name it had before orders came
     },
 }
 

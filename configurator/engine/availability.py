@@ -87,9 +87,16 @@ def build_quantities(build: BuildSpec) -> Counter[str]:
 
 
 def build_availability(build: BuildSpec, offers: OfferBook, *, today: dt.date, schedule: Schedule) -> BuildAvailability:
+    return quantities_availability(build_quantities(build), offers, today=today, schedule=schedule)
+
+
+def quantities_availability(
+    quantities: Mapping[str, int], offers: OfferBook, *, today: dt.date, schedule: Schedule
+) -> BuildAvailability:
+    """As `build_availability`, for units per SKU (an order's lines)."""
     parts = tuple(
         part_availability(offers.get(sku, ()), sku, qty, stock_days=schedule.stock_days)
-        for sku, qty in sorted(build_quantities(build).items())
+        for sku, qty in sorted(quantities.items())
     )
     if any(part.days is None for part in parts):
         return BuildAvailability(parts=parts, lead_time_days=None, ship_date=None)

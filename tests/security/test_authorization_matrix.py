@@ -33,7 +33,10 @@ from accounts.models import User
 from catalog import models as catalog_models
 from configurator.models import SavedBuild
 from configurator.services import saved_build_create
+from orders import services as order_services
+from orders.models import Order, OrderEvent, PurchaseLine
 from procurement import models as procurement_models
+from procurement.services import offers_load_fixture
 from quotes import services as quote_services
 from quotes.models import Quote, QuoteEvent, QuoteLine, RenderStatus
 from tests import factories
@@ -62,6 +65,15 @@ class World:
     def customer(self) -> User:
         return self.users[CUST]
 
+    def order(self) -> Order:
+        """The customer's order of an accepted quote, planned from the sample offers, made on first use."""
+        if not hasattr(self, "_order"):
+            offers_load_fixture()
+            order, _ = order_services.order_place(quote=self.quote("accepted"), user=self.customer)
+            order_services.order_plan(order_id=order.pk)
+            self._order = order
+        return self._order
+
     def quote(self, state: str) -> Quote:
         """The customer's quote in `state` (draft, pending_approval, sent, pdf_ready), made on first use."""
         if state not in self.quotes:
@@ -78,6 +90,9 @@ def _make_quote(world: World, state: str) -> Quote:
     quote = quote_services.quote_create(customer=world.customer, created_by=world.customer, payload=GOOD_BUILD)
     if state == "sent":
         return quote_services.quote_send(quote=quote, user=world.sales2)
+    if state == "accepted":
+        quote = quote_services.quote_send(quote=quote, user=world.sales2)
+        return quote_services.quote_accept(quote=quote, user=world.customer)
     if state == "pdf_ready":
         quote.pdf.save(f"{quote.number}-R1-1.pdf", ContentFile(b"%PDF-1.4 matrix test\n%%EOF\n"), save=False)
         quote.render_status = RenderStatus.READY
@@ -104,7 +119,9 @@ def fingerprint(*models: type[Model]) -> dict[str, list[dict[str, Any]]]:
     return {model.__name__: list(model._default_manager.order_by("pk").values()) for model in models}
 
 
-API_TABLES: tuple[type[Model], ...] = (SavedBuild, Quote, QuoteLine, QuoteEvent, Token, User, catalog_models.Gpu)
+API_TABLES: tuple[type[Model], ...] = (
+    SavedBuild, Quote, QuoteLine, QuoteEvent, Token, User, catalog_models.Gpu, Order, OrderEvent, PurchaseLine,
+)  # fmt: skip
 
 
 def api_client(world: World, persona: str) -> APIClient:
@@ -153,6 +170,22 @@ def fixed(url: str) -> Callable[[World], str]:
 
 def quote_url(state: str, action: str = "") -> Callable[[World], str]:
     return lambda world: f"/api/v1/quotes/{world.quote(state).number}/" + (f"{action}/" if action else "")
+
+
+def order_url(action: str = "") -> Callable[[World], str]:
+    return lambda world: f"/api/v1/orders/{world.order().number}/" + action
+
+
+def purchase_csv_url(world: World) -> str:
+    supplier = PurchaseLine.objects.filter(order=world.order()).order_by("pk").first()
+    assert supplier is not None, "the sample offers gave the order no purchase lines"
+    return f"/api/v1/orders/{world.order().number}/purchase-lists/{supplier.supplier.slug}.csv"
+
+
+#: Orders: the customer and sales see the order; sales move it; sales and catalog staff see purchase lists.
+ORDER_READ = {ANON: 401, CUST: 200, OTHER: 404, SALES: 200, CAT: 200, SUPER: 200}
+ORDER_ADVANCE = {ANON: 401, CUST: 403, OTHER: 404, SALES: 200, CAT: 403, SUPER: 200}
+ORDER_PURCHASES = {ANON: 401, CUST: 403, OTHER: 404, SALES: 200, CAT: 200, SUPER: 200}
 
 
 def build_url(world: World) -> str:
@@ -207,6 +240,18 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
         own_or_sales(200), quote_url("draft", "refresh-prices")
     ),
     ("api/v1/quotes/<quote_number:number>/pdf/", "GET"): Cell(own_or_sales(200), quote_url("pdf_ready", "pdf")),
+    ("api/v1/quotes/<quote_number_for_order:number>/order", "POST"): Cell(
+        own_or_sales(201), lambda world: f"/api/v1/quotes/{world.quote('accepted').number}/order"
+    ),
+    ("api/v1/orders/", "GET"): Cell(signed_in(200), fixed("/api/v1/orders/")),
+    ("api/v1/orders/<order_number:number>/", "GET"): Cell(ORDER_READ, order_url()),
+    ("api/v1/orders/<order_number:number>/advance/", "POST"): Cell(
+        ORDER_ADVANCE, order_url("advance/"), {"to": "parts_ordered"}
+    ),
+    ("api/v1/orders/<order_number:number>/purchase-lists/", "GET"): Cell(ORDER_PURCHASES, order_url("purchase-lists/")),
+    ("api/v1/orders/<order_number:number>/purchase-lists/<slug:supplier>.csv", "GET"): Cell(
+        ORDER_PURCHASES, purchase_csv_url
+    ),
     ("api/v1/auth/token", "POST"): Cell(signed_in(201), fixed("/api/v1/auth/token")),
     ("api/v1/auth/token", "DELETE"): Cell(signed_in(204), fixed("/api/v1/auth/token")),
     ("api/v1/ping", "GET"): Cell(everyone(200), fixed("/api/v1/ping")),
@@ -355,6 +400,8 @@ ADMIN_MATRIX: dict[type[Model], dict[str, dict[str, int]]] = {
     procurement_models.PriceFreeze: _admin_row(sales=DENIED, catalog=FULL, superuser=FULL),
     procurement_models.PriceListImport: _admin_row(sales=DENIED, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
     procurement_models.ListPriceChange: _admin_row(sales=DENIED, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
+    # orders change through the API's services only: a read-only record in the admin
+    Order: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
 }
 # Who may save a change page; everyone else gets a read-only page, a 403 or the login page, and their
 # POST must change nothing.
@@ -370,6 +417,7 @@ MAY_CHANGE: dict[type[Model], set[str]] = {
     procurement_models.PriceFreeze: {CAT, SUPER},
     procurement_models.PriceListImport: set(),
     procurement_models.ListPriceChange: set(),
+    Order: set(),
 }
 
 
@@ -390,6 +438,8 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return Group.objects.get(name="customers")
     if model is TokenProxy:
         return TokenProxy.objects.get(user=world.customer)
+    if model is Order:
+        return world.order()
     if model._meta.app_label == "procurement":
         return _procurement_object(model)
     return model._default_manager.order_by("pk").first()  # type: ignore[return-value]
@@ -502,6 +552,7 @@ def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]
         procurement_models.PriceFreeze: "reason",
         procurement_models.PriceListImport: None,
         procurement_models.ListPriceChange: None,
+        Order: None,
     }.get(model, "name")
     if field_name is None:
         return None
