@@ -26,6 +26,7 @@ PROCUREMENT_CATALOG = [
     for action in ("view", "add", "change", "delete")
 ] + [("procurement", "view_listpricechange")]
 PROCUREMENT_SALES = [("procurement", "view_supplier"), ("procurement", "view_supplieroffer")]
+SERVICES_CATALOG = [("servicelines", f"{action}_serviceitem") for action in ("view", "add", "change", "delete")]
 # orders: sales and catalog staff see them in the admin (the API's services change them)
 ORDERS_VIEW = [("orders", "view_order"), ("orders", "view_orderline"), ("orders", "view_purchaseline")]
 
@@ -39,6 +40,7 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
         ),
         *PROCUREMENT_CATALOG,
         *ORDERS_VIEW,
+        *SERVICES_CATALOG,
     ],
     # sales engineers see the catalog (read-only in the admin), work on every quote and saved build (the API
     # lets them change and delete any build, the admin the same), and look customers up to quote for them
@@ -53,6 +55,7 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
         *PROCUREMENT_SALES,
         *ORDERS_VIEW,
         ("orders", "view_orderevent"),
+        ("servicelines", "view_serviceitem"),
     ],
     # customers work through the site and the API only; object ownership is checked in code
     "customers": [],

@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "quotes",
     "procurement",
     "orders",
+    "servicelines",
 ]
 
 SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys before any query

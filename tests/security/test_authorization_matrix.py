@@ -39,6 +39,8 @@ from procurement import models as procurement_models
 from procurement.services import offers_load_fixture
 from quotes import services as quote_services
 from quotes.models import Quote, QuoteEvent, QuoteLine, RenderStatus
+from servicelines.models import ServiceItem
+from servicelines.services import services_load_fixture
 from tests import factories
 from tests.builds import GOOD_BUILD
 from tests.security.bodies import APPLY_FIX, ESTIMATE, RECOMMENDATION
@@ -244,6 +246,10 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
         own_or_sales(201), lambda world: f"/api/v1/quotes/{world.quote('accepted').number}/order"
     ),
     ("api/v1/orders/", "GET"): Cell(signed_in(200), fixed("/api/v1/orders/")),
+    ("api/v1/services/", "GET"): Cell(everyone(200), fixed("/api/v1/services/")),
+    ("api/v1/quotes/<quote_number_for_order:number>/services", "POST"): Cell(
+        own_or_sales(200), lambda world: f"/api/v1/quotes/{world.quote('draft').number}/services", {}
+    ),
     ("api/v1/orders/<order_number:number>/", "GET"): Cell(ORDER_READ, order_url()),
     ("api/v1/orders/<order_number:number>/advance/", "POST"): Cell(
         ORDER_ADVANCE, order_url("advance/"), {"to": "parts_ordered"}
@@ -402,6 +408,7 @@ ADMIN_MATRIX: dict[type[Model], dict[str, dict[str, int]]] = {
     procurement_models.ListPriceChange: _admin_row(sales=DENIED, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
     # orders change through the API's services only: a read-only record in the admin
     Order: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
+    ServiceItem: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
 }
 # Who may save a change page; everyone else gets a read-only page, a 403 or the login page, and their
 # POST must change nothing.
@@ -418,6 +425,7 @@ MAY_CHANGE: dict[type[Model], set[str]] = {
     procurement_models.PriceListImport: set(),
     procurement_models.ListPriceChange: set(),
     Order: set(),
+    ServiceItem: {CAT, SUPER},
 }
 
 
@@ -440,6 +448,8 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return TokenProxy.objects.get(user=world.customer)
     if model is Order:
         return world.order()
+    if model is ServiceItem:
+        services_load_fixture()
     if model._meta.app_label == "procurement":
         return _procurement_object(model)
     return model._default_manager.order_by("pk").first()  # type: ignore[return-value]
