@@ -56,3 +56,23 @@ def test_sample_offers_cover_every_catalog_part_and_load_idempotently(catalog: N
             assert 2 <= SupplierOffer.objects.filter(sku=sku).count() <= 3, sku
     assert SupplierOffer.objects.count() == sum(len(s["offers"]) for s in data["suppliers"])
     assert not any(offer.is_stale for offer in SupplierOffer.objects.all())
+
+
+def test_suppliers_list_counts_live_and_stale_offers(catalog: None) -> None:
+    from rest_framework.test import APIClient
+
+    from tests.factories import customer, sales
+
+    supplier = Supplier.objects.create(slug="a", name="A", contact="ivan@example.com")
+    _offer(supplier, "rtx-4090", "1.00")
+    _offer(supplier, "rtx-5090", "1.00", days=-2)
+    client = APIClient()
+    client.force_authenticate(sales())
+    assert client.get("/api/v1/suppliers/").json() == [
+        {
+            "slug": "a", "name": "A", "currency": "RUB", "contact": "ivan@example.com", "terms": "",
+            "is_sample": False, "live_offers": 1, "stale_offers": 1,
+        }
+    ]  # fmt: skip
+    client.force_authenticate(customer())
+    assert client.get("/api/v1/suppliers/").status_code == 403

@@ -247,6 +247,9 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
     ),
     ("api/v1/orders/", "GET"): Cell(signed_in(200), fixed("/api/v1/orders/")),
     ("api/v1/services/", "GET"): Cell(everyone(200), fixed("/api/v1/services/")),
+    ("api/v1/suppliers/", "GET"): Cell(
+        {ANON: 401, CUST: 403, OTHER: 403, SALES: 200, CAT: 200, SUPER: 200}, fixed("/api/v1/suppliers/")
+    ),
     ("api/v1/quotes/<quote_number_for_order:number>/services", "POST"): Cell(
         own_or_sales(200), lambda world: f"/api/v1/quotes/{world.quote('draft').number}/services", {}
     ),
