@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Any, cast
 
 import pytest
@@ -43,7 +42,16 @@ from servicelines.models import ServiceItem
 from servicelines.services import services_load_fixture
 from tests import factories
 from tests.builds import GOOD_BUILD
+from tests.security.admin_forms import form_data as _form_data
 from tests.security.bodies import APPLY_FIX, ESTIMATE, RECOMMENDATION
+from tests.security.procurement_rows import (
+    ORDER_ADVANCE,
+    ORDER_PURCHASES,
+    ORDER_READ,
+    order_url,
+    procurement_object,
+    purchase_csv_url,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -172,22 +180,6 @@ def fixed(url: str) -> Callable[[World], str]:
 
 def quote_url(state: str, action: str = "") -> Callable[[World], str]:
     return lambda world: f"/api/v1/quotes/{world.quote(state).number}/" + (f"{action}/" if action else "")
-
-
-def order_url(action: str = "") -> Callable[[World], str]:
-    return lambda world: f"/api/v1/orders/{world.order().number}/" + action
-
-
-def purchase_csv_url(world: World) -> str:
-    supplier = PurchaseLine.objects.filter(order=world.order()).order_by("pk").first()
-    assert supplier is not None, "the sample offers gave the order no purchase lines"
-    return f"/api/v1/orders/{world.order().number}/purchase-lists/{supplier.supplier.slug}.csv"
-
-
-#: Orders: the customer and sales see the order; sales move it; sales and catalog staff see purchase lists.
-ORDER_READ = {ANON: 401, CUST: 200, OTHER: 404, SALES: 200, CAT: 200, SUPER: 200}
-ORDER_ADVANCE = {ANON: 401, CUST: 403, OTHER: 404, SALES: 200, CAT: 403, SUPER: 200}
-ORDER_PURCHASES = {ANON: 401, CUST: 403, OTHER: 404, SALES: 200, CAT: 200, SUPER: 200}
 
 
 def build_url(world: World) -> str:
@@ -454,37 +446,8 @@ def _admin_object(world: World, model: type[Model]) -> Model:
     if model is ServiceItem:
         services_load_fixture()
     if model._meta.app_label == "procurement":
-        return _procurement_object(model)
+        return procurement_object(model)
     return model._default_manager.order_by("pk").first()  # type: ignore[return-value]
-
-
-def _procurement_object(model: type[Model]) -> Model:
-    import datetime as dt
-    from decimal import Decimal
-
-    supplier, _ = procurement_models.Supplier.objects.get_or_create(slug="matrix-supplier", name="Matrix supplier")
-    offer, _ = procurement_models.SupplierOffer.objects.get_or_create(
-        supplier=supplier,
-        sku="rtx-4090",
-        defaults={
-            "kind": "gpus",
-            "purchase_price": Decimal(1000),
-            "lead_time_days": 5,
-            "valid_until": dt.date(2099, 1, 1),
-        },
-    )
-    made: dict[type[Model], Callable[[], Model]] = {
-        procurement_models.Supplier: lambda: supplier,
-        procurement_models.SupplierOffer: lambda: offer,
-        procurement_models.PriceFreeze: lambda: procurement_models.PriceFreeze.objects.get_or_create(sku="rtx-4090")[0],
-        procurement_models.PriceListImport: lambda: procurement_models.PriceListImport.objects.create(
-            supplier=supplier, filename="matrix.csv", content=b"sku", status="failed"
-        ),
-        procurement_models.ListPriceChange: lambda: procurement_models.ListPriceChange.objects.create(
-            sku="rtx-4090", kind="gpus", old_price=1, new_price=2, offer=offer, markup_percent=18
-        ),
-    }
-    return made[model]()
 
 
 def _admin_url(model: type[Model], page: str, obj: Model) -> str:
@@ -493,60 +456,6 @@ def _admin_url(model: type[Model], page: str, obj: Model) -> str:
         return reverse(name)
     object_id = obj.user_id if isinstance(obj, TokenProxy) else obj.pk  # the token admin is keyed by user
     return reverse(name, args=[object_id])
-
-
-class _FormFields(HTMLParser):
-    """The fields a browser would submit from the admin's main form (inputs, selects, textareas)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[str, list[str]] = {}
-        self._in_form = False
-        self._select: tuple[str, bool] | None = None
-        self._textarea: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        attr = {key: value or "" for key, value in attrs}
-        if tag == "form" and attr.get("id", "").endswith("_form"):
-            self._in_form = True
-        if not self._in_form or "disabled" in attr:
-            return
-        name = attr.get("name", "")
-        if tag == "input" and name:
-            kind = attr.get("type", "text")
-            if kind in ("submit", "button", "file", "image"):
-                return
-            if kind in ("checkbox", "radio") and "checked" not in attr:
-                return
-            self.data.setdefault(name, []).append(attr.get("value", "on" if kind == "checkbox" else ""))
-        elif tag == "select" and name:
-            self._select = (name, "multiple" in attr)
-            self.data.setdefault(name, [])
-        elif tag == "option" and self._select is not None and "selected" in attr:
-            self.data[self._select[0]].append(attr.get("value", ""))
-        elif tag == "textarea" and name:
-            self._textarea = name
-            self.data[name] = [""]
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "form":
-            self._in_form = False
-        elif tag == "select":
-            self._select = None
-        elif tag == "textarea":
-            self._textarea = None
-
-    def handle_data(self, data: str) -> None:
-        if self._textarea is not None:
-            self.data[self._textarea][0] += data.removeprefix("\n") if not self.data[self._textarea][0] else data
-
-
-def _form_data(client: Client, url: str) -> dict[str, Any]:
-    page = client.get(url)
-    assert page.status_code == 200, url
-    parser = _FormFields()
-    parser.feed(page.content.decode())
-    return {name: values if len(values) != 1 else values[0] for name, values in parser.data.items()}
 
 
 def _superuser_client(world: World) -> Client:
