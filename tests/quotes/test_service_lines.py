@@ -92,3 +92,13 @@ def test_the_service_list_is_public() -> None:
     body = APIClient().get("/api/v1/services/").json()
     assert [row["sku"] for row in body][:3] == ["burn-in-report-48h", "delivery-moscow", "delivery-russia"]
     assert all(row["is_sample"] for row in body)
+
+
+def test_refreshing_prices_keeps_the_service_lines(make_quote: Callable[..., Quote], customer_user: User) -> None:
+    quote = make_quote()
+    client = _client(customer_user)
+    client.post(f"/api/v1/quotes/{quote.number}/services", {"services": ["delivery-russia"]}, format="json")
+    response = client.post(f"/api/v1/quotes/{quote.number}/refresh-prices/")
+    assert response.status_code == 200, response.content
+    lines = [(line["sku"], line["line_total"]) for line in response.json()["lines"] if line["kind"] == "services"]
+    assert lines == [("delivery-russia", "25000.00")]
