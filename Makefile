@@ -28,6 +28,8 @@ install: $(VENV)/.installed ## create .venv and install the pinned dependencies
 migrate: install ## apply migrations, load the catalog and the demo users (idempotent)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_catalog
+	$(PY) manage.py load_offers
+	$(PY) manage.py load_services
 	$(PY) manage.py seed_demo
 
 run: migrate ## serve on http://$(HOST):$(PORT)/ (SQLite + in-process tasks unless DATABASE_URL / CELERY_BROKER_URL)

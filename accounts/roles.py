@@ -19,10 +19,28 @@ CATALOG_MODELS = (
     "nvlinkbridge",
 )
 
+# suppliers, offers and price lists are catalog staff's; sales see offers (for ship dates and costs)
+PROCUREMENT_CATALOG = [
+    ("procurement", f"{action}_{model}")
+    for model in ("supplier", "supplieroffer", "pricelistimport", "pricefreeze")
+    for action in ("view", "add", "change", "delete")
+] + [("procurement", "view_listpricechange")]
+PROCUREMENT_SALES = [("procurement", "view_supplier"), ("procurement", "view_supplieroffer")]
+SERVICES_CATALOG = [("servicelines", f"{action}_serviceitem") for action in ("view", "add", "change", "delete")]
+# orders: sales and catalog staff see them in the admin (the API's services change them)
+ORDERS_VIEW = [("orders", "view_order"), ("orders", "view_orderline"), ("orders", "view_purchaseline")]
+
 ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
     # catalog staff edit every catalog table (and its history); nothing else
     "catalog": [
-        ("catalog", f"{action}_{model}") for model in CATALOG_MODELS for action in ("view", "add", "change", "delete")
+        *(
+            ("catalog", f"{action}_{model}")
+            for model in CATALOG_MODELS
+            for action in ("view", "add", "change", "delete")
+        ),
+        *PROCUREMENT_CATALOG,
+        *ORDERS_VIEW,
+        *SERVICES_CATALOG,
     ],
     # sales engineers see the catalog (read-only in the admin), work on every quote and saved build (the API
     # lets them change and delete any build, the admin the same), and look customers up to quote for them
@@ -34,6 +52,10 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
         ("quotes", "view_quoteevent"),
         *(("configurator", f"{action}_savedbuild") for action in ("view", "add", "change", "delete")),
         ("accounts", "view_user"),
+        *PROCUREMENT_SALES,
+        *ORDERS_VIEW,
+        ("orders", "view_orderevent"),
+        ("servicelines", "view_serviceitem"),
     ],
     # customers work through the site and the API only; object ownership is checked in code
     "customers": [],
@@ -57,5 +79,15 @@ def sync_roles(apps: Any = None) -> None:
         wanted = [
             permission_model.objects.get(content_type__app_label=app_label, codename=codename)
             for app_label, codename in perms
+            if _migrated(registry, app_label)
         ]
         group.permissions.set(wanted)
+
+
+def _migrated(registry: Any, app_label: str) -> bool:
+    """An early migration runs this before a later app's tables exist; that app's own roles migration
+    syncs again once they do. With the project's app registry every installed app counts."""
+    try:
+        return bool(list(registry.get_app_config(app_label).get_models()))
+    except LookupError:
+        return False

@@ -10,6 +10,8 @@ api_v1: list[URLPattern | URLResolver] = [
     path("catalog/", include("catalog.urls")),
     path("", include("configurator.urls")),
     path("quotes/", include("quotes.urls")),
+    path("", include("orders.urls")),
+    path("", include("servicelines.urls")),
     path("auth/", include("accounts.api_urls")),
     path("ping", PingApi.as_view(), name="ping"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -10,7 +10,7 @@ them back as phrases.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,11 +18,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from configurator.engine.availability import BuildAvailability
 from configurator.engine.builds import build_to_payload
 from configurator.engine.fixes import FixNotApplicable, fix_from_data, fix_op_data, fix_sentence
 from configurator.engine.phrase import Phrase, phrase_from_data, phrase_to_data
+from configurator.engine.types import BuildSpec, FixOpKind, Price, Verdict
 from configurator.engine.types import Fix as FixData
-from configurator.engine.types import FixOpKind, Price, Verdict
 
 
 class PhraseField(serializers.CharField):
@@ -205,6 +206,7 @@ class PricedVerdict:
 
     verdict: Verdict
     price: Price
+    availability: BuildAvailability | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.verdict, name)
@@ -214,10 +216,31 @@ class ValidateOutputSerializer(VerdictOutputSerializer):
     """POST /api/v1/builds/validate; the instance is a `PricedVerdict`."""
 
     price = PriceOutputSerializer()
+    ship_date = serializers.SerializerMethodField(
+        help_text="When the build can ship from the suppliers' offers (null: a part has no live offer)"
+    )
+    lead_time_days = serializers.SerializerMethodField(help_text="Days from today to the ship date")
+
+    @extend_schema_field(serializers.DateField(allow_null=True))
+    def get_ship_date(self, priced: PricedVerdict) -> str | None:
+        ship_date = priced.availability.ship_date if priced.availability else None
+        return ship_date.isoformat() if ship_date else None
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_lead_time_days(self, priced: PricedVerdict) -> int | None:
+        return priced.availability.lead_time_days if priced.availability else None
 
 
-def validate_data(verdict: Verdict, price: Price) -> dict[str, Any]:
-    return ValidateOutputSerializer(PricedVerdict(verdict, price)).data
+AvailabilityReader = Callable[[BuildSpec], BuildAvailability]
+
+
+def validate_data(verdict: Verdict, price: Price, availability: BuildAvailability | None = None) -> dict[str, Any]:
+    return ValidateOutputSerializer(PricedVerdict(verdict, price, availability)).data
+
+
+def _availability(context: Mapping[str, Any], build: BuildSpec) -> BuildAvailability | None:
+    reader: AvailabilityReader | None = context.get("availability")
+    return reader(build) if reader else None
 
 
 # --------------------------------------------------------------------------- recommendations
@@ -247,7 +270,7 @@ class BuildBodyField(serializers.Field):
 @extend_schema_field(ValidateOutputSerializer)
 class _CandidateVerdictField(serializers.Field):
     def to_representation(self, value: Any) -> dict[str, Any]:
-        return validate_data(value.verdict, value.price)
+        return validate_data(value.verdict, value.price, _availability(self.context, value.build))
 
 
 class CandidateOutputSerializer(serializers.Serializer):
@@ -257,6 +280,18 @@ class CandidateOutputSerializer(serializers.Serializer):
     decode_tokens_per_s_total = RoundedField(2)
     price = PriceOutputSerializer()
     why = serializers.ListField(child=PhraseField())
+    ship_date = serializers.SerializerMethodField(help_text="As in the verdict: when the build can ship")
+    lead_time_days = serializers.SerializerMethodField(help_text="Days from today to the ship date")
+
+    @extend_schema_field(serializers.DateField(allow_null=True))
+    def get_ship_date(self, candidate: Any) -> str | None:
+        found = _availability(self.context, candidate.build)
+        return found.ship_date.isoformat() if found and found.ship_date else None
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_lead_time_days(self, candidate: Any) -> int | None:
+        found = _availability(self.context, candidate.build)
+        return found.lead_time_days if found else None
 
 
 class RecommendationOutputSerializer(serializers.Serializer):

@@ -24,6 +24,7 @@ from configurator.engine.validate import validate
 from configurator.models import SavedBuild
 from configurator.outputs import RecommendationOutputSerializer, stored_verdict_data
 from configurator.serializers import WorkloadInputSerializer
+from procurement.selectors import availability_reader
 
 WORKLOAD_PREFIX = "workload."
 MAX_LINES = 64  # lines per part kind in a body; more than any real build has
@@ -191,22 +192,29 @@ def constraints_from_data(data: Mapping[str, Any], snapshot: CatalogSnapshot) ->
         require_ecc=bool(data.get("require_ecc", False)),
         max_gpus=data.get("max_gpus"),
         chassis=chassis,
+        deliver_by=data.get("deliver_by"),
     )
 
 
-def recommendation_find(*, workload: Workload, constraints: Mapping[str, Any], limit: int = 5) -> Recommendation:
-    """The cheapest valid builds for a workload from the current catalog (constraints as validated data)."""
+def recommendation_find(
+    *, workload: Workload, constraints: Mapping[str, Any], limit: int = 5, availability: Any = None
+) -> Recommendation:
+    """The cheapest valid builds for a workload from the current catalog (constraints as validated data);
+    `availability` reads the suppliers' offers (procurement.selectors.availability_reader by default)."""
     snapshot = catalog_snapshot()
+    availability = availability or availability_reader()
     return recommend(
         snapshot,
         workload,
         constraints_from_data(constraints, snapshot),
         limit=limit,
         vat_percent=settings.QUOTE_VAT_PERCENT,
+        availability=availability,
     )
 
 
 def recommendation_make(*, workload: Workload, constraints: Mapping[str, Any], limit: int = 5) -> dict[str, Any]:
-    """`recommendation_find` as the API's response body."""
-    result = recommendation_find(workload=workload, constraints=constraints, limit=limit)
-    return dict(RecommendationOutputSerializer(result).data)
+    """`recommendation_find` as the API's response body (with each build's ship date)."""
+    availability = availability_reader()
+    result = recommendation_find(workload=workload, constraints=constraints, limit=limit, availability=availability)
+    return dict(RecommendationOutputSerializer(result, context={"availability": availability}).data)

@@ -32,6 +32,7 @@ KIND_LABELS: dict[str, Promise] = {
     "storage": pgettext_lazy("quote document", "Drive"),
     "nics": pgettext_lazy("quote document", "Network card"),
     "bridges": pgettext_lazy("quote document", "NVLink bridge"),
+    "services": pgettext_lazy("quote document", "Service"),
 }
 SEVERITY_LABELS: dict[str, Promise] = {
     "error": pgettext_lazy("quote document", "error"),

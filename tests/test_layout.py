@@ -1,9 +1,9 @@
 """The project's shape (README §Layout, ARCHITECTURE.md): a pure engine, imports that run one way, and no
 module too long to read.
 
-Layers, lowest first: the engine (`configurator/engine/`, plain Python); `catalog` and `accounts`; the
-configurator's services and shapes (services, models, serializers, outputs, labels, wording); `quotes`' models
-and services; the doors of every app (api/apis, web/views, forms, admin, template tags, URLs, commands, app
+Layers, lowest first: the engine (`configurator/engine/`, plain Python); `catalog`, `accounts` and
+`procurement`; the configurator's services and shapes (services, models, serializers, outputs, labels, wording);
+`quotes`, `servicelines` and `orders` (models and services); the doors of every app (api/apis, web/views, forms, admin, template tags, URLs, commands, app
 configs). A module imports its own app or lower layers only.
 """
 
@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "configurator" / "engine"
-APPS = ("accounts", "catalog", "configurator", "quotes")
+APPS = ("accounts", "catalog", "procurement", "configurator", "quotes", "servicelines", "orders")
 DOOR_MODULES = {
     "api", "apis", "api_urls", "web", "views", "forms", "actions", "admin", "resources", "templatetags",
     "management", "urls", "urls_web", "apps",
@@ -26,7 +26,8 @@ MAX_LINES = 500
 
 
 def layer(module: str) -> int | None:
-    """0 engine, 1 catalog/accounts, 2 configurator services, 3 quotes services, 4 doors; None: not ours."""
+    """0 engine; 1 catalog, accounts, procurement (suppliers, offers); 2 configurator services; 3 quotes,
+    service lines and orders; 4 doors; None: not ours."""
     parts = module.split(".")
     if parts[0] not in APPS:
         return None
@@ -34,7 +35,7 @@ def layer(module: str) -> int | None:
         return 0
     if len(parts) > 1 and parts[1] in DOOR_MODULES:
         return 4
-    return {"catalog": 1, "accounts": 1, "configurator": 2, "quotes": 3}[parts[0]]
+    return {"catalog": 1, "accounts": 1, "procurement": 1, "configurator": 2}.get(parts[0], 3)
 
 
 def imported(path: Path) -> list[str]:

@@ -34,6 +34,9 @@ INSTALLED_APPS = [
     "catalog",
     "configurator",
     "quotes",
+    "procurement",
+    "orders",
+    "servicelines",
 ]
 
 SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys before any query
@@ -172,6 +175,8 @@ SPECTACULAR_SETTINGS = {
         "MemoryKindEnum": "catalog.models.MemoryKind",
         "ChassisKindEnum": "catalog.models.ChassisKind",
         "StorageInterfaceEnum": "catalog.models.StorageInterface",
+        "OrderStatusEnum": "orders.models.OrderStatus",
+        "StatusEnum": "quotes.models.QuoteStatus",  # the name it had before orders came
     },
 }
 

@@ -35,6 +35,7 @@ from configurator.services import (
     saved_build_list,
     saved_build_update,
 )
+from procurement.selectors import availability_reader
 
 # --------------------------------------------------------------------------- input
 
@@ -94,8 +95,8 @@ class BuildValidateApi(PublicApi):
         responses={200: ValidateOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
-        _, verdict, price = build_validate(payload=request.data)
-        return Response(validate_data(verdict, price))
+        build, verdict, price = build_validate(payload=request.data)
+        return Response(validate_data(verdict, price, availability_reader()(build)))
 
 
 class ApplyFixInputSerializer(StrictKeysMixin, serializers.Serializer):

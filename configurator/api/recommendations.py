@@ -29,6 +29,9 @@ class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
     site_voltage = serializers.ChoiceField(choices=SITE_VOLTAGES, default=230)
     require_ecc = serializers.BooleanField(default=False)
     max_gpus = serializers.IntegerField(min_value=1, max_value=64, required=False, allow_null=True)
+    deliver_by = serializers.DateField(
+        required=False, allow_null=True, help_text="Only builds that can ship by this date (from suppliers' offers)"
+    )
     chassis = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=50)
 
 

@@ -6,6 +6,7 @@ Everything below this module (estimate, rules, validate, recommend) takes and re
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -347,6 +348,7 @@ class Constraints:
     require_ecc: bool = False
     max_gpus: int | None = None
     chassis: tuple[str, ...] = ()
+    deliver_by: dt.date | None = None  # the build must ship by then (needs the offers: recommend(availability=…))
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,7 @@ from configurator.services import (
 from configurator.use_cases import use_cases
 from configurator.web.forms import RECOMMENDATION_LIMIT, BuildEditor, WorkloadForm
 from configurator.web.viewmodels import candidate_views, part_rows, result_view, verdict_view, workload_memory
+from procurement.selectors import availability_reader
 
 LOGIN_URL = reverse_lazy("accounts:login")
 MODEL_SUGGESTIONS = 8
@@ -141,11 +142,14 @@ def _check(body: Mapping[str, Any]) -> dict[str, Any]:
     if not body.get("chassis"):
         return {"verdict": None, "problems": [], "rows": part_rows(body, snapshot), "need_chassis": True}
     try:
-        _build, verdict, price = build_validate(payload=body, snapshot=snapshot)
+        build, verdict, price = build_validate(payload=body, snapshot=snapshot)
     except DomainError as error:
         problems = [f"{name}: {'; '.join(reasons)}" for name, reasons in error.fields.items()] or [error.message]
         return {"verdict": None, "problems": problems, "rows": part_rows(body, snapshot)}
+    availability = availability_reader()(build)
     return {
+        "ships_in_days": availability.lead_time_days,
+        "without_offer": availability.without_offer,
         "verdict": verdict_view(verdict, price),
         "problems": [],
         "rows": part_rows(body, snapshot),

@@ -172,6 +172,8 @@ def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
         changes: list[dict[str, Any]] = []
         old_totals = totals_dict(quote)
         for line in lines:
+            if line.kind == "services":  # service lines are priced by quote_services_set, not the catalog
+                continue
             found = spec_find(snapshot, line.sku, line.kind)
             if found is None or not found[1].is_active:
                 unavailable[f"lines[{line.position}].sku"] = [f"{line.sku} is no longer sold"]

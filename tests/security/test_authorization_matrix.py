@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Any, cast
 
 import pytest
@@ -33,11 +32,26 @@ from accounts.models import User
 from catalog import models as catalog_models
 from configurator.models import SavedBuild
 from configurator.services import saved_build_create
+from orders import services as order_services
+from orders.models import Order, OrderEvent, PurchaseLine
+from procurement import models as procurement_models
+from procurement.services import offers_load_fixture
 from quotes import services as quote_services
 from quotes.models import Quote, QuoteEvent, QuoteLine, RenderStatus
+from servicelines.models import ServiceItem
+from servicelines.services import services_load_fixture
 from tests import factories
 from tests.builds import GOOD_BUILD
+from tests.security.admin_forms import form_data as _form_data
 from tests.security.bodies import APPLY_FIX, ESTIMATE, RECOMMENDATION
+from tests.security.procurement_rows import (
+    ORDER_ADVANCE,
+    ORDER_PURCHASES,
+    ORDER_READ,
+    order_url,
+    procurement_object,
+    purchase_csv_url,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -61,6 +75,15 @@ class World:
     def customer(self) -> User:
         return self.users[CUST]
 
+    def order(self) -> Order:
+        """The customer's order of an accepted quote, planned from the sample offers, made on first use."""
+        if not hasattr(self, "_order"):
+            offers_load_fixture()
+            order, _ = order_services.order_place(quote=self.quote("accepted"), user=self.customer)
+            order_services.order_plan(order_id=order.pk)
+            self._order = order
+        return self._order
+
     def quote(self, state: str) -> Quote:
         """The customer's quote in `state` (draft, pending_approval, sent, pdf_ready), made on first use."""
         if state not in self.quotes:
@@ -77,6 +100,9 @@ def _make_quote(world: World, state: str) -> Quote:
     quote = quote_services.quote_create(customer=world.customer, created_by=world.customer, payload=GOOD_BUILD)
     if state == "sent":
         return quote_services.quote_send(quote=quote, user=world.sales2)
+    if state == "accepted":
+        quote = quote_services.quote_send(quote=quote, user=world.sales2)
+        return quote_services.quote_accept(quote=quote, user=world.customer)
     if state == "pdf_ready":
         quote.pdf.save(f"{quote.number}-R1-1.pdf", ContentFile(b"%PDF-1.4 matrix test\n%%EOF\n"), save=False)
         quote.render_status = RenderStatus.READY
@@ -103,7 +129,9 @@ def fingerprint(*models: type[Model]) -> dict[str, list[dict[str, Any]]]:
     return {model.__name__: list(model._default_manager.order_by("pk").values()) for model in models}
 
 
-API_TABLES: tuple[type[Model], ...] = (SavedBuild, Quote, QuoteLine, QuoteEvent, Token, User, catalog_models.Gpu)
+API_TABLES: tuple[type[Model], ...] = (
+    SavedBuild, Quote, QuoteLine, QuoteEvent, Token, User, catalog_models.Gpu, Order, OrderEvent, PurchaseLine,
+)  # fmt: skip
 
 
 def api_client(world: World, persona: str) -> APIClient:
@@ -206,6 +234,25 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
         own_or_sales(200), quote_url("draft", "refresh-prices")
     ),
     ("api/v1/quotes/<quote_number:number>/pdf/", "GET"): Cell(own_or_sales(200), quote_url("pdf_ready", "pdf")),
+    ("api/v1/quotes/<quote_number_for_order:number>/order", "POST"): Cell(
+        own_or_sales(201), lambda world: f"/api/v1/quotes/{world.quote('accepted').number}/order"
+    ),
+    ("api/v1/orders/", "GET"): Cell(signed_in(200), fixed("/api/v1/orders/")),
+    ("api/v1/services/", "GET"): Cell(everyone(200), fixed("/api/v1/services/")),
+    ("api/v1/suppliers/", "GET"): Cell(
+        {ANON: 401, CUST: 403, OTHER: 403, SALES: 200, CAT: 200, SUPER: 200}, fixed("/api/v1/suppliers/")
+    ),
+    ("api/v1/quotes/<quote_number_for_order:number>/services", "POST"): Cell(
+        own_or_sales(200), lambda world: f"/api/v1/quotes/{world.quote('draft').number}/services", {}
+    ),
+    ("api/v1/orders/<order_number:number>/", "GET"): Cell(ORDER_READ, order_url()),
+    ("api/v1/orders/<order_number:number>/advance/", "POST"): Cell(
+        ORDER_ADVANCE, order_url("advance/"), {"to": "parts_ordered"}
+    ),
+    ("api/v1/orders/<order_number:number>/purchase-lists/", "GET"): Cell(ORDER_PURCHASES, order_url("purchase-lists/")),
+    ("api/v1/orders/<order_number:number>/purchase-lists/<slug:supplier>.csv", "GET"): Cell(
+        ORDER_PURCHASES, purchase_csv_url
+    ),
     ("api/v1/auth/token", "POST"): Cell(signed_in(201), fixed("/api/v1/auth/token")),
     ("api/v1/auth/token", "DELETE"): Cell(signed_in(204), fixed("/api/v1/auth/token")),
     ("api/v1/ping", "GET"): Cell(everyone(200), fixed("/api/v1/ping")),
@@ -348,6 +395,15 @@ ADMIN_MATRIX: dict[type[Model], dict[str, dict[str, int]]] = {
     User: _admin_row(sales=VIEW_ONLY, catalog=DENIED, superuser=FULL),
     Group: _admin_row(sales=DENIED, catalog=DENIED, superuser=FULL),
     TokenProxy: _admin_row(sales=DENIED, catalog=DENIED, superuser=FULL),
+    # procurement: catalog staff keep suppliers and offers, sales look; imports and the price log are records
+    procurement_models.Supplier: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
+    procurement_models.SupplierOffer: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
+    procurement_models.PriceFreeze: _admin_row(sales=DENIED, catalog=FULL, superuser=FULL),
+    procurement_models.PriceListImport: _admin_row(sales=DENIED, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
+    procurement_models.ListPriceChange: _admin_row(sales=DENIED, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
+    # orders change through the API's services only: a read-only record in the admin
+    Order: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
+    ServiceItem: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
 }
 # Who may save a change page; everyone else gets a read-only page, a 403 or the login page, and their
 # POST must change nothing.
@@ -358,6 +414,13 @@ MAY_CHANGE: dict[type[Model], set[str]] = {
     User: {SUPER},
     Group: {SUPER},
     TokenProxy: {SUPER},
+    procurement_models.Supplier: {CAT, SUPER},
+    procurement_models.SupplierOffer: {CAT, SUPER},
+    procurement_models.PriceFreeze: {CAT, SUPER},
+    procurement_models.PriceListImport: set(),
+    procurement_models.ListPriceChange: set(),
+    Order: set(),
+    ServiceItem: {CAT, SUPER},
 }
 
 
@@ -378,6 +441,12 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return Group.objects.get(name="customers")
     if model is TokenProxy:
         return TokenProxy.objects.get(user=world.customer)
+    if model is Order:
+        return world.order()
+    if model is ServiceItem:
+        services_load_fixture()
+    if model._meta.app_label == "procurement":
+        return procurement_object(model)
     return model._default_manager.order_by("pk").first()  # type: ignore[return-value]
 
 
@@ -389,60 +458,6 @@ def _admin_url(model: type[Model], page: str, obj: Model) -> str:
     return reverse(name, args=[object_id])
 
 
-class _FormFields(HTMLParser):
-    """The fields a browser would submit from the admin's main form (inputs, selects, textareas)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[str, list[str]] = {}
-        self._in_form = False
-        self._select: tuple[str, bool] | None = None
-        self._textarea: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        attr = {key: value or "" for key, value in attrs}
-        if tag == "form" and attr.get("id", "").endswith("_form"):
-            self._in_form = True
-        if not self._in_form or "disabled" in attr:
-            return
-        name = attr.get("name", "")
-        if tag == "input" and name:
-            kind = attr.get("type", "text")
-            if kind in ("submit", "button", "file", "image"):
-                return
-            if kind in ("checkbox", "radio") and "checked" not in attr:
-                return
-            self.data.setdefault(name, []).append(attr.get("value", "on" if kind == "checkbox" else ""))
-        elif tag == "select" and name:
-            self._select = (name, "multiple" in attr)
-            self.data.setdefault(name, [])
-        elif tag == "option" and self._select is not None and "selected" in attr:
-            self.data[self._select[0]].append(attr.get("value", ""))
-        elif tag == "textarea" and name:
-            self._textarea = name
-            self.data[name] = [""]
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "form":
-            self._in_form = False
-        elif tag == "select":
-            self._select = None
-        elif tag == "textarea":
-            self._textarea = None
-
-    def handle_data(self, data: str) -> None:
-        if self._textarea is not None:
-            self.data[self._textarea][0] += data.removeprefix("\n") if not self.data[self._textarea][0] else data
-
-
-def _form_data(client: Client, url: str) -> dict[str, Any]:
-    page = client.get(url)
-    assert page.status_code == 200, url
-    parser = _FormFields()
-    parser.feed(page.content.decode())
-    return {name: values if len(values) != 1 else values[0] for name, values in parser.data.items()}
-
-
 def _superuser_client(world: World) -> Client:
     client = Client()
     client.force_login(world.users[SUPER])
@@ -451,7 +466,16 @@ def _superuser_client(world: World) -> Client:
 
 def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any] | None:
     """A valid POST for the object's change page with one visible field changed (None: no editable field)."""
-    field_name = {Quote: "terms", User: "company", TokenProxy: None}.get(model, "name")
+    field_name = {
+        Quote: "terms",
+        User: "company",
+        TokenProxy: None,
+        procurement_models.SupplierOffer: "supplier_sku",
+        procurement_models.PriceFreeze: "reason",
+        procurement_models.PriceListImport: None,
+        procurement_models.ListPriceChange: None,
+        Order: None,
+    }.get(model, "name")
     if field_name is None:
         return None
     data = _form_data(_superuser_client(world), _admin_url(model, "change", obj))
@@ -470,6 +494,8 @@ def _add_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]:
     data = _change_data(world, model, obj) or {}
     if "sku" in data:
         data["sku"] = "matrix-new-sku"
+    if "slug" in data:
+        data["slug"] = "matrix-new-slug"
     return data
 
 

@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from config.parsers import JsonTooDeep, LimitedJSONParser, json_depth_check, json_loads_limited
 from configurator.models import SavedBuild
+from orders.services import order_place
 from quotes import services
 from quotes.models import Quote
 from tests import factories
@@ -45,6 +46,8 @@ JSON_OPERATIONS: dict[tuple[str, str], str | None] = {
     ("post", "/api/v1/quotes/"): "customer",
     ("post", "/api/v1/quotes/{number}/reject/"): "customer",
     ("post", "/api/v1/quotes/{number}/revise/"): "sales",
+    ("post", "/api/v1/quotes/{number}/services"): "sales",
+    ("post", "/api/v1/orders/{number}/advance/"): "sales",
 }
 
 
@@ -56,7 +59,12 @@ def actors(catalog: None) -> dict[str, Any]:
     quote = services.quote_send(
         quote=services.quote_create(customer=customer, created_by=customer, payload=GOOD_BUILD), user=sales
     )
-    return {"customer": customer, "sales": sales, "pk": saved.pk, "number": quote.number}
+    ordered = services.quote_send(
+        quote=services.quote_create(customer=customer, created_by=customer, payload=GOOD_BUILD), user=sales
+    )
+    services.quote_accept(quote=ordered, user=customer)
+    order, _ = order_place(quote=ordered, user=customer)
+    return {"customer": customer, "sales": sales, "pk": saved.pk, "number": quote.number, "order": order.number}
 
 
 def _client(user: User | None) -> APIClient:
@@ -68,7 +76,8 @@ def _client(user: User | None) -> APIClient:
 
 def _send(actors: dict[str, Any], method: str, path: str, raw: bytes) -> Any:
     role = JSON_OPERATIONS[(method, path)]
-    url = path.format(id=actors["pk"], number=actors["number"])
+    number = actors["order"] if path.startswith("/api/v1/orders/") else actors["number"]
+    url = path.format(id=actors["pk"], number=number)
     client = _client(actors[role] if role else None)
     return getattr(client, method)(url, data=raw, content_type="application/json")
 

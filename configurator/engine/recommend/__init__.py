@@ -27,16 +27,18 @@ The modules, each using only those before it:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
+from configurator.engine.availability import BuildAvailability
 from configurator.engine.estimate import estimate
 from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import drive_options, gpu_pool, max_gpus, speed_target, working
 from configurator.engine.recommend.search import Stream, counts_to_try, pick_distinct
 from configurator.engine.recommend.suggestions import Cheapest, what_would_fit
-from configurator.engine.types import Candidate, CatalogSnapshot, Constraints, Estimate, Workload
+from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, Constraints, Estimate, Workload
 
 __all__ = ["Recommendation", "recommend", "speed_target"]
 
@@ -57,10 +59,13 @@ def recommend(
     *,
     limit: int = 5,
     vat_percent: Decimal = Decimal(22),
+    availability: Callable[[BuildSpec], BuildAvailability] | None = None,
 ) -> Recommendation:
+    """`availability` (the suppliers' offers) makes `constraints.deliver_by` count and, between builds of
+    equal price, puts the one whose parts are all in stock first."""
     started = time.perf_counter()
     workload = working(workload, constraints)
-    judge = Judge(snapshot, constraints, vat_percent)
+    judge = Judge(snapshot, constraints, vat_percent, availability=availability)
     drives = drive_options(snapshot, workload)
     drive = min(drives, key=lambda d: (d.price, d.sku)) if drives else None
     parts = snapshot_parts(snapshot)

@@ -3,10 +3,11 @@ constraints and validated (`Judge` counts what it considers)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from configurator.engine.availability import BuildAvailability
 from configurator.engine.budgets.lanes import lane_plan
 from configurator.engine.budgets.power import gpu_connector_needs, gpu_connectors_available, power_budget
 from configurator.engine.builds import build_price
@@ -83,6 +84,19 @@ class Judge:
     constraints: Constraints
     vat_percent: Decimal
     considered: int = 0
+    availability: Callable[[BuildSpec], BuildAvailability] | None = None  # from the suppliers' offers
+
+    def in_stock_rank(self, build: BuildSpec) -> int:
+        """0 when every part is in stock (or nothing is known of stock), 1 otherwise: between equal prices
+        the build that can ship sooner comes first."""
+        return int(self.availability is not None and not self.availability(build).in_stock)
+
+    def ships_in_time(self, build: BuildSpec) -> bool:
+        deliver_by = self.constraints.deliver_by
+        if deliver_by is None or self.availability is None:
+            return True
+        ship_date = self.availability(build).ship_date
+        return ship_date is not None and ship_date <= deliver_by
 
     def candidate(self, build: BuildSpec, option: GpuOption, *, beat: Decimal | None = None) -> Candidate | None:
         """The build as a candidate, or None when it breaks a constraint, has an error, or (with `beat`)
@@ -94,6 +108,8 @@ class Judge:
         if self.constraints.max_price is not None and price.gross > self.constraints.max_price:
             return None
         if self.constraints.max_power_w is not None and power_budget(build).load_w > self.constraints.max_power_w:
+            return None
+        if not self.ships_in_time(build):
             return None
         verdict = validate(build, snapshot=self.snapshot, workload=option.workload)
         if verdict.errors:

@@ -78,7 +78,7 @@ class Stream:
         )
         self.floor = _gross(self.option_net + self._takers[0][0], judge.vat_percent) if self._takers else None
         self._entered = 0
-        self._heap: list[tuple[Decimal, str, int, BuildSpec]] = []
+        self._heap: list[tuple[Decimal, int, str, int, BuildSpec]] = []
         self._serial = 0
         self._valid: Candidate | None = None
         self.opened = False
@@ -109,7 +109,8 @@ class Stream:
             for build in islice(builds, CPU_OPTIONS_PER_CHASSIS):
                 self._serial += 1
                 price = build_price(build, vat_percent=self.judge.vat_percent).gross
-                heappush(self._heap, (price, f"{chassis.sku}/{build.cpus[0].spec.sku}", self._serial, build))
+                label = f"{chassis.sku}/{build.cpus[0].spec.sku}"
+                heappush(self._heap, (price, self.judge.in_stock_rank(build), label, self._serial, build))
         return self._heap[0][0] if self._heap else None
 
     def valid(self) -> Candidate | None:
@@ -118,7 +119,7 @@ class Stream:
             if self.head_price() is None:
                 self.resolved = True
                 break
-            _, _, _, build = heappop(self._heap)
+            *_, build = heappop(self._heap)
             candidate = self.judge.candidate(build, self.option)
             if candidate is not None:
                 self._valid, self.resolved = candidate, True

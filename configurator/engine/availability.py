@@ -1,0 +1,105 @@
+"""When parts can be had and when a build can ship, from suppliers' offers as plain data.
+
+Pure: offers in (`OfferInfo`, per SKU), availability out. A part's quantity is *in stock* when the free
+stock of its live offers covers it; it then arrives in `stock_days` (a distributor's warehouse to ours).
+Otherwise the quickest live offer's lead time applies (the supplier orders it). A part without a live
+offer has no date, and neither has a build that needs it. A build ships after its slowest part plus the
+assembly and the burn-in (calendar days; the settings say how many).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from configurator.engine.builds import PART_KINDS
+from configurator.engine.types import BuildSpec
+
+
+@dataclass(frozen=True, slots=True)
+class OfferInfo:
+    sku: str
+    supplier: str
+    unit_price: Decimal
+    free_qty: int  # stock not reserved by orders
+    lead_time_days: int  # when the supplier must order the part
+    live: bool = True  # within its validity
+
+
+@dataclass(frozen=True, slots=True)
+class PartAvailability:
+    sku: str
+    qty: int
+    in_stock_qty: int  # free units across the live offers
+    days: int | None  # until `qty` units can be here; None: no live offer
+
+    @property
+    def in_stock(self) -> bool:
+        return self.in_stock_qty >= self.qty
+
+
+@dataclass(frozen=True, slots=True)
+class BuildAvailability:
+    parts: tuple[PartAvailability, ...]
+    lead_time_days: int | None  # None when a part has no live offer
+    ship_date: dt.date | None
+
+    @property
+    def in_stock(self) -> bool:
+        return all(part.in_stock for part in self.parts)
+
+    @property
+    def without_offer(self) -> tuple[str, ...]:
+        return tuple(part.sku for part in self.parts if part.days is None)
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """Days a build waits besides its parts (settings PROCUREMENT_STOCK_DAYS, _ASSEMBLY_DAYS, _BURN_IN_DAYS)."""
+
+    stock_days: int = 2
+    assembly_days: int = 3
+    burn_in_days: int = 2
+
+
+OfferBook = Mapping[str, Sequence[OfferInfo]]
+
+
+def part_availability(offers: Sequence[OfferInfo], sku: str, qty: int, *, stock_days: int) -> PartAvailability:
+    live = [offer for offer in offers if offer.live]
+    in_stock = sum(offer.free_qty for offer in live)
+    if not live:
+        return PartAvailability(sku=sku, qty=qty, in_stock_qty=0, days=None)
+    days = stock_days if in_stock >= qty else max(stock_days, min(offer.lead_time_days for offer in live))
+    return PartAvailability(sku=sku, qty=qty, in_stock_qty=in_stock, days=days)
+
+
+def build_quantities(build: BuildSpec) -> Counter[str]:
+    """Units per SKU of a build, the chassis included."""
+    wanted: Counter[str] = Counter({build.chassis.sku: 1})
+    for kind in PART_KINDS:
+        for line in getattr(build, kind):
+            wanted[line.spec.sku] += line.qty
+    return wanted
+
+
+def build_availability(build: BuildSpec, offers: OfferBook, *, today: dt.date, schedule: Schedule) -> BuildAvailability:
+    return quantities_availability(build_quantities(build), offers, today=today, schedule=schedule)
+
+
+def quantities_availability(
+    quantities: Mapping[str, int], offers: OfferBook, *, today: dt.date, schedule: Schedule
+) -> BuildAvailability:
+    """As `build_availability`, for units per SKU (an order's lines)."""
+    parts = tuple(
+        part_availability(offers.get(sku, ()), sku, qty, stock_days=schedule.stock_days)
+        for sku, qty in sorted(quantities.items())
+    )
+    if any(part.days is None for part in parts):
+        return BuildAvailability(parts=parts, lead_time_days=None, ship_date=None)
+    slowest = max(part.days or 0 for part in parts)
+    lead = slowest + schedule.assembly_days + schedule.burn_in_days
+    return BuildAvailability(parts=parts, lead_time_days=lead, ship_date=today + dt.timedelta(days=lead))

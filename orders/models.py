@@ -1,0 +1,163 @@
+"""Orders: an accepted quote made into work (ARCHITECTURE.md §Quotes, issue 15).
+
+* `Order` — one per accepted quote (the database refuses a second: `quote` is one-to-one), numbered
+  `O-<year>-<6 digits>` from a sequence (PostgreSQL) or the shared counter row (SQLite); its lines copy
+  the quote's; `promised_ship_date` comes from the offers when the order is placed.
+* `OrderEvent` — append-only history; every status change writes one.
+* `PurchaseLine` — the procurement plan: per order line, what to buy from which supplier, at what price,
+  from stock (units reserved on the offer) or on back order. Grouped by supplier it is a purchase list.
+
+The status machine lives in `TRANSITIONS` below and nowhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from procurement.models import Supplier, SupplierOffer
+from quotes.models import AppendOnlyError, Quote
+
+MONEY: dict[str, Any] = {"max_digits": settings.MONEY_MAX_DIGITS, "decimal_places": settings.MONEY_DECIMAL_PLACES}
+
+
+class OrderStatus(models.TextChoices):
+    PLACED = "placed", _("Placed")
+    PARTS_ORDERED = "parts_ordered", _("Parts ordered")
+    ASSEMBLING = "assembling", _("Assembling")
+    BURN_IN = "burn_in", _("Burn-in test")
+    SHIPPED = "shipped", _("Shipped")
+    DELIVERED = "delivered", _("Delivered")
+    CANCELLED = "cancelled", _("Cancelled")
+
+
+S = OrderStatus
+
+#: The one transition table: `from → {to, …}`. An order can be cancelled until it ships.
+TRANSITIONS: dict[str, frozenset[str]] = {
+    S.PLACED: frozenset({S.PARTS_ORDERED, S.CANCELLED}),
+    S.PARTS_ORDERED: frozenset({S.ASSEMBLING, S.CANCELLED}),
+    S.ASSEMBLING: frozenset({S.BURN_IN, S.CANCELLED}),
+    S.BURN_IN: frozenset({S.SHIPPED, S.CANCELLED}),
+    S.SHIPPED: frozenset({S.DELIVERED}),
+    S.DELIVERED: frozenset(),
+    S.CANCELLED: frozenset(),
+}
+
+
+def can_transition(from_status: str, to_status: str) -> bool:
+    return to_status in TRANSITIONS.get(from_status, frozenset())
+
+
+class PlanStatus(models.TextChoices):
+    PENDING = "pending", "pending"
+    PLANNING = "planning", "planning"
+    READY = "ready", "ready"
+    FAILED = "failed", "failed"
+
+
+class Order(models.Model):
+    number = models.CharField(max_length=20, unique=True, help_text="O-<year>-<6 digits>")
+    quote = models.OneToOneField(Quote, on_delete=models.PROTECT, related_name="order")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="orders")
+    placed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=20, choices=OrderStatus.choices, default=OrderStatus.PLACED)
+    currency = models.CharField(max_length=3, default="RUB")
+    net_total = models.DecimalField(**MONEY)
+    vat_total = models.DecimalField(**MONEY)
+    gross_total = models.DecimalField(**MONEY)
+    promised_ship_date = models.DateField(null=True, blank=True, help_text="From the offers when placed")
+    plan_status = models.CharField(max_length=10, choices=PlanStatus.choices, default=PlanStatus.PENDING)
+    plan_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=list(TRANSITIONS)), name="order_status_known"),
+            models.CheckConstraint(condition=Q(gross_total__gte=0), name="order_gross_nonnegative"),
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class OrderLine(models.Model):
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="lines")
+    position = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20)
+    sku = models.CharField(max_length=64)
+    name = models.CharField(max_length=200)
+    qty = models.PositiveIntegerField()
+    unit_price = models.DecimalField(**MONEY)
+    line_total = models.DecimalField(**MONEY)
+
+    class Meta:
+        ordering = ("order", "position")
+        constraints = [
+            models.UniqueConstraint(fields=("order", "position"), name="order_line_position_unique"),
+            models.CheckConstraint(condition=Q(qty__gte=1), name="order_line_qty_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.order} #{self.position} {self.sku} × {self.qty}"
+
+
+class OrderEventQuerySet(models.QuerySet["OrderEvent"]):
+    def update(self, **kwargs: Any) -> int:
+        raise AppendOnlyError("order events are append-only")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("order events are append-only")
+
+
+class OrderEvent(models.Model):
+    order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="events")
+    type = models.CharField(max_length=30)
+    data = models.JSONField(default=dict, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OrderEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("created_at", "id")
+
+    def __str__(self) -> str:
+        return f"{self.order} {self.type}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise AppendOnlyError("order events are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("order events are append-only")
+
+
+class PurchaseLine(models.Model):
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="purchases")
+    order_line = models.ForeignKey(OrderLine, on_delete=models.CASCADE, related_name="purchases")
+    supplier = models.ForeignKey(Supplier, on_delete=models.PROTECT, related_name="purchases")
+    offer = models.ForeignKey(SupplierOffer, null=True, on_delete=models.SET_NULL, related_name="purchases")
+    sku = models.CharField(max_length=64)
+    qty = models.PositiveIntegerField()
+    unit_price = models.DecimalField(**MONEY)
+    currency = models.CharField(max_length=3)
+    from_stock = models.BooleanField(help_text="Units reserved from the supplier's stock (else back order)")
+    expected_days = models.PositiveSmallIntegerField()
+    released = models.BooleanField(default=False, help_text="The reservation was given back (order cancelled)")
+
+    class Meta:
+        ordering = ("supplier__name", "sku", "id")
+        constraints = [models.CheckConstraint(condition=Q(qty__gte=1), name="purchase_qty_positive")]
+
+    def __str__(self) -> str:
+        return f"{self.order}: {self.qty} × {self.sku} from {self.supplier}"

@@ -1,0 +1,65 @@
+"""Which orders a user may see: customers their own, sales and catalog staff all (404 otherwise); purchase
+lists are for sales and catalog staff."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from accounts.models import User
+from configurator.engine.errors import Forbidden
+from orders.models import Order, PurchaseLine
+
+
+def _staff(user: User) -> bool:
+    return user.is_sales or user.is_catalog_staff or user.is_superuser
+
+
+def order_visible(*, user: User) -> QuerySet[Order]:
+    queryset = Order.objects.select_related("owner", "quote")
+    return queryset if _staff(user) else queryset.filter(owner=user)
+
+
+def order_get(*, user: User, number: str) -> Order:
+    order = order_visible(user=user).filter(number=number).first()
+    if order is None:
+        raise Http404(f"No order {number}.")
+    return order
+
+
+def purchase_lists(*, user: User, order: Order) -> dict[str, list[PurchaseLine]]:
+    """The order's purchase lines per supplier slug (sales and catalog staff)."""
+    if not _staff(user):
+        raise Forbidden("Only sales and catalog staff see purchase lists.")
+    grouped: dict[str, list[PurchaseLine]] = defaultdict(list)
+    for purchase in order.purchases.select_related("supplier").order_by("supplier__slug", "sku", "id"):
+        grouped[purchase.supplier.slug].append(purchase)
+    return dict(grouped)
+
+
+CSV_HEADER = ("order", "supplier", "sku", "supplier_sku", "qty", "unit_price", "currency", "line_total", "from_stock")
+
+
+def purchase_list_csv(*, order: Order, supplier: str, lines: list[PurchaseLine]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_HEADER)
+    for line in lines:
+        writer.writerow(
+            (
+                order.number,
+                supplier,
+                line.sku,
+                line.offer.supplier_sku if line.offer else "",
+                line.qty,
+                line.unit_price,
+                line.currency,
+                line.unit_price * line.qty,
+                "yes" if line.from_stock else "no",
+            )
+        )
+    return buffer.getvalue()

@@ -1,0 +1,217 @@
+"""Services that write orders: place one from an accepted quote (idempotent), make its procurement plan
+(the Celery job; reserves stock), move it through the transition table, cancel it (gives stock back)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from accounts.models import User
+from configurator.engine.availability import quantities_availability
+from configurator.engine.errors import Conflict, ErrorCode, Forbidden
+from orders.models import TRANSITIONS, Order, OrderEvent, OrderLine, OrderStatus, PlanStatus, PurchaseLine
+from procurement.models import SupplierOffer
+from procurement.planning import plan_line
+from procurement.selectors import offer_book, schedule
+from quotes.models import Quote, QuoteCounter, QuoteStatus
+
+logger = logging.getLogger(__name__)
+
+ORDER_NUMBER_SEQUENCE = "orders_order_number_seq"  # made by migration 0002 on PostgreSQL
+ORDER_COUNTER_NAME = "order_number"  # the SQLite counter row (quotes.QuoteCounter keeps named counters)
+
+
+class InvalidOrderTransition(Conflict):
+    default_code = ErrorCode.INVALID_TRANSITION
+
+
+def order_number_next() -> str:
+    """`O-<year>-<6 digits>`; as quote numbers: a sequence never hands a value out twice."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT nextval(%s)", [ORDER_NUMBER_SEQUENCE])
+            value = int(cursor.fetchone()[0])
+    else:
+        if not QuoteCounter.objects.filter(name=ORDER_COUNTER_NAME).update(value=F("value") + 1):
+            QuoteCounter.objects.create(name=ORDER_COUNTER_NAME, value=1)
+        value = QuoteCounter.objects.get(name=ORDER_COUNTER_NAME).value
+    return f"O-{timezone.localdate().year}-{value:06d}"
+
+
+def event_add(order: Order, type_: str, *, user: User | None = None, data: Mapping[str, Any] | None = None) -> None:
+    OrderEvent.objects.create(order=order, type=type_, user=user, data=dict(data or {}))
+
+
+def _plan_queue_on_commit(order_id: int) -> None:
+    from orders.tasks import order_plan_task
+
+    transaction.on_commit(lambda: order_plan_task.delay(order_id), robust=True)
+
+
+def order_place(*, quote: Quote, user: User) -> tuple[Order, bool]:
+    """The order of an accepted quote: made once, whoever asks and however often (the quote row is locked
+    while the order is made, and the database allows one order per quote). Returns (order, created)."""
+    if not (user.is_sales or user.is_superuser or quote.owner_id == user.pk):
+        raise Forbidden("Only the customer or sales may order this quote.")
+    try:
+        with transaction.atomic():
+            locked = Quote.objects.select_for_update().get(pk=quote.pk)
+            existing = Order.objects.filter(quote__number=locked.number).first()
+            if existing is not None:
+                return existing, False
+            if locked.status != QuoteStatus.ACCEPTED:
+                raise Conflict(
+                    f"Only an accepted quote can be ordered; {locked.number} R{locked.revision} is {locked.status}.",
+                    code=ErrorCode.INVALID_TRANSITION,
+                    fields={"status": [locked.status]},
+                )
+            order = _order_create(locked, user)
+    except IntegrityError:  # a concurrent caller made it first (the one-to-one on quote)
+        return Order.objects.get(quote__number=quote.number), False
+    return order, True
+
+
+def _order_create(quote: Quote, user: User) -> Order:
+    lines = [line for line in quote.lines.order_by("position") if not line.optional]
+    quantities: Counter[str] = Counter()
+    for line in lines:
+        quantities[line.sku] += line.qty
+    availability = quantities_availability(quantities, offer_book(), today=timezone.localdate(), schedule=schedule())
+    order = Order.objects.create(
+        number=order_number_next(), quote=quote, owner=quote.owner, placed_by=user, currency=quote.currency,
+        net_total=quote.net_total, vat_total=quote.vat_total, gross_total=quote.gross_total,
+        promised_ship_date=availability.ship_date,
+    )  # fmt: skip
+    OrderLine.objects.bulk_create(
+        OrderLine(
+            order=order,
+            position=position,
+            kind=line.kind,
+            sku=line.sku,
+            name=line.name,
+            qty=line.qty,
+            unit_price=line.unit_price,
+            line_total=line.line_total,
+        )
+        for position, line in enumerate(lines, start=1)
+    )
+    ship = availability.ship_date.isoformat() if availability.ship_date else None
+    event_add(order, "placed", user=user, data={"quote": quote.number, "revision": quote.revision, "ship_date": ship})
+    _plan_queue_on_commit(order.pk)
+    return order
+
+
+def order_plan(*, order_id: int) -> bool:
+    """Make the order's procurement plan once: claim it (`pending|failed → planning`, a conditional
+    UPDATE, so a repeated delivery does nothing), lock the offers of its SKUs in id order, pick per line
+    the cheapest offers that arrive in time (splitting when stock is short), reserve the stock taken
+    (`reserved_qty`, never above `stock_qty`: a database constraint too), write the purchase lines."""
+    claimed = Order.objects.filter(pk=order_id, plan_status__in=[PlanStatus.PENDING, PlanStatus.FAILED]).update(
+        plan_status=PlanStatus.PLANNING
+    )
+    if claimed != 1:
+        return False
+    try:
+        with transaction.atomic():
+            _plan(Order.objects.select_for_update().get(pk=order_id))
+    except Exception as exc:
+        Order.objects.filter(pk=order_id).update(plan_status=PlanStatus.FAILED, plan_error=repr(exc)[:2000])
+        raise
+    return True
+
+
+def _plan(order: Order) -> None:
+    lines = list(order.lines.all())
+    offers = {
+        offer.pk: offer
+        for offer in SupplierOffer.objects.select_for_update()
+        .select_related("supplier")
+        .filter(sku__in={line.sku for line in lines})
+        .order_by("pk")
+    }
+    book = offer_book_of(offers.values())
+    by_key = {(offer.sku, offer.supplier.slug): offer for offer in offers.values()}
+    plan = schedule()
+    today = timezone.localdate()
+    ship_by = order.promised_ship_date or today + dt.timedelta(days=365)
+    allowed = (ship_by - today).days - plan.assembly_days - plan.burn_in_days
+    unplanned: list[str] = []
+    late: list[str] = []
+    taken: dict[int, int] = defaultdict(int)
+    for line in lines:
+        found = plan_line(line.sku, line.qty, book.get(line.sku, ()), allowed_days=allowed, stock_days=plan.stock_days)
+        if found is None:
+            unplanned.append(line.sku)
+            continue
+        if found.late:
+            late.append(line.sku)
+        for allocation in found.allocations:
+            offer = by_key[(line.sku, allocation.supplier)]
+            if allocation.from_stock:
+                taken[offer.pk] += allocation.qty
+            PurchaseLine.objects.create(
+                order=order, order_line=line, supplier=offer.supplier, offer=offer, sku=line.sku, qty=allocation.qty,
+                unit_price=allocation.unit_price, currency=offer.currency, from_stock=allocation.from_stock,
+                expected_days=allocation.days,
+            )  # fmt: skip
+    for offer_pk, qty in taken.items():
+        reserved = SupplierOffer.objects.filter(pk=offer_pk, reserved_qty__lte=F("stock_qty") - qty).update(
+            reserved_qty=F("reserved_qty") + qty
+        )
+        if reserved != 1:  # cannot happen under the row locks; refuse rather than over-reserve
+            raise RuntimeError(f"offer {offer_pk} has fewer than {qty} free units")
+    order.plan_status, order.plan_error = PlanStatus.READY, ""
+    order.save(update_fields=["plan_status", "plan_error", "updated_at"])
+    event_add(order, "planned", data={"purchases": order.purchases.count(), "late": late, "without_offer": unplanned})
+
+
+def offer_book_of(offers: Any) -> dict[str, list[Any]]:
+    from configurator.engine.availability import OfferInfo
+
+    today = timezone.localdate()
+    book: dict[str, list[OfferInfo]] = defaultdict(list)
+    for offer in offers:
+        book[offer.sku].append(
+            OfferInfo(
+                sku=offer.sku,
+                supplier=offer.supplier.slug,
+                unit_price=offer.purchase_price,
+                free_qty=offer.free_qty,
+                lead_time_days=offer.lead_time_days,
+                live=offer.valid_until >= today,
+            )
+        )
+    return book
+
+
+def order_advance(*, order: Order, to: str, user: User, note: str = "") -> Order:
+    """Move the order along the transition table (sales only); cancelling gives reserved stock back."""
+    if not (user.is_sales or user.is_superuser):
+        raise Forbidden("Only sales engineers may change an order's status.")
+    with transaction.atomic():
+        locked = Order.objects.select_for_update().get(pk=order.pk)
+        if to not in TRANSITIONS.get(locked.status, frozenset()):
+            raise InvalidOrderTransition(
+                f"An order cannot go from {locked.status} to {to}.",
+                fields={"to": [f"not allowed from {locked.status}"]},
+            )
+        from_status, locked.status = locked.status, to
+        locked.save(update_fields=["status", "updated_at"])
+        if to == OrderStatus.CANCELLED:
+            _release(locked)
+        event_add(locked, "status_changed", user=user, data={"from": from_status, "to": to, "note": note})
+    return locked
+
+
+def _release(order: Order) -> None:
+    for purchase in order.purchases.select_for_update().filter(from_stock=True, released=False, offer__isnull=False):
+        SupplierOffer.objects.filter(pk=purchase.offer_id or 0).update(reserved_qty=F("reserved_qty") - purchase.qty)
+        purchase.released = True
+        purchase.save(update_fields=["released"])

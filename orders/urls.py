@@ -1,0 +1,42 @@
+"""Routes of the orders API; config/urls.py mounts them under /api/v1/ (orders/ and quotes/<number>/order)."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, path, register_converter
+
+from orders import apis
+
+
+class OrderNumberConverter:
+    regex = r"O-[0-9]{4}-[0-9]{6,}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+class QuoteNumberConverter(OrderNumberConverter):
+    regex = r"Q-[0-9]{4}-[0-9]{6,}"
+
+
+register_converter(OrderNumberConverter, "order_number")
+register_converter(QuoteNumberConverter, "quote_number_for_order")
+
+urlpatterns: list[URLPattern] = [
+    path("quotes/<quote_number_for_order:number>/order", apis.QuoteOrderApi.as_view(), name="quote-order"),
+    path("orders/", apis.OrderListApi.as_view(), name="order-list"),
+    path("orders/<order_number:number>/", apis.OrderDetailApi.as_view(), name="order-detail"),
+    path("orders/<order_number:number>/advance/", apis.OrderAdvanceApi.as_view(), name="order-advance"),
+    path(
+        "orders/<order_number:number>/purchase-lists/",
+        apis.OrderPurchaseListsApi.as_view(),
+        name="order-purchase-lists",
+    ),
+    path(
+        "orders/<order_number:number>/purchase-lists/<slug:supplier>.csv",
+        apis.OrderPurchaseListCsvApi.as_view(),
+        name="order-purchase-list-csv",
+    ),
+]

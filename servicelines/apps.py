@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ServicelinesConfig(AppConfig):
+    name = "servicelines"
+    verbose_name = "Service lines"

@@ -1,0 +1,95 @@
+"""Availability from suppliers' offers (pure): per part stock and days, per build the ship date; the
+recommender's `deliver_by` and its preference for builds in stock."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from configurator.engine.availability import (
+    BuildAvailability,
+    OfferInfo,
+    Schedule,
+    build_availability,
+    build_quantities,
+    part_availability,
+)
+from configurator.engine.models_library import model_get
+from configurator.engine.recommend import recommend
+from configurator.engine.types import BuildSpec, CatalogSnapshot, Constraints, Workload
+
+TODAY = dt.date(2026, 12, 1)
+PLAN = Schedule(stock_days=2, assembly_days=3, burn_in_days=2)
+TEAM_70B = Workload(model=model_get("llama-3.1-70b"), precision="q4_k_m", context_tokens=8192, concurrent_users=5)
+
+
+def _offer(sku: str, supplier: str, free: int, lead: int, *, live: bool = True) -> OfferInfo:
+    return OfferInfo(sku=sku, supplier=supplier, unit_price=Decimal(100), free_qty=free, lead_time_days=lead, live=live)
+
+
+def test_a_part_in_stock_across_suppliers_arrives_in_the_stock_days() -> None:
+    offers = [_offer("rtx-4090", "a", 1, 20), _offer("rtx-4090", "b", 2, 30)]
+    part = part_availability(offers, "rtx-4090", 3, stock_days=2)
+    assert (part.in_stock_qty, part.days, part.in_stock) == (3, 2, True)
+
+
+def test_a_part_short_of_stock_waits_for_the_quickest_live_lead_time() -> None:
+    offers = [_offer("rtx-4090", "a", 1, 20), _offer("rtx-4090", "b", 0, 14), _offer("rtx-4090", "c", 9, 1, live=False)]
+    part = part_availability(offers, "rtx-4090", 4, stock_days=2)
+    assert (part.in_stock_qty, part.days, part.in_stock) == (1, 14, False)
+
+
+def test_a_part_without_a_live_offer_has_no_date() -> None:
+    part = part_availability([_offer("mi300x", "a", 8, 5, live=False)], "mi300x", 1, stock_days=2)
+    assert (part.in_stock_qty, part.days) == (0, None)
+
+
+def _book(build: BuildSpec, *, free: int = 100, lead: int = 10) -> dict[str, list[OfferInfo]]:
+    return {sku: [_offer(sku, "a", free, lead)] for sku in build_quantities(build)}
+
+
+def test_a_build_ships_after_its_slowest_part_plus_assembly_and_burn_in(snapshot: CatalogSnapshot) -> None:
+    top = recommend(snapshot, TEAM_70B, Constraints(), limit=1).candidates[0]
+    book = _book(top.build)
+    gpu = top.build.gpus[0].spec.sku
+    book[gpu] = [_offer(gpu, "a", 0, 21)]
+    found = build_availability(top.build, book, today=TODAY, schedule=PLAN)
+    assert (found.lead_time_days, found.ship_date, found.in_stock) == (26, dt.date(2026, 12, 27), False)
+    in_stock = build_availability(top.build, _book(top.build), today=TODAY, schedule=PLAN)
+    assert (in_stock.lead_time_days, in_stock.ship_date, in_stock.in_stock) == (7, dt.date(2026, 12, 8), True)
+    del book[gpu]
+    unknown = build_availability(top.build, book, today=TODAY, schedule=PLAN)
+    assert (unknown.lead_time_days, unknown.ship_date, unknown.without_offer) == (None, None, (gpu,))
+
+
+def test_deliver_by_changes_the_recommendation_when_the_cheapest_builds_parts_are_not_in_stock(
+    snapshot: CatalogSnapshot,
+) -> None:
+    plain = recommend(snapshot, TEAM_70B, Constraints(), limit=1).candidates[0]
+    slow_gpu = plain.build.gpus[0].spec.sku
+    book = {sku: [_offer(sku, "a", 1000, 10)] for sku in _all_skus(snapshot)}
+    book[slow_gpu] = [_offer(slow_gpu, "a", 0, 40)]
+
+    def availability(build: BuildSpec) -> BuildAvailability:
+        return build_availability(build, book, today=TODAY, schedule=PLAN)
+
+    unconstrained = recommend(snapshot, TEAM_70B, Constraints(), limit=1, availability=availability).candidates[0]
+    assert unconstrained.build == plain.build  # without a date the cheapest stays first
+    hurried = recommend(
+        snapshot, TEAM_70B, Constraints(deliver_by=TODAY + dt.timedelta(days=10)), limit=3, availability=availability
+    )
+    assert hurried.candidates
+    assert all(c.build.gpus[0].spec.sku != slow_gpu for c in hurried.candidates)
+    for candidate in hurried.candidates:
+        ship_date = availability(candidate.build).ship_date
+        assert ship_date is not None and ship_date <= TODAY + dt.timedelta(days=10)
+    assert hurried.candidates[0].price.gross >= plain.price.gross
+    none_in_time = recommend(snapshot, TEAM_70B, Constraints(deliver_by=TODAY), limit=1, availability=availability)
+    assert none_in_time.candidates == ()
+
+
+def _all_skus(snapshot: CatalogSnapshot) -> set[str]:
+    skus: set[str] = set()
+    for kind in ("gpus", "cpus", "chassis", "psus", "memory", "storage", "nics", "bridges"):
+        skus.update(getattr(snapshot, kind))
+    return skus

@@ -1,0 +1,71 @@
+"""The authorization matrix's procurement and order pieces: the objects of the procurement admin pages (one
+of each, made on first use), the order endpoints' URLs and expected statuses per persona."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.db.models import Model
+
+from orders.models import PurchaseLine
+from procurement import models as procurement_models
+
+
+def procurement_object(model: type[Model]) -> Model:
+    import datetime as dt
+    from decimal import Decimal
+
+    supplier, _ = procurement_models.Supplier.objects.get_or_create(slug="matrix-supplier", name="Matrix supplier")
+    offer, _ = procurement_models.SupplierOffer.objects.get_or_create(
+        supplier=supplier,
+        sku="rtx-4090",
+        defaults={
+            "kind": "gpus",
+            "purchase_price": Decimal(1000),
+            "lead_time_days": 5,
+            "valid_until": dt.date(2099, 1, 1),
+        },
+    )
+    made: dict[type[Model], Callable[[], Model]] = {
+        procurement_models.Supplier: lambda: supplier,
+        procurement_models.SupplierOffer: lambda: offer,
+        procurement_models.PriceFreeze: lambda: procurement_models.PriceFreeze.objects.get_or_create(sku="rtx-4090")[0],
+        procurement_models.PriceListImport: lambda: procurement_models.PriceListImport.objects.create(
+            supplier=supplier, filename="matrix.csv", content=b"sku", status="failed"
+        ),
+        procurement_models.ListPriceChange: lambda: procurement_models.ListPriceChange.objects.create(
+            sku="rtx-4090", kind="gpus", old_price=1, new_price=2, offer=offer, markup_percent=18
+        ),
+    }
+    return made[model]()
+
+
+def order_url(action: str = "") -> Callable[[Any], str]:
+    return lambda world: f"/api/v1/orders/{world.order().number}/" + action
+
+
+def purchase_csv_url(world: Any) -> str:
+    supplier = PurchaseLine.objects.filter(order=world.order()).order_by("pk").first()
+    assert supplier is not None, "the sample offers gave the order no purchase lines"
+    return f"/api/v1/orders/{world.order().number}/purchase-lists/{supplier.supplier.slug}.csv"
+
+
+#: Orders: the customer and sales see the order; sales move it; sales and catalog staff see purchase lists.
+ORDER_READ = {"anonymous": 401, "customer": 200, "other_customer": 404, "sales": 200, "catalog": 200, "superuser": 200}
+ORDER_ADVANCE = {
+    "anonymous": 401,
+    "customer": 403,
+    "other_customer": 404,
+    "sales": 200,
+    "catalog": 403,
+    "superuser": 200,
+}
+ORDER_PURCHASES = {
+    "anonymous": 401,
+    "customer": 403,
+    "other_customer": 404,
+    "sales": 200,
+    "catalog": 200,
+    "superuser": 200,
+}
