@@ -158,3 +158,26 @@ def test_request_keyed_caches_stay_bounded(snapshot: CatalogSnapshot) -> None:
     for price in range(parts.MAX_REMEMBERED + 10):
         cache.chassis_pool(Constraints(max_price=Decimal(1_000_000 + price)))
     assert 0 < len(cache._pools) <= parts.MAX_REMEMBERED
+
+
+def test_no_candidate_uses_more_than_95_percent_of_a_gpus_memory(
+    snapshot: CatalogSnapshot, results: dict[str, tuple]
+) -> None:
+    """Issue 14: every engine keeps a VRAM reserve (5 %, at least 1 GiB per GPU), stated in the assumptions."""
+    for name, (recommendation, _) in results.items():
+        assert any("free" in str(text) and "5%" in str(text) for text in recommendation.estimate.assumptions), name
+        for candidate in recommendation.candidates:
+            layout = candidate.verdict.estimate.layout
+            vram = candidate.build.gpus[0].spec.vram_gib
+            assert layout.per_gpu_gib <= vram - max(0.05 * vram, 1.0), (name, candidate.build.gpus[0].spec.sku)
+
+
+def test_a_tight_fit_moves_to_the_next_count_under_a_larger_reserve(snapshot: CatalogSnapshot) -> None:
+    from configurator.engine.recommend import VramReserve
+
+    workload, constraints = CASES["beginner 7B Q4 chat"]
+    roomy = recommend(snapshot, workload, constraints, reserve=VramReserve(share=0.9, min_gib=1.0))
+    for candidate in roomy.candidates:
+        layout = candidate.verdict.estimate.layout
+        assert layout.per_gpu_gib <= 0.1 * candidate.build.gpus[0].spec.vram_gib
+    assert any("90%" in str(text) for text in roomy.estimate.assumptions)

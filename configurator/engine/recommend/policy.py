@@ -32,6 +32,7 @@ from configurator.engine.budgets.power import (
     valid_psu_counts,
 )
 from configurator.engine.estimate import estimate, weight_bytes
+from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import active
 from configurator.engine.types import (
     BridgeSpec,
@@ -276,5 +277,37 @@ def gpu_option(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, coun
     return GpuOption(gpu=gpu, count=count, workload=run, estimate=result, link_gbs=link, bridges=bridges)
 
 
-def fits(option: GpuOption) -> bool:
-    return option.estimate.layout is not None and option.estimate.layout.fits
+@dataclass(frozen=True, slots=True)
+class VramReserve:
+    """The VRAM every recommended build leaves free on each GPU, whatever the engine: `share` of the card and
+    at least `min_gib`. Allocator fragmentation, a second process (a monitor, a desktop) and the estimate's
+    own error live in it; vLLM's gpu_memory_utilization 0.9 already leaves more, llama.cpp and training
+    frameworks leave nothing of their own."""
+
+    share: float = 0.05
+    min_gib: float = 1.0
+
+    def gib(self, vram_gib: float) -> float:
+        return max(self.share * vram_gib, self.min_gib)
+
+    def usable_gib(self, vram_gib: float) -> float:
+        return vram_gib - self.gib(vram_gib)
+
+
+DEFAULT_RESERVE = VramReserve()
+
+
+def fits(option: GpuOption, reserve: VramReserve = DEFAULT_RESERVE) -> bool:
+    """The estimate fits the engine's usable memory and leaves the reserve free on every GPU."""
+    layout = option.estimate.layout
+    if layout is None or not layout.fits:
+        return False
+    return layout.per_gpu_gib <= min(layout.usable_gib, reserve.usable_gib(option.gpu.vram_gib))
+
+
+def reserve_assumption(reserve: VramReserve) -> Phrase:
+    return Phrase(
+        "recommended builds keep %(share)s%% of each GPU's memory (at least %(min)s GiB) free",
+        share=Num(reserve.share * 100, None),
+        min=Num(reserve.min_gib, None),
+    )

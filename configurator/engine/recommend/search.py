@@ -19,7 +19,15 @@ from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge, complete_builds
 from configurator.engine.recommend.parts import snapshot_parts
-from configurator.engine.recommend.policy import GpuOption, ecc_memory, fits, gpu_option, speed_target
+from configurator.engine.recommend.policy import (
+    DEFAULT_RESERVE,
+    GpuOption,
+    VramReserve,
+    ecc_memory,
+    fits,
+    gpu_option,
+    speed_target,
+)
 from configurator.engine.recommend.reasons import reasons_for
 from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, GpuSpec, StorageSpec, Workload
 
@@ -27,7 +35,9 @@ CPU_OPTIONS_PER_CHASSIS = 3  # the cheapest CPUs with enough lanes; a cheaper CP
 # need a larger PSU set, so a few are priced out completely rather than only the cheapest
 
 
-def counts_to_try(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, most: int) -> list[GpuOption]:
+def counts_to_try(
+    snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, most: int, reserve: VramReserve = DEFAULT_RESERVE
+) -> list[GpuOption]:
     """The smallest count that fits and, when that is slower than the speed target, the smallest count
     that meets it (tensor parallel on 2, 4, 8 GPUs speeds one stream up; a layer split does not). Counts in
     between are dearer than the first and slower than the second, so they can never rank first."""
@@ -40,7 +50,7 @@ def counts_to_try(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, m
     options: list[GpuOption] = []
     for count in range(smallest, most + 1):
         option = gpu_option(snapshot, workload, gpu, count)
-        if not fits(option):
+        if not fits(option, reserve):
             continue
         if not options or option.meets(target):
             options.append(option)
