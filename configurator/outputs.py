@@ -21,6 +21,7 @@ from rest_framework import serializers
 from configurator.engine.builds import build_to_payload
 from configurator.engine.fixes import FixNotApplicable, fix_from_data, fix_op_data, fix_sentence
 from configurator.engine.phrase import Phrase, phrase_from_data, phrase_to_data
+from configurator.engine.recommend.policy import machine_class
 from configurator.engine.types import Fix as FixData
 from configurator.engine.types import FixOpKind, Price, Verdict
 
@@ -254,6 +255,13 @@ class CandidateOutputSerializer(serializers.Serializer):
     decode_tokens_per_s_total = RoundedField(2)
     price = PriceOutputSerializer()
     why = serializers.ListField(child=PhraseField())
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        """Adds `class`: the candidate's class of machine (desktop-workstation, rack-workstation, gpu-server,
+        hgx-server), a Python keyword and so not a declared field."""
+        data = dict(super().to_representation(instance))
+        data["class"] = machine_class(instance.build.chassis)
+        return data
 
 
 class RecommendationOutputSerializer(serializers.Serializer):

@@ -19,6 +19,7 @@ from configurator.engine.recommend.policy import (
     gpu_option,
     gpu_pool,
     max_gpus,
+    profiled,
     speed_target,
     working,
 )
@@ -38,6 +39,7 @@ def exhaustive_search(
     """Reference for tests and benchmarks: every GPU model × every count × every chassis × every CPU ×
     every carrying PSU set of the policy space, each priced and validated; the cheapest valid build
     (speed target first, as in `recommend`). Returns it and the number of builds validated."""
+    constraints = profiled(workload, constraints)  # the same profile restrictions as `recommend`
     workload = working(workload, constraints)
     judge = Judge(snapshot, constraints, vat_percent)
     drives = drive_options(snapshot, workload)

@@ -181,3 +181,53 @@ def test_a_tight_fit_moves_to_the_next_count_under_a_larger_reserve(snapshot: Ca
         layout = candidate.verdict.estimate.layout
         assert layout.per_gpu_gib <= 0.1 * candidate.build.gpus[0].spec.vram_gib
     assert any("90%" in str(text) for text in roomy.estimate.assumptions)
+
+
+def test_production_ecc_20_users_gets_a_rack_server_with_redundant_psus_and_ecc(results: dict[str, tuple]) -> None:
+    """Article: production under load needs server accelerators with ECC; issue 14: a rack chassis, redundant
+    PSUs, ECC GPUs and registered ECC memory, and the class said with its reason."""
+    recommendation, _ = results["production service requiring ECC"]
+    assert recommendation.candidates
+    for candidate in recommendation.candidates:
+        build = candidate.build
+        assert build.chassis.kind in ("rack-server", "hgx")
+        assert build.psu_redundancy in ("n+1", "n+n")
+        assert candidate.verdict.power.redundancy in ("n+1", "n+n")
+        assert all(line.spec.ecc for line in build.gpus)
+        assert all(line.spec.ecc and line.spec.kind == "rdimm" for line in build.memory)
+        assert any(str(why).startswith("class: ") and "production or ECC" in str(why) for why in candidate.why)
+
+
+def test_a_personal_workload_gets_no_datacenter_gpu(results: dict[str, tuple]) -> None:
+    from configurator.engine.recommend.policy import datacenter_gpu
+
+    for name in ("beginner 7B Q4 chat", "30B Q4 on a workstation"):
+        recommendation, _ = results[name]
+        assert recommendation.candidates, name
+        for candidate in recommendation.candidates:
+            assert not datacenter_gpu(candidate.build.gpus[0].spec), (name, candidate.build.gpus[0].spec.sku)
+            assert any("no datacenter GPU" in str(why) for why in candidate.why)
+
+
+def test_every_candidate_says_its_class(results: dict[str, tuple]) -> None:
+    from configurator.engine.recommend.policy import machine_class
+
+    for recommendation, _ in results.values():
+        for candidate in recommendation.candidates:
+            assert machine_class(candidate.build.chassis) in (
+                "desktop-workstation",
+                "rack-workstation",
+                "gpu-server",
+                "hgx-server",
+            )
+            assert sum(str(why).startswith("class: ") for why in candidate.why) == 1
+
+
+def test_lora_of_llama_70b_is_a_sharded_two_gpu_build_under_3_6_m_rub(snapshot: CatalogSnapshot) -> None:
+    """Issue 14: 2 × RTX PRO 6000 with ZeRO-3 instead of one H200 NVL at 139.6 of 141 GiB."""
+    workload = _w("llama-3.1-70b", task="lora", precision="bf16", engine="transformers", sequence_length=2048)
+    top = recommend(snapshot, workload, Constraints()).candidates[0]
+    layout = top.verdict.estimate.layout
+    assert top.build.gpu_count == 2
+    assert layout.parallelism == "data"
+    assert top.price.gross < Decimal("3600000"), (top.build.gpus[0].spec.sku, top.price.gross)

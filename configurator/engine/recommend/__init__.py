@@ -39,6 +39,7 @@ from configurator.engine.recommend.policy import (
     drive_options,
     gpu_pool,
     max_gpus,
+    profiled,
     reserve_assumption,
     speed_target,
     working,
@@ -70,6 +71,7 @@ def recommend(
 ) -> Recommendation:
     """`reserve`: the VRAM each GPU of a recommended build keeps free (a setting of the caller's)."""
     started = time.perf_counter()
+    constraints = profiled(workload, constraints)
     workload = working(workload, constraints)
     judge = Judge(snapshot, constraints, vat_percent)
     drives = drive_options(snapshot, workload)

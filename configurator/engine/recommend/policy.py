@@ -105,6 +105,54 @@ def working(workload: Workload, constraints: Constraints) -> Workload:
     return replace(workload, require_ecc=True) if constraints.require_ecc and not workload.require_ecc else workload
 
 
+# Classes of machine as the article sorts them (gpu-guide-2026.ru.txt): a desktop tower, a rack-mounted
+# workstation, a GPU server, an HGX board with NVSwitch.
+MACHINE_CLASSES = {
+    "tower-workstation": "desktop-workstation",
+    "rack-workstation": "rack-workstation",
+    "rack-server": "gpu-server",
+    "hgx": "hgx-server",
+}
+# A beginner's or enthusiast's workload: one user, not production, a model up to the article's «30B на
+# рабочей станции» size class (Qwen-32B, Yi-34B included).
+PERSONAL_MAX_PARAMS = 35e9
+
+
+def machine_class(chassis: ChassisSpec) -> str:
+    """The class's stable id: desktop-workstation, rack-workstation, gpu-server or hgx-server."""
+    return MACHINE_CLASSES.get(chassis.kind, chassis.kind)
+
+
+def personal(workload: Workload, constraints: Constraints) -> bool:
+    """One person's workload (small model, one user, no production or ECC): no datacenter GPU for it."""
+    return (
+        not needs_ecc(workload, constraints)
+        and workload.concurrent_users <= 1
+        and workload.model.total_params <= PERSONAL_MAX_PARAMS
+    )
+
+
+def datacenter_gpu(gpu: GpuSpec) -> bool:
+    """A card made for server airflow (passive) or a baseboard (SXM, OAM)."""
+    return gpu.form_factor in ("sxm", "oam") or gpu.cooling == "passive"
+
+
+def server_grade(chassis: ChassisSpec) -> bool:
+    """What production asks of the box: a server chassis (GPU server or HGX, not a workstation in a rack),
+    registered ECC DIMMs, a redundant PSU mode."""
+    redundant = any(mode in ("n+1", "n+n") for mode in chassis.psu_redundancy_modes)
+    return chassis.is_rack and not chassis.is_workstation and chassis.memory_kind == "rdimm" and redundant
+
+
+def profiled(workload: Workload, constraints: Constraints) -> Constraints:
+    """The constraints the workload's profile adds: production or ECC ⇒ `require_ecc`, which keeps the pools
+    to ECC GPUs and server-grade chassis (the article: production under load needs server accelerators
+    with ECC)."""
+    if needs_ecc(workload, constraints) and not constraints.require_ecc:
+        return replace(constraints, require_ecc=True)
+    return constraints
+
+
 def stack_supported(gpu: GpuSpec, workload: Workload, constraints: Constraints) -> bool:
     """Policy: non-NVIDIA GPUs are recommended only for llama.cpp inference outside production. ROCm runs
     llama.cpp well, but training libraries and production serving need checking per tool, and «если
@@ -117,8 +165,11 @@ def stack_supported(gpu: GpuSpec, workload: Workload, constraints: Constraints) 
 
 def gpu_pool(snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints) -> list[GpuSpec]:
     ecc = needs_ecc(workload, constraints)
+    small = personal(workload, constraints)
     return [
-        gpu for gpu in active(snapshot.gpus) if (gpu.ecc or not ecc) and stack_supported(gpu, workload, constraints)
+        gpu
+        for gpu in active(snapshot.gpus)
+        if (gpu.ecc or not ecc) and stack_supported(gpu, workload, constraints) and not (small and datacenter_gpu(gpu))
     ]
 
 
@@ -131,6 +182,8 @@ def chassis_pool(snapshot: CatalogSnapshot, constraints: Constraints) -> list[Ch
         if constraints.form_factor == "workstation" and not chassis.is_workstation:
             continue
         if constraints.form_factor == "rack" and not chassis.is_rack:
+            continue
+        if constraints.require_ecc and not server_grade(chassis):
             continue
         found.append(chassis)
     return found

@@ -231,4 +231,7 @@ def pick_distinct(streams: list[Stream], limit: int, workload: Workload) -> list
         if following is None:
             break
         add(following, Phrase("the next cheapest GPU choice"))
-    return [replace(candidate, why=reasons_for(candidate, reason, workload)) for candidate, reason in picks]
+    constraints = streams[0].judge.constraints
+    return [
+        replace(candidate, why=reasons_for(candidate, reason, workload, constraints)) for candidate, reason in picks
+    ]
