@@ -231,3 +231,19 @@ def test_lora_of_llama_70b_is_a_sharded_two_gpu_build_under_3_6_m_rub(snapshot: 
     assert top.build.gpu_count == 2
     assert layout.parallelism == "data"
     assert top.price.gross < Decimal("3600000"), (top.build.gpus[0].spec.sku, top.price.gross)
+
+
+def test_an_empty_catalog_says_so(snapshot: CatalogSnapshot) -> None:
+    """Issue 14: not «ask for a multi-node cluster» when the catalog has nothing to sell."""
+    empty = CatalogSnapshot(
+        version="empty", gpus={}, cpus={}, chassis={}, psus={}, memory={}, storage={}, nics={}, bridges={}
+    )
+    result = recommend(empty, CASES["beginner 7B Q4 chat"][0], Constraints())
+    assert result.candidates == ()
+    assert [str(tip) for tip in result.suggestions] == [
+        "the catalog has no active GPUs, chassis, CPUs, PSUs, memory, storage: "
+        "nothing can be recommended until catalog staff add them"
+    ]
+    no_gpus = replace(snapshot, version="no-gpus", gpus={})
+    tips = [str(tip) for tip in recommend(no_gpus, CASES["beginner 7B Q4 chat"][0], Constraints()).suggestions]
+    assert tips == ["the catalog has no active GPUs: nothing can be recommended until catalog staff add them"]

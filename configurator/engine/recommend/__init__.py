@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from configurator.engine.estimate import estimate
+from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import (
@@ -46,6 +47,7 @@ from configurator.engine.recommend.policy import (
 )
 from configurator.engine.recommend.search import Stream, counts_to_try, pick_distinct
 from configurator.engine.recommend.suggestions import Cheapest, what_would_fit
+from configurator.engine.rules.context import active
 from configurator.engine.types import Candidate, CatalogSnapshot, Constraints, Estimate, Workload
 
 __all__ = ["DEFAULT_RESERVE", "Recommendation", "VramReserve", "recommend", "speed_target"]
@@ -87,7 +89,17 @@ def recommend(
         for option in counts_to_try(snapshot, workload, gpu, most, reserve):
             streams.extend(Stream(judge, option, workstation, drive) for workstation in classes)
     chosen = pick_distinct(streams, limit, workload)
-    suggestions = () if chosen else what_would_fit(workload, constraints, _cheapest(snapshot, vat_percent, reserve))
+    if chosen:
+        suggestions: tuple[str, ...] = ()
+    elif _missing(snapshot):
+        suggestions = (
+            Phrase(
+                "the catalog has no active %(kinds)s: nothing can be recommended until catalog staff add them",
+                kinds=", ".join(_missing(snapshot)),
+            ),
+        )
+    else:
+        suggestions = what_would_fit(workload, constraints, _cheapest(snapshot, vat_percent, reserve))
     plain = estimate(workload)
     return Recommendation(
         estimate=replace(plain, assumptions=(*plain.assumptions, reserve_assumption(reserve))),
@@ -96,6 +108,19 @@ def recommend(
         suggestions=suggestions,
         elapsed_ms=(time.perf_counter() - started) * 1000,
     )
+
+
+def _missing(snapshot: CatalogSnapshot) -> tuple[str, ...]:
+    """The part kinds every build needs of which the catalog has no active row."""
+    kinds = {
+        "GPUs": snapshot.gpus,
+        "chassis": snapshot.chassis,
+        "CPUs": snapshot.cpus,
+        "PSUs": snapshot.psus,
+        "memory": snapshot.memory,
+        "storage": snapshot.storage,
+    }
+    return tuple(name for name, rows in kinds.items() if not active(rows))
 
 
 def _cheapest(snapshot: CatalogSnapshot, vat_percent: Decimal, reserve: VramReserve) -> Cheapest:
