@@ -112,15 +112,15 @@ def recommend(
 
 def _missing(snapshot: CatalogSnapshot) -> tuple[str, ...]:
     """The part kinds every build needs of which the catalog has no active row."""
-    kinds = {
-        "GPUs": snapshot.gpus,
-        "chassis": snapshot.chassis,
-        "CPUs": snapshot.cpus,
-        "PSUs": snapshot.psus,
-        "memory": snapshot.memory,
-        "storage": snapshot.storage,
-    }
-    return tuple(name for name, rows in kinds.items() if not active(rows))
+    kinds: tuple[tuple[str, bool], ...] = (
+        ("GPUs", bool(active(snapshot.gpus))),
+        ("chassis", bool(active(snapshot.chassis))),
+        ("CPUs", bool(active(snapshot.cpus))),
+        ("PSUs", bool(active(snapshot.psus))),
+        ("memory", bool(active(snapshot.memory))),
+        ("storage", bool(active(snapshot.storage))),
+    )
+    return tuple(name for name, present in kinds if not present)
 
 
 def _cheapest(snapshot: CatalogSnapshot, vat_percent: Decimal, reserve: VramReserve) -> Cheapest:
