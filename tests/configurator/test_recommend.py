@@ -231,6 +231,7 @@ def test_lora_of_llama_70b_is_a_sharded_two_gpu_build_under_3_6_m_rub(snapshot: 
     assert top.build.gpu_count == 2
     assert layout.parallelism == "data"
     assert top.price.gross < Decimal("3600000"), (top.build.gpus[0].spec.sku, top.price.gross)
+    assert top.verdict.warnings == ()
 
 
 def test_an_empty_catalog_says_so(snapshot: CatalogSnapshot) -> None:
@@ -247,3 +248,26 @@ def test_an_empty_catalog_says_so(snapshot: CatalogSnapshot) -> None:
     no_gpus = replace(snapshot, version="no-gpus", gpus={})
     tips = [str(tip) for tip in recommend(no_gpus, CASES["beginner 7B Q4 chat"][0], Constraints()).suggestions]
     assert tips == ["the catalog has no active GPUs: nothing can be recommended until catalog staff add them"]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_clean_builds_rank_before_builds_with_warnings_and_labels_are_true(
+    results: dict[str, tuple], name: str
+) -> None:
+    """Issue 14: cheapest among builds with no warnings first, builds with warnings after the clean ones;
+    "the most tokens/s per rouble" only on a build that has more of them than the cheapest."""
+    recommendation, _ = results[name]
+    candidates = recommendation.candidates
+    warned = [bool(c.verdict.warnings) for c in candidates]
+    if any(not flag for flag in warned):
+        assert not warned[0], name
+    rest = [(flag, c.price.gross) for flag, c in zip(warned[1:], candidates[1:], strict=True)]
+    assert rest == sorted(rest), name
+    cheapest = candidates[0]
+    for candidate in candidates:
+        said = " ".join(str(why) for why in candidate.why)
+        if candidate.verdict.warnings:
+            assert "warnings to acknowledge" in said
+        if "the most tokens/s per rouble" in said:
+            value = candidate.decode_tokens_per_s_total / float(candidate.price.gross)
+            assert value > cheapest.decode_tokens_per_s_total / float(cheapest.price.gross), name
