@@ -178,6 +178,7 @@ def test_a_tight_fit_moves_to_the_next_count_under_a_larger_reserve(snapshot: Ca
     workload, constraints = CASES["beginner 7B Q4 chat"]
     roomy = recommend(snapshot, workload, constraints, reserve=VramReserve(share=0.9, min_gib=1.0))
     for candidate in roomy.candidates:
+        assert candidate.verdict.estimate is not None and candidate.verdict.estimate.layout is not None
         layout = candidate.verdict.estimate.layout
         assert layout.per_gpu_gib <= 0.1 * candidate.build.gpus[0].spec.vram_gib
     assert any("90%" in str(text) for text in roomy.estimate.assumptions)
@@ -227,6 +228,7 @@ def test_lora_of_llama_70b_is_a_sharded_two_gpu_build_under_3_6_m_rub(snapshot: 
     """Issue 14: 2 × RTX PRO 6000 with ZeRO-3 instead of one H200 NVL at 139.6 of 141 GiB."""
     workload = _w("llama-3.1-70b", task="lora", precision="bf16", engine="transformers", sequence_length=2048)
     top = recommend(snapshot, workload, Constraints()).candidates[0]
+    assert top.verdict.estimate is not None and top.verdict.estimate.layout is not None
     layout = top.verdict.estimate.layout
     assert top.build.gpu_count == 2
     assert layout.parallelism == "data"
