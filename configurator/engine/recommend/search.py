@@ -30,6 +30,9 @@ from configurator.engine.recommend.policy import (
 from configurator.engine.recommend.reasons import reasons_for
 from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, GpuSpec, StorageSpec, Workload
 
+# Builds a stream validates looking for one without warnings once it has one with warnings: a bound on the
+# work a catalog of look-alike parts can cause (beyond it the stream answers with its warned build).
+CLEAN_TRIES_PER_STREAM = 6
 CPU_OPTIONS_PER_CHASSIS = 3  # the cheapest CPUs with enough lanes; a cheaper CPU with a higher TDP can
 # need a larger PSU set, so a few are priced out completely rather than only the cheapest
 
@@ -91,6 +94,7 @@ class Stream:
         self._serial = 0
         self._valid: Candidate | None = None  # the cheapest build without an error or a warning
         self._warned: Candidate | None = None  # the cheapest without an error, when it has warnings
+        self._tries = 0  # builds validated after the warned one
         self.opened = False
         self.resolved = False
 
@@ -119,11 +123,23 @@ class Stream:
             )  # fmt: skip
             # every carrying PSU set of the first few CPUs: a larger set can clear a warning (transient
             # power) that the cheapest leaves; they are priced now and validated only when at the front
+            # (PSU sets that look alike to the rules — same ratings, cables, count — are one choice: the
+            # cheapest, which comes first)
             cpus_seen: set[str] = set()
+            sets_seen: set[tuple[object, ...]] = set()
             for build in builds:
                 cpus_seen.add(build.cpus[0].spec.sku)
                 if len(cpus_seen) > CPU_OPTIONS_PER_CHASSIS:
                     break
+                psu = build.psus[0]
+                look = (
+                    build.cpus[0].spec.sku, psu.qty, psu.spec.form_factor, psu.spec.watts_high_line,
+                    psu.spec.watts_low_line, psu.spec.connectors_12v2x6, psu.spec.connectors_eps8,
+                    psu.spec.connectors_pcie8,
+                )  # fmt: skip
+                if look in sets_seen:
+                    continue
+                sets_seen.add(look)
                 self._serial += 1
                 price = build_price(build, vat_percent=self.judge.vat_percent).gross
                 heappush(self._heap, (price, f"{chassis.sku}/{build.cpus[0].spec.sku}", self._serial, build))
@@ -144,6 +160,9 @@ class Stream:
                 self._valid, self.resolved = candidate, True
             elif self._warned is None:
                 self._warned = candidate
+            else:
+                self._tries += 1
+                self.resolved = self._tries >= CLEAN_TRIES_PER_STREAM
         return self.candidate
 
 
