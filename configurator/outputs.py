@@ -22,6 +22,7 @@ from configurator.engine.availability import BuildAvailability
 from configurator.engine.builds import build_to_payload
 from configurator.engine.fixes import FixNotApplicable, fix_from_data, fix_op_data, fix_sentence
 from configurator.engine.phrase import Phrase, phrase_from_data, phrase_to_data
+from configurator.engine.recommend.policy import machine_class
 from configurator.engine.types import BuildSpec, FixOpKind, Price, Verdict
 from configurator.engine.types import Fix as FixData
 
@@ -292,6 +293,13 @@ class CandidateOutputSerializer(serializers.Serializer):
     def get_lead_time_days(self, candidate: Any) -> int | None:
         found = _availability(self.context, candidate.build)
         return found.lead_time_days if found else None
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        """Adds `class`: the candidate's class of machine (desktop-workstation, rack-workstation, gpu-server,
+        hgx-server), a Python keyword and so not a declared field."""
+        data = dict(super().to_representation(instance))
+        data["class"] = machine_class(instance.build.chassis)
+        return data
 
 
 class RecommendationOutputSerializer(serializers.Serializer):

@@ -18,7 +18,7 @@ from catalog.specs import catalog_snapshot
 from configurator.engine.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
 from configurator.engine.errors import DomainError
 from configurator.engine.fixes import apply_fix, fix_from_data
-from configurator.engine.recommend import Recommendation, recommend
+from configurator.engine.recommend import Recommendation, VramReserve, recommend
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Constraints, Price, Verdict, Workload
 from configurator.engine.validate import validate
 from configurator.models import SavedBuild
@@ -210,6 +210,10 @@ def recommendation_find(
         limit=limit,
         vat_percent=settings.QUOTE_VAT_PERCENT,
         availability=availability,
+        reserve=VramReserve(
+            share=float(getattr(settings, "RECOMMEND_VRAM_RESERVE_SHARE", 0.05)),
+            min_gib=float(getattr(settings, "RECOMMEND_VRAM_RESERVE_MIN_GIB", 1.0)),
+        ),
     )
 
 

@@ -2,9 +2,10 @@
 module too long to read.
 
 Layers, lowest first: the engine (`configurator/engine/`, plain Python); `catalog`, `accounts` and
-`procurement`; the configurator's services and shapes (services, models, serializers, outputs, labels, wording);
-`quotes`, `servicelines` and `orders` (models and services); the doors of every app (api/apis, web/views, forms, admin, template tags, URLs, commands, app
-configs). A module imports its own app or lower layers only.
+`procurement`; the configurator's services and shapes (services, models, serializers, outputs, labels,
+wording); `quotes`, `servicelines` and `orders` (models and services); the doors of every app (api/apis,
+web/views, forms, admin, template tags, URLs, commands, app configs). A module imports its own app or lower
+layers only.
 """
 
 from __future__ import annotations

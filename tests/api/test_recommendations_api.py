@@ -102,3 +102,17 @@ def test_recommend_command_prints_a_table(catalog: None) -> None:
     assert "rtx-3060-12gb" in text
     assert "tok/s/user" in text
     assert text.splitlines()[0].startswith("2 build(s)")
+
+
+@pytest.mark.django_db
+def test_each_candidate_says_its_class_of_machine(api_client: APIClient, catalog: None) -> None:
+    response = api_client.post(
+        "/api/v1/recommendations",
+        {"workload": {"model": "llama-3.1-8b", "precision": "q4_k_m"}, "limit": 2},
+        format="json",
+    )
+    assert response.status_code == 200, response.json()
+    candidates = response.json()["candidates"]
+    assert candidates
+    for candidate in candidates:
+        assert candidate["class"] in ("desktop-workstation", "rack-workstation", "gpu-server", "hgx-server")

@@ -19,6 +19,7 @@ from configurator.engine.recommend.policy import (
     gpu_option,
     gpu_pool,
     max_gpus,
+    profiled,
     speed_target,
     working,
 )
@@ -26,10 +27,18 @@ from configurator.engine.rules.context import chassis_takes_gpu
 from configurator.engine.types import Candidate, CatalogSnapshot, Constraints, Workload
 
 
-def _rank_key(candidate: Candidate, target: float | None, task: str) -> tuple[int, Decimal, float, str]:
+def _rank_key(candidate: Candidate, target: float | None, task: str) -> tuple[int, int, Decimal, float, str]:
+    """As `recommend` ranks: the speed target met first, then builds without warnings, then price."""
     slow = int(task == "inference" and target is not None and candidate.decode_tokens_per_s_per_user < target)
+    warned = int(bool(candidate.verdict.warnings))
     gpu = candidate.build.gpus[0].spec.sku
-    return (slow, candidate.price.gross, -candidate.decode_tokens_per_s_total, f"{gpu}/{candidate.build.chassis.sku}")
+    return (
+        slow,
+        warned,
+        candidate.price.gross,
+        -candidate.decode_tokens_per_s_total,
+        f"{gpu}/{candidate.build.chassis.sku}",
+    )
 
 
 def exhaustive_search(
@@ -37,7 +46,8 @@ def exhaustive_search(
 ) -> tuple[Candidate | None, int]:
     """Reference for tests and benchmarks: every GPU model × every count × every chassis × every CPU ×
     every carrying PSU set of the policy space, each priced and validated; the cheapest valid build
-    (speed target first, as in `recommend`). Returns it and the number of builds validated."""
+    (speed target first, then no warnings, as in `recommend`). Returns it and the number of builds validated."""
+    constraints = profiled(workload, constraints)  # the same profile restrictions as `recommend`
     workload = working(workload, constraints)
     judge = Judge(snapshot, constraints, vat_percent)
     drives = drive_options(snapshot, workload)
@@ -58,15 +68,15 @@ def exhaustive_search(
                     continue  # the fit/cooling rules would refuse it
                 cpus = snapshot_parts(snapshot).cpus(chassis)
                 for build in complete_builds(snapshot, chassis, option, cpus, drive, constraints, every_psu_set=True):
-                    # exact pruning: a build in a slower class than the best, or dearer in the same class,
-                    # cannot win, so it is not validated
+                    # exact pruning: a build in a slower class than the best, or dearer in the same class
+                    # than a best without warnings, cannot win, so it is not validated
                     beat = None
                     if best is not None:
-                        slow = int(not option.meets(target))
-                        best_slow = _rank_key(best, target, workload.task)[0]
+                        slow = int(workload.task == "inference" and not option.meets(target))
+                        best_slow, best_warned = _rank_key(best, target, workload.task)[:2]
                         if slow > best_slow:
                             continue
-                        if slow == best_slow:
+                        if slow == best_slow and not best_warned:
                             beat = best.price.gross
                     candidate = judge.candidate(build, option, beat=beat)
                     if candidate is None:

@@ -158,3 +158,118 @@ def test_request_keyed_caches_stay_bounded(snapshot: CatalogSnapshot) -> None:
     for price in range(parts.MAX_REMEMBERED + 10):
         cache.chassis_pool(Constraints(max_price=Decimal(1_000_000 + price)))
     assert 0 < len(cache._pools) <= parts.MAX_REMEMBERED
+
+
+def test_no_candidate_uses_more_than_95_percent_of_a_gpus_memory(
+    snapshot: CatalogSnapshot, results: dict[str, tuple]
+) -> None:
+    """Issue 14: every engine keeps a VRAM reserve (5 %, at least 1 GiB per GPU), stated in the assumptions."""
+    for name, (recommendation, _) in results.items():
+        assert any("free" in str(text) and "5%" in str(text) for text in recommendation.estimate.assumptions), name
+        for candidate in recommendation.candidates:
+            layout = candidate.verdict.estimate.layout
+            vram = candidate.build.gpus[0].spec.vram_gib
+            assert layout.per_gpu_gib <= vram - max(0.05 * vram, 1.0), (name, candidate.build.gpus[0].spec.sku)
+
+
+def test_a_tight_fit_moves_to_the_next_count_under_a_larger_reserve(snapshot: CatalogSnapshot) -> None:
+    from configurator.engine.recommend import VramReserve
+
+    workload, constraints = CASES["beginner 7B Q4 chat"]
+    roomy = recommend(snapshot, workload, constraints, reserve=VramReserve(share=0.9, min_gib=1.0))
+    for candidate in roomy.candidates:
+        assert candidate.verdict.estimate is not None and candidate.verdict.estimate.layout is not None
+        layout = candidate.verdict.estimate.layout
+        assert layout.per_gpu_gib <= 0.1 * candidate.build.gpus[0].spec.vram_gib
+    assert any("90%" in str(text) for text in roomy.estimate.assumptions)
+
+
+def test_production_ecc_20_users_gets_a_rack_server_with_redundant_psus_and_ecc(results: dict[str, tuple]) -> None:
+    """Article: production under load needs server accelerators with ECC; issue 14: a rack chassis, redundant
+    PSUs, ECC GPUs and registered ECC memory, and the class said with its reason."""
+    recommendation, _ = results["production service requiring ECC"]
+    assert recommendation.candidates
+    for candidate in recommendation.candidates:
+        build = candidate.build
+        assert build.chassis.kind in ("rack-server", "hgx")
+        assert build.psu_redundancy in ("n+1", "n+n")
+        assert candidate.verdict.power.redundancy in ("n+1", "n+n")
+        assert all(line.spec.ecc for line in build.gpus)
+        assert all(line.spec.ecc and line.spec.kind == "rdimm" for line in build.memory)
+        assert any(str(why).startswith("class: ") and "production or ECC" in str(why) for why in candidate.why)
+
+
+def test_a_personal_workload_gets_no_datacenter_gpu(results: dict[str, tuple]) -> None:
+    from configurator.engine.recommend.policy import datacenter_gpu
+
+    for name in ("beginner 7B Q4 chat", "30B Q4 on a workstation"):
+        recommendation, _ = results[name]
+        assert recommendation.candidates, name
+        for candidate in recommendation.candidates:
+            assert not datacenter_gpu(candidate.build.gpus[0].spec), (name, candidate.build.gpus[0].spec.sku)
+            assert any("no datacenter GPU" in str(why) for why in candidate.why)
+
+
+def test_every_candidate_says_its_class(results: dict[str, tuple]) -> None:
+    from configurator.engine.recommend.policy import machine_class
+
+    for recommendation, _ in results.values():
+        for candidate in recommendation.candidates:
+            assert machine_class(candidate.build.chassis) in (
+                "desktop-workstation",
+                "rack-workstation",
+                "gpu-server",
+                "hgx-server",
+            )
+            assert sum(str(why).startswith("class: ") for why in candidate.why) == 1
+
+
+def test_lora_of_llama_70b_is_a_sharded_two_gpu_build_under_3_6_m_rub(snapshot: CatalogSnapshot) -> None:
+    """Issue 14: 2 × RTX PRO 6000 with ZeRO-3 instead of one H200 NVL at 139.6 of 141 GiB."""
+    workload = _w("llama-3.1-70b", task="lora", precision="bf16", engine="transformers", sequence_length=2048)
+    top = recommend(snapshot, workload, Constraints()).candidates[0]
+    assert top.verdict.estimate is not None and top.verdict.estimate.layout is not None
+    layout = top.verdict.estimate.layout
+    assert top.build.gpu_count == 2
+    assert layout.parallelism == "data"
+    assert top.price.gross < Decimal("3600000"), (top.build.gpus[0].spec.sku, top.price.gross)
+    assert top.verdict.warnings == ()
+
+
+def test_an_empty_catalog_says_so(snapshot: CatalogSnapshot) -> None:
+    """Issue 14: not «ask for a multi-node cluster» when the catalog has nothing to sell."""
+    empty = CatalogSnapshot(
+        version="empty", gpus={}, cpus={}, chassis={}, psus={}, memory={}, storage={}, nics={}, bridges={}
+    )
+    result = recommend(empty, CASES["beginner 7B Q4 chat"][0], Constraints())
+    assert result.candidates == ()
+    assert [str(tip) for tip in result.suggestions] == [
+        "the catalog has no active GPUs, chassis, CPUs, PSUs, memory, storage: "
+        "nothing can be recommended until catalog staff add them"
+    ]
+    no_gpus = replace(snapshot, version="no-gpus", gpus={})
+    tips = [str(tip) for tip in recommend(no_gpus, CASES["beginner 7B Q4 chat"][0], Constraints()).suggestions]
+    assert tips == ["the catalog has no active GPUs: nothing can be recommended until catalog staff add them"]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_clean_builds_rank_before_builds_with_warnings_and_labels_are_true(
+    results: dict[str, tuple], name: str
+) -> None:
+    """Issue 14: cheapest among builds with no warnings first, builds with warnings after the clean ones;
+    "the most tokens/s per rouble" only on a build that has more of them than the cheapest."""
+    recommendation, _ = results[name]
+    candidates = recommendation.candidates
+    warned = [bool(c.verdict.warnings) for c in candidates]
+    if any(not flag for flag in warned):
+        assert not warned[0], name
+    rest = [(flag, c.price.gross) for flag, c in zip(warned[1:], candidates[1:], strict=True)]
+    assert rest == sorted(rest), name
+    cheapest = candidates[0]
+    for candidate in candidates:
+        said = " ".join(str(why) for why in candidate.why)
+        if candidate.verdict.warnings:
+            assert "warnings to acknowledge" in said
+        if "the most tokens/s per rouble" in said:
+            value = candidate.decode_tokens_per_s_total / float(candidate.price.gross)
+            assert value > cheapest.decode_tokens_per_s_total / float(cheapest.price.gross), name

@@ -28,19 +28,31 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from configurator.engine.availability import BuildAvailability
 from configurator.engine.estimate import estimate
+from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.parts import snapshot_parts
-from configurator.engine.recommend.policy import drive_options, gpu_pool, max_gpus, speed_target, working
+from configurator.engine.recommend.policy import (
+    DEFAULT_RESERVE,
+    VramReserve,
+    drive_options,
+    gpu_pool,
+    max_gpus,
+    profiled,
+    reserve_assumption,
+    speed_target,
+    working,
+)
 from configurator.engine.recommend.search import Stream, counts_to_try, pick_distinct
 from configurator.engine.recommend.suggestions import Cheapest, what_would_fit
+from configurator.engine.rules.context import active
 from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, Constraints, Estimate, Workload
 
-__all__ = ["Recommendation", "recommend", "speed_target"]
+__all__ = ["DEFAULT_RESERVE", "Recommendation", "VramReserve", "recommend", "speed_target"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +72,13 @@ def recommend(
     limit: int = 5,
     vat_percent: Decimal = Decimal(22),
     availability: Callable[[BuildSpec], BuildAvailability] | None = None,
+    reserve: VramReserve = DEFAULT_RESERVE,
 ) -> Recommendation:
     """`availability` (the suppliers' offers) makes `constraints.deliver_by` count and, between builds of
-    equal price, puts the one whose parts are all in stock first."""
+    equal price, puts the one whose parts are all in stock first. `reserve`: the VRAM each GPU of a
+    recommended build keeps free (a setting of the caller's)."""
     started = time.perf_counter()
+    constraints = profiled(workload, constraints)
     workload = working(workload, constraints)
     judge = Judge(snapshot, constraints, vat_percent, availability=availability)
     drives = drive_options(snapshot, workload)
@@ -76,12 +91,23 @@ def recommend(
     for gpu in gpu_pool(snapshot, workload, constraints):
         if drive is None or not parts.hosts(gpu, constraints):
             continue
-        for option in counts_to_try(snapshot, workload, gpu, most):
+        for option in counts_to_try(snapshot, workload, gpu, most, reserve):
             streams.extend(Stream(judge, option, workstation, drive) for workstation in classes)
     chosen = pick_distinct(streams, limit, workload)
-    suggestions = () if chosen else what_would_fit(workload, constraints, _cheapest(snapshot, vat_percent))
+    if chosen:
+        suggestions: tuple[str, ...] = ()
+    elif _missing(snapshot):
+        suggestions = (
+            Phrase(
+                "the catalog has no active %(kinds)s: nothing can be recommended until catalog staff add them",
+                kinds=", ".join(_missing(snapshot)),
+            ),
+        )
+    else:
+        suggestions = what_would_fit(workload, constraints, _cheapest(snapshot, vat_percent, reserve))
+    plain = estimate(workload)
     return Recommendation(
-        estimate=estimate(workload),
+        estimate=replace(plain, assumptions=(*plain.assumptions, reserve_assumption(reserve))),
         candidates=tuple(chosen),
         considered=judge.considered,
         suggestions=suggestions,
@@ -89,11 +115,24 @@ def recommend(
     )
 
 
-def _cheapest(snapshot: CatalogSnapshot, vat_percent: Decimal) -> Cheapest:
+def _missing(snapshot: CatalogSnapshot) -> tuple[str, ...]:
+    """The part kinds every build needs of which the catalog has no active row."""
+    kinds: tuple[tuple[str, bool], ...] = (
+        ("GPUs", bool(active(snapshot.gpus))),
+        ("chassis", bool(active(snapshot.chassis))),
+        ("CPUs", bool(active(snapshot.cpus))),
+        ("PSUs", bool(active(snapshot.psus))),
+        ("memory", bool(active(snapshot.memory))),
+        ("storage", bool(active(snapshot.storage))),
+    )
+    return tuple(name for name, present in kinds if not present)
+
+
+def _cheapest(snapshot: CatalogSnapshot, vat_percent: Decimal, reserve: VramReserve) -> Cheapest:
     """`recommend` run again on the same catalog for another workload or constraints: its first candidate."""
 
     def cheapest(workload: Workload, constraints: Constraints) -> Candidate | None:
-        found = recommend(snapshot, workload, constraints, limit=1, vat_percent=vat_percent).candidates
+        found = recommend(snapshot, workload, constraints, limit=1, vat_percent=vat_percent, reserve=reserve).candidates
         return found[0] if found else None
 
     return cheapest

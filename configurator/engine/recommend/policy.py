@@ -32,6 +32,7 @@ from configurator.engine.budgets.power import (
     valid_psu_counts,
 )
 from configurator.engine.estimate import estimate, weight_bytes
+from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import active
 from configurator.engine.types import (
     BridgeSpec,
@@ -104,6 +105,54 @@ def working(workload: Workload, constraints: Constraints) -> Workload:
     return replace(workload, require_ecc=True) if constraints.require_ecc and not workload.require_ecc else workload
 
 
+# Classes of machine as the article sorts them (gpu-guide-2026.ru.txt): a desktop tower, a rack-mounted
+# workstation, a GPU server, an HGX board with NVSwitch.
+MACHINE_CLASSES = {
+    "tower-workstation": "desktop-workstation",
+    "rack-workstation": "rack-workstation",
+    "rack-server": "gpu-server",
+    "hgx": "hgx-server",
+}
+# A beginner's or enthusiast's workload: one user, not production, a model up to the article's «30B на
+# рабочей станции» size class (Qwen-32B, Yi-34B included).
+PERSONAL_MAX_PARAMS = 35e9
+
+
+def machine_class(chassis: ChassisSpec) -> str:
+    """The class's stable id: desktop-workstation, rack-workstation, gpu-server or hgx-server."""
+    return MACHINE_CLASSES.get(chassis.kind, chassis.kind)
+
+
+def personal(workload: Workload, constraints: Constraints) -> bool:
+    """One person's workload (small model, one user, no production or ECC): no datacenter GPU for it."""
+    return (
+        not needs_ecc(workload, constraints)
+        and workload.concurrent_users <= 1
+        and workload.model.total_params <= PERSONAL_MAX_PARAMS
+    )
+
+
+def datacenter_gpu(gpu: GpuSpec) -> bool:
+    """A card made for server airflow (passive) or a baseboard (SXM, OAM)."""
+    return gpu.form_factor in ("sxm", "oam") or gpu.cooling == "passive"
+
+
+def server_grade(chassis: ChassisSpec) -> bool:
+    """What production asks of the box: a server chassis (GPU server or HGX, not a workstation in a rack),
+    registered ECC DIMMs, a redundant PSU mode."""
+    redundant = any(mode in ("n+1", "n+n") for mode in chassis.psu_redundancy_modes)
+    return chassis.is_rack and not chassis.is_workstation and chassis.memory_kind == "rdimm" and redundant
+
+
+def profiled(workload: Workload, constraints: Constraints) -> Constraints:
+    """The constraints the workload's profile adds: production or ECC ⇒ `require_ecc`, which keeps the pools
+    to ECC GPUs and server-grade chassis (the article: production under load needs server accelerators
+    with ECC)."""
+    if needs_ecc(workload, constraints) and not constraints.require_ecc:
+        return replace(constraints, require_ecc=True)
+    return constraints
+
+
 def stack_supported(gpu: GpuSpec, workload: Workload, constraints: Constraints) -> bool:
     """Policy: non-NVIDIA GPUs are recommended only for llama.cpp inference outside production. ROCm runs
     llama.cpp well, but training libraries and production serving need checking per tool, and «если
@@ -116,8 +165,11 @@ def stack_supported(gpu: GpuSpec, workload: Workload, constraints: Constraints) 
 
 def gpu_pool(snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints) -> list[GpuSpec]:
     ecc = needs_ecc(workload, constraints)
+    small = personal(workload, constraints)
     return [
-        gpu for gpu in active(snapshot.gpus) if (gpu.ecc or not ecc) and stack_supported(gpu, workload, constraints)
+        gpu
+        for gpu in active(snapshot.gpus)
+        if (gpu.ecc or not ecc) and stack_supported(gpu, workload, constraints) and not (small and datacenter_gpu(gpu))
     ]
 
 
@@ -130,6 +182,8 @@ def chassis_pool(snapshot: CatalogSnapshot, constraints: Constraints) -> list[Ch
         if constraints.form_factor == "workstation" and not chassis.is_workstation:
             continue
         if constraints.form_factor == "rack" and not chassis.is_rack:
+            continue
+        if constraints.require_ecc and not server_grade(chassis):
             continue
         found.append(chassis)
     return found
@@ -276,5 +330,37 @@ def gpu_option(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, coun
     return GpuOption(gpu=gpu, count=count, workload=run, estimate=result, link_gbs=link, bridges=bridges)
 
 
-def fits(option: GpuOption) -> bool:
-    return option.estimate.layout is not None and option.estimate.layout.fits
+@dataclass(frozen=True, slots=True)
+class VramReserve:
+    """The VRAM every recommended build leaves free on each GPU, whatever the engine: `share` of the card and
+    at least `min_gib`. Allocator fragmentation, a second process (a monitor, a desktop) and the estimate's
+    own error live in it; vLLM's gpu_memory_utilization 0.9 already leaves more, llama.cpp and training
+    frameworks leave nothing of their own."""
+
+    share: float = 0.05
+    min_gib: float = 1.0
+
+    def gib(self, vram_gib: float) -> float:
+        return max(self.share * vram_gib, self.min_gib)
+
+    def usable_gib(self, vram_gib: float) -> float:
+        return vram_gib - self.gib(vram_gib)
+
+
+DEFAULT_RESERVE = VramReserve()
+
+
+def fits(option: GpuOption, reserve: VramReserve = DEFAULT_RESERVE) -> bool:
+    """The estimate fits the engine's usable memory and leaves the reserve free on every GPU."""
+    layout = option.estimate.layout
+    if layout is None or not layout.fits:
+        return False
+    return layout.per_gpu_gib <= min(layout.usable_gib, reserve.usable_gib(option.gpu.vram_gib))
+
+
+def reserve_assumption(reserve: VramReserve) -> Phrase:
+    return Phrase(
+        "recommended builds keep %(share)s%% of each GPU's memory (at least %(min)s GiB) free",
+        share=Num(reserve.share * 100, None),
+        min=Num(reserve.min_gib, None),
+    )

@@ -3,18 +3,53 @@
 from __future__ import annotations
 
 from configurator.engine.phrase import Num, Phrase, PhraseValue
-from configurator.engine.recommend.policy import speed_target
-from configurator.engine.types import Candidate, Workload
+from configurator.engine.recommend.policy import machine_class, needs_ecc, personal, speed_target
+from configurator.engine.types import Candidate, Constraints, Workload
 
 PARALLEL_WORDS = {
     "tensor": Phrase("under tensor parallel"),
     "pipeline": Phrase("with the layers split across GPUs"),
     "data": Phrase("sharded (ZeRO)"),
 }
+CLASS_WORDS = {
+    "desktop-workstation": Phrase("desktop workstation"),
+    "rack-workstation": Phrase("rack workstation"),
+    "gpu-server": Phrase("GPU server"),
+    "hgx-server": Phrase("HGX/NVSwitch server"),
+}
 REDUNDANCY_WORDS = {"none": Phrase("no redundancy"), "n+1": "N+1", "n+n": "N+N"}
 
 
-def reasons_for(candidate: Candidate, reason: Phrase, workload: Workload) -> tuple[Phrase, ...]:
+def class_reason(candidate: Candidate, workload: Workload, constraints: Constraints) -> Phrase:
+    """The candidate's class of machine and why that class is offered for this workload."""
+    kind = machine_class(candidate.build.chassis)
+    words = CLASS_WORDS.get(kind, kind)
+    if needs_ecc(workload, constraints):
+        return Phrase(
+            "class: %(kind)s — production or ECC asks for a server chassis with redundant PSUs, ECC GPUs and "
+            "registered ECC memory",
+            kind=words,
+        )
+    if personal(workload, constraints):
+        return Phrase(
+            "class: %(kind)s — one user and a model up to 35 B parameters: no datacenter GPU needed",
+            kind=words,
+        )
+    if kind == "hgx-server":
+        return Phrase("class: %(kind)s — NVSwitch joins every SXM GPU on the baseboard", kind=words)
+    if kind == "gpu-server":
+        return Phrase("class: %(kind)s — server airflow, power and lanes for these GPUs", kind=words)
+    if kind == "rack-workstation":
+        return Phrase(
+            "class: %(kind)s — a workstation platform with the lanes and memory channels for these GPUs",
+            kind=words,
+        )
+    return Phrase("class: %(kind)s — these GPUs fit a tower on office power", kind=words)
+
+
+def reasons_for(
+    candidate: Candidate, reason: Phrase, workload: Workload, constraints: Constraints | None = None
+) -> tuple[Phrase, ...]:
     build = candidate.build
     line = build.gpus[0]
     gpu, count = line.spec, line.qty
@@ -102,6 +137,7 @@ def reasons_for(candidate: Candidate, reason: Phrase, workload: Workload) -> tup
             redundancy=REDUNDANCY_WORDS.get(power.redundancy, power.redundancy),
         )
     )
+    reasons.append(class_reason(candidate, workload, constraints or Constraints()))
     if gpu.ecc:
         reasons.append(Phrase("ECC GPU memory"))
     if candidate.verdict.warnings:

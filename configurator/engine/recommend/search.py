@@ -12,22 +12,34 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from decimal import Decimal
 from heapq import heapify, heappop, heappush
-from itertools import islice
 
 from configurator.engine.builds import build_price, money
 from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge, complete_builds
 from configurator.engine.recommend.parts import snapshot_parts
-from configurator.engine.recommend.policy import GpuOption, ecc_memory, fits, gpu_option, speed_target
+from configurator.engine.recommend.policy import (
+    DEFAULT_RESERVE,
+    GpuOption,
+    VramReserve,
+    ecc_memory,
+    fits,
+    gpu_option,
+    speed_target,
+)
 from configurator.engine.recommend.reasons import reasons_for
 from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, GpuSpec, StorageSpec, Workload
 
+# Builds a stream validates looking for one without warnings once it has one with warnings: a bound on the
+# work a catalog of look-alike parts can cause (beyond it the stream answers with its warned build).
+CLEAN_TRIES_PER_STREAM = 6
 CPU_OPTIONS_PER_CHASSIS = 3  # the cheapest CPUs with enough lanes; a cheaper CPU with a higher TDP can
 # need a larger PSU set, so a few are priced out completely rather than only the cheapest
 
 
-def counts_to_try(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, most: int) -> list[GpuOption]:
+def counts_to_try(
+    snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, most: int, reserve: VramReserve = DEFAULT_RESERVE
+) -> list[GpuOption]:
     """The smallest count that fits and, when that is slower than the speed target, the smallest count
     that meets it (tensor parallel on 2, 4, 8 GPUs speeds one stream up; a layer split does not). Counts in
     between are dearer than the first and slower than the second, so they can never rank first."""
@@ -40,7 +52,7 @@ def counts_to_try(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, m
     options: list[GpuOption] = []
     for count in range(smallest, most + 1):
         option = gpu_option(snapshot, workload, gpu, count)
-        if not fits(option):
+        if not fits(option, reserve):
             continue
         if not options or option.meets(target):
             options.append(option)
@@ -80,7 +92,9 @@ class Stream:
         self._entered = 0
         self._heap: list[tuple[Decimal, int, str, int, BuildSpec]] = []
         self._serial = 0
-        self._valid: Candidate | None = None
+        self._valid: Candidate | None = None  # the cheapest build without an error or a warning
+        self._warned: Candidate | None = None  # the cheapest without an error, when it has warnings
+        self._tries = 0  # builds validated after the warned one
         self.opened = False
         self.resolved = False
 
@@ -90,7 +104,8 @@ class Stream:
 
     @property
     def candidate(self) -> Candidate | None:
-        return self._valid
+        """The stream's answer: its cheapest clean build, else its cheapest build with warnings."""
+        return self._valid or self._warned
 
     def head_price(self) -> Decimal | None:
         """The price of the cheapest build not yet refused (None: no build left)."""
@@ -104,9 +119,27 @@ class Stream:
             self._entered += 1
             builds = complete_builds(
                 self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis), self.drive, self.judge.constraints,
-                every_psu_set=False,
+                every_psu_set=True,
             )  # fmt: skip
-            for build in islice(builds, CPU_OPTIONS_PER_CHASSIS):
+            # every carrying PSU set of the first few CPUs: a larger set can clear a warning (transient
+            # power) that the cheapest leaves; they are priced now and validated only when at the front
+            # (PSU sets that look alike to the rules — same ratings, cables, count — are one choice: the
+            # cheapest, which comes first)
+            cpus_seen: set[str] = set()
+            sets_seen: set[tuple[object, ...]] = set()
+            for build in builds:
+                cpus_seen.add(build.cpus[0].spec.sku)
+                if len(cpus_seen) > CPU_OPTIONS_PER_CHASSIS:
+                    break
+                psu = build.psus[0]
+                look = (
+                    build.cpus[0].spec.sku, psu.qty, psu.spec.form_factor, psu.spec.watts_high_line,
+                    psu.spec.watts_low_line, psu.spec.connectors_12v2x6, psu.spec.connectors_eps8,
+                    psu.spec.connectors_pcie8,
+                )  # fmt: skip
+                if look in sets_seen:
+                    continue
+                sets_seen.add(look)
                 self._serial += 1
                 price = build_price(build, vat_percent=self.judge.vat_percent).gross
                 label = f"{chassis.sku}/{build.cpus[0].spec.sku}"
@@ -114,16 +147,24 @@ class Stream:
         return self._heap[0][0] if self._heap else None
 
     def valid(self) -> Candidate | None:
-        """The cheapest build of the stream without an error (validated once, then remembered)."""
+        """The cheapest build of the stream without an error or a warning — what will be signed — else
+        the cheapest without an error (validated once, then remembered)."""
         while not self.resolved:
             if self.head_price() is None:
                 self.resolved = True
                 break
             *_, build = heappop(self._heap)
             candidate = self.judge.candidate(build, self.option)
-            if candidate is not None:
+            if candidate is None:
+                continue
+            if not candidate.verdict.warnings:
                 self._valid, self.resolved = candidate, True
-        return self._valid
+            elif self._warned is None:
+                self._warned = candidate
+            else:
+                self._tries += 1
+                self.resolved = self._tries >= CLEAN_TRIES_PER_STREAM
+        return self.candidate
 
 
 # Queue states of a stream in `_best`: resolved (its valid build's price), opened (its head price),
@@ -131,23 +172,32 @@ class Stream:
 _RESOLVED, _OPENED, _UNOPENED = 0, 1, 2
 
 
-def _best(streams: Iterable[Stream], key: Callable[[Stream, Decimal], tuple[object, ...]]) -> Candidate | None:
-    """The valid candidate with the smallest key among the streams, where key(stream, price) grows with
-    price. Streams wait under the key of a price no build of theirs can undercut (floor, then head, then
-    the validated build) and do more work only when they reach the front, so a stream that cannot win is
-    never opened, and a build that cannot win is never validated."""
+Key = Callable[[Stream, Decimal, int], tuple[object, ...]]
+
+
+def _warned(candidate: Candidate) -> int:
+    return int(bool(candidate.verdict.warnings))
+
+
+def _best(streams: Iterable[Stream], key: Key) -> Candidate | None:
+    """The valid candidate with the smallest key among the streams, where key(stream, price, warned) grows
+    with price and with warned (1 for a build with warnings; a stream not yet resolved may still have a
+    clean build, so it waits under warned = 0). Streams wait under the key of a price no build of theirs
+    can undercut (floor, then head, then the validated build) and do more work only when they reach the
+    front, so a stream that cannot win is never opened, and a build that cannot win is never validated."""
     heap: list[tuple[tuple[object, ...], int, int]] = []
     members = list(streams)
     for index, stream in enumerate(members):
         if stream.resolved:
-            if stream.candidate is not None:
-                heap.append((key(stream, stream.candidate.price.gross), _RESOLVED, index))
+            answer = stream.candidate
+            if answer is not None:
+                heap.append((key(stream, answer.price.gross, _warned(answer)), _RESOLVED, index))
         elif stream.opened:
             price = stream.head_price()
             if price is not None:
-                heap.append((key(stream, price), _OPENED, index))
+                heap.append((key(stream, price, 0), _OPENED, index))
         elif stream.floor is not None:
-            heap.append((key(stream, stream.floor), _UNOPENED, index))
+            heap.append((key(stream, stream.floor, 0), _UNOPENED, index))
     heapify(heap)
     while heap:
         _, state, index = heappop(heap)
@@ -157,11 +207,11 @@ def _best(streams: Iterable[Stream], key: Callable[[Stream, Decimal], tuple[obje
         if state == _UNOPENED:
             price = stream.head_price()
             if price is not None:
-                heappush(heap, (key(stream, price), _OPENED, index))
+                heappush(heap, (key(stream, price, 0), _OPENED, index))
             continue
         found = stream.valid()
         if found is not None:
-            heappush(heap, (key(stream, found.price.gross), _RESOLVED, index))
+            heappush(heap, (key(stream, found.price.gross, _warned(found)), _RESOLVED, index))
     return None
 
 
@@ -182,17 +232,21 @@ def pick_distinct(streams: list[Stream], limit: int, workload: Workload) -> list
         return []
     target = speed_target(workload)
 
-    def by_rank(stream: Stream, price: Decimal) -> tuple[object, ...]:
+    def by_rank(stream: Stream, price: Decimal, warned: int) -> tuple[object, ...]:
         slow = int(workload.task == "inference" and not stream.option.meets(target))
         return (
             slow,
+            warned,
             price,
             -stream.option.total,
             f"{stream.option.gpu.sku}/{stream.option.count}/{stream.workstation}",
         )
 
-    def by_value(stream: Stream, price: Decimal) -> tuple[object, ...]:
-        return (-(stream.option.total / float(price)), price, stream.option.gpu.sku, stream.option.count)
+    def by_value(stream: Stream, price: Decimal, warned: int) -> tuple[object, ...]:
+        return (warned, -(stream.option.total / float(price)), price, stream.option.gpu.sku, stream.option.count)
+
+    def value(candidate: Candidate) -> float:
+        return candidate.decode_tokens_per_s_total / float(candidate.price.gross)
 
     cheapest = _best(streams, by_rank)
     if cheapest is None:
@@ -209,7 +263,10 @@ def pick_distinct(streams: list[Stream], limit: int, workload: Workload) -> list
             seen.add(_signature(candidate))
 
     if workload.task == "inference" and len(picks) < limit:
-        add(_best(fresh(), by_value), Phrase("the most tokens/s per rouble"))
+        richer = _best(fresh(), by_value)
+        # the label only where it is true: more tokens/s per rouble than the cheapest, with no more warnings
+        if richer is not None and value(richer) > value(cheapest) and _warned(richer) <= _warned(cheapest):
+            add(richer, Phrase("the most tokens/s per rouble"))
     if not all(line.spec.ecc for line in cheapest.build.gpus) and len(picks) < limit:
         add(_best(fresh(lambda s: s.option.gpu.ecc), by_rank), Phrase("the cheapest with ECC GPU memory"))
     if len(picks) < limit:
@@ -222,4 +279,9 @@ def pick_distinct(streams: list[Stream], limit: int, workload: Workload) -> list
         if following is None:
             break
         add(following, Phrase("the next cheapest GPU choice"))
-    return [replace(candidate, why=reasons_for(candidate, reason, workload)) for candidate, reason in picks]
+    constraints = streams[0].judge.constraints
+    # what will be signed first: after the cheapest, clean builds before those with warnings, each by price
+    picks[1:] = sorted(picks[1:], key=lambda pick: (_warned(pick[0]), pick[0].price.gross))
+    return [
+        replace(candidate, why=reasons_for(candidate, reason, workload, constraints)) for candidate, reason in picks
+    ]
