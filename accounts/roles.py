@@ -91,3 +91,15 @@ def _migrated(registry: Any, app_label: str) -> bool:
         return bool(list(registry.get_app_config(app_label).get_models()))
     except LookupError:
         return False
+
+
+def _sync_roles_in_migration(apps: Any, schema_editor: Any) -> None:
+    sync_roles(apps)
+
+
+def sync_roles_operation() -> Any:
+    """The migration step every app that adds models with role permissions ends with: the groups get exactly
+    ROLE_PERMISSIONS again (nothing to undo on the way back)."""
+    from django.db import migrations
+
+    return migrations.RunPython(_sync_roles_in_migration, migrations.RunPython.noop)

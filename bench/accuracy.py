@@ -16,24 +16,16 @@ Run: .venv/bin/python bench/accuracy.py
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+import django_setup  # noqa: F401 - first: the project on sys.path and Django set up
 
-import django  # noqa: E402
-
-django.setup()
-
-from catalog.fixture import fixture_snapshot  # noqa: E402
-from configurator.engine import calibration as cal  # noqa: E402
-from configurator.engine.estimate import decode_terms, estimate, weight_bytes  # noqa: E402
-from configurator.engine.models_library import model_get  # noqa: E402
-from configurator.engine.types import Workload  # noqa: E402
+from catalog.fixture import fixture_snapshot
+from configurator.engine import calibration as cal
+from configurator.engine.estimate import decode_terms, estimate, weight_bytes
+from configurator.engine.models_library import model_get
+from configurator.engine.types import Workload
 
 TARGET_MEDIAN = 0.12
 TARGET_P90 = 0.30

@@ -15,7 +15,7 @@ Run: .venv/bin/python bench/bench_validate.py
 
 from __future__ import annotations
 
-import os
+import json
 import random
 import re
 import statistics
@@ -23,23 +23,14 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+import django_setup  # noqa: F401 - first: the project on sys.path and Django set up
 
-import django  # noqa: E402
-
-django.setup()
-
-import json  # noqa: E402
-
-from catalog.fixture import CATALOG_FIXTURE, fixture_snapshot  # noqa: E402
-from configurator.engine.builds import build_from_payload  # noqa: E402
-from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES, BuildSpec, CatalogSnapshot, Line  # noqa: E402
-from configurator.engine.validate import validate  # noqa: E402
+from catalog.fixture import CATALOG_FIXTURE, fixture_snapshot
+from configurator.engine.builds import build_from_payload
+from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES, BuildSpec, CatalogSnapshot, Line
+from configurator.engine.validate import validate
 
 TARGET_RATIO = 3.0
 REPEATS = 5

@@ -16,6 +16,8 @@ from typing import Any
 
 from gunicorn.glogging import Logger
 
+from config.observability import JsonLinesFormatter
+
 accesslog = "-"
 errorlog = "-"
 loglevel = "info"
@@ -33,29 +35,13 @@ def _now() -> str:
     return datetime.now(tz=UTC).isoformat(timespec="milliseconds")
 
 
-class JsonErrorFormatter(logging.Formatter):
-    """gunicorn's own messages (worker boots, timeouts) in the application's JSON-lines shape."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        payload = {
-            "time": datetime.fromtimestamp(record.created, tz=UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-            "request_id": "-",
-        }
-        if record.exc_info:
-            payload["exception"] = self.formatException(record.exc_info)
-        return json.dumps(payload, ensure_ascii=False)
-
-
 class JsonLinesLogger(Logger):
     """Logger class (`logger_class`) writing the access and error logs as JSON lines on stdout."""
 
     def setup(self, cfg: Any) -> None:
         super().setup(cfg)
         for log, formatter in (
-            (self.error_log, JsonErrorFormatter()),
+            (self.error_log, JsonLinesFormatter()),  # gunicorn's own lines carry no request id: "-"
             (self.access_log, logging.Formatter("%(message)s")),
         ):
             for handler in log.handlers:

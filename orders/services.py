@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -19,8 +19,9 @@ from configurator.engine.errors import Conflict, ErrorCode, Forbidden
 from orders.models import TRANSITIONS, Order, OrderEvent, OrderLine, OrderStatus, PlanStatus, PurchaseLine
 from procurement.models import SupplierOffer
 from procurement.planning import plan_line
-from procurement.selectors import offer_book, schedule
-from quotes.models import Quote, QuoteCounter, QuoteStatus
+from procurement.selectors import offer_book, offer_info, schedule
+from quotes.models import Quote, QuoteStatus
+from quotes.services.numbering import document_number_next
 
 logger = logging.getLogger(__name__)
 
@@ -34,15 +35,7 @@ class InvalidOrderTransition(Conflict):
 
 def order_number_next() -> str:
     """`O-<year>-<6 digits>`; as quote numbers: a sequence never hands a value out twice."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT nextval(%s)", [ORDER_NUMBER_SEQUENCE])
-            value = int(cursor.fetchone()[0])
-    else:
-        if not QuoteCounter.objects.filter(name=ORDER_COUNTER_NAME).update(value=F("value") + 1):
-            QuoteCounter.objects.create(name=ORDER_COUNTER_NAME, value=1)
-        value = QuoteCounter.objects.get(name=ORDER_COUNTER_NAME).value
-    return f"O-{timezone.localdate().year}-{value:06d}"
+    return document_number_next(prefix="O", sequence=ORDER_NUMBER_SEQUENCE, counter=ORDER_COUNTER_NAME)
 
 
 def event_add(order: Order, type_: str, *, user: User | None = None, data: Mapping[str, Any] | None = None) -> None:
@@ -173,21 +166,10 @@ def _plan(order: Order) -> None:
 
 
 def offer_book_of(offers: Any) -> dict[str, list[Any]]:
-    from configurator.engine.availability import OfferInfo
-
-    today = timezone.localdate()
-    book: dict[str, list[OfferInfo]] = defaultdict(list)
+    """The given offers as plain data per SKU (procurement.selectors.offer_info is the one conversion)."""
+    book: dict[str, list[Any]] = defaultdict(list)
     for offer in offers:
-        book[offer.sku].append(
-            OfferInfo(
-                sku=offer.sku,
-                supplier=offer.supplier.slug,
-                unit_price=offer.purchase_price,
-                free_qty=offer.free_qty,
-                lead_time_days=offer.lead_time_days,
-                live=offer.valid_until >= today,
-            )
-        )
+        book[offer.sku].append(offer_info(offer))
     return book
 
 

@@ -14,22 +14,24 @@ from procurement.conf import setting
 from procurement.models import SupplierOffer
 
 
+def offer_info(offer: SupplierOffer) -> OfferInfo:
+    """One offer as the engine's plain data (live until its validity date, in the seller's calendar)."""
+    return OfferInfo(
+        sku=offer.sku,
+        supplier=offer.supplier.slug,
+        unit_price=offer.purchase_price,
+        free_qty=offer.free_qty,
+        lead_time_days=offer.lead_time_days,
+        live=offer.valid_until >= timezone.localdate(),
+    )
+
+
 def offer_book() -> OfferBook:
     """Every offer as plain data, cheapest first per SKU (one query)."""
-    today = timezone.localdate()
     book: dict[str, list[OfferInfo]] = defaultdict(list)
     rows = SupplierOffer.objects.select_related("supplier").order_by("sku", "purchase_price", "supplier__slug")
     for offer in rows:
-        book[offer.sku].append(
-            OfferInfo(
-                sku=offer.sku,
-                supplier=offer.supplier.slug,
-                unit_price=offer.purchase_price,
-                free_qty=offer.free_qty,
-                lead_time_days=offer.lead_time_days,
-                live=offer.valid_until >= today,
-            )
-        )
+        book[offer.sku].append(offer_info(offer))
     return dict(book)
 
 

@@ -2,11 +2,7 @@
 
 from django.db import migrations
 
-
-def create_roles(apps, schema_editor):
-    from accounts.roles import sync_roles
-
-    sync_roles(apps)
+from accounts.roles import sync_roles_operation
 
 
 class Migration(migrations.Migration):
@@ -17,4 +13,4 @@ class Migration(migrations.Migration):
         ("contenttypes", "0002_remove_content_type_name"),
     ]
 
-    operations = [migrations.RunPython(create_roles, migrations.RunPython.noop)]
+    operations = [sync_roles_operation()]

@@ -2,11 +2,7 @@
 
 from django.db import migrations
 
-
-def sync(apps, schema_editor):
-    from accounts.roles import sync_roles
-
-    sync_roles(apps)
+from accounts.roles import sync_roles_operation
 
 
 class Migration(migrations.Migration):
@@ -16,4 +12,4 @@ class Migration(migrations.Migration):
         ("configurator", "0001_initial"),
     ]
 
-    operations = [migrations.RunPython(sync, migrations.RunPython.noop)]
+    operations = [sync_roles_operation()]

@@ -3,11 +3,7 @@ customer a quote is for (accounts.roles)."""
 
 from django.db import migrations
 
-
-def sync(apps, schema_editor):
-    from accounts.roles import sync_roles
-
-    sync_roles(apps)
+from accounts.roles import sync_roles_operation
 
 
 class Migration(migrations.Migration):
@@ -18,4 +14,4 @@ class Migration(migrations.Migration):
         ("quotes", "0002_quote_number_sequence"),
     ]
 
-    operations = [migrations.RunPython(sync, migrations.RunPython.noop)]
+    operations = [sync_roles_operation()]

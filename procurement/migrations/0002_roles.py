@@ -2,11 +2,7 @@
 
 from django.db import migrations
 
-
-def sync(apps, schema_editor):
-    from accounts.roles import sync_roles
-
-    sync_roles(apps)
+from accounts.roles import sync_roles_operation
 
 
 class Migration(migrations.Migration):
@@ -15,4 +11,4 @@ class Migration(migrations.Migration):
         ("accounts", "0004_roles_sales_builds_and_customers"),
     ]
 
-    operations = [migrations.RunPython(sync, migrations.RunPython.noop)]
+    operations = [sync_roles_operation()]

@@ -13,6 +13,7 @@ from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_get
 from configurator.engine.types import Workload
 from configurator.outputs import EstimateOutputSerializer
+from tests.model_configs import GPT_OSS_20B, LLAMA_3_1_8B
 
 URL = "/api/v1/estimate"
 EXAMPLE = {
@@ -128,17 +129,7 @@ def test_bad_input_is_400_naming_the_field(api_client: APIClient, change: dict[s
     assert field in response.json()["error"]["fields"]
 
 
-LLAMA_CONFIG = {
-    "architectures": ["LlamaForCausalLM"],
-    "model_type": "llama",
-    "hidden_size": 4096,
-    "intermediate_size": 14336,
-    "num_attention_heads": 32,
-    "num_hidden_layers": 32,
-    "num_key_value_heads": 8,
-    "vocab_size": 128256,
-    "max_position_embeddings": 131072,
-}
+LLAMA_CONFIG = LLAMA_3_1_8B
 
 
 def test_pasted_config_json(catalog: None, api_client: APIClient) -> None:
@@ -220,18 +211,7 @@ def test_openapi_schema_describes_the_estimate() -> None:
     assert "/api/v1/llm-models/" in schema["paths"]
 
 
-GPT_OSS_CONFIG = {
-    "model_type": "gpt_oss",
-    "hidden_size": 2880,
-    "intermediate_size": 2880,
-    "num_hidden_layers": 24,
-    "num_attention_heads": 64,
-    "num_key_value_heads": 8,
-    "head_dim": 64,
-    "vocab_size": 201088,
-    "num_local_experts": 32,
-    "experts_per_token": 4,
-}
+GPT_OSS_CONFIG = GPT_OSS_20B
 QWEN3_MOE_CONFIG = {
     **LLAMA_CONFIG,
     "model_type": "qwen3_moe",

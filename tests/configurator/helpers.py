@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from configurator.engine.builds import build_from_payload
+from configurator.engine.builds import PART_KINDS, build_from_payload
 from configurator.engine.types import CatalogSnapshot, Finding, Verdict, Workload
 from configurator.engine.validate import validate
 
@@ -31,3 +31,19 @@ def only(verdict: Verdict, code: str) -> Finding:
 def codes(verdict: Verdict, *prefixes: str) -> set[str]:
     """Codes of the verdict's findings, only those starting with one of `prefixes` when given."""
     return {f.code for f in verdict.findings if not prefixes or f.code.startswith(prefixes)}
+
+
+def body_of(parts: str, **fields: Any) -> dict[str, Any]:
+    """A build body from one line: `"ws-tower-am5: 1 ryzen-9-9950x, 1 rtx-5090, 2 ddr5-udimm-48gb"` — the
+    chassis, then `qty sku` per line, each SKU's kind looked up in the catalog fixture; `fields` add
+    `psu_redundancy`, `site_voltage` or empty kinds."""
+    from catalog.fixture import fixture_snapshot
+
+    snapshot = fixture_snapshot()
+    chassis, _, rest = parts.partition(":")
+    built: dict[str, Any] = {"chassis": chassis.strip()}
+    for item in filter(None, (piece.strip() for piece in rest.split(","))):
+        qty, sku = item.split()
+        kind = next(kind for kind in PART_KINDS if sku in snapshot.kind(kind))
+        built.setdefault(kind, []).append({"sku": sku, "qty": int(qty)})
+    return {**built, **fields}

@@ -16,29 +16,10 @@ from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate, kv_cache_bytes, model_tensors
 from configurator.engine.models_library import SUPPORTED_MODEL_TYPES, model_from_hf_config
 from configurator.engine.types import Workload
+from tests.model_configs import GPT_OSS_20B, LLAMA_3_1_8B
 
-LLAMA = {
-    "model_type": "llama",
-    "hidden_size": 4096,
-    "intermediate_size": 14336,
-    "num_hidden_layers": 32,
-    "num_attention_heads": 32,
-    "num_key_value_heads": 8,
-    "vocab_size": 128256,
-    "max_position_embeddings": 131072,
-}
-GPT_OSS = {
-    "model_type": "gpt_oss",
-    "hidden_size": 2880,
-    "intermediate_size": 2880,
-    "num_hidden_layers": 24,
-    "num_attention_heads": 64,
-    "num_key_value_heads": 8,
-    "head_dim": 64,
-    "vocab_size": 201088,
-    "num_local_experts": 32,
-    "experts_per_token": 4,
-}
+LLAMA = {key: value for key, value in LLAMA_3_1_8B.items() if key != "architectures"}
+GPT_OSS = GPT_OSS_20B
 QWEN3_MOE = {
     "model_type": "qwen3_moe",
     "hidden_size": 2048,

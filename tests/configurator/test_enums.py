@@ -17,20 +17,13 @@ from catalog import models as catalog
 from configurator import labels
 from configurator.engine import enums, types
 
+PAGE_SETS = ("Severity", "Redundancy", "Task", "FormFactor")  # configurator.labels
+CATALOG_SETS = (
+    "ChassisKind", "NvlinkKind", "GpuFormFactor", "Cooling", "PowerConnector", "PcieTopology", "PsuFormFactor",
+    "MemoryKind", "StorageInterface",
+)  # fmt: skip
 SHARED: list[tuple[type[StrEnum], type[models.TextChoices]]] = [
-    (enums.Severity, labels.Severity),
-    (enums.Redundancy, labels.Redundancy),
-    (enums.Task, labels.Task),
-    (enums.FormFactor, labels.FormFactor),
-    (enums.ChassisKind, catalog.ChassisKind),
-    (enums.NvlinkKind, catalog.NvlinkKind),
-    (enums.GpuFormFactor, catalog.GpuFormFactor),
-    (enums.Cooling, catalog.Cooling),
-    (enums.PowerConnector, catalog.PowerConnector),
-    (enums.PcieTopology, catalog.PcieTopology),
-    (enums.PsuFormFactor, catalog.PsuFormFactor),
-    (enums.MemoryKind, catalog.MemoryKind),
-    (enums.StorageInterface, catalog.StorageInterface),
+    (getattr(enums, name), getattr(labels if name in PAGE_SETS else catalog, name)) for name in PAGE_SETS + CATALOG_SETS
 ]
 
 

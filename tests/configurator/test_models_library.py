@@ -14,6 +14,7 @@ from configurator.engine.models_library import (
     model_library,
     model_search,
 )
+from tests.model_configs import LLAMA_3_1_8B
 
 ISSUE_SLUGS = [
     "llama-2-7b",
@@ -137,16 +138,8 @@ def test_native_precisions() -> None:
 
 
 LLAMA_CONFIG = {
+    **LLAMA_3_1_8B,
     "_name_or_path": "acme/Llama-3.1-8B-finetune",
-    "architectures": ["LlamaForCausalLM"],
-    "model_type": "llama",
-    "hidden_size": 4096,
-    "intermediate_size": 14336,
-    "num_attention_heads": 32,
-    "num_hidden_layers": 32,
-    "num_key_value_heads": 8,
-    "vocab_size": 128256,
-    "max_position_embeddings": 131072,
     "tie_word_embeddings": False,
     "torch_dtype": "bfloat16",
 }

@@ -11,16 +11,9 @@ from typing import Any
 from configurator.engine.builds import build_from_payload
 from configurator.engine.types import CatalogSnapshot, Verdict
 from configurator.engine.validate import validate
-from tests.configurator.helpers import codes, lines, only
+from tests.configurator.helpers import body_of, codes, lines, only
 
-SERVER = {
-    "chassis": "srv-4gpu-2u-epyc",
-    "cpus": lines(("epyc-9654", 2)),
-    "gpus": lines(("l40s", 4)),
-    "psus": lines(("psu-crps-2000w", 4)),
-    "memory": lines(("ddr5-rdimm-64gb", 24)),
-    "psu_redundancy": "n+1",
-}
+SERVER = body_of("srv-4gpu-2u-epyc: 2 epyc-9654, 4 l40s, 4 psu-crps-2000w, 24 ddr5-rdimm-64gb", psu_redundancy="n+1")
 
 
 def check(snapshot: CatalogSnapshot, **changes: Any) -> Verdict:

@@ -14,22 +14,10 @@ from configurator.engine.builds import build_from_payload
 from configurator.engine.models_library import model_get
 from configurator.engine.types import CatalogSnapshot, Verdict, Workload
 from configurator.engine.validate import validate
-from tests.configurator.helpers import codes, lines, only
+from tests.configurator.helpers import body_of, codes, lines, only
 
-TOWER = {
-    "chassis": "ws-tower-am5",
-    "cpus": lines(("ryzen-9-9950x", 1)),
-    "gpus": lines(("rtx-5090", 1)),
-    "psus": lines(("psu-atx-1300w", 1)),
-    "memory": lines(("ddr5-udimm-48gb", 2)),
-}
-WORKSTATION = {
-    "chassis": "ws-tower-trx50",
-    "cpus": lines(("tr-7960x", 1)),
-    "gpus": lines(("rtx-5090", 1)),
-    "psus": lines(("psu-atx-1300w", 1)),
-    "memory": lines(("ddr5-rdimm-32gb", 4)),
-}
+TOWER = body_of("ws-tower-am5: 1 ryzen-9-9950x, 1 rtx-5090, 1 psu-atx-1300w, 2 ddr5-udimm-48gb")
+WORKSTATION = body_of("ws-tower-trx50: 1 tr-7960x, 1 rtx-5090, 1 psu-atx-1300w, 4 ddr5-rdimm-32gb")
 WORKLOAD = Workload(model=model_get("llama-3.1-8b"), precision="bf16", kv_cache_precision="bf16", engine="vllm")
 
 

@@ -12,40 +12,17 @@ from typing import Any
 from configurator.engine.builds import build_from_payload
 from configurator.engine.types import CatalogSnapshot, Verdict
 from configurator.engine.validate import validate
-from tests.configurator.helpers import codes, lines, only, validate_body
+from tests.configurator.helpers import body_of, codes, lines, only, validate_body
 
-SERVER = {  # srv-4gpu-2u-epyc: 4 bays, 2-slot, 267 mm, 600 W, server airflow
-    "chassis": "srv-4gpu-2u-epyc",
-    "cpus": lines(("epyc-9554", 2)),
-    "gpus": lines(("h200-nvl", 4)),
-    "psus": lines(("psu-crps-2700w", 4)),
-    "memory": lines(("ddr5-rdimm-64gb", 24)),
-    "storage": lines(("nvme-4tb", 2)),
-    "psu_redundancy": "n+n",
-}
-HGX = {
-    "chassis": "srv-hgx-h200-5u",
-    "cpus": lines(("epyc-9754", 2)),
-    "gpus": lines(("h200-sxm", 8)),
-    "psus": lines(("psu-crps-3000w", 6)),
-    "memory": lines(("ddr5-rdimm-128gb", 24)),
-    "psu_redundancy": "n+1",
-}
-TOWER = {
-    "chassis": "ws-tower-am5",
-    "cpus": lines(("ryzen-9-9950x", 1)),
-    "gpus": lines(("rtx-5090", 1)),
-    "psus": lines(("psu-atx-1300w", 1)),
-    "memory": lines(("ddr5-udimm-48gb", 2)),
-}
-SIX_SLOT_WORKSTATION = {
-    "chassis": "ws-tr-pro-6gpu-6u5",
-    "cpus": lines(("tr-pro-9995wx", 1)),
-    "gpus": lines(("rtx-5090", 3)),
-    "psus": lines(("psu-crps-3000w", 4)),
-    "memory": lines(("ddr5-rdimm-128gb", 8)),
-    "psu_redundancy": "n+n",
-}
+# srv-4gpu-2u-epyc: 4 bays, 2-slot, 267 mm, 600 W, server airflow
+SERVER = body_of(
+    "srv-4gpu-2u-epyc: 2 epyc-9554, 4 h200-nvl, 4 psu-crps-2700w, 24 ddr5-rdimm-64gb, 2 nvme-4tb", psu_redundancy="n+n"
+)
+HGX = body_of("srv-hgx-h200-5u: 2 epyc-9754, 8 h200-sxm, 6 psu-crps-3000w, 24 ddr5-rdimm-128gb", psu_redundancy="n+1")
+TOWER = body_of("ws-tower-am5: 1 ryzen-9-9950x, 1 rtx-5090, 1 psu-atx-1300w, 2 ddr5-udimm-48gb")
+SIX_SLOT_WORKSTATION = body_of(
+    "ws-tr-pro-6gpu-6u5: 1 tr-pro-9995wx, 3 rtx-5090, 4 psu-crps-3000w, 8 ddr5-rdimm-128gb", psu_redundancy="n+n"
+)
 
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Verdict:
@@ -57,8 +34,8 @@ def fit_codes(verdict: Verdict) -> set[str]:
 
 
 def test_passing_builds(snapshot: CatalogSnapshot) -> None:
-    for body in (SERVER, HGX, TOWER, SIX_SLOT_WORKSTATION):
-        assert fit_codes(check(snapshot, body)) == set(), body["chassis"]
+    for build in (SERVER, HGX, TOWER, SIX_SLOT_WORKSTATION):
+        assert fit_codes(check(snapshot, build)) == set(), build["chassis"]
 
 
 def test_gpu_count(snapshot: CatalogSnapshot) -> None:

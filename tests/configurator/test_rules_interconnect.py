@@ -15,34 +15,19 @@ from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_get
 from configurator.engine.types import CatalogSnapshot, Line, Verdict, Workload
 from configurator.engine.validate import validate
-from tests.configurator.helpers import lines, only
+from tests.configurator.helpers import body_of, lines, only
 
-SERVER = {
-    "chassis": "srv-4gpu-2u-epyc",
-    "cpus": lines(("epyc-9554", 2)),
-    "gpus": lines(("h200-nvl", 4)),
-    "psus": lines(("psu-crps-2700w", 4)),
-    "memory": lines(("ddr5-rdimm-64gb", 24)),
-    "bridges": lines(("nvlink-bridge-h200-4way", 1)),
-    "psu_redundancy": "n+n",
-}
-EIGHT = {
-    "chassis": "srv-8gpu-4u-epyc",
-    "cpus": lines(("epyc-9755", 2)),
-    "gpus": lines(("h200-nvl", 8)),
-    "psus": lines(("psu-crps-3000w", 4)),
-    "memory": lines(("ddr5-rdimm-128gb", 24)),
-    "bridges": lines(("nvlink-bridge-h200-4way", 2)),
-    "psu_redundancy": "n+1",
-}
-TRX50_3090 = {
-    "chassis": "ws-tower-trx50",
-    "cpus": lines(("tr-7960x", 1)),
-    "gpus": lines(("rtx-3090", 2)),
-    "psus": lines(("psu-atx-1600w", 1)),
-    "memory": lines(("ddr5-rdimm-32gb", 4)),
-    "bridges": lines(("nvlink-bridge-rtx-3090-2way", 1)),
-}
+SERVER = body_of(
+    "srv-4gpu-2u-epyc: 2 epyc-9554, 4 h200-nvl, 4 psu-crps-2700w, 24 ddr5-rdimm-64gb, 1 nvlink-bridge-h200-4way",
+    psu_redundancy="n+n",
+)
+EIGHT = body_of(
+    "srv-8gpu-4u-epyc: 2 epyc-9755, 8 h200-nvl, 4 psu-crps-3000w, 24 ddr5-rdimm-128gb, 2 nvlink-bridge-h200-4way",
+    psu_redundancy="n+1",
+)
+TRX50_3090 = body_of(
+    "ws-tower-trx50: 1 tr-7960x, 2 rtx-3090, 1 psu-atx-1600w, 4 ddr5-rdimm-32gb, 1 nvlink-bridge-rtx-3090-2way"
+)
 
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], workload: Workload | None = None, **changes: Any) -> Verdict:
@@ -67,14 +52,10 @@ def test_passing_bridge_sets(snapshot: CatalogSnapshot) -> None:
 
 
 def test_bridge_on_gpu_without_nvlink(snapshot: CatalogSnapshot) -> None:
-    body = {
-        "chassis": "ws-tr-pro-6gpu-6u5",
-        "cpus": lines(("tr-pro-9995wx", 1)),
-        "gpus": lines(("rtx-pro-6000-blackwell", 2)),
-        "psus": lines(("psu-crps-2000w", 2)),
-        "memory": lines(("ddr5-rdimm-64gb", 8)),
-        "bridges": lines(("nvlink-bridge-h200-2way", 1)),
-    }
+    body = body_of(
+        "ws-tr-pro-6gpu-6u5: 1 tr-pro-9995wx, 2 rtx-pro-6000-blackwell, 2 psu-crps-2000w, 8 ddr5-rdimm-64gb, "
+        "1 nvlink-bridge-h200-2way"
+    )
     finding = only(check(snapshot, body), "interconnect.no_nvlink")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "none", "bridge-2way or bridge-2or4way")
     assert finding.fixes[0].text == "remove 1× nvlink-bridge-h200-2way"
@@ -138,14 +119,9 @@ def test_nvswitch_gpu_outside_hgx(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, gpus=lines(("h200-sxm", 4)), bridges=[]), "interconnect.nvswitch")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "no nvswitch", "nvswitch")
     assert finding.fixes[0].ops[0].sku == "srv-hgx-h200-5u"
-    hgx = {
-        "chassis": "srv-hgx-h200-5u",
-        "cpus": lines(("epyc-9754", 2)),
-        "gpus": lines(("h200-sxm", 8)),
-        "psus": lines(("psu-crps-3000w", 6)),
-        "memory": lines(("ddr5-rdimm-128gb", 24)),
-        "psu_redundancy": "n+1",
-    }
+    hgx = body_of(
+        "srv-hgx-h200-5u: 2 epyc-9754, 8 h200-sxm, 6 psu-crps-3000w, 24 ddr5-rdimm-128gb", psu_redundancy="n+1"
+    )
     assert links(check(snapshot, hgx)) == set()
 
 

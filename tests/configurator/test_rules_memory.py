@@ -9,29 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from configurator.engine.types import CatalogSnapshot, Verdict
-from tests.configurator.helpers import codes, lines, only, validate_body
+from tests.configurator.helpers import body_of, codes, lines, only, validate_body
 
-SERVER = {  # 2 × EPYC 9554: 12 channels per socket, 24 slots
-    "chassis": "srv-4gpu-2u-epyc",
-    "cpus": lines(("epyc-9554", 2)),
-    "gpus": lines(("l40s", 4)),
-    "psus": lines(("psu-crps-2000w", 4)),
-    "memory": lines(("ddr5-rdimm-32gb", 24)),
-    "psu_redundancy": "n+1",
-}
+# 2 × EPYC 9554: 12 channels per socket, 24 slots
+SERVER = body_of("srv-4gpu-2u-epyc: 2 epyc-9554, 4 l40s, 4 psu-crps-2000w, 24 ddr5-rdimm-32gb", psu_redundancy="n+1")
 XEON = {  # 2 × Xeon 8480+: 8 channels per socket, 32 slots (2 DPC possible)
     **SERVER,
     "chassis": "srv-4gpu-2u-xeon",
     "cpus": lines(("xeon-8480plus", 2)),
     "memory": lines(("ddr5-rdimm-64gb", 16)),
 }
-TOWER = {
-    "chassis": "ws-tower-am5",
-    "cpus": lines(("ryzen-9-9950x", 1)),
-    "gpus": lines(("rtx-5090", 1)),
-    "psus": lines(("psu-atx-1300w", 1)),
-    "memory": lines(("ddr5-udimm-48gb", 2)),
-}
+TOWER = body_of("ws-tower-am5: 1 ryzen-9-9950x, 1 rtx-5090, 1 psu-atx-1300w, 2 ddr5-udimm-48gb")
 
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Verdict:

@@ -12,45 +12,19 @@ from typing import Any
 from configurator.engine.builds import build_from_payload
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Verdict
 from configurator.engine.validate import validate
-from tests.configurator.helpers import lines, only
+from tests.configurator.helpers import body_of, lines, only
 
-TOWER = {
-    "chassis": "ws-tower-am5",
-    "cpus": lines(("ryzen-9-9950x", 1)),
-    "gpus": lines(("rtx-5090", 1)),
-    "psus": lines(("psu-atx-2200w", 1)),
-    "memory": lines(("ddr5-udimm-48gb", 2)),
-    "storage": lines(("nvme-2tb", 1)),
-}
-TRX50 = {
-    "chassis": "ws-tower-trx50",
-    "cpus": lines(("tr-7960x", 1)),
-    "gpus": lines(("rtx-4090", 3)),
-    "psus": lines(("psu-atx-2200w", 1)),
-    "memory": lines(("ddr5-rdimm-64gb", 4)),
-    "storage": lines(("nvme-2tb", 1)),
-}
-SWITCHED = {
-    "chassis": "srv-8gpu-4u-epyc",
-    "cpus": lines(("epyc-9755", 2)),
-    "gpus": lines(("h200-nvl", 8)),
-    "psus": lines(("psu-crps-3000w", 4)),
-    "memory": lines(("ddr5-rdimm-128gb", 16)),
-    "storage": lines(("nvme-4tb", 2)),
-    "nics": lines(("nic-200g", 1)),
-    "bridges": lines(("nvlink-bridge-h200-4way", 2)),
-    "psu_redundancy": "n+1",
-}
-XEON_DIRECT = {
-    "chassis": "srv-8gpu-4u-xeon",
-    "cpus": lines(("xeon-6980p", 2)),
-    "gpus": lines(("h200-nvl", 8)),
-    "psus": lines(("psu-crps-3000w", 4)),
-    "memory": lines(("ddr5-rdimm-128gb", 24)),
-    "storage": lines(("nvme-4tb", 2)),
-    "nics": lines(("nic-200g", 1)),
-    "psu_redundancy": "n+1",
-}
+TOWER = body_of("ws-tower-am5: 1 ryzen-9-9950x, 1 rtx-5090, 1 psu-atx-2200w, 2 ddr5-udimm-48gb, 1 nvme-2tb")
+TRX50 = body_of("ws-tower-trx50: 1 tr-7960x, 3 rtx-4090, 1 psu-atx-2200w, 4 ddr5-rdimm-64gb, 1 nvme-2tb")
+SWITCHED = body_of(
+    "srv-8gpu-4u-epyc: 2 epyc-9755, 8 h200-nvl, 4 psu-crps-3000w, 16 ddr5-rdimm-128gb, 2 nvme-4tb, "
+    "1 nic-200g, 2 nvlink-bridge-h200-4way",
+    psu_redundancy="n+1",
+)
+XEON_DIRECT = body_of(
+    "srv-8gpu-4u-xeon: 2 xeon-6980p, 8 h200-nvl, 4 psu-crps-3000w, 24 ddr5-rdimm-128gb, 2 nvme-4tb, 1 nic-200g",
+    psu_redundancy="n+1",
+)
 
 
 def build(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> BuildSpec:

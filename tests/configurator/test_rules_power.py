@@ -11,37 +11,20 @@ from typing import Any
 import pytest
 
 from configurator.engine.types import CatalogSnapshot, Verdict
-from tests.configurator.helpers import lines, only, validate_body
+from tests.configurator.helpers import body_of, lines, only, validate_body
 
-SERVER = {  # srv-4gpu-2u-epyc at its advertised maximum: no finding at all
-    "chassis": "srv-4gpu-2u-epyc",
-    "cpus": lines(("epyc-9554", 2)),
-    "gpus": lines(("h200-nvl", 4)),
-    "psus": lines(("psu-crps-2700w", 4)),
-    "memory": lines(("ddr5-rdimm-64gb", 24)),
-    "storage": lines(("nvme-4tb", 2)),
-    "nics": lines(("nic-100g", 1)),
-    "bridges": lines(("nvlink-bridge-h200-4way", 1)),
-    "psu_redundancy": "n+n",
-}
-TOWER = {  # ws-tower-am5 with one RTX 5090: no finding at all
-    "chassis": "ws-tower-am5",
-    "cpus": lines(("ryzen-9-9950x", 1)),
-    "gpus": lines(("rtx-5090", 1)),
-    "psus": lines(("psu-atx-1300w", 1)),
-    "memory": lines(("ddr5-udimm-48gb", 2)),
-    "storage": lines(("nvme-2tb", 1)),
-}
-EIGHT_H200_NVL = {
-    "chassis": "srv-8gpu-4u-epyc",
-    "cpus": lines(("epyc-9755", 2)),
-    "gpus": lines(("h200-nvl", 8)),
-    "psus": lines(("psu-crps-3000w", 4)),
-    "memory": lines(("ddr5-rdimm-128gb", 16)),
-    "storage": lines(("nvme-4tb", 2)),
-    "nics": lines(("nic-200g", 1)),
-    "psu_redundancy": "n+1",
-}
+# srv-4gpu-2u-epyc at its advertised maximum: no finding at all
+SERVER = body_of(
+    "srv-4gpu-2u-epyc: 2 epyc-9554, 4 h200-nvl, 4 psu-crps-2700w, 24 ddr5-rdimm-64gb, 2 nvme-4tb, "
+    "1 nic-100g, 1 nvlink-bridge-h200-4way",
+    psu_redundancy="n+n",
+)
+# ws-tower-am5 with one RTX 5090: no finding at all
+TOWER = body_of("ws-tower-am5: 1 ryzen-9-9950x, 1 rtx-5090, 1 psu-atx-1300w, 2 ddr5-udimm-48gb, 1 nvme-2tb")
+EIGHT_H200_NVL = body_of(
+    "srv-8gpu-4u-epyc: 2 epyc-9755, 8 h200-nvl, 4 psu-crps-3000w, 16 ddr5-rdimm-128gb, 2 nvme-4tb, 1 nic-200g",
+    psu_redundancy="n+1",
+)
 EIGHT_H200_NVL_LOAD_W = round((8 * 600 + 2 * 500 + 16 * 8 + 2 * 12 + 30 + 400) * 1.10, 1)  # 7,020.2 W
 
 
@@ -95,16 +78,10 @@ def test_psu_capacity_more_of_the_same_psu_is_an_add(snapshot: CatalogSnapshot) 
 
 def test_headroom(snapshot: CatalogSnapshot) -> None:
     assert "power.headroom" not in codes(check(snapshot, SERVER))  # 3,972 W of 5,400 W = 74 %
-    hgx = {
-        "chassis": "srv-hgx-h200-5u",
-        "cpus": lines(("epyc-9754", 2)),
-        "gpus": lines(("h200-sxm", 8)),
-        "psus": lines(("psu-crps-3000w", 6)),
-        "memory": lines(("ddr5-rdimm-128gb", 16)),
-        "storage": lines(("nvme-4tb", 2)),
-        "nics": lines(("nic-400g", 1)),
-        "psu_redundancy": "n+n",
-    }
+    hgx = body_of(
+        "srv-hgx-h200-5u: 2 epyc-9754, 8 h200-sxm, 6 psu-crps-3000w, 16 ddr5-rdimm-128gb, 2 nvme-4tb, 1 nic-400g",
+        psu_redundancy="n+n",
+    )
     finding = only(check(snapshot, hgx), "power.headroom")
     assert finding.severity == "warning"
     load = (5600 + 720 + 128 + 24 + 35 + 1200) * 1.1  # 8,477.7 W on 3 × 3000 W
@@ -163,13 +140,7 @@ def test_low_line_rating_at_120v(snapshot: CatalogSnapshot) -> None:
 
 
 def test_gpu_power_connectors_tower_counts_psu_cables(snapshot: CatalogSnapshot) -> None:
-    body = {
-        "chassis": "ws-tower-trx50",
-        "cpus": lines(("tr-7980x", 1)),
-        "gpus": lines(("rtx-pro-6000-blackwell-maxq", 2)),
-        "psus": lines(("psu-atx-2200w", 1)),
-        "memory": lines(("ddr5-rdimm-128gb", 4)),
-    }
+    body = body_of("ws-tower-trx50: 1 tr-7980x, 2 rtx-pro-6000-blackwell-maxq, 1 psu-atx-2200w, 4 ddr5-rdimm-128gb")
     assert "power.gpu_connectors" not in codes(check(snapshot, body))
     # platform_checks "cable limit": 3 × 12V-2x6 cards, the 2200 W ATX unit has 2 such cables
     finding = only(check(snapshot, body, gpus=lines(("rtx-pro-6000-blackwell-maxq", 3))), "power.gpu_connectors")
@@ -184,16 +155,10 @@ def test_gpu_power_connectors_rack_uses_the_power_board(snapshot: CatalogSnapsho
 
 def test_circuit_120v_workstation(snapshot: CatalogSnapshot) -> None:
     assert "power.circuit_120v" not in codes(check(snapshot, TOWER, site_voltage=120))  # 956 W / 0.92 = 1,039 W
-    body = {
-        "chassis": "ws-tr-pro-2gpu-4u5",
-        "cpus": lines(("tr-pro-9995wx", 1)),
-        "gpus": lines(("h200-nvl", 2)),
-        "psus": lines(("psu-crps-2000w", 2)),
-        "memory": lines(("ddr5-rdimm-128gb", 8)),
-        "storage": lines(("nvme-4tb", 2)),
-        "nics": lines(("nic-100g", 1)),
-        "site_voltage": 120,
-    }
+    body = body_of(
+        "ws-tr-pro-2gpu-4u5: 1 tr-pro-9995wx, 2 h200-nvl, 2 psu-crps-2000w, 8 ddr5-rdimm-128gb, 2 nvme-4tb, 1 nic-100g",
+        site_voltage=120,
+    )
     verdict = check(snapshot, body)
     finding = only(verdict, "power.circuit_120v")
     load = (1200 + 350 + 64 + 24 + 25 + 150) * 1.1  # 1,994.3 W

@@ -13,16 +13,11 @@ from configurator.engine.estimate import estimate, min_gpus_to_fit
 from configurator.engine.models_library import model_get
 from configurator.engine.types import CatalogSnapshot, Verdict, Workload
 from configurator.engine.validate import validate
-from tests.configurator.helpers import codes, lines, only
+from tests.configurator.helpers import body_of, codes, lines, only
 
-WORKSTATION = {
-    "chassis": "ws-tr-pro-6gpu-6u5",
-    "cpus": lines(("tr-pro-9995wx", 1)),
-    "gpus": lines(("rtx-5090", 1)),
-    "psus": lines(("psu-crps-3000w", 4)),
-    "memory": lines(("ddr5-rdimm-128gb", 8)),
-    "psu_redundancy": "n+n",
-}
+WORKSTATION = body_of(
+    "ws-tr-pro-6gpu-6u5: 1 tr-pro-9995wx, 1 rtx-5090, 4 psu-crps-3000w, 8 ddr5-rdimm-128gb", psu_redundancy="n+n"
+)
 SEVENTY_B = Workload(model=model_get("llama-3.1-70b"), precision="bf16", kv_cache_precision="bf16", engine="vllm")
 EIGHT_B = Workload(model=model_get("llama-3.1-8b"), precision="bf16", kv_cache_precision="bf16", engine="vllm")
 

@@ -6,33 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from configurator.engine.types import CatalogSnapshot
-from tests.configurator.helpers import codes, lines, only, validate_body
+from tests.configurator.helpers import body_of, codes, lines, only, validate_body
 
-HGX = {  # platform_checks: the HGX maximum (n+1)
-    "chassis": "srv-hgx-h200-5u",
-    "cpus": lines(("epyc-9754", 2)),
-    "gpus": lines(("h200-sxm", 8)),
-    "psus": lines(("psu-crps-3000w", 6)),
-    "memory": lines(("ddr5-rdimm-128gb", 16)),
-    "storage": lines(("nvme-4tb", 2)),
-    "nics": lines(("nic-400g", 1)),
-    "psu_redundancy": "n+1",
-}
-AM5 = {
-    "chassis": "ws-tower-am5",
-    "cpus": lines(("ryzen-9-9950x", 1)),
-    "gpus": lines(("rtx-5090", 1)),
-    "psus": lines(("psu-atx-1300w", 1)),
-    "memory": lines(("ddr5-udimm-48gb", 2)),
-}
-EPYC_2U = {
-    "chassis": "srv-4gpu-2u-epyc",
-    "cpus": lines(("epyc-9654", 2)),
-    "gpus": lines(("l40s", 4)),
-    "psus": lines(("psu-crps-2000w", 4)),
-    "memory": lines(("ddr5-rdimm-64gb", 24)),
-    "psu_redundancy": "n+1",
-}
+# platform_checks: the HGX maximum (n+1)
+HGX = body_of(
+    "srv-hgx-h200-5u: 2 epyc-9754, 8 h200-sxm, 6 psu-crps-3000w, 16 ddr5-rdimm-128gb, 2 nvme-4tb, 1 nic-400g",
+    psu_redundancy="n+1",
+)
+AM5 = body_of("ws-tower-am5: 1 ryzen-9-9950x, 1 rtx-5090, 1 psu-atx-1300w, 2 ddr5-udimm-48gb")
+EPYC_2U = body_of("srv-4gpu-2u-epyc: 2 epyc-9654, 4 l40s, 4 psu-crps-2000w, 24 ddr5-rdimm-64gb", psu_redundancy="n+1")
 
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Any:

@@ -20,7 +20,7 @@ from configurator.engine.fixes import apply_fix
 from configurator.engine.models_library import model_get
 from configurator.engine.types import CatalogSnapshot, Verdict, Workload
 from configurator.engine.validate import validate
-from tests.configurator.helpers import lines, only
+from tests.configurator.helpers import body_of, lines, only
 
 
 def check(snapshot: CatalogSnapshot, body: dict[str, Any], workload: Workload | None = None) -> Verdict:
@@ -31,15 +31,9 @@ def errors(verdict: Verdict) -> set[str]:
     return {finding.code for finding in verdict.errors}
 
 
-EIGHT_H200_NVL = {
-    "chassis": "srv-8gpu-4u-epyc",
-    "cpus": lines(("epyc-9755", 2)),
-    "gpus": lines(("h200-nvl", 8)),
-    "memory": lines(("ddr5-rdimm-128gb", 16)),
-    "storage": lines(("nvme-4tb", 2)),
-    "nics": lines(("nic-200g", 1)),
-    "bridges": lines(("nvlink-bridge-h200-4way", 2)),
-}
+EIGHT_H200_NVL = body_of(
+    "srv-8gpu-4u-epyc: 2 epyc-9755, 8 h200-nvl, 16 ddr5-rdimm-128gb, 2 nvme-4tb, 1 nic-200g, 2 nvlink-bridge-h200-4way"
+)
 LOAD_W = round((8 * 600 + 2 * 500 + 16 * 8 + 2 * 12 + 30 + 400) * 1.10, 1)  # 7,020.2 W (platform_checks)
 
 
@@ -73,14 +67,10 @@ def test_eight_h200_nvl_on_four_2000w_in_n_plus_n(snapshot: CatalogSnapshot, cha
 
 
 def test_rtx_pro_6000_with_an_nvlink_bridge(snapshot: CatalogSnapshot) -> None:
-    body = {
-        "chassis": "ws-tr-pro-6gpu-6u5",
-        "cpus": lines(("tr-pro-9995wx", 1)),
-        "gpus": lines(("rtx-pro-6000-blackwell", 2)),
-        "psus": lines(("psu-crps-2000w", 2)),
-        "memory": lines(("ddr5-rdimm-64gb", 8)),
-        "bridges": lines(("nvlink-bridge-h200-2way", 1)),
-    }
+    body = body_of(
+        "ws-tr-pro-6gpu-6u5: 1 tr-pro-9995wx, 2 rtx-pro-6000-blackwell, 2 psu-crps-2000w, 8 ddr5-rdimm-64gb, "
+        "1 nvlink-bridge-h200-2way"
+    )
     verdict = check(snapshot, body)
     finding = only(verdict, "interconnect.no_nvlink")
     assert (finding.severity, finding.measured) == ("error", "none")
@@ -88,40 +78,24 @@ def test_rtx_pro_6000_with_an_nvlink_bridge(snapshot: CatalogSnapshot) -> None:
 
 
 def test_two_rtx_3090_with_their_bridge(snapshot: CatalogSnapshot) -> None:
-    body = {
-        "chassis": "ws-tower-trx50",
-        "cpus": lines(("tr-7960x", 1)),
-        "gpus": lines(("rtx-3090", 2)),
-        "psus": lines(("psu-atx-1600w", 1)),
-        "memory": lines(("ddr5-rdimm-32gb", 4)),
-        "bridges": lines(("nvlink-bridge-rtx-3090-2way", 1)),
-    }
+    body = body_of(
+        "ws-tower-trx50: 1 tr-7960x, 2 rtx-3090, 1 psu-atx-1600w, 4 ddr5-rdimm-32gb, 1 nvlink-bridge-rtx-3090-2way"
+    )
     verdict = check(snapshot, body)
     assert [f.code for f in verdict.findings if f.code.startswith("interconnect.")] == []
     assert verdict.valid
 
 
 def test_four_x16_gpus_on_tr_7960x_in_trx50(snapshot: CatalogSnapshot) -> None:
-    body = {
-        "chassis": "ws-tower-trx50",
-        "cpus": lines(("tr-7960x", 1)),
-        "gpus": lines(("rtx-pro-6000-blackwell-maxq", 4)),
-        "psus": lines(("psu-atx-2200w", 1)),
-        "memory": lines(("ddr5-rdimm-64gb", 4)),
-    }
+    body = body_of("ws-tower-trx50: 1 tr-7960x, 4 rtx-pro-6000-blackwell-maxq, 1 psu-atx-2200w, 4 ddr5-rdimm-64gb")
     finding = only(check(snapshot, body), "pcie.slot_lanes")
     assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 64, 48, "lanes")
 
 
 def test_four_rtx_4090_in_a_2u_chassis(snapshot: CatalogSnapshot) -> None:
-    body = {
-        "chassis": "srv-4gpu-2u-epyc",
-        "cpus": lines(("epyc-9554", 2)),
-        "gpus": lines(("rtx-4090", 4)),
-        "psus": lines(("psu-crps-2700w", 4)),
-        "memory": lines(("ddr5-rdimm-64gb", 24)),
-        "psu_redundancy": "n+n",
-    }
+    body = body_of(
+        "srv-4gpu-2u-epyc: 2 epyc-9554, 4 rtx-4090, 4 psu-crps-2700w, 24 ddr5-rdimm-64gb", psu_redundancy="n+n"
+    )
     verdict = check(snapshot, body)
     assert errors(verdict) == {"fit.gpu_slot_width", "fit.gpu_length", "fit.gpu_height"}
     width = only(verdict, "fit.gpu_slot_width")
@@ -131,13 +105,7 @@ def test_four_rtx_4090_in_a_2u_chassis(snapshot: CatalogSnapshot) -> None:
 
 
 def test_h200_nvl_in_an_am5_tower(snapshot: CatalogSnapshot) -> None:
-    body = {
-        "chassis": "ws-tower-am5",
-        "cpus": lines(("ryzen-9-9950x", 1)),
-        "gpus": lines(("h200-nvl", 1)),
-        "psus": lines(("psu-atx-1600w", 1)),
-        "memory": lines(("ddr5-udimm-48gb", 4)),
-    }
+    body = body_of("ws-tower-am5: 1 ryzen-9-9950x, 1 h200-nvl, 1 psu-atx-1600w, 4 ddr5-udimm-48gb")
     verdict = check(snapshot, body)
     finding = only(verdict, "cooling.passive_airflow")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "passive", "server airflow")
@@ -145,14 +113,7 @@ def test_h200_nvl_in_an_am5_tower(snapshot: CatalogSnapshot) -> None:
 
 
 def test_two_epyc_9654p(snapshot: CatalogSnapshot) -> None:
-    body = {
-        "chassis": "srv-4gpu-2u-epyc",
-        "cpus": lines(("epyc-9654p", 2)),
-        "gpus": lines(("l40s", 4)),
-        "psus": lines(("psu-crps-2000w", 4)),
-        "memory": lines(("ddr5-rdimm-64gb", 24)),
-        "psu_redundancy": "n+1",
-    }
+    body = body_of("srv-4gpu-2u-epyc: 2 epyc-9654p, 4 l40s, 4 psu-crps-2000w, 24 ddr5-rdimm-64gb", psu_redundancy="n+1")
     verdict = check(snapshot, body)
     finding = only(verdict, "cpu.one_socket_part")
     assert (finding.severity, finding.measured, finding.limit) == ("error", 2, 1)
@@ -160,14 +121,7 @@ def test_two_epyc_9654p(snapshot: CatalogSnapshot) -> None:
 
 
 def test_udimms_in_an_epyc_server(snapshot: CatalogSnapshot) -> None:
-    body = {
-        "chassis": "srv-4gpu-2u-epyc",
-        "cpus": lines(("epyc-9554", 2)),
-        "gpus": lines(("l40s", 4)),
-        "psus": lines(("psu-crps-2000w", 4)),
-        "memory": lines(("ddr5-udimm-32gb", 24)),
-        "psu_redundancy": "n+1",
-    }
+    body = body_of("srv-4gpu-2u-epyc: 2 epyc-9554, 4 l40s, 4 psu-crps-2000w, 24 ddr5-udimm-32gb", psu_redundancy="n+1")
     verdict = check(snapshot, body)
     finding = only(verdict, "memory.ecc_rdimm_required")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "udimm", "rdimm")
@@ -175,13 +129,7 @@ def test_udimms_in_an_epyc_server(snapshot: CatalogSnapshot) -> None:
 
 
 def test_require_ecc_with_rtx_5090(snapshot: CatalogSnapshot) -> None:
-    body = {
-        "chassis": "ws-tower-trx50",
-        "cpus": lines(("tr-7960x", 1)),
-        "gpus": lines(("rtx-5090", 1)),
-        "psus": lines(("psu-atx-1300w", 1)),
-        "memory": lines(("ddr5-rdimm-32gb", 4)),
-    }
+    body = body_of("ws-tower-trx50: 1 tr-7960x, 1 rtx-5090, 1 psu-atx-1300w, 4 ddr5-rdimm-32gb")
     workload = Workload(model=model_get("llama-3.1-8b"), precision="bf16", engine="vllm", require_ecc=True)
     verdict = check(snapshot, body, workload)
     finding = only(verdict, "ecc.gpu_required")

@@ -41,13 +41,9 @@ from typing import Any
 
 import pytest
 
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
-BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-if not (DATABASE_URL.startswith(("postgres://", "postgresql://")) and BROKER_URL.startswith("redis://")):
-    pytest.skip(
-        "needs DATABASE_URL=postgres://… and CELERY_BROKER_URL=redis://… (real PostgreSQL and Redis on this machine)",
-        allow_module_level=True,
-    )
+from tests.integration.services import require_real_services
+
+require_real_services()
 
 from tests.builds import GOOD_BUILD  # noqa: E402
 from tests.security.live import MIGRATE, ROOT, Gunicorn, Service, free_port, run_django, wait_for  # noqa: E402

@@ -13,7 +13,6 @@ integration tests). Cases:
 from __future__ import annotations
 
 import datetime as dt
-import os
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -23,13 +22,9 @@ from typing import Any
 
 import pytest
 
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
-BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-if not (DATABASE_URL.startswith(("postgres://", "postgresql://")) and BROKER_URL.startswith("redis://")):
-    pytest.skip(
-        "needs DATABASE_URL=postgres://… and CELERY_BROKER_URL=redis://… (a real PostgreSQL, Redis and worker)",
-        allow_module_level=True,
-    )
+from tests.integration.services import BROKER_URL, require_real_services
+
+require_real_services()
 
 from django.contrib.auth.models import Group  # noqa: E402
 from django.db import connections  # noqa: E402

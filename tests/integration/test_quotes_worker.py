@@ -31,13 +31,9 @@ from typing import Any
 
 import pytest
 
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
-BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-if not (DATABASE_URL.startswith(("postgres://", "postgresql://")) and BROKER_URL.startswith("redis://")):
-    pytest.skip(
-        "needs DATABASE_URL=postgres://… and CELERY_BROKER_URL=redis://… (a real PostgreSQL, Redis and worker)",
-        allow_module_level=True,
-    )
+from tests.integration.services import BROKER_URL, require_real_services
+
+require_real_services()
 
 from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import Group  # noqa: E402
