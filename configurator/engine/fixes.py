@@ -25,8 +25,6 @@ from configurator.engine.types import (
     Line,
 )
 
-SETTABLE_FIELDS: tuple[str, ...] = ("psu_redundancy", "site_voltage")
-
 
 class FixNotApplicable(InvalidInput):
     """The fix cannot be made on this build (it changes the workload, or names a line the build lacks)."""
