@@ -39,37 +39,60 @@ class DecodeConstants:
     tau_layer_s: float  # fixed seconds per layer per decode step
     tau_step_s: float  # fixed seconds per decode step (scheduler, sampling)
     source: str
+    tau_moe_layer_s: float = 0.0  # extra fixed seconds per MoE layer (router, top-k, permute, grouped GEMMs)
 
 
-# Fitted by `fit_decode` on 29 single-stream llama.cpp rows of fixtures/decode_calibration.csv
+# Fitted by `fit_decode_supported` on 29 single-stream llama.cpp rows of fixtures/decode_calibration.csv
 # (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413,
-# llama.cpp PR #26284, discussions #10879/#15013/#15021); bench/accuracy.py reproduces these numbers.
+# llama.cpp PR #26284, discussions #10879/#15013/#15021); bench/accuracy.py reproduces these numbers. The rows
+# of early-2024 builds (OLD_BUILDS) get a per-layer time of their own (101 µs) and inform η and τ_hop only:
+# the τ_layer below is the current builds' one.
 LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=29)
-LLAMACPP_ETA_GDDR = 0.887
-LLAMACPP_ETA_HBM = 0.484
-LLAMACPP_TAU_LAYER_S = 69.0e-6
-PIPELINE_HOP_S = 322e-6  # per GPU boundary of a layer split (same fit)
+LLAMACPP_ETA_GDDR = 0.916
+LLAMACPP_ETA_HBM = 0.525
+LLAMACPP_TAU_LAYER_S = 65.3e-6
+PIPELINE_HOP_S = 151e-6  # per GPU boundary of a layer split (same fit)
 
-# Priors (no single-stream rows in the calibration file). vLLM/TRT-LLM stream cuBLAS/CUTLASS GEMV at a higher
-# share of HBM than llama.cpp's kernels and replay decode steps as CUDA graphs, so the per-layer cost is
-# small; llm-analysis README @d841e40 calls 0.9 of HBM bandwidth "aggressive" and advises ≤0.7 of FLOPS.
-# HF transformers decodes eagerly (no CUDA graphs): launch-bound at ~0.4 ms per layer.
+SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
+
+# Server engines (vLLM, SGLang, TensorRT-LLM) replay each decode step as a CUDA graph and share kernel families
+# (cuBLAS/CUTLASS/DeepGEMM GEMMs, FlashInfer/FlashAttention, fused-MoE grouped GEMMs), so they share one set of
+# constants: too few published rows per engine to fit each apart. `fit_server` fitted them on the per-user rows
+# of fixtures/server_speed.csv (SGLang and vLLM, TP8 on H100/H200); bench/accuracy.py reproduces the numbers and
+# judges them leave-one-source-out. τ_layer is the whole fixed cost of a layer per step on these engines: the
+# kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) — all-reduces are counted apart.
+SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=9)
+SERVER_ETA_HBM = 0.582
+SERVER_TAU_LAYER_S = 75.8e-6
+# No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.89 GDDR vs 0.48 HBM),
+# so GDDR takes the HBM η (prior, not fitted).
+SERVER_ETA_GDDR = SERVER_ETA_HBM
+# HF transformers decodes eagerly (no CUDA graphs): launch-bound at ~0.4 ms per layer (prior).
 _PRIOR = Phrase("prior (no single-stream rows for this engine in decode_calibration.csv)")
+_SERVER = DecodeConstants(SERVER_ETA_HBM, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
 DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
     ("llama.cpp", "gddr"): DecodeConstants(LLAMACPP_ETA_GDDR, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE),
     ("llama.cpp", "hbm"): DecodeConstants(LLAMACPP_ETA_HBM, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE),
-    ("vllm", "gddr"): DecodeConstants(0.85, 15e-6, 0.5e-3, _PRIOR),
-    ("vllm", "hbm"): DecodeConstants(0.80, 15e-6, 0.5e-3, _PRIOR),
-    ("tensorrt-llm", "gddr"): DecodeConstants(0.87, 10e-6, 0.3e-3, _PRIOR),
-    ("tensorrt-llm", "hbm"): DecodeConstants(0.85, 10e-6, 0.3e-3, _PRIOR),
+    **{(engine, "hbm"): _SERVER for engine in SERVER_ENGINES},
+    **{(engine, "gddr"): DecodeConstants(SERVER_ETA_GDDR, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE) for engine in SERVER_ENGINES},
     ("transformers", "gddr"): DecodeConstants(0.80, 400e-6, 2.0e-3, _PRIOR),
     ("transformers", "hbm"): DecodeConstants(0.75, 400e-6, 2.0e-3, _PRIOR),
 }
 
-# Share of dense tensor-core peak reached by prefill and batched GEMMs (prior): llm-analysis README @d841e40
-# advises ≤ 0.7 of peak FLOPS for inference and ≤ 0.5 for training.
-PREFILL_MFU: dict[str, float] = {"llama.cpp": 0.35, "vllm": 0.55, "tensorrt-llm": 0.6, "transformers": 0.4}
+# Share of dense tensor-core peak reached by prefill and by compute-bound batched decode GEMMs. Server engines:
+# fitted by `fit_server_mfu` on the full-load rows of fixtures/server_speed.csv (bench/accuracy.py, judged
+# leave-one-source-out); llama.cpp and transformers: priors (llm-analysis README @d841e40 advises ≤ 0.7 of peak).
+SERVER_MFU = 0.37
+PREFILL_MFU: dict[str, float] = {"llama.cpp": 0.35, "transformers": 0.4, **dict.fromkeys(SERVER_ENGINES, SERVER_MFU)}
 TRAINING_MFU = 0.4
+
+# Sequences an engine runs at once by default (the full-load search in `served_throughput` stops there):
+# vLLM `max_num_seqs` 256 (engines.VLLM_MAX_NUM_SEQS); TensorRT-LLM LLM-API `max_batch_size` 2048 (from memory of
+# llm_args.py, not re-read); SGLang sizes `max_running_requests` from the KV pool (HEURISTIC: 4096, memory decides);
+# llama-server runs 4 slots by default in current builds (HEURISTIC, from memory); transformers one batch.
+MAX_RUNNING_SEQUENCES: dict[str, int] = {
+    "vllm": 256, "tensorrt-llm": 2048, "sglang": 4096, "llama.cpp": 4, "transformers": 1,
+}  # fmt: skip
 
 # All-reduce latency floor per call: llm-analysis `analysis.py` @d841e40 uses max(bytes/link, 8 µs); NVLink/
 # NVSwitch custom all-reduce (vLLM `custom_all_reduce`) is a one-shot kernel of a few µs (prior).
@@ -99,6 +122,8 @@ def engine_family(engine: str) -> str:
         return "llama.cpp"
     if "tensorrt" in text:
         return "tensorrt-llm"
+    if "sglang" in text:
+        return "sglang"
     if "vllm" in text:
         return "vllm"
     return "transformers"
@@ -225,6 +250,7 @@ class DecodeSample:
     memory_class: str
     layers: int
     hops: int
+    era: str = "current"  # "old": a build before the one the estimator models (OLD_BUILDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,10 +259,12 @@ class DecodeFit:
     eta_hbm: float
     tau_layer_s: float
     tau_hop_s: float
+    tau_layer_old_s: float = 0.0  # per-layer time of the old builds' rows (fitted apart, never used to estimate)
 
     def seconds_per_token(self, sample: DecodeSample) -> float:
         eta = self.eta_hbm if sample.memory_class == "hbm" else self.eta_gddr
-        return sample.bytes_over_bandwidth_s / eta + sample.layers * self.tau_layer_s + sample.hops * self.tau_hop_s
+        tau = self.tau_layer_old_s if sample.era == "old" and self.tau_layer_old_s else self.tau_layer_s
+        return sample.bytes_over_bandwidth_s / eta + sample.layers * tau + sample.hops * self.tau_hop_s
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
@@ -292,7 +320,22 @@ def leave_one_out(samples: Sequence[DecodeSample], predict: Callable[[DecodeFit,
 
 # --------------------------------------------------------------------------- validation by source
 
-_SOURCE_RE = re.compile(r"([\w.-]+/[\w.-]+)\s+(README\.md|PR #\d+|issue #\d+|discussions? #\d+|docs/\S+)")
+_SOURCE_RE = re.compile(r"([\w.-]+/[\w.-]+)\s+(\S*README\.md|PR #\d+|issue #\d+|discussions? #\d+|docs/\S+)")
+
+
+# Publications whose rows measure builds older than the ones the estimator models, and why (bench/accuracy.py
+# judges the current builds and prints these apart; the fit gives them a per-layer time of their own).
+OLD_BUILDS: dict[str, str] = {
+    "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md": "llama.cpp builds of early 2024, before CUDA graphs "
+    "(llama.cpp PR #6766, May 2024) and the 2024-25 mmvq/FA rewrites",
+    "ggml-org/llama.cpp PR #4766": "llama.cpp build of January 2024",
+    "sgl-project/sglang PR #2643": "SGLang v0.4.1.post2, the first week of DeepSeek-V3 support (Dec 2024): "
+    "untuned block-FP8 MoE kernels, ≈ 0.5 ms per layer",
+}
+
+
+def era_of(group: str) -> str:
+    return "old" if group in OLD_BUILDS else "current"
 
 
 def source_group(source: str) -> str:
@@ -306,17 +349,23 @@ def source_group(source: str) -> str:
 def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     """`fit_decode` for a training set that may lack a memory class or multi-GPU rows: a parameter no sample
     determines is not invented from the held-out data — a missing memory class takes the other's η and a
-    missing hop term is 0 (no GPU boundary seen, no cost learnt)."""
+    missing hop term is 0 (no GPU boundary seen, no cost learnt). Rows of old builds get a per-layer time of
+    their own (their kernels and launch path differ: CUDA graphs, mmvq rewrites since), so they inform η and
+    τ_hop but not the current builds' τ_layer."""
     has_gddr = any(s.memory_class != "hbm" for s in samples)
     has_hbm = any(s.memory_class == "hbm" for s in samples)
     has_hops = any(s.hops for s in samples)
-    columns = [has_gddr, has_hbm, True, has_hops]
+    has_old = any(s.era == "old" for s in samples)
+    has_current = any(s.era != "old" for s in samples)
+    columns = [has_gddr, has_hbm, has_current, has_hops, has_old]
     design: list[list[float]] = []
     for s in samples:
         t = s.seconds_per_token
         gddr = s.bytes_over_bandwidth_s / t if s.memory_class != "hbm" else 0.0
         hbm = s.bytes_over_bandwidth_s / t if s.memory_class == "hbm" else 0.0
-        row = [gddr, hbm, s.layers / t, s.hops / t]
+        current = s.layers / t if s.era != "old" else 0.0
+        old = s.layers / t if s.era == "old" else 0.0
+        row = [gddr, hbm, current, s.hops / t, old]
         design.append([value for value, keep in zip(row, columns, strict=True) if keep])
     size = sum(columns)
     normal = [[sum(row[i] * row[j] for row in design) for j in range(size)] for i in range(size)]
@@ -325,7 +374,8 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     values = [next(solved) if keep else 0.0 for keep in columns]
     inv_gddr = values[0] if has_gddr else values[1]
     inv_hbm = values[1] if has_hbm else values[0]
-    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, values[2], values[3])
+    tau = values[2] if has_current else values[4]
+    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, tau, values[3], values[4])
 
 
 def constant_eta(samples: Sequence[DecodeSample]) -> float:

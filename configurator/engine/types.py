@@ -42,7 +42,7 @@ GGUF_PRECISIONS: frozenset[str] = frozenset(
     {"q8_0", "q6_k", "q5_k_m", "q5_k_s", "q4_k_m", "q4_k_s", "q4_0", "iq4_xs", "q3_k_m", "q2_k"}
 )
 KV_PRECISIONS: tuple[str, ...] = ("f16", "bf16", "fp8", "q8_0", "q4_0")
-ENGINES: tuple[str, ...] = ("llama.cpp", "vllm", "tensorrt-llm", "transformers")
+ENGINES: tuple[str, ...] = ("llama.cpp", "vllm", "sglang", "tensorrt-llm", "transformers")
 OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw_8bit")
 # Training frameworks whose memory rules differ (configurator.engine.estimate.training): Hugging Face Trainer +
 # PEFT with bf16 mixed precision (the default), torchtune (pure bf16), Unsloth (PEFT with its kernels).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from configurator.engine.errors import DomainError
+from configurator.engine import calibration as cal
 from configurator.engine.estimate import (
     GIB,
     bits_per_weight,
@@ -221,7 +222,8 @@ def test_no_gpu_gives_memory_only() -> None:
 
 def test_layer_split_gives_no_single_stream_speed_up(snapshot: CatalogSnapshot) -> None:
     """XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec: RTX 4090 Llama-3-8B Q4_K_M ×1 127.7, ×2 122.6,
-    ×8 116.1 tokens/s."""
+    ×8 116.1 tokens/s — early-2024 builds (calibration.OLD_BUILDS), so the test holds the shape, not the figures:
+    each GPU boundary adds one hand-over and nothing else."""
     gpu = snapshot.gpus["rtx-4090"]
     workload = _infer("llama-3-8b", context_tokens=560)
     speeds = {}
@@ -232,8 +234,9 @@ def test_layer_split_gives_no_single_stream_speed_up(snapshot: CatalogSnapshot) 
         assert result.layout.parallelism == ("single" if count == 1 else "pipeline")
         speeds[count] = result.throughput.decode_tokens_per_s_per_user
     assert speeds[1] > speeds[2] > speeds[8]
-    assert speeds[1] == pytest.approx(127.7, rel=0.10)
-    assert speeds[2] == pytest.approx(122.6, rel=0.10)
+    assert 1 / speeds[2] - 1 / speeds[1] == pytest.approx(cal.PIPELINE_HOP_S, rel=0.01)
+    assert 1 / speeds[8] - 1 / speeds[1] == pytest.approx(7 * cal.PIPELINE_HOP_S, rel=0.01)
+    assert speeds[8] / speeds[1] == pytest.approx(116.1 / 127.7, rel=0.05)  # the measured 8-GPU slowdown
 
 
 @pytest.mark.parametrize(
@@ -339,7 +342,7 @@ def test_assumptions_state_the_numbers(snapshot: CatalogSnapshot) -> None:
     text = "\n".join(result.assumptions)
     assert "Q4_K_M = 4.89 bits/weight" in text
     assert "128.0 KiB per token" in text
-    assert "η_bw = 0.89" in text
+    assert "η_bw = 0.92" in text
     assert "token_embd" in text
     vllm_text = "\n".join(estimate(_infer("llama-3.1-8b", "bf16"), snapshot.gpus["rtx-4090"]).assumptions)
     assert "gpu_memory_utilization 0.90" in vllm_text

@@ -129,7 +129,7 @@ def _kv_assumptions(plan: _Plan) -> list[Phrase]:
                 size=Num((plan.scratch + plan.logits) / GIB, 2),
             )
         )
-    elif plan.engine in ("vllm", "tensorrt-llm"):
+    elif plan.engine in ("vllm", "sglang", "tensorrt-llm"):
         words.append(
             Phrase(
                 "%(engine)s activation peak for %(tokens)s batched tokens and %(sequences)s sampled sequences "

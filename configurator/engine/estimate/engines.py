@@ -21,7 +21,9 @@ from configurator.engine.types import (
 GPU_CONTEXT_GIB = 0.5
 # vLLM pre-allocates gpu_memory_utilization × total memory per GPU (EngineArgs default 0.90; newer CacheConfig
 # 0.92, vllm commit 002f10e — anchors §1.7); TensorRT-LLM's KV pool takes 0.90 of the free memory, modelled alike.
-GPU_MEMORY_UTILIZATION: dict[str, float] = {"vllm": 0.90, "tensorrt-llm": 0.90}
+# SGLang reserves `mem_fraction_static` of the GPU for weights and KV pool (ServerArgs picks it by GPU memory,
+# ≈ 0.88 on 80–141 GB cards; prior from memory of server_args.py, not re-read).
+GPU_MEMORY_UTILIZATION: dict[str, float] = {"vllm": 0.90, "sglang": 0.88, "tensorrt-llm": 0.90}
 LLAMACPP_UBATCH = 512  # llama.cpp `n_ubatch` default: tokens per compute-graph pass
 # vLLM profiles activations with max_num_batched_tokens (vllm/engine/arg_utils.py default for the OpenAI server
 # 2048; 8192 on ≥ 70 GiB GPUs — from memory of that file, not re-read) and samples up to 256 sequences.

@@ -18,7 +18,7 @@ def _parallelism(plan: _Plan, count: int) -> str:
     if plan.training:
         return "data"
     model = plan.workload.model
-    if plan.engine in ("vllm", "tensorrt-llm"):
+    if plan.engine in ("vllm", "sglang", "tensorrt-llm"):
         kv_ok = model.is_mla or model.kv_heads % count == 0 or count % model.kv_heads == 0
         if model.heads % count == 0 and kv_ok:
             return "tensor"

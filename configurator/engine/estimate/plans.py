@@ -125,7 +125,7 @@ def _inference_plan(w: Workload) -> _Plan:
                     size=Num(profile.embed_bytes / GIB, 2),
                 )
             )
-    elif engine in ("vllm", "tensorrt-llm"):
+    elif engine in ("vllm", "sglang", "tensorrt-llm"):
         tokens = VLLM_BATCHED_TOKENS_SMALL
         scratch = 2.0 * tokens * (3 * h + q_dim + 2 * kv_dim + 3 * inter)
         logits = 4.0 * 2 * VLLM_MAX_NUM_SEQS * model.vocab

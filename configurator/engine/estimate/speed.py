@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from configurator.engine import calibration as cal
 from configurator.engine.estimate.engines import LLAMACPP_UBATCH, VLLM_BATCHED_TOKENS_SMALL
-from configurator.engine.estimate.layout import _kv_share, _parallelism
+from configurator.engine.estimate.layout import _kv_share, _parallelism, _per_gpu_bytes, _usable_gib
 from configurator.engine.estimate.plans import _Plan, _plan
+from configurator.engine.estimate.weights import GIB
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.types import GpuSpec, ModelArch, Throughput, Workload
 
@@ -29,7 +30,7 @@ def _peak_flops(gpu: GpuSpec, precision: str, engine: str) -> float:
     The catalog's `fp16_tflops` of GeForce cards is the FP32-accumulate rate, half the FP16-accumulate rate
     (NVIDIA Ada whitepaper App. A, gpus.csv notes); llama.cpp's cuBLAS path accumulates in FP16, so it gets 2×.
     """
-    if engine in ("vllm", "tensorrt-llm"):
+    if engine in cal.SERVER_ENGINES:
         if precision in ("fp8", "nvfp4") and gpu.fp8_tflops:
             return gpu.fp8_tflops * 1e12
         if precision == "int8" and gpu.int8_tops:
@@ -66,32 +67,69 @@ def _allreduce_s(model: ModelArch, tokens: int, tp: int, link: _Link) -> float:
     return 2 * model.layers * max(link.floor_s, size / (link.gbs * 1e9))
 
 
-def _decode_step_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> float:
+@dataclass(frozen=True, slots=True)
+class StepTerms:
+    """One decode step of `sequences` sequences on one GPU, split into the terms the constants multiply:
+    t = max(bytes_s / η_bw, compute_s / MFU) + layers·τ_layer + moe_layers·τ_moe + τ_step + hops·τ_hop
+    + allreduce_s. `calibration.fit_*` fit the constants on these same terms (bench/accuracy.py)."""
+
+    bytes_s: float  # bytes one GPU reads per step / its datasheet bandwidth
+    compute_s: float  # FLOPs one GPU does per step / its dense peak
+    layers: int
+    moe_layers: int
+    hops: int
+    allreduce_s: float
+
+
+def _routed_union(model: ModelArch, tokens: int) -> float:
+    """Share of the routed experts some token of a step picks (uniform routing): 1 − (1 − k/E)^tokens."""
+    return 1.0 - (1.0 - model.active_experts / model.experts) ** tokens
+
+
+def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> StepTerms:
+    """Bytes, FLOPs and fixed costs of one decode step of `plan.sequences` sequences.
+
+    MoE: a step reads the dense weights once and every expert some token of the batch routes to (the union);
+    under tensor parallelism each GPU holds 1/t of every expert, under expert parallelism 1/t of the experts:
+    either way one GPU reads 1/t of the union on average. llama.cpp's scattered expert reads also stream slower
+    than dense mat-vec (`calibration.moe_efficiency`); server engines pay that as the per-MoE-layer time τ_moe.
+    """
     model = plan.workload.model
-    constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
     sequences = plan.sequences
     weights = plan.read_bytes
+    moe_layers = 0
     if model.is_moe and plan.routed_bytes:
         top_k = model.active_experts / model.experts
-        union = 1.0 - (1.0 - top_k) ** sequences  # share of experts some token of the batch routes to
+        union = _routed_union(model, sequences)
         weights += plan.routed_bytes * (union - top_k)
+        moe_layers = model.layers - model.dense_layers
+        if plan.engine == "llama.cpp":
+            weights += plan.routed_bytes * union * (1.0 / cal.moe_efficiency(model.experts) - 1.0)
     kv = plan.kv_read_per_seq * sequences
-    if model.is_moe and plan.routed_bytes:
-        # scattered expert reads stream slower than dense GEMV: charge them as extra bytes
-        routed_read = plan.routed_bytes * (1.0 - (1.0 - model.active_experts / model.experts) ** sequences)
-        weights += routed_read * (1.0 / cal.moe_efficiency(model.experts) - 1.0)
     tp = count if parallelism == "tensor" else 1
     moved = weights / tp + kv * _kv_share(model, tp) if tp > 1 else weights + kv
-    memory_s = moved / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
-    compute_s = (
-        sequences
-        * plan.decode_flops
-        / (tp * cal.PREFILL_MFU[plan.engine] * _peak_flops(gpu, plan.weight_precision, plan.engine))
+    compute = sequences * plan.decode_flops / (tp * _peak_flops(gpu, plan.weight_precision, plan.engine))
+    return StepTerms(
+        bytes_s=moved / (gpu.bandwidth_gbs * 1e9),
+        compute_s=compute,
+        layers=model.layers,
+        moe_layers=moe_layers,
+        hops=count - 1 if parallelism == "pipeline" else 0,
+        allreduce_s=_allreduce_s(model, sequences, tp, link),
     )
-    fixed = model.layers * constants.tau_layer_s + constants.tau_step_s
-    if parallelism == "pipeline":
-        fixed += (count - 1) * cal.PIPELINE_HOP_S
-    return max(memory_s, compute_s) + fixed + _allreduce_s(model, sequences, tp, link)
+
+
+def step_seconds(terms: StepTerms, constants: cal.DecodeConstants, mfu: float) -> float:
+    memory_s = terms.bytes_s / constants.eta_bw
+    fixed = terms.layers * constants.tau_layer_s + terms.moe_layers * constants.tau_moe_layer_s
+    fixed += constants.tau_step_s + terms.hops * cal.PIPELINE_HOP_S
+    return max(memory_s, terms.compute_s / mfu) + fixed + terms.allreduce_s
+
+
+def _decode_step_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> float:
+    constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
+    terms = step_terms(plan, gpu, count, parallelism, link)
+    return step_seconds(terms, constants, cal.PREFILL_MFU[plan.engine])
 
 
 def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> float:
@@ -139,3 +177,61 @@ def decode_terms(workload: Workload, gpu: GpuSpec, gpu_count: int = 1) -> tuple[
     hops = gpu_count - 1 if parallelism == "pipeline" else 0
     moved = plan.read_bytes + plan.kv_read_per_seq
     return moved / (gpu.bandwidth_gbs * 1e9), workload.model.layers, hops
+
+
+def workload_step_terms(workload: Workload, gpu: GpuSpec, gpu_count: int = 1, link_gbs: float | None = None) -> StepTerms:
+    """The decode-step terms of a workload as estimate() would lay it out (bench/accuracy.py fits on them)."""
+    plan = _plan(workload)
+    return step_terms(plan, gpu, gpu_count, _parallelism(plan, gpu_count), _link(gpu, link_gbs))
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """Output tokens/s of a whole build at full load, and the running sequences that reach it."""
+
+    tokens_per_s: float
+    sequences: int
+    decode_share: float  # share of GPU time spent in decode steps (the rest is prefill)
+
+
+def served_throughput(
+    workload: Workload,
+    gpu: GpuSpec,
+    gpu_count: int,
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    link_gbs: float | None = None,
+    mfu: float | None = None,
+    constants: cal.DecodeConstants | None = None,
+    with_prefill: bool = True,
+) -> Served:
+    """Output tokens/s under continuous batching with every request queued (trtllm-bench `throughput`,
+    `bench_serving --request-rate inf`): prompts and decode steps share the GPUs, so each generated token
+    costs its share of a decode step of `b` sequences plus prompt/output of one prompt token's prefill
+    (2 × active params + attention FLOPs at the engine's MFU over all GPUs). `b` runs over powers of two
+    up to the engine's cap on running sequences while the KV cache at the mean depth (prompt + output/2)
+    fits; the best `b` is the answer. `mfu` and `constants` override the fitted ones (bench/accuracy.py)."""
+    engine = cal.engine_family(workload.engine)
+    link = _link(gpu, link_gbs)
+    prompt_plan = _plan(replace(workload, context_tokens=prompt_tokens, concurrent_users=1, batch_size=1))
+    mfu = mfu or cal.PREFILL_MFU[engine]
+    constants = constants or cal.DECODE_CONSTANTS[(engine, cal.memory_class(gpu.memory_type))]
+    peak = _peak_flops(gpu, prompt_plan.weight_precision, engine)
+    prefill_s = prompt_tokens * prompt_plan.prefill_flops / (gpu_count * mfu * peak) if with_prefill else 0.0
+    best = Served(0.0, 0, 1.0)
+    sequences = 1
+    while sequences <= cal.MAX_RUNNING_SEQUENCES.get(engine, 256):
+        running = replace(
+            workload, context_tokens=prompt_tokens + output_tokens // 2, concurrent_users=sequences, batch_size=1
+        )
+        plan = _plan(running)
+        parallelism = _parallelism(plan, gpu_count)
+        if _per_gpu_bytes(plan, parallelism, gpu_count) > _usable_gib(plan, gpu) * GIB:
+            break
+        step = step_seconds(step_terms(plan, gpu, gpu_count, parallelism, link), constants, mfu)
+        per_token = step / sequences + prefill_s / output_tokens
+        if 1.0 / per_token > best.tokens_per_s:
+            best = Served(1.0 / per_token, sequences, step / sequences / per_token)
+        sequences *= 2
+    return best

@@ -52,7 +52,7 @@ from configurator.engine.types import (
 
 BOOT_DRIVE_MIN_TB = 0.9  # OS + one model; datacenter NVMe comes in 0.96 / 1.92 / 3.84 … TB
 MODEL_COPIES_ON_DISK = 2.0  # the download and a converted / quantized copy side by side
-TENSOR_ENGINES = ("vllm", "tensorrt-llm")
+TENSOR_ENGINES = ("vllm", "sglang", "tensorrt-llm")
 # Without a target, an interactive service should still stream faster than people read: silent reading
 # averages 238 words/min (Brysbaert 2019, J. Memory and Language 109) ≈ 4 words/s ≈ 5.3 tokens/s at
 # ~1.33 tokens per English word; 10 tokens/s per user leaves room for skimming and non-English text.

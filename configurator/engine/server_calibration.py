@@ -1,0 +1,126 @@
+"""Server engines (vLLM, SGLang, TensorRT-LLM): the published measurements and the fits of their constants
+(pure; no Django).
+
+fixtures/server_speed.csv holds two kinds of row, each with its source, engine version and settings:
+- `per_user`: decode tokens/s of one user while `concurrency` users run (1000 / TPOT), TP over NVSwitch;
+- `total_output`: output tokens/s of the whole build with every request queued (prefill included).
+
+A per-user row is reduced to the terms of one decode step as estimate() lays the workload out
+(`estimate.speed.StepTerms`: bytes each GPU reads / bandwidth, layers, all-reduce time), and
+
+    t_step = bytes_s / η_bw + layers × τ_layer + allreduce_s
+
+is fitted by least squares on relative error (`fit_server`: two parameters, pooled over the engines; every
+published server row is a CUDA-graph replay on H100/H200, too few rows per engine to fit each apart).
+A full-load row is predicted by `estimate.speed.served_throughput`, whose one free constant is the share of
+the tensor-core peak that prefill and compute-bound decode reach (`fit_server_mfu`, a 1-D search).
+bench/accuracy.py judges both leave-one-source-out (`calibration.source_group`) next to a constant-η rule.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from configurator.engine.calibration import _solve, percentile
+
+SERVER_CSV = Path(__file__).resolve().parents[2] / "fixtures" / "server_speed.csv"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRow:
+    gpu_name: str
+    gpu_count: int
+    model: str  # library slug
+    precision: str
+    kv_cache: str
+    engine: str
+    engine_version: str
+    parallelism: str
+    concurrency: str  # a number, or "max" (every request queued)
+    prompt_tokens: int
+    output_tokens: int
+    metric: str  # per_user | total_output
+    tokens_per_s: float
+    source: str
+    notes: str
+
+
+def read_server_rows(path: Path = SERVER_CSV) -> list[ServerRow]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [
+            ServerRow(
+                gpu_name=row["gpu"],
+                gpu_count=int(row["gpu_count"]),
+                model=row["model"],
+                precision=row["precision"],
+                kv_cache=row["kv_cache"],
+                engine=row["engine"],
+                engine_version=row["engine_version"],
+                parallelism=row["parallelism"],
+                concurrency=row["concurrency"],
+                prompt_tokens=int(row["isl"]),
+                output_tokens=int(row["osl"]),
+                metric=row["metric"],
+                tokens_per_s=float(row["tokens_per_s"]),
+                source=row["source"],
+                notes=row["notes"],
+            )
+            for row in csv.DictReader(handle)
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSample:
+    """One per-user row reduced to the terms of a decode step (seconds)."""
+
+    label: str
+    seconds_per_token: float  # measured: 1 / per-user tokens/s
+    bytes_s: float
+    compute_s: float
+    layers: int
+    allreduce_s: float
+    era: str = "current"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerFit:
+    eta: float
+    tau_layer_s: float
+
+    def seconds_per_token(self, sample: ServerSample, mfu: float) -> float:
+        memory = sample.bytes_s / self.eta
+        return max(memory, sample.compute_s / mfu) + sample.layers * self.tau_layer_s + sample.allreduce_s
+
+
+def fit_server(samples: Sequence[ServerSample]) -> ServerFit:
+    """Least squares on relative error of t − allreduce = bytes_s·(1/η) + layers·τ_layer (memory-bound steps:
+    at the published concurrencies the FLOPs of a step are < 5 % of its bytes' time)."""
+    design = [[s.bytes_s / s.seconds_per_token, s.layers / s.seconds_per_token] for s in samples]
+    target = [(s.seconds_per_token - s.allreduce_s) / s.seconds_per_token for s in samples]
+    normal = [[sum(row[i] * row[j] for row in design) for j in range(2)] for i in range(2)]
+    rhs = [sum(row[i] * y for row, y in zip(design, target, strict=True)) for i in range(2)]
+    inverse_eta, tau = _solve(normal, rhs)
+    return ServerFit(1.0 / inverse_eta, tau)
+
+
+def constant_eta_server(samples: Sequence[ServerSample]) -> float:
+    """The constant-efficiency rule fitted the same way: median η = bytes_s / measured seconds per token."""
+    return percentile((s.bytes_s / s.seconds_per_token for s in samples), 0.5)
+
+
+def fit_server_mfu(predict: Callable[[float], Sequence[float]]) -> float:
+    """The MFU whose predictions (`predict(mfu)` → predicted / measured per row) have the smallest median
+    absolute log error, searched over 0.20–0.90 in steps of 0.01."""
+    import math
+
+    best, best_error = 0.5, math.inf
+    for step in range(20, 91):
+        mfu = step / 100
+        error = percentile((abs(math.log(ratio)) for ratio in predict(mfu)), 0.5)
+        if error < best_error:
+            best, best_error = mfu, error
+    return best
