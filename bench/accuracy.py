@@ -17,11 +17,8 @@ Run: .venv/bin/python bench/accuracy.py
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import django_setup  # noqa: F401 - first: the project on sys.path and Django set up
-
-import accuracy_server
 
 from catalog.fixture import fixture_snapshot
 from configurator.engine import calibration as cal
@@ -35,6 +32,8 @@ BASELINE_ETA = 0.55  # llmfit: tok/s = BW / model_GB × 0.55
 
 
 def main() -> int:
+    import accuracy_server  # after django_setup put the project on sys.path
+
     gpus = fixture_snapshot().gpus
     rows = cal.read_calibration()
     used: list[tuple[cal.CalibrationRow, Workload, str]] = []

@@ -16,9 +16,7 @@ from typing import Any
 
 from configurator.engine import calibration as cal
 from configurator.engine import server_calibration as srv
-from configurator.engine.estimate.speed import served_throughput, step_seconds, workload_step_terms
-from configurator.engine.models_library import model_get
-from configurator.engine.types import Workload
+from configurator.engine.estimate.speed import served_throughput
 
 TARGET_MEDIAN = 0.20
 TARGET_P90 = 0.40
@@ -35,33 +33,13 @@ class Judged:
         return f"{self.engine:<14} {self.figure:<62} {len(self.errors):>4} {median * 100:>7.1f}% {p90 * 100:>7.1f}%"
 
 
-def _link(gpu: Any) -> float | None:
-    return gpu.nvlink_gbs if gpu.nvlink_kind == "nvswitch-sxm" else None
-
-
-def _workload(row: srv.ServerRow, users: int, context: int) -> Workload:
-    return Workload(
-        model=model_get(row.model),
-        precision=row.precision,
-        kv_cache_precision=row.kv_cache,
-        context_tokens=context,
-        concurrent_users=users,
-        engine=row.engine,
-    )
+_link = srv.nvswitch_gbs
+_workload = srv.row_workload
 
 
 def per_user(gpus: dict[str, Any]) -> tuple[list[Judged], bool]:
     rows = [r for r in srv.read_server_rows() if r.metric == "per_user"]
-    samples: list[srv.ServerSample] = []
-    for row in rows:
-        gpu = gpus[cal.GPU_SKU_BY_NAME[row.gpu_name]]
-        users = int(row.concurrency)
-        workload = _workload(row, users, row.prompt_tokens + row.output_tokens // 2)
-        terms = workload_step_terms(workload, gpu, row.gpu_count, _link(gpu))
-        era = cal.era_of(cal.source_group(row.source))
-        label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.engine} {row.engine_version} b={users}"
-        samples.append(srv.ServerSample(label, 1 / row.tokens_per_s, terms.bytes_s, terms.compute_s,
-                                        terms.layers, terms.allreduce_s, era))  # fmt: skip
+    samples = srv.server_samples(rows, gpus)
     groups = [cal.source_group(r.source) for r in rows]
     current = [s for s in samples if s.era == "current"]
     shipped = srv.ServerFit(cal.SERVER_ETA_HBM, cal.SERVER_TAU_LAYER_S)
@@ -69,9 +47,10 @@ def per_user(gpus: dict[str, Any]) -> tuple[list[Judged], bool]:
     print("\n== Server engines, decode tokens/s per user (fixtures/server_speed.csv) ==")
     print(f"{'row':<66} {'measured':>9} {'ours':>8} {'err':>7}")
     for sample, row in zip(samples, rows, strict=True):
-        ours = 1 / shipped.seconds_per_token(sample, mfu)
+        speed = 1 / shipped.seconds_per_token(sample, mfu)
         mark = "" if sample.era == "current" else "  (old build)"
-        print(f"{sample.label[:66]:<66} {row.tokens_per_s:>9.1f} {ours:>8.1f} {(ours * sample.seconds_per_token - 1) * 100:>+6.1f}%{mark}")  # fmt: skip
+        error = (speed * sample.seconds_per_token - 1) * 100
+        print(f"{sample.label[:66]:<66} {row.tokens_per_s:>9.1f} {speed:>8.1f} {error:>+6.1f}%{mark}")
     fit = srv.fit_server(current)
     print(f"fit on the {len(current)} current-build rows: η_bw {fit.eta:.3f}, τ_layer {fit.tau_layer_s * 1e6:.1f} µs "
           f"(calibration.py: {cal.SERVER_ETA_HBM}, {cal.SERVER_TAU_LAYER_S * 1e6:.1f} µs)")  # fmt: skip
@@ -126,8 +105,10 @@ def full_load(gpus: dict[str, Any]) -> list[Judged]:
     print("\n== Server engines, output tokens/s of the whole build at full load (prefill shares the GPUs) ==")
     shipped = ratios(cal.SERVER_MFU, rows)
     for row, ratio in zip(rows, shipped, strict=True):
-        label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.precision} {row.engine} {row.prompt_tokens}/{row.output_tokens}"  # noqa: E501
-        print(f"{label[:66]:<66} {row.tokens_per_s:>9.0f} {ratio * row.tokens_per_s:>8.0f} {(ratio - 1) * 100:>+6.1f}%")  # fmt: skip
+        label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.precision} {row.engine}"
+        label += f" {row.prompt_tokens}/{row.output_tokens}"
+        predicted = ratio * row.tokens_per_s
+        print(f"{label[:66]:<66} {row.tokens_per_s:>9.0f} {predicted:>8.0f} {(ratio - 1) * 100:>+6.1f}%")
     fitted = srv.fit_server_mfu(lambda mfu: ratios(mfu, rows))
     print(f"MFU fitted on all these rows: {fitted:.2f} (calibration.SERVER_MFU {cal.SERVER_MFU})")
     ours_all: list[float] = []

@@ -42,16 +42,16 @@ class DecodeConstants:
     tau_moe_layer_s: float = 0.0  # extra fixed seconds per MoE layer (router, top-k, permute, grouped GEMMs)
 
 
-# Fitted by `fit_decode_supported` on 29 single-stream llama.cpp rows of fixtures/decode_calibration.csv
+# Fitted by `fit_decode_supported` on 31 single-stream llama.cpp rows of fixtures/decode_calibration.csv
 # (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413,
-# llama.cpp PR #26284, discussions #10879/#15013/#15021); bench/accuracy.py reproduces these numbers. The rows
-# of early-2024 builds (OLD_BUILDS) get a per-layer time of their own (101 µs) and inform η and τ_hop only:
-# the τ_layer below is the current builds' one.
-LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=29)
-LLAMACPP_ETA_GDDR = 0.916
-LLAMACPP_ETA_HBM = 0.525
-LLAMACPP_TAU_LAYER_S = 65.3e-6
-PIPELINE_HOP_S = 151e-6  # per GPU boundary of a layer split (same fit)
+# llama.cpp PRs #26284/#17505/#17891, discussions #10879/#15013/#15021); bench/accuracy.py reproduces these
+# numbers. The rows of early-2024 builds (OLD_BUILDS) get a per-layer time of their own (106 µs) and inform η
+# and τ_hop only: the τ_layer below is the current builds' one.
+LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=31)
+LLAMACPP_ETA_GDDR = 0.932
+LLAMACPP_ETA_HBM = 0.534
+LLAMACPP_TAU_LAYER_S = 64.6e-6
+PIPELINE_HOP_S = 141e-6  # per GPU boundary of a layer split (same fit)
 
 SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 
@@ -62,19 +62,20 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 # judges them leave-one-source-out. τ_layer is the whole fixed cost of a layer per step on these engines: the
 # kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) — all-reduces are counted apart.
 SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=9)
-SERVER_ETA_HBM = 0.582
-SERVER_TAU_LAYER_S = 75.8e-6
+SERVER_ETA_HBM = 0.865
+SERVER_TAU_LAYER_S = 77.1e-6
 # No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.89 GDDR vs 0.48 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM
 # HF transformers decodes eagerly (no CUDA graphs): launch-bound at ~0.4 ms per layer (prior).
 _PRIOR = Phrase("prior (no single-stream rows for this engine in decode_calibration.csv)")
 _SERVER = DecodeConstants(SERVER_ETA_HBM, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
+_SERVER_GDDR = DecodeConstants(SERVER_ETA_GDDR, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
 DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
     ("llama.cpp", "gddr"): DecodeConstants(LLAMACPP_ETA_GDDR, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE),
     ("llama.cpp", "hbm"): DecodeConstants(LLAMACPP_ETA_HBM, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE),
     **{(engine, "hbm"): _SERVER for engine in SERVER_ENGINES},
-    **{(engine, "gddr"): DecodeConstants(SERVER_ETA_GDDR, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE) for engine in SERVER_ENGINES},
+    **{(engine, "gddr"): _SERVER_GDDR for engine in SERVER_ENGINES},
     ("transformers", "gddr"): DecodeConstants(0.80, 400e-6, 2.0e-3, _PRIOR),
     ("transformers", "hbm"): DecodeConstants(0.75, 400e-6, 2.0e-3, _PRIOR),
 }
@@ -222,6 +223,9 @@ def depth_for(row: CalibrationRow) -> int:
     """Mean context depth of the generated tokens: tg128 from an empty cache → 64; 1024 generated after a
     short prompt → ~560; `tg64 @ depth 4096` → 4128; Ollama obench (a few hundred tokens) → 400."""
     metric = row.metric.lower()
+    deep = re.search(r"@d(\d+)", metric)
+    if deep and metric.startswith("pp512"):  # 512 tokens one per step after `depth` cached ones
+        return int(deep.group(1)) + 256
     if "d4096" in metric or "depth 4096" in row.context.lower():
         return 4096 + 32
     if "1024" in metric:

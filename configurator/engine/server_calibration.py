@@ -21,11 +21,15 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from configurator.engine.calibration import _solve, percentile
+from configurator.engine.calibration import GPU_SKU_BY_NAME, _solve, era_of, percentile, source_group
+from configurator.engine.estimate.speed import workload_step_terms
+from configurator.engine.models_library import model_get
+from configurator.engine.specs import GpuSpec
+from configurator.engine.types import Workload
 
 SERVER_CSV = Path(__file__).resolve().parents[2] / "fixtures" / "server_speed.csv"
 
@@ -115,8 +119,6 @@ def constant_eta_server(samples: Sequence[ServerSample]) -> float:
 def fit_server_mfu(predict: Callable[[float], Sequence[float]]) -> float:
     """The MFU whose predictions (`predict(mfu)` → predicted / measured per row) have the smallest median
     absolute log error, searched over 0.20–0.90 in steps of 0.01."""
-    import math
-
     best, best_error = 0.5, math.inf
     for step in range(20, 91):
         mfu = step / 100
@@ -124,3 +126,36 @@ def fit_server_mfu(predict: Callable[[float], Sequence[float]]) -> float:
         if error < best_error:
             best, best_error = mfu, error
     return best
+
+
+def row_workload(row: ServerRow, users: int, context: int) -> Workload:
+    return Workload(
+        model=model_get(row.model),
+        precision=row.precision,
+        kv_cache_precision=row.kv_cache,
+        context_tokens=context,
+        concurrent_users=users,
+        engine=row.engine,
+    )
+
+
+def nvswitch_gbs(gpu: GpuSpec) -> float | None:
+    """The published server runs are on HGX boards: GPUs joined by NVSwitch."""
+    return gpu.nvlink_gbs if gpu.nvlink_kind == "nvswitch-sxm" else None
+
+
+def server_samples(rows: Sequence[ServerRow], gpus: Mapping[str, GpuSpec]) -> list[ServerSample]:
+    """Per-user rows reduced to the decode-step terms estimate() uses (KV at prompt + output/2)."""
+    samples = []
+    for row in rows:
+        gpu = gpus[GPU_SKU_BY_NAME[row.gpu_name]]
+        users = int(row.concurrency)
+        workload = row_workload(row, users, row.prompt_tokens + row.output_tokens // 2)
+        terms = workload_step_terms(workload, gpu, row.gpu_count, nvswitch_gbs(gpu))
+        era = era_of(source_group(row.source))
+        label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.engine} {row.engine_version} b={users}"
+        seconds = 1 / row.tokens_per_s
+        samples.append(
+            ServerSample(label, seconds, terms.bytes_s, terms.compute_s, terms.layers, terms.allreduce_s, era)
+        )
+    return samples

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from configurator.engine.errors import DomainError
 from configurator.engine import calibration as cal
+from configurator.engine.errors import DomainError
 from configurator.engine.estimate import (
     GIB,
     bits_per_weight,

@@ -91,8 +91,9 @@ def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
 
     MoE: a step reads the dense weights once and every expert some token of the batch routes to (the union);
     under tensor parallelism each GPU holds 1/t of every expert, under expert parallelism 1/t of the experts:
-    either way one GPU reads 1/t of the union on average. llama.cpp's scattered expert reads also stream slower
-    than dense mat-vec (`calibration.moe_efficiency`); server engines pay that as the per-MoE-layer time τ_moe.
+    either way one GPU reads 1/t of the union on average. Scattered expert reads stream slower than dense
+    mat-vec (`calibration.moe_efficiency`, llmfit's calibration): charged as extra bytes, so the fitted η_bw
+    stays the dense share.
     """
     model = plan.workload.model
     sequences = plan.sequences
@@ -103,8 +104,7 @@ def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
         union = _routed_union(model, sequences)
         weights += plan.routed_bytes * (union - top_k)
         moe_layers = model.layers - model.dense_layers
-        if plan.engine == "llama.cpp":
-            weights += plan.routed_bytes * union * (1.0 / cal.moe_efficiency(model.experts) - 1.0)
+        weights += plan.routed_bytes * union * (1.0 / cal.moe_efficiency(model.experts) - 1.0)
     kv = plan.kv_read_per_seq * sequences
     tp = count if parallelism == "tensor" else 1
     moved = weights / tp + kv * _kv_share(model, tp) if tp > 1 else weights + kv
@@ -179,7 +179,9 @@ def decode_terms(workload: Workload, gpu: GpuSpec, gpu_count: int = 1) -> tuple[
     return moved / (gpu.bandwidth_gbs * 1e9), workload.model.layers, hops
 
 
-def workload_step_terms(workload: Workload, gpu: GpuSpec, gpu_count: int = 1, link_gbs: float | None = None) -> StepTerms:
+def workload_step_terms(
+    workload: Workload, gpu: GpuSpec, gpu_count: int = 1, link_gbs: float | None = None
+) -> StepTerms:
     """The decode-step terms of a workload as estimate() would lay it out (bench/accuracy.py fits on them)."""
     plan = _plan(workload)
     return step_terms(plan, gpu, gpu_count, _parallelism(plan, gpu_count), _link(gpu, link_gbs))
