@@ -284,3 +284,14 @@ def test_framework_field_changes_training_memory(catalog: None, api_client: APIC
     bad = _post(api_client, {**body, "framework": "megatron"})
     assert bad.status_code == 400
     assert list(bad.json()["error"]["fields"]) == ["framework"]
+
+
+def test_sglang_is_an_engine_choice(catalog: None, api_client: APIClient) -> None:
+    body = {**EXAMPLE, "model": "deepseek-v3", "precision": "fp8", "kv_cache_precision": "fp8",
+            "engine": "sglang", "gpu": "h200-sxm", "gpu_count": 8, "context_tokens": 2048}  # fmt: skip
+    response = _post(api_client, body)
+    assert response.status_code == 200, response.json()
+    assert response.json()["gpu"]["parallelism"] == "tensor"
+    unknown = _post(api_client, {**EXAMPLE, "engine": "sglang-typo"})
+    assert unknown.status_code == 400
+    assert "engine" in str(unknown.json())
