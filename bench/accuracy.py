@@ -23,6 +23,7 @@ import django_setup  # noqa: F401 - first: the project on sys.path and Django se
 from catalog.fixture import fixture_snapshot
 from configurator.engine import calibration as cal
 from configurator.engine.estimate import decode_terms, estimate, weight_bytes
+from configurator.engine.estimate.speed import workload_step_terms
 from configurator.engine.models_library import model_get
 from configurator.engine.types import Workload
 
@@ -69,7 +70,13 @@ def main() -> int:
     base_err: list[float] = []
     samples: list[cal.DecodeSample] = []
     consistency = 0.0
-    fit_now = cal.DecodeFit(cal.LLAMACPP_ETA_GDDR, cal.LLAMACPP_ETA_HBM, cal.LLAMACPP_TAU_LAYER_S, cal.PIPELINE_HOP_S)
+    fit_now = cal.DecodeFit(
+        cal.LLAMACPP_ETA_GDDR,
+        cal.LLAMACPP_ETA_HBM,
+        cal.LLAMACPP_TAU_LAYER_S,
+        cal.PIPELINE_HOP_S,
+        kquant_extra=cal.LLAMACPP_KQUANT_EXTRA,
+    )
     for row, workload, sku in used:
         gpu = gpus[sku]
         result = estimate(workload, gpu, row.gpu_count)
@@ -79,6 +86,7 @@ def main() -> int:
         ours_err.append(abs(ours / row.tokens_per_s - 1))
         base_err.append(abs(baseline / row.tokens_per_s - 1))
         bytes_s, layers, hops = decode_terms(workload, gpu, row.gpu_count)
+        kquant_s = workload_step_terms(workload, gpu, row.gpu_count).kquant_bytes_s
         sample = cal.DecodeSample(
             label=f"{row.gpu_name} ×{row.gpu_count} {workload.model.slug} {workload.precision}",
             seconds_per_token=1 / row.tokens_per_s,
@@ -87,6 +95,7 @@ def main() -> int:
             layers=layers,
             hops=hops,
             era=cal.era_of(cal.source_group(row.source)),
+            kquant_bytes_s=kquant_s,
         )
         samples.append(sample)
         consistency = max(consistency, abs(ours * fit_now.seconds_per_token(sample) - 1))
@@ -163,9 +172,9 @@ def main() -> int:
     print(
         f"\nfit on these rows: η_bw GDDR {fit.eta_gddr:.3f}, HBM {fit.eta_hbm:.3f}, "
         f"τ_layer {fit.tau_layer_s * 1e6:.1f} µs (old builds {fit.tau_layer_old_s * 1e6:.1f} µs), "
-        f"τ_hop {fit.tau_hop_s * 1e6:.0f} µs "
+        f"τ_hop {fit.tau_hop_s * 1e6:.0f} µs, K-quant extra {fit.kquant_extra:.3f} "
         f"(configurator/calibration.py: {cal.LLAMACPP_ETA_GDDR}, {cal.LLAMACPP_ETA_HBM}, "
-        f"{cal.LLAMACPP_TAU_LAYER_S * 1e6:.1f} µs, {cal.PIPELINE_HOP_S * 1e6:.0f} µs); "
+        f"{cal.LLAMACPP_TAU_LAYER_S * 1e6:.1f} µs, {cal.PIPELINE_HOP_S * 1e6:.0f} µs, {cal.LLAMACPP_KQUANT_EXTRA}); "
         f"estimate() vs the fit formula: max deviation {consistency * 100:.2f} %"
     )
     bands = {"< 8 GB": (0, 8e9), "8-30 GB": (8e9, 30e9), "> 30 GB": (30e9, 1e15)}

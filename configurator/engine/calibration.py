@@ -40,18 +40,23 @@ class DecodeConstants:
     tau_step_s: float  # fixed seconds per decode step (scheduler, sampling)
     source: str
     tau_moe_layer_s: float = 0.0  # extra fixed seconds per MoE layer (router, top-k, permute, grouped GEMMs)
+    kquant_extra: float = 0.0  # extra seconds per second of K-quant weight bytes / bandwidth (dequant ALU)
 
 
 # Fitted by `fit_decode_supported` on 31 single-stream llama.cpp rows of fixtures/decode_calibration.csv
 # (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413,
 # llama.cpp PRs #26284/#17505/#17891, discussions #10879/#15013/#15021); bench/accuracy.py reproduces these
-# numbers. The rows of early-2024 builds (OLD_BUILDS) get a per-layer time of their own (106 µs) and inform η
+# numbers. The rows of early-2024 builds (OLD_BUILDS) get a per-layer time of their own (93 µs) and inform η
 # and τ_hop only: the τ_layer below is the current builds' one.
 LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=31)
-LLAMACPP_ETA_GDDR = 0.932
-LLAMACPP_ETA_HBM = 0.534
-LLAMACPP_TAU_LAYER_S = 64.6e-6
-PIPELINE_HOP_S = 141e-6  # per GPU boundary of a layer split (same fit)
+LLAMACPP_ETA_GDDR = 0.962
+LLAMACPP_ETA_HBM = 0.519
+LLAMACPP_TAU_LAYER_S = 63.1e-6
+PIPELINE_HOP_S = 145e-6  # per GPU boundary of a layer split (same fit)
+# K-quant weights (Q4_K_M, Q6_K …: 256-weight super-blocks with 6-bit sub-scales) cost more ALU per byte to
+# dequantize than Q4_0/Q8_0/F16, so their mat-vec streams slower: extra seconds per second of their bytes over
+# the bandwidth (same fit; a linear column, determined by the rows that run K-quant and legacy types alike).
+LLAMACPP_KQUANT_EXTRA = 0.113
 
 SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 
@@ -72,8 +77,12 @@ _PRIOR = Phrase("prior (no single-stream rows for this engine in decode_calibrat
 _SERVER = DecodeConstants(SERVER_ETA_HBM, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
 _SERVER_GDDR = DecodeConstants(SERVER_ETA_GDDR, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
 DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
-    ("llama.cpp", "gddr"): DecodeConstants(LLAMACPP_ETA_GDDR, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE),
-    ("llama.cpp", "hbm"): DecodeConstants(LLAMACPP_ETA_HBM, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE),
+    ("llama.cpp", "gddr"): DecodeConstants(
+        LLAMACPP_ETA_GDDR, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE, kquant_extra=LLAMACPP_KQUANT_EXTRA
+    ),
+    ("llama.cpp", "hbm"): DecodeConstants(
+        LLAMACPP_ETA_HBM, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE, kquant_extra=LLAMACPP_KQUANT_EXTRA
+    ),
     **{(engine, "hbm"): _SERVER for engine in SERVER_ENGINES},
     **{(engine, "gddr"): _SERVER_GDDR for engine in SERVER_ENGINES},
     ("transformers", "gddr"): DecodeConstants(0.80, 400e-6, 2.0e-3, _PRIOR),
@@ -255,6 +264,7 @@ class DecodeSample:
     layers: int
     hops: int
     era: str = "current"  # "old": a build before the one the estimator models (OLD_BUILDS)
+    kquant_bytes_s: float = 0.0  # weight bytes / bandwidth when they are GGUF K-quants (more ALU per byte)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,11 +274,13 @@ class DecodeFit:
     tau_layer_s: float
     tau_hop_s: float
     tau_layer_old_s: float = 0.0  # per-layer time of the old builds' rows (fitted apart, never used to estimate)
+    kquant_extra: float = 0.0  # extra seconds per (byte / bandwidth) second of K-quant weights: dequant ALU
 
     def seconds_per_token(self, sample: DecodeSample) -> float:
         eta = self.eta_hbm if sample.memory_class == "hbm" else self.eta_gddr
         tau = self.tau_layer_old_s if sample.era == "old" and self.tau_layer_old_s else self.tau_layer_s
-        return sample.bytes_over_bandwidth_s / eta + sample.layers * tau + sample.hops * self.tau_hop_s
+        extra = self.kquant_extra * sample.kquant_bytes_s
+        return sample.bytes_over_bandwidth_s / eta + extra + sample.layers * tau + sample.hops * self.tau_hop_s
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
@@ -361,7 +373,8 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     has_hops = any(s.hops for s in samples)
     has_old = any(s.era == "old" for s in samples)
     has_current = any(s.era != "old" for s in samples)
-    columns = [has_gddr, has_hbm, has_current, has_hops, has_old]
+    has_kquant = any(s.kquant_bytes_s for s in samples) and not all(s.kquant_bytes_s for s in samples)
+    columns = [has_gddr, has_hbm, has_current, has_hops, has_old, has_kquant]
     design: list[list[float]] = []
     for s in samples:
         t = s.seconds_per_token
@@ -369,7 +382,8 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
         hbm = s.bytes_over_bandwidth_s / t if s.memory_class == "hbm" else 0.0
         current = s.layers / t if s.era != "old" else 0.0
         old = s.layers / t if s.era == "old" else 0.0
-        row = [gddr, hbm, current, s.hops / t, old]
+        kquant = s.kquant_bytes_s / t
+        row = [gddr, hbm, current, s.hops / t, old, kquant]
         design.append([value for value, keep in zip(row, columns, strict=True) if keep])
     size = sum(columns)
     normal = [[sum(row[i] * row[j] for row in design) for j in range(size)] for i in range(size)]
@@ -379,7 +393,7 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     inv_gddr = values[0] if has_gddr else values[1]
     inv_hbm = values[1] if has_hbm else values[0]
     tau = values[2] if has_current else values[4]
-    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, tau, values[3], values[4])
+    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, tau, values[3], values[4], values[5])
 
 
 def constant_eta(samples: Sequence[DecodeSample]) -> float:

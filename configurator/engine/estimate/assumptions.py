@@ -341,6 +341,9 @@ def _layout_assumptions(
             )
         )
     constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
+    eta = constants.eta_bw
+    if "_k" in plan.weight_precision:  # K-quant weights stream slower (calibration.LLAMACPP_KQUANT_EXTRA)
+        eta = 1.0 / (1.0 / eta + constants.kquant_extra)
     moved = plan.read_bytes + plan.kv_read_per_seq
     effective = moved * throughput.decode_tokens_per_s_per_user / (gpu.bandwidth_gbs * 1e9)
     if parallelism == "tensor":
@@ -349,7 +352,7 @@ def _layout_assumptions(
         Phrase(
             "decode: η_bw = %(eta)s of %(bandwidth)s GB/s + %(tau)s µs per layer per step (%(engine)s, "
             "%(memory)s; %(source)s) → effective η = %(effective)s on %(moved)s GB read per token",
-            eta=Num(constants.eta_bw, 2),
+            eta=Num(eta, 2),
             bandwidth=Num(gpu.bandwidth_gbs, None),
             tau=Num(constants.tau_layer_s * 1e6),
             engine=w.engine,

@@ -79,6 +79,7 @@ class StepTerms:
     moe_layers: int
     hops: int
     allreduce_s: float
+    kquant_bytes_s: float = 0.0  # the weight part of bytes_s when the weights are GGUF K-quants
 
 
 def _routed_union(model: ModelArch, tokens: int) -> float:
@@ -109,6 +110,7 @@ def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     tp = count if parallelism == "tensor" else 1
     moved = weights / tp + kv * _kv_share(model, tp) if tp > 1 else weights + kv
     compute = sequences * plan.decode_flops / (tp * _peak_flops(gpu, plan.weight_precision, plan.engine))
+    kquant = weights / tp if "_k" in plan.weight_precision else 0.0
     return StepTerms(
         bytes_s=moved / (gpu.bandwidth_gbs * 1e9),
         compute_s=compute,
@@ -116,11 +118,12 @@ def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
         moe_layers=moe_layers,
         hops=count - 1 if parallelism == "pipeline" else 0,
         allreduce_s=_allreduce_s(model, sequences, tp, link),
+        kquant_bytes_s=kquant / (gpu.bandwidth_gbs * 1e9),
     )
 
 
 def step_seconds(terms: StepTerms, constants: cal.DecodeConstants, mfu: float) -> float:
-    memory_s = terms.bytes_s / constants.eta_bw
+    memory_s = terms.bytes_s / constants.eta_bw + terms.kquant_bytes_s * constants.kquant_extra
     fixed = terms.layers * constants.tau_layer_s + terms.moe_layers * constants.tau_moe_layer_s
     fixed += constants.tau_step_s + terms.hops * cal.PIPELINE_HOP_S
     return max(memory_s, terms.compute_s / mfu) + fixed + terms.allreduce_s
