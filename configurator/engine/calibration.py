@@ -11,12 +11,13 @@ layer); `τ_hop` is the hand-over between GPUs of a layer split. The model is li
 effective η of the anchors (tokens/s × bytes / bandwidth) then falls out of it: small models lose more to
 the fixed per-layer time, so η grows with weight size, as the measurements show (estimator-anchors.md §5).
 
-The llama.cpp constants below are the output of `fit_decode` on the single-stream rows of
+The llama.cpp constants below are the output of `fit_decode_supported` on the single-stream rows of
 `fixtures/decode_calibration.csv` whose GPU is in our catalog, so their error on those rows is in-sample;
 bench/accuracy.py judges the model leave-one-source-out instead (`leave_one_source_out`: refit without one
-publication, predict it), next to a constant-η rule refitted the same way. vLLM, TensorRT-LLM and
-transformers have no single-stream rows in that file: their constants are priors, named as such in every
-estimate that uses them.
+publication, predict it), next to a constant-η rule refitted the same way. Rows of builds older than the ones
+the estimator models (`OLD_BUILDS`) get a per-layer time of their own and are reported apart, not judged.
+vLLM, SGLang and TensorRT-LLM share constants fitted on fixtures/server_speed.csv
+(configurator.engine.server_calibration); transformers' constants are priors, named as such in every estimate.
 """
 
 from __future__ import annotations
