@@ -51,3 +51,38 @@ def test_a_parameter_no_training_row_determines_is_not_invented() -> None:
     fit = cal.fit_decode_supported(samples)
     assert fit.eta_hbm == fit.eta_gddr
     assert fit.tau_hop_s == 0.0
+
+
+def test_old_builds_inform_eta_but_not_the_current_per_layer_time() -> None:
+    """Rows of old builds get their own τ_layer: 50 µs more per layer on them moves that τ by about 50 µs and
+    the current builds' τ_layer by a small fraction of it (only through the shared η and the relative weights)."""
+    current = [_sample("c1", 0.010, 0.007), _sample("c2", 0.020, 0.016), _sample("c3", 0.006, 0.003)]
+    old = [replace(_sample("o1", 0.012, 0.007), era="old"), replace(_sample("o2", 0.024, 0.016), era="old")]
+    slower = [replace(s, seconds_per_token=s.seconds_per_token + 32 * 50e-6) for s in old]
+    first, second = cal.fit_decode_supported(current + old), cal.fit_decode_supported(current + slower)
+    moved_old = second.tau_layer_old_s - first.tau_layer_old_s
+    assert moved_old == pytest.approx(50e-6, rel=0.25)
+    assert abs(second.tau_layer_s - first.tau_layer_s) < 0.1 * moved_old
+    assert cal.era_of("XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md") == "old"
+    assert cal.era_of("ggml-org/llama.cpp PR #17505") == "current"
+
+
+def test_the_kquant_term_is_recovered_from_rows_that_carry_it() -> None:
+    """Rows made with η 0.9, τ_layer 60 µs and K-quant extra 0.1 give those constants back."""
+    shapes = [(0.004, False), (0.008, True), (0.002, True), (0.012, False), (0.006, True)]
+    samples = [
+        cal.DecodeSample(
+            f"r{i}",
+            b / 0.9 + (0.1 * b if k else 0.0) + 32 * 60e-6,
+            b,
+            "gddr",
+            layers=32,
+            hops=0,
+            kquant_bytes_s=b if k else 0.0,
+        )
+        for i, (b, k) in enumerate(shapes)
+    ]
+    fit = cal.fit_decode_supported(samples)
+    assert fit.eta_gddr == pytest.approx(0.9, rel=1e-6)
+    assert fit.kquant_extra == pytest.approx(0.1, rel=1e-6)
+    assert fit.tau_layer_s == pytest.approx(60e-6, rel=1e-6)
