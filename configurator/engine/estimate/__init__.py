@@ -19,6 +19,8 @@ memory, `min_gpus_to_fit`), `speed` (decode, prefill and training throughput), `
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate.assumptions import _layout_assumptions, _memory_assumptions
 from configurator.engine.estimate.engines import (
@@ -36,8 +38,17 @@ from configurator.engine.estimate.kv_cache import (
     kv_bytes_per_token,
     kv_cache_bytes,
 )
-from configurator.engine.estimate.layout import _min_gpus, _parallelism, _per_gpu_bytes, _usable_gib, min_gpus_to_fit
+from configurator.engine.estimate.layout import (
+    _min_gpus,
+    _parallelism,
+    _per_gpu_bytes,
+    _usable_gib,
+    kv_cache_tokens,
+    min_gpus_to_fit,
+    server_non_kv,
+)
 from configurator.engine.estimate.plans import _plan
+from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
 from configurator.engine.estimate.speed import PCIE_GBS_PER_LANE, _link, _throughput, decode_terms
 from configurator.engine.estimate.weights import (
     GGML_TYPE_BITS,
@@ -84,6 +95,7 @@ __all__ = [
     "kv_cache_bytes",
     "min_gpus_to_fit",
     "model_tensors",
+    "server_memory",
     "tensor_bits",
     "weight_bytes",
     "weight_profile",
@@ -121,8 +133,12 @@ def estimate(
     throughput: Throughput | None = None
     if gpu is not None:
         parallelism = _parallelism(plan, count)
-        per_gpu = _per_gpu_bytes(plan, parallelism, count) / GIB
+        per_gpu = _per_gpu_bytes(plan, parallelism, count, gpu) / GIB
         usable = _usable_gib(plan, gpu)
+        pool = kv_cache_tokens(plan, parallelism, count, gpu)
+        if plan.engine in SERVER_ENGINES:
+            server = server_non_kv(plan, parallelism, count, gpu)
+            memory = replace(memory, activations=server.total * (count if parallelism == "tensor" else 1) / GIB)
         layout = GpuLayout(
             sku=gpu.sku,
             count=count,
@@ -131,6 +147,8 @@ def estimate(
             usable_gib=usable,
             fits=per_gpu <= usable,
             min_gpus_to_fit=_min_gpus(plan, gpu, max_gpus),
+            kv_cache_tokens=pool,
+            max_concurrent_users=None if pool is None else pool // workload.context_tokens,
         )
         link = _link(gpu, link_gbs)
         throughput = _throughput(plan, gpu, count, parallelism, link)
