@@ -4,12 +4,16 @@ state over the GPUs) and the fewest GPUs whose memory fits."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from configurator.engine.estimate.engines import GPU_CONTEXT_GIB, GPU_MEMORY_UTILIZATION
-from configurator.engine.estimate.kv_cache import kv_bytes_per_token
 from configurator.engine.estimate.plans import _Plan, _plan
-from configurator.engine.estimate.server_memory import SERVER_ENGINES, ServerMemory, server_memory
+from configurator.engine.estimate.server_memory import (
+    SERVER_ENGINES,
+    ServerMemory,
+    server_batch,
+    server_memory_from,
+    server_total,
+)
 from configurator.engine.estimate.training import sharded_stage
 from configurator.engine.estimate.weights import GIB
 from configurator.engine.types import GpuSpec, ModelArch, Workload
@@ -38,7 +42,9 @@ def _kv_share(model: ModelArch, tp: int) -> float:
 
 def server_non_kv(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec | None) -> ServerMemory:
     """What a server engine keeps per GPU besides weights and KV cache (estimate.server_memory)."""
-    return server_memory(plan.workload.model, gpu, count if parallelism == "tensor" else 1)
+    tokens, seqs = server_batch(gpu)
+    tp = count if parallelism == "tensor" else 1
+    return server_memory_from(plan.server_coefficients, plan.workload.model.vocab, tokens, seqs, tp)
 
 
 def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec | None = None) -> float:
@@ -56,16 +62,19 @@ def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec | Non
             weights, gradients, gather = 0.0, 0.0, max(gather, plan.gather)
         return weights + gradients + optimizer + gather + plan.scratch + plan.logits + overhead
     if plan.engine in SERVER_ENGINES:
-        server = server_non_kv(plan, parallelism, count, gpu)
+        tokens, seqs = server_batch(gpu)
+        vocab = plan.workload.model.vocab
+        tp = count if parallelism == "tensor" else 1
+        server = server_total(plan.server_coefficients, vocab, tokens, seqs, tp)
         if parallelism == "single":
-            return plan.weights_vram + plan.kv + server.total + overhead
+            return plan.weights_vram + plan.kv + server + overhead
         if parallelism == "tensor":
             share = _kv_share(plan.workload.model, count)
-            return plan.weights_vram / count + plan.kv * share + server.total + overhead
+            return plan.weights_vram / count + plan.kv * share + server + overhead
         layers = plan.workload.model.layers
-        body = math.ceil(layers / count) / layers * (plan.layer_bytes + plan.kv) + overhead
-        body += server.total - server.logits
-        return max(body + plan.embed_gpu_bytes, body + plan.head_bytes + server.logits)
+        logits = 8.0 * seqs * vocab  # on the last stage only
+        body = math.ceil(layers / count) / layers * (plan.layer_bytes + plan.kv) + overhead + server - logits
+        return max(body + plan.embed_gpu_bytes, body + plan.head_bytes + logits)
     if parallelism == "single":
         return plan.weights_vram + plan.kv + plan.scratch + plan.logits + overhead
     if parallelism == "tensor":
@@ -83,13 +92,14 @@ def kv_cache_tokens(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec) -> 
     if plan.training or plan.engine not in SERVER_ENGINES:
         return None
     model = plan.workload.model
-    without_kv = _per_gpu_bytes(replace(plan, kv=0.0), parallelism, count, gpu)
-    free = _usable_gib(plan, gpu) * GIB - without_kv
-    per_token = kv_bytes_per_token(model, plan.workload.kv_cache_precision)
+    share = 1.0
     if parallelism == "tensor":
-        per_token *= _kv_share(model, count)
+        share = _kv_share(model, count)
     elif parallelism == "pipeline":
-        per_token *= math.ceil(model.layers / count) / model.layers
+        share = math.ceil(model.layers / count) / model.layers
+    without_kv = _per_gpu_bytes(plan, parallelism, count, gpu) - plan.kv * share
+    free = _usable_gib(plan, gpu) * GIB - without_kv
+    per_token = plan.kv_per_token * share
     return max(0, int(free // per_token)) if per_token else None
 
 

@@ -13,7 +13,8 @@ from functools import lru_cache
 
 from configurator.engine import calibration as cal
 from configurator.engine.estimate.engines import LLAMACPP_UBATCH, VLLM_BATCHED_TOKENS_SMALL, VLLM_MAX_NUM_SEQS, _check
-from configurator.engine.estimate.kv_cache import kv_cache_bytes
+from configurator.engine.estimate.kv_cache import kv_bytes_per_token, kv_cache_bytes
+from configurator.engine.estimate.server_memory import per_token_coefficients
 from configurator.engine.estimate.training import checkpoints_on_gpu, loss_bytes, training_state
 from configurator.engine.estimate.weights import (
     _HF_QUANTIZED,
@@ -58,6 +59,10 @@ class _Plan:
     train_flops: float  # per trained token (forward + backward + recompute)
     notes: tuple[Phrase, ...]
     host_optimizer: float = 0.0  # paged optimizer states kept in host RAM (torchtune PagedAdamW8bit)
+    # server engines: bytes per batched token (estimate.server_memory.per_token_coefficients) and the KV bytes
+    # per token of all KV layers (the engine's pool unit)
+    server_coefficients: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    kv_per_token: float = 0.0
 
 
 def _active_tokens_intermediate(model: ModelArch) -> int:
@@ -162,6 +167,8 @@ def _inference_plan(w: Workload) -> _Plan:
         prefill_flops=2 * compute + _attention_flops(model, w.context_tokens, causal_average=True),
         train_flops=0.0,
         notes=tuple(notes),
+        server_coefficients=per_token_coefficients(model),
+        kv_per_token=kv_bytes_per_token(model, w.kv_cache_precision),
     )
 
 

@@ -63,30 +63,55 @@ class ServerMemory:
         return self.activation + self.moe_workspace + self.logits + self.cuda_graphs + self.comm
 
 
-def _per_token(model: ModelArch, tp: int) -> tuple[float, float]:
-    """(activation, fused-MoE workspace) bytes per batched token on one GPU of a tensor-parallel group."""
+def per_token_coefficients(model: ModelArch) -> tuple[float, float, float, float]:
+    """Bytes per batched token: (activation not split, activation split over t, MoE workspace not split, MoE
+    workspace split over t) — see the module docstring."""
     h, q_dim, kv_dim = model.hidden, model.heads * model.head_dim, model.kv_heads * model.head_dim
     dense = model.intermediate if not model.is_moe else model.shared_experts * model.moe_intermediate
     if model.is_moe and model.dense_layers:
         dense = max(dense, model.intermediate)
-    activation = 2.0 * (3 * h + (q_dim + 2 * kv_dim + 3 * dense) / tp)
-    moe = 0.0
+    moe_fixed = moe_split = 0.0
     if model.is_moe:
-        n = model.moe_intermediate / tp
-        moe = 2.0 * model.active_experts * (2 * n + n + h)
-    return activation, moe
+        moe_fixed = 2.0 * model.active_experts * h  # intermediate_cache3: M × top-k × h
+        moe_split = 2.0 * model.active_experts * 3 * model.moe_intermediate  # caches 1 and 2: 2N + N
+    return 2.0 * 3 * h, 2.0 * (q_dim + 2 * kv_dim + 3 * dense), moe_fixed, moe_split
 
 
-def server_memory(model: ModelArch, gpu: GpuSpec | None, tp: int) -> ServerMemory:
-    tokens, seqs = server_batch(gpu)
-    activation, moe = _per_token(model, max(1, tp))
+def server_memory_from(
+    coefficients: tuple[float, float, float, float], vocab: int, tokens: int, seqs: int, tp: int
+) -> ServerMemory:
+    act_fixed, act_split, moe_fixed, moe_split = coefficients
+    t = max(1, tp)
+    activation = act_fixed + act_split / t
+    moe = moe_fixed + moe_split / t
     graph_tokens = min(CUDA_GRAPH_MAX_BATCH, tokens)
     return ServerMemory(
         batched_tokens=tokens,
         max_seqs=seqs,
         activation=tokens * activation,
         moe_workspace=min(tokens, FUSED_MOE_CHUNK) * moe,
-        logits=2 * 4.0 * seqs * model.vocab,
+        logits=2 * 4.0 * seqs * vocab,
         cuda_graphs=graph_tokens * (activation + moe) + CUDA_GRAPH_FIXED_GIB * GIB,
         comm=COMM_BUFFERS_GIB * GIB if tp > 1 else 0.0,
     )
+
+
+def server_total(coefficients: tuple[float, float, float, float], vocab: int, tokens: int, seqs: int, tp: int) -> float:
+    """`server_memory_from(...).total` without building the record (the layout search calls it per count)."""
+    act_fixed, act_split, moe_fixed, moe_split = coefficients
+    t = max(1, tp)
+    activation = act_fixed + act_split / t
+    moe = moe_fixed + moe_split / t
+    return (
+        tokens * activation
+        + min(tokens, FUSED_MOE_CHUNK) * moe
+        + 8.0 * seqs * vocab
+        + min(CUDA_GRAPH_MAX_BATCH, tokens) * (activation + moe)
+        + CUDA_GRAPH_FIXED_GIB * GIB
+        + (COMM_BUFFERS_GIB * GIB if tp > 1 else 0.0)
+    )
+
+
+def server_memory(model: ModelArch, gpu: GpuSpec | None, tp: int) -> ServerMemory:
+    tokens, seqs = server_batch(gpu)
+    return server_memory_from(per_token_coefficients(model), model.vocab, tokens, seqs, tp)
