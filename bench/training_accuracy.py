@@ -142,9 +142,8 @@ def throughput() -> None:
         f"median {statistics.median(loo_errors):.1%}, p90 {_p90(loo_errors):.1%} over {len(rows)} rows; "
         f"the former 0.4 × peak rule: median {statistics.median(old_errors):.1%}, p90 {_p90(old_errors):.1%}"
     )
-    print(
-        f"fitted η (all rows) = {math.exp(statistics.mean(math.log(p / q * eta) for p, q in zip(published, predicted, strict=True))):.3f}; shipped {eta}"
-    )
+    fitted = math.exp(statistics.mean(math.log(p / q * eta) for p, q in zip(published, predicted, strict=True)))
+    print(f"fitted η (all rows) = {fitted:.3f}; shipped {eta}")
 
 
 def main() -> int:

@@ -96,3 +96,47 @@ def olmoe_fields(config: dict[str, Any]) -> dict[str, Any]:
         "moe_intermediate": read_int(config, "intermediate_size"),
         "qk_norm_full": True,
     }
+
+
+_QUANT_PRECISION = {"fp8": "fp8", "fbgemm_fp8": "fp8", "mxfp4": "mxfp4"}
+_SKIP_KEYS = ("modules_to_not_convert", "ignored_layers", "ignore")
+
+
+def quantized_precision(quant: dict[str, Any]) -> str | None:
+    """The storage precision a pasted checkpoint's quantization_config names (fp8, fbgemm_fp8 → fp8; mxfp4)."""
+    return _QUANT_PRECISION.get(str(quant.get("quant_method", "")).lower())
+
+
+def precision_map_from_quant(
+    quant: dict[str, Any], layers: int, checkpoint: str
+) -> tuple[tuple[str, tuple[str, ...], tuple[int, ...], str], ...]:
+    """A pasted checkpoint's precision map from its skip list (`modules_to_not_convert`, vLLM's
+    `ignored_layers`, compressed-tensors' `ignore`): attention kept in bf16 when every layer's self_attn is
+    listed, whole layers when their mlp is listed. Names are HF module paths (model.layers.N.self_attn.q_proj)."""
+    precision = quantized_precision(quant)
+    names: list[str] = []
+    for key in _SKIP_KEYS:
+        value = quant.get(key)
+        if isinstance(value, list):
+            names.extend(str(name) for name in value[:100_000])
+    if precision is None or not names:
+        return ()
+    attention_layers: set[int] = set()
+    mlp_layers: set[int] = set()
+    for name in names:
+        parts = name.split(".")
+        if "layers" not in parts:
+            continue
+        index = parts.index("layers") + 1
+        if index >= len(parts) or not parts[index].isdigit():
+            continue
+        layer = int(parts[index])
+        if "self_attn" in parts:
+            attention_layers.add(layer)
+        elif "mlp" in parts:
+            mlp_layers.add(layer)
+    kinds = ("attn",) if layers and len(attention_layers) >= layers else ()
+    bf16_layers = tuple(sorted(i for i in mlp_layers if i < layers))
+    if not kinds and not bf16_layers:
+        return ()
+    return ((precision, kinds, bf16_layers, checkpoint or "pasted config.json"),)

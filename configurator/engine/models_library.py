@@ -36,6 +36,8 @@ from configurator.engine.model_families import (
     glm4_moe_fields,
     hybrid_fields,
     olmoe_fields,
+    precision_map_from_quant,
+    quantized_precision,
     qwen_moe_fields,
 )
 from configurator.engine.types import ModelArch
@@ -386,12 +388,10 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
     quant = config.get("quantization_config")
     if quant is not None and not isinstance(quant, dict):
         raise invalid("quantization_config", "A JSON object is required.")
+    maps: tuple[tuple[str, tuple[str, ...], tuple[int, ...], str], ...] = ()
     if isinstance(quant, dict):
-        method = str(quant.get("quant_method", "")).lower()
-        if method == "mxfp4":
-            native = "mxfp4"
-        elif method == "fp8":
-            native = "fp8"
+        native = quantized_precision(quant) or native
+        maps = precision_map_from_quant(quant, shape.layers, name_or_path)
     family = _FAMILY_BY_TYPE.get(model_type, model_type)
     return ModelArch(
         slug=resolved_slug,
@@ -416,6 +416,7 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
         max_context=max_context,
         native_precision=native,
         source=f"pasted config.json (model_type {model_type})",
+        precision_maps=maps,
         **extra,
     )
 

@@ -168,3 +168,21 @@ def test_new_gpus_have_sources_prices_and_two_or_three_offers() -> None:
     assert offers["_meta"]["sample_data"] is True
     snapshot = fixture_snapshot()
     assert snapshot.gpus["rtx-pro-4500-blackwell"].vram_gib == 32
+
+
+def test_pasted_fp8_config_with_a_skip_list_gets_its_precision_map() -> None:
+    """A pasted checkpoint config whose quantization_config lists every layer's self_attn (Meta's FP8 layout) is
+    sized with attention in bf16, like the library's 405B map; without the list every linear is FP8."""
+    from tests.model_configs import LLAMA_3_1_8B
+
+    skip = [f"model.layers.{i}.self_attn.{p}_proj" for i in range(32) for p in "qkvo"]
+    skip += ["model.layers.0.mlp.gate_proj", "lm_head"]
+    mapped = model_from_hf_config(
+        {**LLAMA_3_1_8B, "quantization_config": {"quant_method": "fbgemm_fp8", "modules_to_not_convert": skip}}
+    )
+    plain = model_from_hf_config({**LLAMA_3_1_8B, "quantization_config": {"quant_method": "fp8"}})
+    assert mapped.native_precision == "fp8" and mapped.precision_map("fp8") == (("attn",), (0,), mapped.hf_id or
+                                                                                  "pasted config.json")  # fmt: skip
+    attention = 32 * (4096 * 4096 * 2 + 2 * 4096 * 1024)
+    mlp0 = 3 * 4096 * 14336
+    assert weight_bytes(mapped, "fp8") - weight_bytes(plain, "fp8") == pytest.approx(attention + mlp0, rel=1e-6)
