@@ -11,10 +11,12 @@ Formulas and their sources (../shared/reference/estimator-anchors.md):
 - decode: bytes read per step / (η_bw × bandwidth) + per-layer and per-hop time (configurator.engine.calibration),
   tensor parallel adds 2 all-reduces per layer (llm-analysis `analysis.py` @d841e40); capped by compute.
 
-The package, one module per step: `weights` (bits and bytes per tensor), `kv_cache`, `engines` (what an engine
-reserves; workload checks), `plans` (memory before layout, training included), `layout` (parallelism, per-GPU
-memory, `min_gpus_to_fit`), `speed` (decode, prefill and training throughput), `assumptions` (the sentences);
-`estimate` below puts them together.
+The package, one module per step: `weights` (bits and bytes per tensor, per-checkpoint precision maps),
+`kv_cache` (hybrid linear-attention state included), `engines` (what an engine reserves; workload checks),
+`server_memory` (vLLM-style memory outside the KV cache: activation peak, fused-MoE workspace, logits, CUDA
+graphs, communication), `plans` (memory before layout, training included), `layout` (parallelism, per-GPU
+memory, the KV pool in tokens, `min_gpus_to_fit`), `speed` (decode and prefill), `training_speed` (training
+tokens/s for the whole build), `assumptions` (the sentences); `estimate` below puts them together.
 """
 
 from __future__ import annotations
