@@ -186,3 +186,17 @@ def test_pasted_fp8_config_with_a_skip_list_gets_its_precision_map() -> None:
     attention = 32 * (4096 * 4096 * 2 + 2 * 4096 * 1024)
     mlp0 = 3 * 4096 * 14336
     assert weight_bytes(mapped, "fp8") - weight_bytes(plain, "fp8") == pytest.approx(attention + mlp0, rel=1e-6)
+
+
+def test_hybrid_kv_per_token_against_a_published_vllm_pool() -> None:
+    """noonghunna/club-3090 issue #612 (vLLM 0.24, RTX 5090, Qwen3.6-35B-A3B NVFP4 — the Qwen3.5-35B-A3B
+    architecture — kv_cache_dtype fp8): "Available KV cache memory: 5.98 GiB", "GPU KV cache size: 567,978
+    tokens". Only the 10 full-attention layers cache K and V: 10 × 2 KV heads × 256 × 2 × 1 B = 10 KiB per
+    token, so 5.98 GiB holds 627,000 tokens; vLLM also pages the Gated DeltaNet states out of the same pool.
+    Claimed error 12 % (measured +10.4 %); counting all 40 layers would say 4× fewer tokens."""
+    from configurator.engine.estimate import kv_bytes_per_token
+
+    model = model_get("qwen3.5-35b-a3b")
+    per_token = kv_bytes_per_token(model, "fp8")
+    assert per_token == 10 * 2 * 2 * 256 * 1
+    assert 5.98 * GIB / per_token == pytest.approx(567_978, rel=0.12)
