@@ -59,8 +59,9 @@ format: install ## apply ruff's fixes and formatting
 bench: install ## benchmarks, each printed next to its baseline from the same run
 	$(PY) bench/run_all.py
 
-accuracy: install ## decode-speed accuracy vs published measurements, next to the llmfit baseline
+accuracy: install ## decode-speed and training accuracy vs published measurements, next to their baselines
 	$(PY) bench/accuracy.py
+	$(PY) bench/training_accuracy.py
 
 clean: ## remove the venv, the SQLite database and caches
 	rm -rf $(VENV) db.sqlite3 .pytest_cache .mypy_cache .ruff_cache .test-media staticfiles

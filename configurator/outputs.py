@@ -82,6 +82,15 @@ class _GpuOutputSerializer(serializers.Serializer):
     per_gpu_gib = RoundedField(2)
     usable_gib = RoundedField(2)
     fits = serializers.BooleanField()
+    kv_cache_tokens = serializers.IntegerField(
+        allow_null=True,
+        help_text="Server engines: tokens the KV pool holds on this build (vLLM's 'GPU KV cache size'); null "
+        "for llama.cpp, transformers and training",
+    )
+    max_concurrent_users = serializers.IntegerField(
+        allow_null=True,
+        help_text="Server engines: users of context_tokens each served at once (vLLM's 'Maximum concurrency')",
+    )
 
 
 class _ThroughputOutputSerializer(serializers.Serializer):
@@ -89,6 +98,9 @@ class _ThroughputOutputSerializer(serializers.Serializer):
     decode_tokens_per_s_total = RoundedField(1)
     prefill_tokens_per_s = RoundedField(1)
     time_to_first_token_s = RoundedField(3)
+    training_tokens_per_s = RoundedField(
+        1, help_text="Training: tokens trained per second by the whole build (all GPUs); 0 for inference"
+    )
 
 
 class EstimateOutputSerializer(serializers.Serializer):

@@ -17,7 +17,16 @@ from configurator.engine.builds import unknown_keys
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.estimate import default_engine, workload_problems
 from configurator.engine.models_library import model_from_hf_config, model_get
-from configurator.engine.types import ENGINES, FRAMEWORKS, KV_PRECISIONS, OPTIMIZERS, PRECISIONS, TASKS, Workload
+from configurator.engine.types import (
+    ENGINES,
+    FRAMEWORKS,
+    KV_PRECISIONS,
+    OFFLOADS,
+    OPTIMIZERS,
+    PRECISIONS,
+    TASKS,
+    Workload,
+)
 
 MAX_CONTEXT_TOKENS = 2_097_152
 MAX_USERS = 10_000
@@ -69,6 +78,12 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         default="hf_trainer",
         help_text="Training framework: hf_trainer (HF Trainer + PEFT, bf16 mixed precision; default), torchtune "
         "(pure bf16, chunked cross-entropy, FSDP on several GPUs), unsloth",
+    )
+    offload = serializers.ChoiceField(
+        choices=OFFLOADS,
+        default="none",
+        help_text="Training with ZeRO/FSDP: keep the optimizer (optimizer) or also the parameters and gradients "
+        "(parameters) in host RAM (DeepSpeed ZeRO-Offload, FSDP CPUOffload); none by default",
     )
     target_tokens_per_s = serializers.FloatField(
         min_value=0.01, max_value=MAX_TARGET_TOKENS_PER_S, required=False, allow_null=True
@@ -134,6 +149,7 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         sequence_length=int(data.get("sequence_length", 2048)),
         zero_stage=int(data.get("zero_stage", 0)),
         framework=data.get("framework", "hf_trainer"),
+        offload=data.get("offload", "none"),
     )
     problems = workload_problems(workload)
     if problems:

@@ -57,6 +57,14 @@ FIELD_BOUNDS: dict[str, tuple[int, int]] = {
     "qk_nope_head_dim": (0, MAX_HEAD_DIM),
     "qk_rope_head_dim": (0, MAX_HEAD_DIM),
     "v_head_dim": (1, MAX_HEAD_DIM),
+    # hybrid linear attention (Qwen3-Next, Qwen3.5) and shared experts of their own width
+    "full_attention_interval": (1, MAX_LAYERS),
+    "linear_num_key_heads": (1, MAX_HEADS),
+    "linear_num_value_heads": (1, MAX_HEADS),
+    "linear_key_head_dim": (1, MAX_HEAD_DIM),
+    "linear_value_head_dim": (1, MAX_HEAD_DIM),
+    "linear_conv_kernel_dim": (1, 64),
+    "shared_expert_intermediate_size": (0, MAX_INTERMEDIATE),
 }
 
 

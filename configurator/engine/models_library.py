@@ -31,6 +31,15 @@ from configurator.engine.config_fields import (
     read_text,
 )
 from configurator.engine.errors import DomainError, UnknownModelError
+from configurator.engine.model_families import (
+    HYBRID_TYPES,
+    glm4_moe_fields,
+    hybrid_fields,
+    olmoe_fields,
+    precision_map_from_quant,
+    quantized_precision,
+    qwen_moe_fields,
+)
 from configurator.engine.types import ModelArch
 
 LLM_MODELS_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "llm_models.json"
@@ -39,7 +48,8 @@ LLM_MODELS_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "llm_mod
 # dense decoder, said in the assumptions) unless its config shows experts, MLA or linear attention: then refused.
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma2", "phi3", "deepseek_v3",
-    "deepseek_v2", "gpt_oss", "gemma3", "gemma3_text",
+    "deepseek_v2", "gpt_oss", "gemma3", "gemma3_text", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text",
+    "qwen3_5", "qwen3_5_text", "glm4_moe", "olmoe",
 )  # fmt: skip
 
 _FAMILY_BY_TYPE = {
@@ -56,6 +66,13 @@ _FAMILY_BY_TYPE = {
     "gpt_oss": "gpt-oss",
     "gemma3": "gemma",
     "gemma3_text": "gemma",
+    "qwen3_next": "qwen3",
+    "qwen3_5_moe": "qwen3",
+    "qwen3_5_moe_text": "qwen3",
+    "qwen3_5": "qwen3",
+    "qwen3_5_text": "qwen3",
+    "glm4_moe": "glm",
+    "olmoe": "olmoe",
 }
 
 
@@ -75,6 +92,8 @@ class _Shape:
     qkv_bias: bool = False
     o_bias: bool = False
     qk_norm: bool = False
+    qk_norm_full: bool = False  # OLMoE: q/k RMSNorm over the whole projection, not per head
+    q_gate: bool = False  # Qwen3-Next gated attention: q_proj also emits an output gate
     attention_sinks: bool = False
     experts: int = 0
     active_experts: int = 0
@@ -89,6 +108,9 @@ class _Shape:
     qk_nope_head_dim: int = 0
     qk_rope_head_dim: int = 0
     v_head_dim: int = 0
+    # hybrid linear attention (Qwen3-Next, Qwen3.5): model_families.hybrid_fields
+    linear_layers: int = 0
+    linear_params: int = 0
 
 
 def _attention_params(s: _Shape) -> int:
@@ -114,6 +136,10 @@ def _attention_params(s: _Shape) -> int:
         params += h
     if s.qk_norm:
         params += 2 * s.head_dim
+    if s.qk_norm_full:
+        params += q_dim + kv_dim
+    if s.q_gate:
+        params += h * q_dim
     if s.attention_sinks:
         params += s.heads
     return params
@@ -131,7 +157,9 @@ def _count_params(s: _Shape) -> tuple[int, int]:
     """(total, active) parameters, embeddings and an untied lm_head included."""
     h = s.hidden
     embed = s.vocab * h * (1 if s.tied else 2)
-    per_layer_common = _attention_params(s) + s.norms_per_layer * h
+    # hybrid models: the linear-attention layers' projections replace attention (spread evenly per layer)
+    attention = ((s.layers - s.linear_layers) * _attention_params(s) + s.linear_layers * s.linear_params) / s.layers
+    per_layer_common = round(attention) + s.norms_per_layer * h
     dense_mlp = _expert_params(s, s.intermediate)
     total = embed + h  # final norm
     active = embed + h
@@ -274,6 +302,28 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[_Shape,
             moe_intermediate=_int(config, "moe_intermediate_size"),
             dense_layers=layers - len(sparse),
         )
+    if model_type in HYBRID_TYPES:
+        hybrid = hybrid_fields(config, layers, hidden)
+        common.update(linear_layers=hybrid["linear_layers"], linear_params=hybrid["linear_params"], qk_norm=True)
+        common["q_gate"] = read_bool(config, "attn_output_gate", True)
+        if config.get("num_experts") not in (None, 0):
+            common.update(qwen_moe_fields(config, layers, read_int_list))
+        extra.update(linear_attention_layers=hybrid["linear_layers"], linear_state_elements=hybrid["linear_state"])
+    if model_type == "glm4_moe":
+        common.update(glm4_moe_fields(config, layers))
+    if model_type == "olmoe":
+        common.update(olmoe_fields(config))
+    if model_type in HYBRID_TYPES:
+        hybrid = hybrid_fields(config, layers, hidden)
+        common.update(linear_layers=hybrid["linear_layers"], linear_params=hybrid["linear_params"], qk_norm=True)
+        common["q_gate"] = read_bool(config, "attn_output_gate", True)
+        if config.get("num_experts") not in (None, 0):
+            common.update(qwen_moe_fields(config, layers, read_int_list))
+        extra.update(linear_attention_layers=hybrid["linear_layers"], linear_state_elements=hybrid["linear_state"])
+    if model_type == "glm4_moe":
+        common.update(glm4_moe_fields(config, layers))
+    if model_type == "olmoe":
+        common.update(olmoe_fields(config))
     if model_type == "gpt_oss":
         experts = _int(config, "num_local_experts")
         active_field = "num_experts_per_tok" if config.get("num_experts_per_tok") is not None else "experts_per_token"
@@ -338,12 +388,10 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
     quant = config.get("quantization_config")
     if quant is not None and not isinstance(quant, dict):
         raise invalid("quantization_config", "A JSON object is required.")
+    maps: tuple[tuple[str, tuple[str, ...], tuple[int, ...], str], ...] = ()
     if isinstance(quant, dict):
-        method = str(quant.get("quant_method", "")).lower()
-        if method == "mxfp4":
-            native = "mxfp4"
-        elif method == "fp8":
-            native = "fp8"
+        native = quantized_precision(quant) or native
+        maps = precision_map_from_quant(quant, shape.layers, name_or_path)
     family = _FAMILY_BY_TYPE.get(model_type, model_type)
     return ModelArch(
         slug=resolved_slug,
@@ -368,6 +416,7 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
         max_context=max_context,
         native_precision=native,
         source=f"pasted config.json (model_type {model_type})",
+        precision_maps=maps,
         **extra,
     )
 
@@ -392,6 +441,10 @@ def _library() -> tuple[dict[str, ModelArch], dict[str, str]]:
             max_context=int(entry["max_context"]),
             native_precision=entry.get("native_precision", "bf16"),
             source=entry["source"],
+            precision_maps=tuple(
+                (m["precision"], tuple(m["bf16_kinds"]), tuple(m["bf16_layers"]), m["checkpoint"])
+                for m in entry.get("precision_maps", ())
+            ),
         )
         by_slug[model.slug] = model
         for key in (model.slug, model.hf_id, *entry.get("aliases", ())):

@@ -47,6 +47,9 @@ OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw_8bit")
 # Training frameworks whose memory rules differ (configurator.engine.estimate.training): Hugging Face Trainer +
 # PEFT with bf16 mixed precision (the default), torchtune (pure bf16), Unsloth (PEFT with its kernels).
 FRAMEWORKS: tuple[str, ...] = ("hf_trainer", "torchtune", "unsloth")
+# CPU offload of sharded training (DeepSpeed ZeRO-Offload `offload_optimizer` / `offload_param`, FSDP
+# `CPUOffload(offload_params=True)`): none, the optimizer states and step, or the parameters and gradients too
+OFFLOADS: tuple[str, ...] = ("none", "optimizer", "parameters")
 
 
 # --------------------------------------------------------------------------- builds
@@ -137,6 +140,13 @@ class ModelArch:
     native_precision: str = "bf16"
     source: str = ""
     generic_layout: bool = False  # an unknown config.json model_type sized by the generic dense-decoder rule
+    # hybrid linear-attention models (Qwen3-Next, Qwen3.5): these layers keep a fixed recurrent + convolution
+    # state per sequence (`linear_state_elements` values each) instead of a KV cache
+    linear_attention_layers: int = 0
+    linear_state_elements: int = 0
+    # per-checkpoint precision maps: (precision, tensor kinds kept in bf16, whole layers kept in bf16, checkpoint)
+    # for published quantized checkpoints that leave part of the model unquantized (Meta's 405B FP8: attention)
+    precision_maps: tuple[tuple[str, tuple[str, ...], tuple[int, ...], str], ...] = ()
 
     @property
     def is_moe(self) -> bool:
@@ -145,6 +155,18 @@ class ModelArch:
     @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank is not None
+
+    @property
+    def kv_layers(self) -> int:
+        """Layers that cache K and V (hybrid models: the full-attention layers only)."""
+        return self.layers - self.linear_attention_layers
+
+    def precision_map(self, precision: str) -> tuple[tuple[str, ...], tuple[int, ...], str] | None:
+        """(bf16 tensor kinds, bf16 layers, checkpoint) of the published checkpoint at `precision`, if mapped."""
+        for mapped, kinds, layers, checkpoint in self.precision_maps:
+            if mapped == precision:
+                return kinds, layers, checkpoint
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +189,7 @@ class Workload:
     sequence_length: int = 2048
     zero_stage: int = 0
     framework: str = "hf_trainer"
+    offload: str = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +217,10 @@ class GpuLayout:
     usable_gib: float
     fits: bool
     min_gpus_to_fit: int | None  # smallest count of this GPU that fits, None if none up to the limit
+    # server engines: tokens the KV pool holds (vLLM "GPU KV cache size") and the users of `context_tokens`
+    # each it serves at once (vLLM "Maximum concurrency"); None for llama.cpp, transformers and training
+    kv_cache_tokens: int | None = None
+    max_concurrent_users: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +229,8 @@ class Throughput:
     decode_tokens_per_s_total: float
     prefill_tokens_per_s: float
     time_to_first_token_s: float
+    # training: tokens trained per second by the whole build (all GPUs); 0 for inference
+    training_tokens_per_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,8 +53,11 @@ def test_contract_example(catalog: None, api_client: APIClient) -> None:
     assert (body["gpu"]["count"], body["gpu"]["parallelism"], body["gpu"]["fits"]) == (2, "pipeline", True)
     assert body["gpu"]["usable_gib"] == 24.0
     assert list(body["throughput"]) == [
-        "decode_tokens_per_s_per_user", "decode_tokens_per_s_total", "prefill_tokens_per_s", "time_to_first_token_s"
+        "decode_tokens_per_s_per_user", "decode_tokens_per_s_total", "prefill_tokens_per_s", "time_to_first_token_s",
+        "training_tokens_per_s",
     ]  # fmt: skip
+    assert body["throughput"]["training_tokens_per_s"] == 0
+    assert body["gpu"]["kv_cache_tokens"] is None  # llama.cpp: no engine KV pool
     assert 14 < body["throughput"]["decode_tokens_per_s_per_user"] < 22  # XiongjieDai 2×4090 70B: 19.06
     assert any("Q4_K_M" in text for text in body["assumptions"])
     # the API returns exactly what the pure estimator computes
@@ -118,6 +121,7 @@ def test_unknown_gpu_is_400_naming_the_field(catalog: None, api_client: APIClien
         ({"engine": "exllama"}, "engine"),
         ({"gpu_count": 0}, "gpu_count"),
         ({"zero_stage": 4}, "zero_stage"),
+        ({"offload": "disk"}, "offload"),
         ({"engine": "tensorrt-llm"}, "engine"),  # GGUF weights on TensorRT-LLM
         ({"kv_cache_precision": "fp8"}, "kv_cache_precision"),  # no fp8 KV in llama.cpp
         ({"model_config": {"model_type": "llama"}}, "model"),  # both model and model_config
@@ -162,6 +166,23 @@ def test_training_estimate(catalog: None, api_client: APIClient) -> None:
     assert result["gpu"]["fits"] is True
     assert result["memory_gib"]["optimizer"] > 0
     assert result["memory_gib"]["kv_cache"] == 0
+    # issue 13: training speed is its own field, for the whole build; prefill stays 0
+    assert result["throughput"]["training_tokens_per_s"] > 0
+    assert result["throughput"]["prefill_tokens_per_s"] == 0
+
+
+def test_server_engine_reports_its_kv_pool(catalog: None, api_client: APIClient) -> None:
+    body = {"model": "llama-3.1-70b", "precision": "fp8", "gpu": "h100-sxm", "gpu_count": 4, "context_tokens": 8192}
+    gpu = _post(api_client, body).json()["gpu"]
+    assert gpu["kv_cache_tokens"] > 0
+    assert gpu["max_concurrent_users"] == gpu["kv_cache_tokens"] // 8192
+
+
+def test_offload_is_accepted_and_lowers_training_memory(catalog: None, api_client: APIClient) -> None:
+    body = {"model": "llama-3.1-70b", "task": "full_finetune", "gpu": "a100-80gb-sxm", "gpu_count": 8, "zero_stage": 3}
+    plain = _post(api_client, body).json()["gpu"]["per_gpu_gib"]
+    offloaded = _post(api_client, {**body, "offload": "optimizer"}).json()["gpu"]["per_gpu_gib"]
+    assert offloaded < plain
 
 
 def test_nvswitch_gpus_use_their_fabric(catalog: None, api_client: APIClient) -> None:
@@ -175,7 +196,7 @@ def test_llm_models_list(api_client: APIClient) -> None:
     response = api_client.get("/api/v1/llm-models/")
     assert response.status_code == 200
     models = response.json()
-    assert len(models) == 30
+    assert len(models) == 40  # 30 + the 10 issue-13 models (Gemma 3, Qwen3-Next, Qwen3.5, OLMoE, GLM-4.5, TinyLlama)
     by_slug = {m["slug"]: m for m in models}
     assert by_slug["llama-3.1-8b"] == {
         "slug": "llama-3.1-8b",

@@ -26,6 +26,9 @@ ARCHITECTURE_SKUS: dict[str, tuple[str, ...]] = {
         "rtx-pro-6000-blackwell-server", "a10", "a30", "a40", "a100-40gb-pcie", "a100-80gb-pcie",
         "a100-80gb-sxm", "h100-pcie", "h100-nvl", "h100-sxm", "h200-nvl", "h200-sxm", "b200-sxm", "l4", "l40",
         "l40s", "t4", "rx-7900-xtx", "radeon-pro-w7900", "mi300x",
+        # issue 13 coverage: workstation cards an integrator sells (not in ARCHITECTURE.md's original list)
+        "rtx-4000-ada", "rtx-5000-ada", "rtx-4080", "rtx-4070-ti-super", "rtx-5070-ti", "rtx-3080-ti", "rtx-a4000",
+        "rtx-pro-4000-blackwell", "rtx-pro-4500-blackwell", "rtx-pro-5000-blackwell",
     ),
     "cpus": (
         "epyc-9554", "epyc-9654p", "epyc-9755", "tr-pro-7985wx", "tr-pro-9995wx", "tr-7960x", "xeon-8480plus",

@@ -40,9 +40,11 @@ def test_gpu_without_ecc(snapshot: CatalogSnapshot, flags: dict[str, Any]) -> No
         ("rtx-5090",),
     )
     # ECC GPUs of similar or larger VRAM that this tower takes; issue 12: NVIDIA (the card's vendor, the
-    # workload's CUDA stack) before AMD, then the closest capacity (48 GB) first
+    # workload's CUDA stack) before AMD, then the closest capacity first: since issue 13's catalog the 32 GB ECC
+    # cards (RTX PRO 4500 Blackwell, then the dearer RTX 5000 Ada), before the 48 GB ones
     skus = [fix.ops[0].sku or "" for fix in finding.fixes]
-    assert skus[:2] == ["rtx-a6000", "rtx-6000-ada"]
+    assert skus[:2] == ["rtx-pro-4500-blackwell", "rtx-5000-ada"]
+    assert all(snapshot.gpus[sku].vram_gib >= snapshot.gpus["rtx-5090"].vram_gib for sku in skus)
     assert all(snapshot.gpus[sku].vendor == snapshot.gpus["rtx-5090"].vendor for sku in skus)
     assert ecc_codes(verdict) == {"ecc.gpu_required"}  # RDIMMs are ECC
 

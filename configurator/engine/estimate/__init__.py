@@ -11,13 +11,17 @@ Formulas and their sources (../shared/reference/estimator-anchors.md):
 - decode: bytes read per step / (η_bw × bandwidth) + per-layer and per-hop time (configurator.engine.calibration),
   tensor parallel adds 2 all-reduces per layer (llm-analysis `analysis.py` @d841e40); capped by compute.
 
-The package, one module per step: `weights` (bits and bytes per tensor), `kv_cache`, `engines` (what an engine
-reserves; workload checks), `plans` (memory before layout, training included), `layout` (parallelism, per-GPU
-memory, `min_gpus_to_fit`), `speed` (decode, prefill and training throughput), `assumptions` (the sentences);
-`estimate` below puts them together.
+The package, one module per step: `weights` (bits and bytes per tensor, per-checkpoint precision maps),
+`kv_cache` (hybrid linear-attention state included), `engines` (what an engine reserves; workload checks),
+`server_memory` (vLLM-style memory outside the KV cache: activation peak, fused-MoE workspace, logits, CUDA
+graphs, communication), `plans` (memory before layout, training included), `layout` (parallelism, per-GPU
+memory, the KV pool in tokens, `min_gpus_to_fit`), `speed` (decode and prefill), `training_speed` (training
+tokens/s for the whole build), `assumptions` (the sentences); `estimate` below puts them together.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate.assumptions import _layout_assumptions, _memory_assumptions
@@ -36,8 +40,17 @@ from configurator.engine.estimate.kv_cache import (
     kv_bytes_per_token,
     kv_cache_bytes,
 )
-from configurator.engine.estimate.layout import _min_gpus, _parallelism, _per_gpu_bytes, _usable_gib, min_gpus_to_fit
+from configurator.engine.estimate.layout import (
+    _min_gpus,
+    _parallelism,
+    _per_gpu_bytes,
+    _usable_gib,
+    kv_cache_tokens,
+    min_gpus_to_fit,
+    server_non_kv,
+)
 from configurator.engine.estimate.plans import _plan
+from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
 from configurator.engine.estimate.speed import PCIE_GBS_PER_LANE, _link, _throughput, decode_terms
 from configurator.engine.estimate.weights import (
     GGML_TYPE_BITS,
@@ -84,6 +97,7 @@ __all__ = [
     "kv_cache_bytes",
     "min_gpus_to_fit",
     "model_tensors",
+    "server_memory",
     "tensor_bits",
     "weight_bytes",
     "weight_profile",
@@ -121,8 +135,12 @@ def estimate(
     throughput: Throughput | None = None
     if gpu is not None:
         parallelism = _parallelism(plan, count)
-        per_gpu = _per_gpu_bytes(plan, parallelism, count) / GIB
+        per_gpu = _per_gpu_bytes(plan, parallelism, count, gpu) / GIB
         usable = _usable_gib(plan, gpu)
+        pool = kv_cache_tokens(plan, parallelism, count, gpu)
+        if plan.engine in SERVER_ENGINES:
+            server = server_non_kv(plan, parallelism, count, gpu)
+            memory = replace(memory, activations=server.total * (count if parallelism == "tensor" else 1) / GIB)
         layout = GpuLayout(
             sku=gpu.sku,
             count=count,
@@ -131,6 +149,8 @@ def estimate(
             usable_gib=usable,
             fits=per_gpu <= usable,
             min_gpus_to_fit=_min_gpus(plan, gpu, max_gpus),
+            kv_cache_tokens=pool,
+            max_concurrent_users=None if pool is None else pool // workload.context_tokens,
         )
         link = _link(gpu, link_gbs)
         throughput = _throughput(plan, gpu, count, parallelism, link)

@@ -13,10 +13,13 @@ from configurator.engine.estimate.engines import (
     VLLM_BATCHED_TOKENS_SMALL,
     VLLM_MAX_NUM_SEQS,
 )
-from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes_per_token
+from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes_per_token, linear_state_bytes
+from configurator.engine.estimate.layout import kv_cache_tokens, server_non_kv
 from configurator.engine.estimate.plans import _compute_params, _Plan
+from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
 from configurator.engine.estimate.speed import _Link, _peak_flops
 from configurator.engine.estimate.training import LOSS_BYTES_PER_LOGIT, sharded_stage
+from configurator.engine.estimate.training_speed import TRAINING_ETA
 from configurator.engine.estimate.weights import (
     _HF_QUANTIZED,
     GGML_TYPE_BITS,
@@ -61,6 +64,18 @@ def _precision_words(plan: _Plan) -> Phrase:
             experts=experts,
             bpw=bpw,
         )
+    mapped = model.precision_map(precision)
+    if mapped is not None:
+        kinds, layers, checkpoint = mapped
+        return Phrase(
+            "%(precision)s as the published checkpoint %(checkpoint)s: %(kinds)s%(layers)s kept in bf16 "
+            "(its quantization_config modules_to_not_convert) = %(bpw)s bits/weight overall",
+            precision=precision,
+            checkpoint=checkpoint,
+            kinds=", ".join(kinds) or "-",
+            layers=f"; whole layers {', '.join(str(i) for i in layers)}" if layers else "",
+            bpw=bpw,
+        )
     if precision in _HF_QUANTIZED or precision == "mxfp4":
         return Phrase(
             "%(precision)s linear layers at %(linear)s bits/weight, embeddings/lm_head in 16 bits "
@@ -86,7 +101,7 @@ def _kv_assumptions(plan: _Plan) -> list[Phrase]:
     else:
         shape = Phrase(
             "2 × %(layers)s layers × %(kv_heads)s KV heads × %(head_dim)s × %(element)s B",
-            layers=model.layers,
+            layers=model.kv_layers,
             kv_heads=model.kv_heads,
             head_dim=model.head_dim,
             element=element,
@@ -102,6 +117,16 @@ def _kv_assumptions(plan: _Plan) -> list[Phrase]:
             sequences=plan.sequences,
         )
     ]
+    if model.linear_attention_layers:
+        words.append(
+            Phrase(
+                "%(linear)s of %(layers)s layers are linear attention (Gated DeltaNet): no KV cache, a fixed "
+                "%(state)s MiB state per sequence in bf16",
+                linear=model.linear_attention_layers,
+                layers=model.layers,
+                state=Num(linear_state_bytes(model) / 2**20, 1),
+            )
+        )
     if model.sliding_window and model.sliding_window_layers:
         words.append(
             Phrase(
@@ -137,7 +162,7 @@ def _kv_assumptions(plan: _Plan) -> list[Phrase]:
                 engine=w.engine,
                 tokens=VLLM_BATCHED_TOKENS_SMALL,
                 sequences=VLLM_MAX_NUM_SEQS,
-                size=Num((plan.scratch + plan.logits) / GIB, 2),
+                size=Num(server_memory(model, None, 1).total / GIB, 2),
             )
         )
     else:
@@ -295,6 +320,28 @@ def _layout_assumptions(
         )
     else:
         words.append(Phrase("usable = all %(vram)s GiB per GPU; the reserve is counted in the per-GPU need", vram=vram))
+    if not plan.training and plan.engine in SERVER_ENGINES:
+        server = server_non_kv(plan, parallelism, count, gpu)
+        pool = kv_cache_tokens(plan, parallelism, count, gpu) or 0
+        words.append(
+            Phrase(
+                "%(engine)s memory per GPU besides weights and KV cache: activation peak %(act)s GiB for "
+                "%(tokens)s batched tokens, fused-MoE workspace %(moe)s GiB, logits and sampler %(logits)s GiB for "
+                "%(seqs)s sequences, CUDA graphs %(graphs)s GiB, communication buffers %(comm)s GiB; the KV pool "
+                "holds %(pool)s tokens = %(users)s users at %(context)s tokens",
+                engine=w.engine,
+                act=Num(server.activation / GIB, 2),
+                tokens=Num(server.batched_tokens),
+                moe=Num(server.moe_workspace / GIB, 2),
+                logits=Num(server.logits / GIB, 2),
+                seqs=Num(server.max_seqs),
+                graphs=Num(server.cuda_graphs / GIB, 2),
+                comm=Num(server.comm / GIB, 2),
+                pool=Num(pool),
+                users=Num(pool // w.context_tokens),
+                context=Num(w.context_tokens),
+            )
+        )
     if plan.training:
         if count > 1:
             stage = sharded_stage(w.framework, w.zero_stage, count)
@@ -309,7 +356,7 @@ def _layout_assumptions(
         words.append(
             Phrase(
                 "training speed at %(mfu)s%% of %(tflops)s dense BF16 TFLOPS per GPU; decode figures do not apply",
-                mfu=Num(cal.TRAINING_MFU * 100),
+                mfu=Num(TRAINING_ETA.get(w.framework, TRAINING_ETA["hf_trainer"]) * 100),
                 tflops=Num(gpu.fp16_tflops, None),
             )
         )

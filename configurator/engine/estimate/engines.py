@@ -10,6 +10,7 @@ from configurator.engine.types import (
     FRAMEWORKS,
     GGUF_PRECISIONS,
     KV_PRECISIONS,
+    OFFLOADS,
     OPTIMIZERS,
     PRECISIONS,
     TASKS,
@@ -55,6 +56,8 @@ def workload_problems(workload: Workload) -> dict[str, list[str]]:
         add("optimizer", f"Must be one of: {', '.join(OPTIMIZERS)}.")
     if workload.framework not in FRAMEWORKS:
         add("framework", f"Must be one of: {', '.join(FRAMEWORKS)}.")
+    if workload.offload not in OFFLOADS:
+        add("offload", f"Must be one of: {', '.join(OFFLOADS)}.")
     if workload.zero_stage not in (0, 1, 2, 3):
         add("zero_stage", "Must be 0, 1, 2 or 3.")
     for name in ("context_tokens", "concurrent_users", "batch_size", "sequence_length", "lora_rank"):

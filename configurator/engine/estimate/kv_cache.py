@@ -1,5 +1,6 @@
 """KV cache: 2 × layers × kv_heads × head_dim × bytes × tokens × sequences; MLA caches kv_lora_rank + rope
-dims; sliding-window layers hold at most the window."""
+dims; sliding-window layers hold at most the window; hybrid linear-attention models (Qwen3-Next, Qwen3.5) cache
+K and V in their full-attention layers only and keep a fixed state per sequence in each linear layer."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from configurator.engine.types import KV_PRECISIONS, ModelArch
 
 # Bytes per cached element: f16/bf16 2; vLLM `kv_cache_dtype=fp8` 1; llama.cpp `--cache-type-k/v q8_0 | q4_0`
 # store GGML blocks of 32 values with an fp16 scale: 34/32 = 1.0625 and 18/32 = 0.5625 bytes (anchors §3).
+# Gated DeltaNet state (recurrent num_v_heads × k_dim × v_dim + causal-conv (kernel − 1) × conv_dim) is held in the
+# model's dtype whatever the KV cache dtype: vLLM `mamba_cache_dtype` / `mamba_ssm_cache_dtype` default "auto" =
+# the model dtype (vllm/config/cache.py), bf16 for these checkpoints.
+LINEAR_STATE_BYTES = 2.0
 KV_BYTES_PER_ELEMENT: dict[str, float] = {
     "f16": 2.0,
     "bf16": 2.0,
@@ -46,10 +51,18 @@ def kv_bytes_per_token(model: ModelArch, kv_precision: str, context_tokens: int 
     per_layer = kv_bytes_per_layer_token(model, kv_precision)
     window = model.sliding_window
     sliding = model.sliding_window_layers if window else 0
+    layers = model.kv_layers
     if context_tokens is None or not sliding or window is None or context_tokens <= window:
-        return per_layer * model.layers
-    return per_layer * ((model.layers - sliding) + sliding * window / context_tokens)
+        return per_layer * layers
+    return per_layer * ((layers - sliding) + sliding * window / context_tokens)
+
+
+def linear_state_bytes(model: ModelArch) -> float:
+    """Fixed state of one sequence over all linear-attention layers (0 for pure attention models)."""
+    return model.linear_attention_layers * model.linear_state_elements * LINEAR_STATE_BYTES
 
 
 def kv_cache_bytes(model: ModelArch, kv_precision: str, context_tokens: int, sequences: int = 1) -> float:
-    return kv_bytes_per_token(model, kv_precision, context_tokens) * context_tokens * sequences
+    """K/V of `sequences` sequences of `context_tokens` tokens, plus each sequence's linear-attention state."""
+    per_sequence = kv_bytes_per_token(model, kv_precision, context_tokens) * context_tokens
+    return (per_sequence + linear_state_bytes(model)) * sequences

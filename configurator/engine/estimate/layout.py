@@ -7,6 +7,13 @@ import math
 
 from configurator.engine.estimate.engines import GPU_CONTEXT_GIB, GPU_MEMORY_UTILIZATION
 from configurator.engine.estimate.plans import _Plan, _plan
+from configurator.engine.estimate.server_memory import (
+    SERVER_ENGINES,
+    ServerMemory,
+    server_batch,
+    server_memory_from,
+    server_total,
+)
 from configurator.engine.estimate.training import sharded_stage
 from configurator.engine.estimate.weights import GIB
 from configurator.engine.types import GpuSpec, ModelArch, Workload
@@ -33,7 +40,14 @@ def _kv_share(model: ModelArch, tp: int) -> float:
     return max(1.0 / tp, 1.0 / model.kv_heads)
 
 
-def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int) -> float:
+def server_non_kv(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec | None) -> ServerMemory:
+    """What a server engine keeps per GPU besides weights and KV cache (estimate.server_memory)."""
+    tokens, seqs = server_batch(gpu)
+    tp = count if parallelism == "tensor" else 1
+    return server_memory_from(plan.server_coefficients, plan.workload.model.vocab, tokens, seqs, tp)
+
+
+def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec | None = None) -> float:
     overhead = GPU_CONTEXT_GIB * GIB
     if plan.training:
         stage = sharded_stage(plan.workload.framework, plan.workload.zero_stage, count)
@@ -41,7 +55,26 @@ def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int) -> float:
         gradients = plan.gradients / count if stage >= 2 else plan.gradients
         optimizer = plan.optimizer / count if stage >= 1 else plan.optimizer
         gather = plan.gather if stage >= 3 else 0.0
+        offload = plan.workload.offload
+        if offload != "none":  # ZeRO-Offload / FSDP CPUOffload: the optimizer states live in host RAM
+            optimizer = 0.0
+        if offload == "parameters":  # and the weight shards and gradients too; one gathered layer stays
+            weights, gradients, gather = 0.0, 0.0, max(gather, plan.gather)
         return weights + gradients + optimizer + gather + plan.scratch + plan.logits + overhead
+    if plan.engine in SERVER_ENGINES:
+        tokens, seqs = server_batch(gpu)
+        vocab = plan.workload.model.vocab
+        tp = count if parallelism == "tensor" else 1
+        server = server_total(plan.server_coefficients, vocab, tokens, seqs, tp)
+        if parallelism == "single":
+            return plan.weights_vram + plan.kv + server + overhead
+        if parallelism == "tensor":
+            share = _kv_share(plan.workload.model, count)
+            return plan.weights_vram / count + plan.kv * share + server + overhead
+        layers = plan.workload.model.layers
+        logits = 8.0 * seqs * vocab  # on the last stage only
+        body = math.ceil(layers / count) / layers * (plan.layer_bytes + plan.kv) + overhead + server - logits
+        return max(body + plan.embed_gpu_bytes, body + plan.head_bytes + logits)
     if parallelism == "single":
         return plan.weights_vram + plan.kv + plan.scratch + plan.logits + overhead
     if parallelism == "tensor":
@@ -52,6 +85,24 @@ def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int) -> float:
     return max(body + plan.embed_gpu_bytes, body + plan.head_bytes + plan.logits)
 
 
+def kv_cache_tokens(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec) -> int | None:
+    """Tokens the KV pool of a server engine holds on this build — vLLM's "GPU KV cache size: N tokens": the
+    usable memory of the fullest GPU less everything but the KV cache, over its KV bytes per token (all
+    layers, no sliding-window saving; hybrid models: full-attention layers only). None for other engines."""
+    if plan.training or plan.engine not in SERVER_ENGINES:
+        return None
+    model = plan.workload.model
+    share = 1.0
+    if parallelism == "tensor":
+        share = _kv_share(model, count)
+    elif parallelism == "pipeline":
+        share = math.ceil(model.layers / count) / model.layers
+    without_kv = _per_gpu_bytes(plan, parallelism, count, gpu) - plan.kv * share
+    free = _usable_gib(plan, gpu) * GIB - without_kv
+    per_token = plan.kv_per_token * share
+    return max(0, int(free // per_token)) if per_token else None
+
+
 def _usable_gib(plan: _Plan, gpu: GpuSpec) -> float:
     return gpu.vram_gib * GPU_MEMORY_UTILIZATION.get(plan.engine, 1.0)
 
@@ -59,7 +110,7 @@ def _usable_gib(plan: _Plan, gpu: GpuSpec) -> float:
 def _min_gpus(plan: _Plan, gpu: GpuSpec, max_gpus: int) -> int | None:
     usable = _usable_gib(plan, gpu) * GIB
     for count in range(1, max(1, max_gpus) + 1):
-        if _per_gpu_bytes(plan, _parallelism(plan, count), count) <= usable:
+        if _per_gpu_bytes(plan, _parallelism(plan, count), count, gpu) <= usable:
             return count
     return None
 

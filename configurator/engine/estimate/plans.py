@@ -13,7 +13,8 @@ from functools import lru_cache
 
 from configurator.engine import calibration as cal
 from configurator.engine.estimate.engines import LLAMACPP_UBATCH, VLLM_BATCHED_TOKENS_SMALL, VLLM_MAX_NUM_SEQS, _check
-from configurator.engine.estimate.kv_cache import kv_cache_bytes
+from configurator.engine.estimate.kv_cache import kv_bytes_per_token, kv_cache_bytes
+from configurator.engine.estimate.server_memory import per_token_coefficients
 from configurator.engine.estimate.training import checkpoints_on_gpu, loss_bytes, training_state
 from configurator.engine.estimate.weights import (
     _HF_QUANTIZED,
@@ -58,6 +59,10 @@ class _Plan:
     train_flops: float  # per trained token (forward + backward + recompute)
     notes: tuple[Phrase, ...]
     host_optimizer: float = 0.0  # paged optimizer states kept in host RAM (torchtune PagedAdamW8bit)
+    # server engines: bytes per batched token (estimate.server_memory.per_token_coefficients) and the KV bytes
+    # per token of all KV layers (the engine's pool unit)
+    server_coefficients: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    kv_per_token: float = 0.0
 
 
 def _active_tokens_intermediate(model: ModelArch) -> int:
@@ -81,8 +86,8 @@ def _attention_flops(model: ModelArch, context: int, causal_average: bool) -> fl
     window = model.sliding_window
     sliding = model.sliding_window_layers if window else 0
     if window is None or not sliding:
-        return 4.0 * q_dim * span * model.layers
-    return 4.0 * q_dim * ((model.layers - sliding) * span + sliding * min(span, float(window)))
+        return 4.0 * q_dim * span * model.kv_layers
+    return 4.0 * q_dim * ((model.kv_layers - sliding) * span + sliding * min(span, float(window)))
 
 
 def _lora_params(model: ModelArch, rank: int) -> int:
@@ -162,6 +167,8 @@ def _inference_plan(w: Workload) -> _Plan:
         prefill_flops=2 * compute + _attention_flops(model, w.context_tokens, causal_average=True),
         train_flops=0.0,
         notes=tuple(notes),
+        server_coefficients=per_token_coefficients(model),
+        kv_per_token=kv_bytes_per_token(model, w.kv_cache_precision),
     )
 
 
@@ -174,6 +181,12 @@ def _training_activations(w: Workload, tokens: int) -> tuple[float, float]:
     product (4·I), plus the fp32 softmax statistics (4 B per head). Full recompute keeps only each layer's
     input (2·s·b·h, the paper's figure) and rebuilds one layer at a time; Unsloth offloads those inputs to host
     RAM. The loss term is the framework's (configurator.engine.estimate.training.LOSS_BYTES_PER_LOGIT).
+
+    The peak is the persistent part (the checkpoints, or every layer's activations without checkpointing) plus
+    the larger of two transients that never coexist: the loss's logits and their gradient (freed once the
+    backward pass leaves the head), and the working set of one layer's backward — its recomputed activations
+    and the gradients of its gate and up outputs (2 × 2·I bytes per token), which SwiGLU's backward needs
+    together. Returned as (persistent + working set, the part of the loss above the working set).
     """
     model = w.model
     h, q_dim = model.hidden, model.heads * model.head_dim
@@ -182,12 +195,14 @@ def _training_activations(w: Workload, tokens: int) -> tuple[float, float]:
     per_token_layer = 2.0 * (4 * h + 2 * q_dim + 2 * kv_dim + 4 * inter) + 4.0 * model.heads
     if model.is_moe:
         per_token_layer += 4.0 * model.experts  # router logits
+    working = tokens * (per_token_layer + 2.0 * 2 * inter)
     if w.gradient_checkpointing:
         kept_layers = model.layers if checkpoints_on_gpu(w.framework) else 1
-        stored = tokens * (kept_layers * 2.0 * h + per_token_layer)
+        stored = tokens * kept_layers * 2.0 * h + working
     else:
-        stored = tokens * (model.layers * per_token_layer + 2.0 * h)
-    return stored, loss_bytes(w.framework, tokens, model.vocab)
+        stored = tokens * (model.layers * per_token_layer + 2.0 * h) + working - tokens * per_token_layer
+    loss = loss_bytes(w.framework, tokens, model.vocab)
+    return stored, max(0.0, loss - working)
 
 
 def _training_plan(w: Workload) -> _Plan:

@@ -11,6 +11,7 @@ from configurator.engine import calibration as cal
 from configurator.engine.estimate.engines import LLAMACPP_UBATCH, VLLM_BATCHED_TOKENS_SMALL
 from configurator.engine.estimate.layout import _kv_share, _parallelism, _per_gpu_bytes, _usable_gib
 from configurator.engine.estimate.plans import _Plan, _plan
+from configurator.engine.estimate.training_speed import training_step
 from configurator.engine.estimate.weights import GIB
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.types import GpuSpec, ModelArch, Throughput, Workload
@@ -158,10 +159,9 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
 
 
 def _throughput(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> Throughput:
-    if plan.training:
-        peak = gpu.fp16_tflops * 1e12 * count
-        tokens_per_s = cal.TRAINING_MFU * peak / plan.train_flops
-        return Throughput(0.0, 0.0, tokens_per_s, 0.0)
+    if plan.training:  # estimate.training_speed: the whole build's tokens/s, its own field
+        trained = training_step(plan, gpu, count, link.gbs, _pcie_gbs(gpu))
+        return Throughput(0.0, 0.0, 0.0, 0.0, training_tokens_per_s=trained.tokens_per_s)
     step = _decode_step_s(plan, gpu, count, parallelism, link)
     prefill = _prefill_s(plan, gpu, count, parallelism, link)
     return Throughput(

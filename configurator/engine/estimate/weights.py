@@ -91,6 +91,16 @@ class Tensor:
     routed: bool = False  # a routed-expert tensor: k of E experts are read per token
 
 
+def _linear_layer_ids(model: ModelArch) -> frozenset[int]:
+    """Linear-attention layers of a hybrid model: three of every four, the fourth full attention
+    (transformers Qwen3NextConfig `layer_types`: full when (i + 1) % full_attention_interval == 0)."""
+    if not model.linear_attention_layers:
+        return frozenset()
+    interval = max(1, model.layers // max(1, model.kv_layers))
+    full = [i for i in range(model.layers) if (i + 1) % interval == 0][: model.kv_layers]
+    return frozenset(i for i in range(model.layers) if i not in set(full))
+
+
 def _use_more_bits(i_layer: int, n_layers: int) -> bool:
     """llama-quant.cpp `use_more_bits`: first and last eighth, and every third layer in between."""
     return i_layer < n_layers // 8 or i_layer >= 7 * n_layers // 8 or (i_layer - n_layers // 8) % 3 == 2
@@ -113,8 +123,9 @@ def model_tensors(model: ModelArch) -> tuple[Tensor, ...]:
     fused = model.family == "phi"  # Phi-3 GGUF: attn_qkv and a fused ffn_up (gate+up)
     explicit = sum(t.params for t in tensors)
     per_layer: list[Tensor] = []
+    linear_layers = _linear_layer_ids(model)
     for i in range(layers):
-        if not model.is_mla:
+        if not model.is_mla and i not in linear_layers:
             if fused:
                 per_layer.append(Tensor("attn_qkv", i, h * (q_dim + 2 * kv_dim), h))
             else:
@@ -151,6 +162,12 @@ def model_tensors(model: ModelArch) -> tuple[Tensor, ...]:
         share = remainder // layers
         tensors.extend(Tensor("attn_mla", i, share, h) for i in range(layers))
         remainder -= share * layers
+    elif linear_layers:
+        # Gated DeltaNet projections (in_proj_qkvz, in_proj_ba, conv1d, out_proj) and the output gate of the
+        # full-attention q_proj: spread the remainder over the linear-attention layers
+        share = remainder // len(linear_layers)
+        tensors.extend(Tensor("attn_linear", i, share, h) for i in sorted(linear_layers))
+        remainder -= share * len(linear_layers)
     if remainder:
         tensors.append(Tensor("other", -1, remainder, 1))  # norms, biases, sinks: stored in F32 by GGUF
     return tuple(tensors)
@@ -253,10 +270,15 @@ def _tensor_bits(model: ModelArch, precision: str) -> tuple[float, ...]:
     linear = bits_per_weight(precision)
     wide = 32.0 if precision == "fp32" else 16.0
     experts_only = precision == "mxfp4" and model.native_precision == "mxfp4"
+    # the published checkpoint's map (model.precision_maps): tensor kinds and whole layers it leaves in bf16
+    mapped = model.precision_map(precision)
+    wide_kinds, wide_layers = (mapped[0], frozenset(mapped[1])) if mapped else ((), frozenset())
     bits: list[float] = []
     for t in tensors:
         if t.kind in ("token_embd", "output", "other", "ffn_gate_inp") or (experts_only and not t.routed):
             bits.append(wide)
+        elif t.layer in wide_layers or t.kind.startswith(wide_kinds):
+            bits.append(16.0)
         else:
             bits.append(linear)
     return tuple(bits)

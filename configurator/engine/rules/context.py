@@ -144,6 +144,19 @@ def part_fix(action: Literal["add", "remove"], target: str, sku: str, qty: int) 
     return make_fix(add_op(target, sku, qty) if action == "add" else remove_op(target, sku, qty))
 
 
+def remove_heaviest_gpus_fix(build: BuildSpec, remove: int) -> Fix:
+    """Fix "remove `remove` GPUs", the most power-hungry first, over as many lines as that takes (a build with
+    2× of its heaviest card and 4 others loses both and 2 of the next)."""
+    ops = []
+    left = remove
+    for line in sorted(build.gpus, key=lambda line: (-line.spec.tdp_w, line.spec.sku)):
+        take = min(left, line.qty)
+        if take:
+            ops.append(remove_op("gpus", line.spec.sku, take))
+        left -= take
+    return make_fix(*ops)
+
+
 def without_gpus(build: BuildSpec, remove: int) -> BuildSpec:
     """The build with `remove` GPUs taken out, the most power-hungry first."""
     lines = sorted(build.gpus, key=lambda line: (-line.spec.tdp_w, line.spec.sku))

@@ -19,6 +19,7 @@ from configurator.engine.rules.context import (
     chassis_takes_gpu,
     exceeds,
     part_fix,
+    remove_heaviest_gpus_fix,
     use_chassis_fixes,
 )
 from configurator.engine.types import ChassisSpec, Finding, Fix, GpuSpec
@@ -90,9 +91,7 @@ def gpu_count(ctx: RuleContext) -> Iterator[Finding]:
     chassis = build.chassis
     most = min(chassis.max_gpu_count, chassis.gpu_bays)
     if build.gpu_count > most:
-        heaviest = max(build.gpus, key=lambda line: (line.spec.tdp_w, line.spec.sku)).spec
-        extra = build.gpu_count - most
-        remove = part_fix("remove", "gpus", heaviest.sku, extra)
+        remove = remove_heaviest_gpus_fix(build, build.gpu_count - most)
         message = (
             Phrase(
                 "%(chassis)s takes at most 1 GPU; the build has %(count)s.", chassis=chassis.sku, count=build.gpu_count

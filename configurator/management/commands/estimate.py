@@ -15,6 +15,7 @@ from configurator.engine.types import (
     ENGINES,
     FRAMEWORKS,
     KV_PRECISIONS,
+    OFFLOADS,
     OPTIMIZERS,
     PRECISIONS,
     TASKS,
@@ -61,6 +62,7 @@ class Command(BaseCommand):
         parser.add_argument("--seq-len", type=int, default=2048, help="training sequence length")
         parser.add_argument("--zero-stage", type=int, default=0, choices=(0, 1, 2, 3))
         parser.add_argument("--framework", choices=FRAMEWORKS, default="hf_trainer", help="training framework")
+        parser.add_argument("--offload", choices=OFFLOADS, default="none", help="ZeRO/FSDP CPU offload")
         parser.add_argument("--no-checkpointing", action="store_true", help="train without recompute")
         parser.add_argument("--gpu", help="GPU SKU, e.g. rtx-4090")
         parser.add_argument("--gpu-count", type=int, default=1)
@@ -77,6 +79,7 @@ class Command(BaseCommand):
             "sequence_length": options["seq_len"],
             "zero_stage": options["zero_stage"],
             "framework": options["framework"],
+            "offload": options["offload"],
             "gradient_checkpointing": not options["no_checkpointing"],
         }
         if options["model_config"]:
@@ -159,7 +162,7 @@ def _render(result: Estimate, model_name: str, workload: Any) -> str:
                 f"{speed.time_to_first_token_s:,.2f} s",
             ]
         else:
-            lines.append(f"Training: {speed.prefill_tokens_per_s:,.0f} tokens/s")
+            lines.append(f"Training: {speed.training_tokens_per_s:,.0f} tokens/s for the whole build")
     lines += ["", "Assumptions:"]
     lines += [f"  - {text}" for text in result.assumptions]
     return "\n".join(lines)

@@ -1,0 +1,142 @@
+"""config.json fields of the model families added for issue 13: hybrid linear attention (Qwen3-Next, Qwen3.5),
+GLM-4.5 (`glm4_moe`) and OLMoE. Pure module; `models_library` calls these while it reads a config.
+
+Sources (transformers model code, the shapes every parameter count below follows):
+- Qwen3-Next / Qwen3.5 `Qwen3NextGatedDeltaNet`: in_proj_qkvz h → 2·k_dim + 2·v_dim, in_proj_ba h → 2·n_v,
+  depthwise conv1d over 2·k_dim + v_dim channels × kernel, dt_bias and A_log (n_v each), a gated RMSNorm over
+  the value head dim, out_proj v_dim → h, where k_dim = linear_num_key_heads × linear_key_head_dim and
+  v_dim = linear_num_value_heads × linear_value_head_dim. Its decode state per sequence: the recurrent matrix
+  n_v × d_k × d_v and the last kernel − 1 inputs of the convolution. Full-attention layers have gated attention
+  (q_proj emits the query and an output gate: 2 × heads × head_dim) with q/k RMSNorm.
+  Which layers are linear: `layer_types`, else layer i is full attention when (i + 1) % full_attention_interval
+  == 0 (Qwen3NextConfig default interval 4).
+- GLM-4.5 `Glm4MoeForCausalLM`: GQA with q/k/v bias (attention_bias), optional q/k norm (use_qk_norm), DeepSeek-
+  style MoE: n_routed_experts, n_shared_experts, first_k_dense_replace dense layers, a router with
+  e_score_correction_bias. The next-token-prediction layer (num_nextn_predict_layers) is not loaded for plain
+  serving and is not counted.
+- OLMoE `OlmoeForCausalLM`: every layer MoE (num_experts, num_experts_per_tok, intermediate_size per expert),
+  q_norm and k_norm over the whole projection width (q_dim and kv_dim), no biases.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from configurator.engine.config_fields import check_experts, invalid, read_bool, read_int, read_layer_types
+
+HYBRID_TYPES = ("qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_text")
+HYBRID_LAYER_KINDS = ("full_attention", "linear_attention")
+
+
+def hybrid_fields(config: dict[str, Any], layers: int, hidden: int) -> dict[str, int]:
+    """Linear-attention layer count, parameters per linear layer and state values per layer per sequence."""
+    kinds = read_layer_types(config, layers)
+    if kinds is not None:
+        if any(kind not in HYBRID_LAYER_KINDS for kind in kinds):
+            raise invalid("layer_types", f"Each entry must be one of: {', '.join(HYBRID_LAYER_KINDS)}.")
+        linear = sum(1 for kind in kinds if kind == "linear_attention")
+    else:
+        interval = read_int(config, "full_attention_interval", 4)
+        linear = sum(1 for i in range(layers) if (i + 1) % interval)
+    if linear >= layers:
+        raise invalid("full_attention_interval", "At least one layer must be full attention.")
+    n_k = read_int(config, "linear_num_key_heads")
+    n_v = read_int(config, "linear_num_value_heads")
+    d_k = read_int(config, "linear_key_head_dim")
+    d_v = read_int(config, "linear_value_head_dim")
+    kernel = read_int(config, "linear_conv_kernel_dim", 4)
+    k_dim, v_dim = n_k * d_k, n_v * d_v
+    conv_dim = 2 * k_dim + v_dim
+    params = hidden * (2 * k_dim + 2 * v_dim) + hidden * 2 * n_v + conv_dim * kernel + 2 * n_v + d_v + v_dim * hidden
+    state = n_v * d_k * d_v + conv_dim * (kernel - 1)
+    return {"linear_layers": linear, "linear_params": params, "linear_state": state}
+
+
+def qwen_moe_fields(config: dict[str, Any], layers: int, read_int_list: Any) -> dict[str, int]:
+    """Qwen3-MoE style routed experts (also Qwen3-Next and Qwen3.5): experts, top-k, sparse layers, shared."""
+    experts, active = read_int(config, "num_experts"), read_int(config, "num_experts_per_tok")
+    check_experts("num_experts", experts, "num_experts_per_tok", active)
+    step = read_int(config, "decoder_sparse_step", 1)
+    dense_only = set(read_int_list(config, "mlp_only_layers", low=0, high=layers - 1, max_len=layers))
+    sparse = [i for i in range(layers) if i not in dense_only and step > 0 and (i + 1) % step == 0]
+    moe_intermediate = read_int(config, "moe_intermediate_size")
+    shared = read_int(config, "shared_expert_intermediate_size", 0)
+    return {
+        "experts": experts,
+        "active_experts": active,
+        "moe_intermediate": moe_intermediate,
+        # a shared expert of another width is counted as that many routed-expert widths (rounded up)
+        "shared_experts": -(-shared // moe_intermediate) if shared else 0,
+        "dense_layers": layers - len(sparse),
+    }
+
+
+def glm4_moe_fields(config: dict[str, Any], layers: int) -> dict[str, Any]:
+    experts = read_int(config, "n_routed_experts")
+    active = read_int(config, "num_experts_per_tok")
+    check_experts("n_routed_experts", experts, "num_experts_per_tok", active)
+    return {
+        "experts": experts,
+        "active_experts": active,
+        "moe_intermediate": read_int(config, "moe_intermediate_size"),
+        "shared_experts": read_int(config, "n_shared_experts", 0),
+        "dense_layers": min(read_int(config, "first_k_dense_replace", 0), layers),
+        "router_bias": True,  # e_score_correction_bias
+        "qkv_bias": read_bool(config, "attention_bias", True),
+        "qk_norm": read_bool(config, "use_qk_norm", False),
+    }
+
+
+def olmoe_fields(config: dict[str, Any]) -> dict[str, Any]:
+    experts, active = read_int(config, "num_experts"), read_int(config, "num_experts_per_tok")
+    check_experts("num_experts", experts, "num_experts_per_tok", active)
+    return {
+        "experts": experts,
+        "active_experts": active,
+        "moe_intermediate": read_int(config, "intermediate_size"),
+        "qk_norm_full": True,
+    }
+
+
+_QUANT_PRECISION = {"fp8": "fp8", "fbgemm_fp8": "fp8", "mxfp4": "mxfp4"}
+_SKIP_KEYS = ("modules_to_not_convert", "ignored_layers", "ignore")
+
+
+def quantized_precision(quant: dict[str, Any]) -> str | None:
+    """The storage precision a pasted checkpoint's quantization_config names (fp8, fbgemm_fp8 → fp8; mxfp4)."""
+    return _QUANT_PRECISION.get(str(quant.get("quant_method", "")).lower())
+
+
+def precision_map_from_quant(
+    quant: dict[str, Any], layers: int, checkpoint: str
+) -> tuple[tuple[str, tuple[str, ...], tuple[int, ...], str], ...]:
+    """A pasted checkpoint's precision map from its skip list (`modules_to_not_convert`, vLLM's
+    `ignored_layers`, compressed-tensors' `ignore`): attention kept in bf16 when every layer's self_attn is
+    listed, whole layers when their mlp is listed. Names are HF module paths (model.layers.N.self_attn.q_proj)."""
+    precision = quantized_precision(quant)
+    names: list[str] = []
+    for key in _SKIP_KEYS:
+        value = quant.get(key)
+        if isinstance(value, list):
+            names.extend(str(name) for name in value[:100_000])
+    if precision is None or not names:
+        return ()
+    attention_layers: set[int] = set()
+    mlp_layers: set[int] = set()
+    for name in names:
+        parts = name.split(".")
+        if "layers" not in parts:
+            continue
+        index = parts.index("layers") + 1
+        if index >= len(parts) or not parts[index].isdigit():
+            continue
+        layer = int(parts[index])
+        if "self_attn" in parts:
+            attention_layers.add(layer)
+        elif "mlp" in parts:
+            mlp_layers.add(layer)
+    kinds = ("attn",) if layers and len(attention_layers) >= layers else ()
+    bf16_layers = tuple(sorted(i for i in mlp_layers if i < layers))
+    if not kinds and not bf16_layers:
+        return ()
+    return ((precision, kinds, bf16_layers, checkpoint or "pasted config.json"),)
