@@ -6,9 +6,11 @@ from __future__ import annotations
 import csv
 import io
 from collections import defaultdict
+from typing import Any
 
 from django.db.models import QuerySet
 from django.http import Http404
+from openpyxl import Workbook
 
 from accounts.models import User
 from configurator.engine.errors import Forbidden
@@ -42,24 +44,45 @@ def purchase_lists(*, user: User, order: Order) -> dict[str, list[PurchaseLine]]
 
 
 CSV_HEADER = ("order", "supplier", "sku", "supplier_sku", "qty", "unit_price", "currency", "line_total", "from_stock")
+XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def _purchase_rows(order: Order, supplier: str, lines: list[PurchaseLine]) -> list[tuple[Any, ...]]:
+    return [
+        (
+            order.number,
+            supplier,
+            line.sku,
+            line.offer.supplier_sku if line.offer else "",
+            line.qty,
+            line.unit_price,
+            line.currency,
+            line.unit_price * line.qty,
+            "yes" if line.from_stock else "no",
+        )
+        for line in lines
+    ]
 
 
 def purchase_list_csv(*, order: Order, supplier: str, lines: list[PurchaseLine]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(CSV_HEADER)
-    for line in lines:
-        writer.writerow(
-            (
-                order.number,
-                supplier,
-                line.sku,
-                line.offer.supplier_sku if line.offer else "",
-                line.qty,
-                line.unit_price,
-                line.currency,
-                line.unit_price * line.qty,
-                "yes" if line.from_stock else "no",
-            )
-        )
+    writer.writerows(_purchase_rows(order, supplier, lines))
+    return buffer.getvalue()
+
+
+def purchase_list_xlsx(*, order: Order, supplier: str, lines: list[PurchaseLine]) -> bytes:
+    """The same rows as the CSV in one sheet; quantities and money are numbers (money with 2 places)."""
+    book = Workbook(write_only=False)
+    sheet = book.worksheets[0]
+    sheet.title = supplier[:31]  # Excel's limit on a sheet name
+    sheet.append(CSV_HEADER)
+    for row in _purchase_rows(order, supplier, lines):
+        sheet.append(row)
+    for column in ("F", "H"):
+        for cell in sheet[column][1:]:
+            cell.number_format = "#,##0.00"
+    buffer = io.BytesIO()
+    book.save(buffer)
     return buffer.getvalue()
