@@ -187,7 +187,7 @@ class OrderPurchaseListCsvApi(APIView):
         lines = purchase_lists(user=user, order=order).get(supplier)
         if lines is None:
             raise Http404(f"No purchase list of {supplier} in {number}.")
-        response = HttpResponse(purchase_list_csv(order=order, supplier=supplier, lines=lines), content_type="text/csv")
+        response = HttpResponse(purchase_list_csv(supplier=supplier, lines=lines), content_type="text/csv")
         response["Content-Disposition"] = f'attachment; filename="{order.number}-{supplier}.csv"'
         return response
 
@@ -205,8 +205,6 @@ class OrderPurchaseListXlsxApi(APIView):
         lines = purchase_lists(user=user, order=order).get(supplier)
         if lines is None:
             raise Http404(f"No purchase list of {supplier} in {number}.")
-        response = HttpResponse(
-            purchase_list_xlsx(order=order, supplier=supplier, lines=lines), content_type=XLSX_CONTENT_TYPE
-        )
+        response = HttpResponse(purchase_list_xlsx(supplier=supplier, lines=lines), content_type=XLSX_CONTENT_TYPE)
         response["Content-Disposition"] = f'attachment; filename="{order.number}-{supplier}.xlsx"'
         return response
