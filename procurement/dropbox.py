@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import Q
 
 from procurement.conf import setting
@@ -138,6 +138,14 @@ def price_list_drop_file(*, supplier: Supplier, path: Path) -> DropOutcome | Non
     return DropOutcome(supplier.slug, path.name, "duplicate", where, earlier.pk)
 
 
+def _unreadable(supplier: Supplier, path: Path, exc: Exception) -> DropOutcome:
+    """Move a file whose import raised to `failed/` with the reason; nothing was changed (rolled back)."""
+    sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+    error = {"line": 0, "field": "", "column": "", "value": path.name, "message": f"could not be imported: {exc!r}"}
+    report = _report(supplier, path, sha256, "failed", None) | {"errors": [error]}
+    return DropOutcome(supplier.slug, path.name, "failed", _move(path, FAILED, sha256, report), None)
+
+
 def price_list_drop_scan(*, root: Path | None = None, settle_seconds: float | None = None) -> list[DropOutcome]:
     """Import every waiting file of every supplier's folder under the drop directory (see the module's
     docstring). Folders named after no supplier are logged and left alone."""
@@ -159,6 +167,11 @@ def price_list_drop_scan(*, root: Path | None = None, settle_seconds: float | No
                 found = price_list_drop_file(supplier=supplier, path=path)
             except FileNotFoundError:  # moved by a concurrent scan
                 continue
+            except DatabaseError:
+                raise  # the database, not the file: the task retries and the file waits
+            except Exception as exc:  # a file the reader chokes on must not block the others
+                logger.exception("price list %s/%s could not be imported", supplier.slug, path.name)
+                found = _unreadable(supplier, path, exc)
             if found is not None:
                 outcomes.append(found)
     return outcomes

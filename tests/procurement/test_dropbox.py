@@ -183,3 +183,35 @@ def test_compose_gives_the_worker_the_drop_directory() -> None:
     worker = compose["services"]["worker"]
     drop_dir = worker["environment"]["PRICE_LIST_DROP_DIR"]
     assert any(volume.split(":")[1] == drop_dir for volume in worker["volumes"])
+
+
+def test_a_file_that_cannot_be_read_goes_to_failed_with_the_reason(drop: Path) -> None:
+    before = _offers()
+    (drop / "broken.xlsx").write_bytes(b"PK\x03\x04 not really a workbook")
+    [outcome] = price_list_drop_scan()
+    assert (outcome.outcome, outcome.moved_to) == ("failed", "failed")
+    [error] = _report(drop / "failed" / "broken.xlsx")["errors"]  # type: ignore[misc]
+    assert error["line"] == 0 and error["message"].startswith("cannot read the file")
+    assert _offers() == before
+
+
+def test_a_file_the_import_chokes_on_goes_to_failed_and_the_others_are_still_taken(
+    drop: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import procurement.dropbox as dropbox
+
+    real = dropbox.price_list_preview
+
+    def choke(**kwargs: object) -> PriceListImport:
+        if kwargs["filename"] == "a-choke.csv":
+            raise RuntimeError("reader bug")
+        return real(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dropbox, "price_list_preview", choke)
+    (drop / "a-choke.csv").write_bytes(_csv([f"rtx-4090;1;5;7;{VALID}"]))
+    (drop / "b-good.csv").write_bytes(_csv([f"rtx-4090;220000;5;7;{VALID}", f"rtx-5090;300000;3;10;{VALID}"]))
+    outcomes = price_list_drop_scan()
+    assert [(o.filename, o.outcome) for o in outcomes] == [("a-choke.csv", "failed"), ("b-good.csv", "applied")]
+    [error] = _report(drop / "failed" / "a-choke.csv")["errors"]  # type: ignore[misc]
+    assert error["message"] == "could not be imported: RuntimeError('reader bug')"
+    assert SupplierOffer.objects.get(sku="rtx-4090").purchase_price == Decimal(220000)
