@@ -8,6 +8,7 @@ import json
 import os
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -59,7 +60,7 @@ def _offers() -> list[tuple[str, Decimal, int, int]]:
     )
 
 
-def _report(path: Path) -> dict[str, object]:
+def _report(path: Path) -> dict[str, Any]:
     return json.loads(path.with_name(path.name + ".report.json").read_text(encoding="utf-8"))
 
 
@@ -190,7 +191,7 @@ def test_a_file_that_cannot_be_read_goes_to_failed_with_the_reason(drop: Path) -
     (drop / "broken.xlsx").write_bytes(b"PK\x03\x04 not really a workbook")
     [outcome] = price_list_drop_scan()
     assert (outcome.outcome, outcome.moved_to) == ("failed", "failed")
-    [error] = _report(drop / "failed" / "broken.xlsx")["errors"]  # type: ignore[misc]
+    [error] = _report(drop / "failed" / "broken.xlsx")["errors"]
     assert error["line"] == 0 and error["message"].startswith("cannot read the file")
     assert _offers() == before
 
@@ -212,6 +213,6 @@ def test_a_file_the_import_chokes_on_goes_to_failed_and_the_others_are_still_tak
     (drop / "b-good.csv").write_bytes(_csv([f"rtx-4090;220000;5;7;{VALID}", f"rtx-5090;300000;3;10;{VALID}"]))
     outcomes = price_list_drop_scan()
     assert [(o.filename, o.outcome) for o in outcomes] == [("a-choke.csv", "failed"), ("b-good.csv", "applied")]
-    [error] = _report(drop / "failed" / "a-choke.csv")["errors"]  # type: ignore[misc]
+    [error] = _report(drop / "failed" / "a-choke.csv")["errors"]
     assert error["message"] == "could not be imported: RuntimeError('reader bug')"
     assert SupplierOffer.objects.get(sku="rtx-4090").purchase_price == Decimal(220000)
