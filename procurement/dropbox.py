@@ -11,7 +11,8 @@ with the supplier's column mapping and changes nothing when any row is bad. Besi
 `<file name>.report.json`: the outcome, the import's id, every bad cell (line, field, column, value,
 message) or what changed (new SKUs, price moves, offers gone). A file is known by the SHA-256 of its bytes:
 the database keeps one drop import per (supplier, hash), so the same file is never imported twice, even
-renamed or dropped again, nor when two scans run at once.
+renamed or dropped again, nor when two scans run at once (of two racing scans, the one whose insert comes
+second leaves the file; whichever moves the file writes the report beside it).
 
 Only `.csv` and `.xlsx` files are taken; hidden files and names ending `.part`/`.tmp` are left alone, and
 so is a file changed within the last `PROCUREMENT_PRICE_LIST_SETTLE_SECONDS` (still being copied). Write a file
@@ -84,9 +85,9 @@ def _move(path: Path, where: str, sha256: str, report: dict[str, Any]) -> str:
     folder = path.parent / where
     folder.mkdir(exist_ok=True)
     target = _free_name(folder, path.name, sha256)
+    os.replace(path, target)  # first: of two racing scans only the one that moves the file writes its report
     report_path = target.with_name(target.name + ".report.json")
     report_path.write_text(json.dumps(report, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
-    os.replace(path, target)
     return where
 
 
