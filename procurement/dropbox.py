@@ -9,14 +9,17 @@ Layout (the directory is `settings.PROCUREMENT_PRICE_LIST_DROP_DIR`, env `PRICE_
 Each file goes through the admin's service (`price_list_preview`, then `price_list_apply`), so it is read
 with the supplier's column mapping and changes nothing when any row is bad. Beside the moved file lies
 `<file name>.report.json`: the outcome, the import's id, every bad cell (line, field, column, value,
-message) or what changed (new SKUs, price moves, offers gone). A file is known by the SHA-256 of its bytes:
-the database keeps one drop import per (supplier, hash), so the same file is never imported twice, even
-renamed or dropped again, nor when two scans run at once (of two racing scans, the one whose insert comes
-second leaves the file; whichever moves the file writes the report beside it).
+message) or what changed (new SKUs, price moves, offers gone).
+
+A file is known by the SHA-256 of its bytes. Bytes already applied (dropped, or uploaded in the admin) are
+a `duplicate`: moved to `done/`, nothing imported. The database keeps one drop import per (supplier, hash)
+that has not failed, so two scans running at once never both import a file: the one whose insert comes
+second leaves the file, and whichever moves a file writes its report. A failed file changed nothing;
+dropped again (say, once the catalog knows its SKUs), it is read again.
 
 Only `.csv` and `.xlsx` files are taken; hidden files and names ending `.part`/`.tmp` are left alone, and
-so is a file changed within the last `PROCUREMENT_PRICE_LIST_SETTLE_SECONDS` (still being copied). Write a file
-under a temporary name and rename it when it is complete.
+so is a file changed within the last `PROCUREMENT_PRICE_LIST_SETTLE_SECONDS` (still being copied). Write
+a file under a temporary name and rename it when it is complete.
 """
 
 from __future__ import annotations
@@ -32,7 +35,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
-from django.db.models import Q
 
 from procurement.conf import setting
 from procurement.models import PriceListImport, Supplier
@@ -102,13 +104,13 @@ def _report(
 
 def price_list_drop_file(*, supplier: Supplier, path: Path) -> DropOutcome | None:
     """Import one dropped file through the admin's preview and apply; move it with its report. A file whose
-    bytes were already dropped, or applied through the admin, is not imported again (`duplicate`). None
-    when another scan is importing the same bytes right now (the file is left to it)."""
+    bytes were already applied (dropped or through the admin) is not imported again (`duplicate`); bytes
+    that failed changed nothing and are read again. None when another scan is importing the same bytes
+    right now (the file is left to it)."""
     content = path.read_bytes()
     sha256 = hashlib.sha256(content).hexdigest()
     earlier = (
-        PriceListImport.objects.filter(supplier=supplier, sha256=sha256)
-        .filter(Q(source=PriceListImport.Source.DROP) | Q(status=PriceListImport.Status.APPLIED))
+        PriceListImport.objects.filter(supplier=supplier, sha256=sha256, status=PriceListImport.Status.APPLIED)
         .order_by("pk")
         .first()
     )
@@ -134,7 +136,7 @@ def price_list_drop_file(*, supplier: Supplier, path: Path) -> DropOutcome | Non
         "duplicate_of": earlier.pk,
         "message": f"the same file was already imported (import {earlier.pk}, {earlier.status}); nothing changed",
     }
-    where = _move(path, DONE if earlier.status == PriceListImport.Status.APPLIED else FAILED, sha256, report)
+    where = _move(path, DONE, sha256, report)
     logger.info("price list %s/%s is a duplicate of import %s", supplier.slug, path.name, earlier.pk)
     return DropOutcome(supplier.slug, path.name, "duplicate", where, earlier.pk)
 

@@ -108,9 +108,12 @@ class PriceListImport(models.Model):
     class Meta:
         ordering = ("-created_at",)
         constraints = [
-            # the drop directory never imports the same file twice (procurement/dropbox.py)
+            # the drop directory never imports the same file twice (procurement/dropbox.py); a failed one
+            # changed nothing and may be read again (after the catalog is fixed)
             models.UniqueConstraint(
-                fields=("supplier", "sha256"), condition=Q(source="drop"), name="price_import_drop_once"
+                fields=("supplier", "sha256"),
+                condition=Q(source="drop") & ~Q(status="failed"),
+                name="price_import_drop_once",
             )
         ]
 

@@ -24,6 +24,6 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='pricelistimport',
-            constraint=models.UniqueConstraint(condition=models.Q(('source', 'drop')), fields=('supplier', 'sha256'), name='price_import_drop_once'),
+            constraint=models.UniqueConstraint(condition=models.Q(('source', 'drop'), models.Q(('status', 'failed'), _negated=True)), fields=('supplier', 'sha256'), name='price_import_drop_once'),
         ),
     ]

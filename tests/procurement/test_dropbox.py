@@ -95,6 +95,12 @@ def test_a_bad_file_changes_nothing_and_its_report_names_line_column_and_value(d
         {"line": 3, "field": "purchase_price", "column": "Цена", "value": "три сотни", "message": "not a number"}
     ]
     assert PriceListImport.objects.get().status == "failed"
+    # it changed nothing, so the same bytes dropped again (say, once the catalog knows a SKU) are read again
+    (drop / "bad.csv").write_bytes((drop / "failed" / "bad.csv").read_bytes())
+    [again] = price_list_drop_scan()
+    assert (again.outcome, again.moved_to) == ("failed", "failed")
+    assert PriceListImport.objects.filter(status="failed").count() == 2
+    assert _offers() == before
 
 
 def test_the_same_file_is_never_imported_twice(drop: Path) -> None:
