@@ -1,7 +1,9 @@
 """Read-only catalog API: GET /api/v1/catalog/<kind>/ and /api/v1/catalog/<kind>/<sku>/.
 
 One list and one detail class per part kind (generated below), so the OpenAPI schema names each
-kind's fields. Inactive parts are hidden unless `?active=false` or `?active=all` is asked for.
+kind's fields. Inactive parts are hidden unless `?active=false` or `?active=all` is asked for. Each part
+carries its `availability` (live offers, free stock, the earliest date one unit can be here) for everyone
+and its suppliers' `offers` (purchase prices) for sales and catalog staff only.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from typing import Any
 
 import django_filters
 from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import generics, serializers
 
 from catalog import models as m
+from procurement.selectors import PartOffers, part_offers
 
 
 class CatalogFilter(django_filters.FilterSet):
@@ -106,7 +110,75 @@ FILTERS: dict[str, type[CatalogFilter]] = {
 }
 
 
-class BridgeOutputSerializer(serializers.ModelSerializer):
+class OfferOutputSerializer(serializers.Serializer):
+    """One supplier's offer of the part (sales and catalog staff only: purchase prices)."""
+
+    supplier = serializers.CharField(source="supplier.slug")
+    supplier_name = serializers.CharField(source="supplier.name")
+    purchase_price = serializers.DecimalField(max_digits=14, decimal_places=2)
+    currency = serializers.CharField()
+    stock_qty = serializers.IntegerField()
+    free_qty = serializers.IntegerField(help_text="Stock not reserved by orders")
+    lead_time_days = serializers.IntegerField(help_text="Days to get the part when it is not in stock")
+    valid_until = serializers.DateField()
+    stale = serializers.BooleanField(source="is_stale", help_text="Past its validity: not used for dates or prices")
+    updated_at = serializers.DateTimeField()
+
+
+class AvailabilityOutputSerializer(serializers.Serializer):
+    live_offers = serializers.IntegerField()
+    in_stock_qty = serializers.IntegerField(help_text="Free units across the live offers")
+    lead_time_days = serializers.IntegerField(
+        allow_null=True, help_text="Days until one unit can be here (null: no live offer)"
+    )
+    earliest_date = serializers.DateField(allow_null=True, help_text="The date one unit can be here")
+
+
+NO_OFFERS = {"live_offers": 0, "in_stock_qty": 0, "lead_time_days": None, "earliest_date": None}
+
+
+def _sees_purchase_prices(user: Any) -> bool:
+    return bool(getattr(user, "is_sales", False) or getattr(user, "is_catalog_staff", False) or user.is_superuser)
+
+
+class PartOutputSerializer(serializers.ModelSerializer):
+    """A catalog part with its availability (everyone) and its suppliers' offers (sales and catalog staff;
+    null for everyone else). The offers of the whole kind are read once per request."""
+
+    kind = ""
+    availability = serializers.SerializerMethodField()
+    offers = serializers.SerializerMethodField(help_text="Sales and catalog staff only; null for everyone else")
+
+    def _found(self, item: Any) -> PartOffers | None:
+        cache = self.context.setdefault("part_offers", {})
+        if self.kind not in cache:
+            cache[self.kind] = part_offers(kind=self.kind)
+        found: PartOffers | None = cache[self.kind].get(item.sku)
+        return found
+
+    @extend_schema_field(AvailabilityOutputSerializer)
+    def get_availability(self, item: Any) -> dict[str, Any]:
+        found = self._found(item)
+        if found is None:
+            return dict(NO_OFFERS)
+        return {
+            "live_offers": sum(not offer.is_stale for offer in found.offers),
+            "in_stock_qty": found.availability.in_stock_qty,
+            "lead_time_days": found.availability.days,
+            "earliest_date": found.earliest_date.isoformat() if found.earliest_date else None,
+        }
+
+    @extend_schema_field(OfferOutputSerializer(many=True, allow_null=True))
+    def get_offers(self, item: Any) -> list[dict[str, Any]] | None:
+        request = self.context.get("request")
+        if request is None or not _sees_purchase_prices(request.user):
+            return None
+        found = self._found(item)
+        return [dict(row) for row in OfferOutputSerializer(found.offers if found else [], many=True).data]
+
+
+class BridgeOutputSerializer(PartOutputSerializer):
+    kind = "bridges"
     gpus = serializers.SlugRelatedField(slug_field="sku", many=True, read_only=True)  # type: ignore[var-annotated]
 
     class Meta:
@@ -114,11 +186,11 @@ class BridgeOutputSerializer(serializers.ModelSerializer):
         exclude = ("id",)
 
 
-def _serializer(model: type[m.CatalogItem]) -> type[serializers.ModelSerializer]:
+def _serializer(kind: str, model: type[m.CatalogItem]) -> type[serializers.ModelSerializer]:
     if model is m.NvlinkBridge:
         return BridgeOutputSerializer
     meta = type("Meta", (), {"model": model, "exclude": ("id",)})
-    return type(f"{model.__name__}OutputSerializer", (serializers.ModelSerializer,), {"Meta": meta})
+    return type(f"{model.__name__}OutputSerializer", (PartOutputSerializer,), {"Meta": meta, "kind": kind})
 
 
 def _queryset(model: type[m.CatalogItem]) -> QuerySet[Any]:
@@ -129,7 +201,7 @@ def _queryset(model: type[m.CatalogItem]) -> QuerySet[Any]:
 
 
 def _views(kind: str, model: type[m.CatalogItem]) -> tuple[type[generics.ListAPIView], type[generics.RetrieveAPIView]]:
-    output = _serializer(model)
+    output = _serializer(kind, model)
     list_view = type(
         f"{model.__name__}ListApi",
         (generics.ListAPIView,),

@@ -103,6 +103,8 @@ KNOWN_VARIABLES: dict[str, str] = {
     "THROTTLE_ANON_RECOMMEND": "rate of POST /api/v1/recommendations per anonymous client address (default 20/min)",
     "THROTTLE_QUOTE_CREATE": "rate of POST /api/v1/quotes/ per user (default 30/min)",
     "THROTTLE_AUTH_TOKEN": "rate of /api/v1/auth/token calls per client address, before credentials (default 10/min)",
+    "PRICE_LIST_DROP_DIR": "price lists dropped in <dir>/<supplier slug>/ are imported (default ./price-lists)",
+    "PRICE_LIST_SCAN_SECONDS": "how often the beat job looks for dropped price lists (default 300)",
     "API_NUM_PROXIES": (
         "reverse proxies in front of the app whose X-Forwarded-For is trusted for throttling (default 0)"
     ),

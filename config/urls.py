@@ -25,6 +25,7 @@ api_v1: list[URLPattern | URLResolver] = [
 urlpatterns = [
     path("", include("configurator.web.urls")),
     path("quotes/", include("quotes.urls_web")),
+    path("orders/", include("orders.urls_web")),
     path("accounts/", include("accounts.urls")),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),

@@ -2,7 +2,7 @@
 
 Customers see their own orders (status, ship date, lines, events); sales and catalog staff see all; sales
 move them along the transition table; sales and catalog staff see the purchase lists (JSON, CSV per
-supplier). Another customer's order is 404.
+supplier, CSV or XLSX). Another customer's order is 404.
 """
 
 from __future__ import annotations
@@ -22,7 +22,14 @@ from accounts.models import User
 from config.api import ApiErrorSerializer, StandardPagination
 from orders import services
 from orders.models import Order, OrderEvent, OrderLine, OrderStatus, PurchaseLine
-from orders.selectors import order_get, order_visible, purchase_list_csv, purchase_lists
+from orders.selectors import (
+    XLSX_CONTENT_TYPE,
+    order_get,
+    order_visible,
+    purchase_list_csv,
+    purchase_list_xlsx,
+    purchase_lists,
+)
 from quotes.selectors import quote_get
 
 ERRORS = {400: ApiErrorSerializer, 403: ApiErrorSerializer, 404: ApiErrorSerializer, 409: ApiErrorSerializer}
@@ -180,6 +187,24 @@ class OrderPurchaseListCsvApi(APIView):
         lines = purchase_lists(user=user, order=order).get(supplier)
         if lines is None:
             raise Http404(f"No purchase list of {supplier} in {number}.")
-        response = HttpResponse(purchase_list_csv(order=order, supplier=supplier, lines=lines), content_type="text/csv")
+        response = HttpResponse(purchase_list_csv(supplier=supplier, lines=lines), content_type="text/csv")
         response["Content-Disposition"] = f'attachment; filename="{order.number}-{supplier}.csv"'
+        return response
+
+
+class OrderPurchaseListXlsxApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="orders_purchase_list_xlsx",
+        responses={(200, XLSX_CONTENT_TYPE): OpenApiResponse(OpenApiTypes.BINARY), **ERRORS},
+    )
+    def get(self, request: Request, number: str, supplier: str) -> HttpResponse:
+        user = _user(request)
+        order = order_get(user=user, number=number)
+        lines = purchase_lists(user=user, order=order).get(supplier)
+        if lines is None:
+            raise Http404(f"No purchase list of {supplier} in {number}.")
+        response = HttpResponse(purchase_list_xlsx(supplier=supplier, lines=lines), content_type=XLSX_CONTENT_TYPE)
+        response["Content-Disposition"] = f'attachment; filename="{order.number}-{supplier}.xlsx"'
         return response

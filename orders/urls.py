@@ -39,4 +39,9 @@ urlpatterns: list[URLPattern] = [
         apis.OrderPurchaseListCsvApi.as_view(),
         name="order-purchase-list-csv",
     ),
+    path(
+        "orders/<order_number:number>/purchase-lists/<slug:supplier>.xlsx",
+        apis.OrderPurchaseListXlsxApi.as_view(),
+        name="order-purchase-list-xlsx",
+    ),
 ]

@@ -24,6 +24,8 @@ DEFAULTS: dict[str, Any] = {
     "STOCK_DAYS": 2,  # days from a distributor's warehouse to ours when the part is in stock
     "ASSEMBLY_DAYS": 3,
     "BURN_IN_DAYS": 2,
+    # a dropped price list younger than this may still be being copied: the scan leaves it for the next run
+    "PRICE_LIST_SETTLE_SECONDS": 10,
 }
 
 

@@ -90,9 +90,15 @@ class PriceListImport(models.Model):
         FAILED = "failed", "failed"
         APPLIED = "applied", "applied"
 
+    class Source(models.TextChoices):
+        ADMIN = "admin", "admin"
+        DROP = "drop", "drop directory"
+
     supplier = models.ForeignKey(Supplier, on_delete=models.CASCADE, related_name="imports")
     filename = models.CharField(max_length=255)
     content = models.BinaryField()
+    sha256 = models.CharField(max_length=64, blank=True, db_index=True, help_text="Of the file's bytes")
+    source = models.CharField(max_length=8, choices=Source.choices, default=Source.ADMIN)
     status = models.CharField(max_length=16, choices=Status.choices)
     report = models.JSONField(default=dict, help_text="Errors or changes: new, moved, gone, unchanged")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -101,6 +107,15 @@ class PriceListImport(models.Model):
 
     class Meta:
         ordering = ("-created_at",)
+        constraints = [
+            # the drop directory never imports the same file twice (procurement/dropbox.py); a failed one
+            # changed nothing and may be read again (after the catalog is fixed)
+            models.UniqueConstraint(
+                fields=("supplier", "sha256"),
+                condition=Q(source="drop") & ~Q(status="failed"),
+                name="price_import_drop_once",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.supplier} {self.filename} ({self.status})"

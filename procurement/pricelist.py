@@ -12,11 +12,13 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import zipfile
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from openpyxl import load_workbook
+from openpyxl.utils.exceptions import InvalidFileException
 
 REQUIRED = ("sku", "purchase_price", "stock_qty", "lead_time_days", "valid_until")
 MAX_LEAD_TIME_DAYS = 365
@@ -105,7 +107,15 @@ def price_list_read(
     """Parse and check a price list. `kinds` maps every catalog SKU to its kind; unknown SKUs are errors."""
     try:
         table = _table(content, filename)
-    except (UnicodeDecodeError, csv.Error, OSError, KeyError, ValueError) as exc:
+    except (
+        UnicodeDecodeError,
+        csv.Error,
+        OSError,
+        KeyError,
+        ValueError,
+        zipfile.BadZipFile,
+        InvalidFileException,
+    ) as exc:
         return [], [RowError(0, "", "", filename, f"cannot read the file: {exc}")]
     if not table:
         return [], [RowError(1, "", "", "", "the file is empty")]

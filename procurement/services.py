@@ -4,6 +4,7 @@ sample suppliers and offers."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from dataclasses import asdict
 from decimal import ROUND_HALF_UP, Decimal
@@ -45,7 +46,14 @@ def _read(supplier: Supplier, content: bytes, filename: str) -> tuple[list[Offer
     return rows, {"errors": [], "rows": len(rows), **diff.as_dict()}
 
 
-def price_list_preview(*, supplier: Supplier, filename: str, content: bytes, user: Any = None) -> PriceListImport:
+def price_list_preview(
+    *,
+    supplier: Supplier,
+    filename: str,
+    content: bytes,
+    user: Any = None,
+    source: str = PriceListImport.Source.ADMIN,
+) -> PriceListImport:
     """Read and check the file; store it with its report (`previewed`, or `failed` with every bad cell)."""
     _, report = _read(supplier, content, filename)
     status = PriceListImport.Status.FAILED if report["errors"] else PriceListImport.Status.PREVIEWED
@@ -53,6 +61,8 @@ def price_list_preview(*, supplier: Supplier, filename: str, content: bytes, use
         supplier=supplier,
         filename=filename,
         content=content,
+        sha256=hashlib.sha256(content).hexdigest(),
+        source=source,
         status=status,
         report=report,
         created_by=user if getattr(user, "is_authenticated", False) else None,

@@ -8,6 +8,7 @@ from typing import Any
 import dj_database_url
 
 from config.env import BASE_DIR, env_bool, env_int, env_list, env_str
+from procurement.schedule import procurement_beat_schedule
 from quotes.schedule import CELERY_BEAT_SCHEDULE as QUOTE_BEAT_SCHEDULE
 
 SECRET_KEY = env_str("SECRET_KEY", "dev-only-insecure-key-change-me")  # overridden in production
@@ -196,7 +197,11 @@ CELERY_TASK_TIME_LIMIT = 120
 CELERY_TASK_SOFT_TIME_LIMIT = 90
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_BEAT_SCHEDULE = QUOTE_BEAT_SCHEDULE
+# Supplier price lists dropped into <PRICE_LIST_DROP_DIR>/<supplier slug>/ are imported every
+# PRICE_LIST_SCAN_SECONDS by the beat job procurement.scan_price_lists (procurement/dropbox.py).
+PROCUREMENT_PRICE_LIST_DROP_DIR = env_str("PRICE_LIST_DROP_DIR", str(BASE_DIR / "price-lists"))
+PRICE_LIST_SCAN_SECONDS = env_int("PRICE_LIST_SCAN_SECONDS", 300)
+CELERY_BEAT_SCHEDULE = {**QUOTE_BEAT_SCHEDULE, **procurement_beat_schedule(PRICE_LIST_SCAN_SECONDS)}
 
 EMAIL_BACKEND = env_str("EMAIL_URL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "quotes@configurator.local")

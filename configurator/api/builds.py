@@ -17,6 +17,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from catalog.specs import catalog_snapshot
 from config.api import ApiErrorSerializer, StandardPagination
 from configurator.api import PublicApi
 from configurator.engine.builds import MAX_QTY
@@ -28,6 +29,7 @@ from configurator.serializers import StrictKeysMixin, WorkloadInputSerializer
 from configurator.services import (
     MAX_LINES,
     build_apply_fix,
+    build_parse,
     build_validate,
     saved_build_create,
     saved_build_delete,
@@ -125,7 +127,10 @@ class BuildApplyFixApi(PublicApi):
         body, verdict, price = build_apply_fix(
             payload=serializer.validated_data["build"], fix=serializer.validated_data["fix"]
         )
-        return Response({"build": body, "verdict": validate_data(verdict, price)})
+        fixed, _workload = build_parse(
+            payload=body, snapshot=catalog_snapshot()
+        )  # the new body, read as validate reads it
+        return Response({"build": body, "verdict": validate_data(verdict, price, availability_reader()(fixed))})
 
 
 # --------------------------------------------------------------------------- saved builds

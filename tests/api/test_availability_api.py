@@ -73,3 +73,25 @@ def test_recommendations_carry_ship_dates_and_deliver_by_moves_off_a_part_out_of
     )
     assert bad.status_code == 400
     assert list(bad.json()["error"]["fields"]) == ["constraints.deliver_by"]
+
+
+def test_apply_fix_answers_the_ship_date_validate_gives_for_the_new_body(
+    api_client: APIClient, offers: Supplier
+) -> None:
+    from tests.builds import TOO_FEW_PSUS
+
+    verdict = api_client.post("/api/v1/builds/validate", TOO_FEW_PSUS, format="json").json()
+    fix = next(fix for finding in verdict["findings"] for fix in finding["fixes"])
+    answer = api_client.post("/api/v1/builds/apply-fix", {"build": TOO_FEW_PSUS, "fix": fix}, format="json").json()
+    again = api_client.post("/api/v1/builds/validate", answer["build"], format="json").json()
+    assert answer["verdict"]["lead_time_days"] == again["lead_time_days"] == 2 + 3 + 2
+    assert (
+        answer["verdict"]["ship_date"]
+        == again["ship_date"]
+        == (timezone.localdate() + dt.timedelta(days=7)).isoformat()
+    )
+    # a part of the fixed build without a live offer: no date, as validate says
+    added = {line["sku"] for kind in ("psus",) for line in answer["build"][kind]}
+    SupplierOffer.objects.filter(sku__in=added).delete()
+    answer = api_client.post("/api/v1/builds/apply-fix", {"build": TOO_FEW_PSUS, "fix": fix}, format="json").json()
+    assert (answer["verdict"]["ship_date"], answer["verdict"]["lead_time_days"]) == (None, None)

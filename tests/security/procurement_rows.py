@@ -51,6 +51,10 @@ def purchase_csv_url(world: Any) -> str:
     return f"/api/v1/orders/{world.order().number}/purchase-lists/{supplier.supplier.slug}.csv"
 
 
+def purchase_xlsx_url(world: Any) -> str:
+    return purchase_csv_url(world).removesuffix(".csv") + ".xlsx"
+
+
 #: Orders: the customer and sales see the order; sales move it; sales and catalog staff see purchase lists.
 ORDER_READ = {"anonymous": 401, "customer": 200, "other_customer": 404, "sales": 200, "catalog": 200, "superuser": 200}
 ORDER_ADVANCE = {

@@ -51,6 +51,7 @@ from tests.security.procurement_rows import (
     order_url,
     procurement_object,
     purchase_csv_url,
+    purchase_xlsx_url,
 )
 
 pytestmark = pytest.mark.django_db
@@ -252,6 +253,9 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
     ("api/v1/orders/<order_number:number>/purchase-lists/", "GET"): Cell(ORDER_PURCHASES, order_url("purchase-lists/")),
     ("api/v1/orders/<order_number:number>/purchase-lists/<slug:supplier>.csv", "GET"): Cell(
         ORDER_PURCHASES, purchase_csv_url
+    ),
+    ("api/v1/orders/<order_number:number>/purchase-lists/<slug:supplier>.xlsx", "GET"): Cell(
+        ORDER_PURCHASES, purchase_xlsx_url
     ),
     ("api/v1/auth/token", "POST"): Cell(signed_in(201), fixed("/api/v1/auth/token")),
     ("api/v1/auth/token", "DELETE"): Cell(signed_in(204), fixed("/api/v1/auth/token")),

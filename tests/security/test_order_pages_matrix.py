@@ -1,0 +1,157 @@
+"""Who may open and use the order pages (issue 15), for the personas of the authorization matrix: anonymous,
+customer (owns the order), another customer, sales, catalog staff and superuser.
+
+The page routes are enumerated from the URL resolver, so a new order page without a row here fails
+`test_every_order_page_has_a_matrix_entry`. Rules: signing in is needed (anonymous → the login page);
+customers see their own orders (another's is 404) and may order their accepted quote; sales see every
+order and move it; sales and catalog staff see purchase lists and download them; catalog staff do not see
+quotes (404) and may not move orders (403). Every refused POST is checked to have changed nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from accounts.models import User
+from orders.models import Order, OrderEvent, PurchaseLine
+from procurement.models import SupplierOffer
+from quotes.models import Quote, QuoteEvent
+from tests import factories
+from tests.security.test_authorization_matrix import PERSONAS, World, fingerprint
+
+pytestmark = pytest.mark.django_db
+
+ANON, CUST, OTHER, SALES, CAT, SUPER = PERSONAS
+LOGIN = 302  # anonymous: to the login page
+DONE = 302  # an allowed POST redirects to the order's page
+TABLES = (Order, OrderEvent, PurchaseLine, SupplierOffer, Quote, QuoteEvent)
+
+
+@pytest.fixture
+def world(catalog: None) -> World:
+    users = {
+        CUST: factories.customer(username="pages-customer"),
+        OTHER: factories.customer(username="pages-other"),
+        SALES: factories.sales(username="pages-sales"),
+        CAT: factories.catalog_staff(username="pages-catalog"),
+        SUPER: cast(User, factories.UserFactory(username="pages-admin", is_staff=True, is_superuser=True)),
+    }
+    from configurator.services import saved_build_create
+    from tests.builds import GOOD_BUILD
+
+    build = saved_build_create(owner=users[CUST], name="customer's build", payload=GOOD_BUILD)
+    return World(users=users, tokens={}, build=build, sales2=factories.sales(username="pages-sales2"))
+
+
+def _supplier(world: World) -> str:
+    line = PurchaseLine.objects.filter(order=world.order()).order_by("pk").first()
+    assert line is not None, "the sample offers gave the order no purchase lines"
+    return line.supplier.slug
+
+
+def _second_accepted_quote(world: World) -> str:
+    """An accepted quote of the customer without an order yet (the world's first one has the order)."""
+    from quotes import services as quote_services
+    from tests.builds import GOOD_BUILD
+
+    world.order()
+    quote = quote_services.quote_create(customer=world.customer, created_by=world.customer, payload=GOOD_BUILD)
+    quote = quote_services.quote_send(quote=quote, user=world.sales2)
+    return quote_services.quote_accept(quote=quote, user=world.customer).number
+
+
+@dataclass(frozen=True)
+class Page:
+    expected: dict[str, int]
+    url: Callable[[World], str]
+    body: dict[str, str] | None = None  # a POST body when the page is a form's target
+
+
+def _statuses(**by_persona: int) -> dict[str, int]:
+    return {ANON: LOGIN, **by_persona}
+
+
+SIGNED_IN = _statuses(**{CUST: 200, OTHER: 200, SALES: 200, CAT: 200, SUPER: 200})
+OWN_OR_STAFF = _statuses(**{CUST: 200, OTHER: 404, SALES: 200, CAT: 200, SUPER: 200})
+STAFF_OF_AN_ORDER = _statuses(**{CUST: 403, OTHER: 404, SALES: 200, CAT: 200, SUPER: 200})
+STAFF = _statuses(**{CUST: 403, OTHER: 403, SALES: 200, CAT: 200, SUPER: 200})
+
+
+def _order(suffix: str = "") -> Callable[[World], str]:
+    return lambda world: f"/orders/{world.order().number}{suffix}"
+
+
+def _order_then(url: str) -> Callable[[World], str]:
+    """`url`, with the world's order made first (so the page has something to show)."""
+
+    def make(world: World) -> str:
+        world.order()
+        return url
+
+    return make
+
+
+PAGE_MATRIX: dict[tuple[str, str], Page] = {
+    ("orders/", "GET"): Page(SIGNED_IN, lambda world: "/orders/"),
+    ("orders/<str:number>", "GET"): Page(OWN_OR_STAFF, _order()),
+    ("orders/<str:number>/advance", "POST"): Page(
+        _statuses(**{CUST: 403, OTHER: 404, SALES: DONE, CAT: 403, SUPER: DONE}),
+        _order("/advance"),
+        {"to": "parts_ordered"},
+    ),
+    ("orders/<str:number>/purchases/<slug:supplier>.<download_format:fmt>", "GET"): Page(
+        STAFF_OF_AN_ORDER, lambda world: f"/orders/{world.order().number}/purchases/{_supplier(world)}.xlsx"
+    ),
+    ("orders/purchasing", "GET"): Page(STAFF, _order_then("/orders/purchasing")),
+    ("orders/purchasing/<slug:supplier>.<download_format:fmt>", "GET"): Page(
+        STAFF, lambda world: f"/orders/purchasing/{_supplier(world)}.csv"
+    ),
+    ("orders/from-quote/<str:number>", "POST"): Page(
+        _statuses(**{CUST: DONE, OTHER: 404, SALES: DONE, CAT: 404, SUPER: DONE}),
+        lambda world: f"/orders/from-quote/{_second_accepted_quote(world)}",
+        {},
+    ),
+}
+
+
+def _walk(patterns: list[URLPattern | URLResolver], prefix: str = "") -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            found += _walk(pattern.url_patterns, prefix + str(pattern.pattern))
+        else:
+            found.append((prefix + str(pattern.pattern), pattern.callback))
+    return found
+
+
+def test_every_order_page_has_a_matrix_entry() -> None:
+    routes = {route for route, _ in _walk(get_resolver().url_patterns) if route.startswith("orders/")}
+    assert routes == {route for route, _ in PAGE_MATRIX}
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+@pytest.mark.parametrize(("route", "method"), sorted(PAGE_MATRIX), ids=str)
+def test_order_page_matrix(world: World, route: str, method: str, persona: str) -> None:
+    page = PAGE_MATRIX[route, method]
+    url = page.url(world)
+    client = Client()
+    if persona != ANON:
+        client.force_login(world.users[persona])
+    before = fingerprint(*TABLES)
+    response = client.post(url, page.body) if method == "POST" else client.get(url)
+    expected = page.expected[persona]
+    assert response.status_code == expected, (persona, method, url)
+    if persona == ANON:
+        assert response["Location"].startswith("/accounts/login/"), response["Location"]
+    elif method == "POST" and expected == DONE:
+        assert response["Location"].startswith("/orders/O-"), response["Location"]
+    if (method == "POST" and expected != DONE) or persona == ANON:
+        assert fingerprint(*TABLES) == before, f"a refused {method} {url} by {persona} changed the database"
+    elif method == "POST":
+        assert fingerprint(*TABLES) != before, f"an allowed {method} {url} by {persona} changed nothing"
