@@ -2,8 +2,9 @@
 
 Only facts of one part against the chassis that no quantity or other part can change (the same comparisons as
 the rules `fit.gpu_form_factor`, `fit.gpu_slot_width`, `fit.gpu_length`, `fit.gpu_tdp`, `cpu.socket`,
-`memory.kind` and `power.psu_form_factor`, so an offered part never trips one of them); the rules still judge
-the build as a whole (counts, power, lanes).
+`memory.kind` / `memory.ecc_rdimm_required` and `power.psu_form_factor`, so an offered part never trips one
+of them, and a greyed one always would: tests/configurator/test_part_fit.py checks both ways); the rules still
+judge the build as a whole (counts, power, lanes).
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import exceeds
 from configurator.engine.types import ChassisSpec
 
+FORM_FACTORS = {"pcie": "PCIe", "sxm": "SXM", "oam": "OAM"}
+
 
 def _gpu_misfit(gpu: Any, chassis: ChassisSpec) -> Phrase | None:
     if gpu.form_factor != chassis.gpu_form_factor:
         return Phrase(
-            "a %(kind)s module; this chassis takes %(takes)s GPUs only",
-            kind=gpu.form_factor.upper(),
-            takes=chassis.gpu_form_factor.upper(),
+            "%(kind)s form factor; this chassis takes %(takes)s GPUs only",
+            kind=FORM_FACTORS.get(gpu.form_factor, gpu.form_factor),
+            takes=FORM_FACTORS.get(chassis.gpu_form_factor, chassis.gpu_form_factor),
         )
     if exceeds(gpu.slot_width, chassis.max_gpu_slot_width):
         return Phrase(
@@ -58,7 +61,7 @@ def part_misfit(kind: str, spec: Any, chassis: ChassisSpec | None) -> Phrase | N
         )
     if kind == "psus" and spec.form_factor != chassis.psu_form_factor:
         return Phrase(
-            "an %(kind)s unit; this chassis takes %(takes)s",
+            "%(kind)s unit; this chassis takes %(takes)s",
             kind=spec.form_factor.upper(),
             takes=chassis.psu_form_factor.upper(),
         )

@@ -256,7 +256,9 @@ def part_choices(
         misfit = part_misfit(kind, spec, chassis)
         if misfit is not None:
             reasons[spec.sku] = str(say(misfit))
-            misfits.append((spec.sku, str(_("%(part)s — does not fit: %(reason)s") % {"part": text, "reason": reasons[spec.sku]})))
+            misfits.append(
+                (spec.sku, str(_("%(part)s — does not fit: %(reason)s") % {"part": text, "reason": reasons[spec.sku]}))
+            )
             continue
         groups.setdefault(_group_key(kind, spec) or "—", []).append((spec.sku, text))
     choices: list[Any] = [("", _("— choose —"))] if blank else []

@@ -20,14 +20,12 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
 
 from catalog.models import ChassisKind
-from configurator.engine.builds import MAX_QTY, PART_KINDS, build_to_payload, money
 from configurator.engine.availability import BuildAvailability
+from configurator.engine.builds import MAX_QTY, PART_KINDS, build_to_payload, money
 from configurator.engine.fixes import fix_op_data
-from configurator.engine.models_library import model_instruct_id
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend import Recommendation
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Estimate, Finding, Fix, Price, Throughput, Verdict
-from configurator.wording import say
 from configurator.labels import (
     FINDING_TITLES,
     MEMORY_PARTS,
@@ -36,6 +34,7 @@ from configurator.labels import (
     Severity,
     label,
 )
+from configurator.wording import say
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -95,6 +94,7 @@ class MemoryBar:
     fits: bool
     segments: tuple[Segment, ...]
     usable_percent: float
+    gpu_name: str = ""  # the catalog name ("NVIDIA H200 NVL"); the SKU when the catalog was not at hand
 
     @property
     def free_gib(self) -> float:
@@ -201,7 +201,7 @@ NOISE_LABELS = {
 # --------------------------------------------------------------------------- pieces
 
 
-def memory_bar(estimate: Estimate | None) -> MemoryBar | None:
+def memory_bar(estimate: Estimate | None, snapshot: CatalogSnapshot | None = None) -> MemoryBar | None:
     """The per-GPU stacked bar of an estimate with a GPU layout; None without one."""
     if estimate is None or estimate.layout is None:
         return None
@@ -225,6 +225,7 @@ def memory_bar(estimate: Estimate | None) -> MemoryBar | None:
         fits=layout.fits,
         segments=tuple(segments),
         usable_percent=round(usable / scale * 100, 2),
+        gpu_name=gpu.name if (gpu := (snapshot.gpus.get(layout.sku) if snapshot else None)) else layout.sku,
     )
 
 
@@ -260,7 +261,7 @@ def finding_views(findings: Sequence[Finding]) -> tuple[FindingView, ...]:
     return tuple(sorted(views, key=lambda v: (SEVERITY_ORDER.get(v.severity, 3), v.index)))
 
 
-def verdict_view(verdict: Verdict, price: Price | None = None) -> VerdictView:
+def verdict_view(verdict: Verdict, price: Price | None = None, snapshot: CatalogSnapshot | None = None) -> VerdictView:
     power, pcie, estimate = verdict.power, verdict.pcie, verdict.estimate
     findings = finding_views(verdict.findings)
     counts = {severity: sum(1 for f in findings if f.severity == severity) for severity in SEVERITY_ORDER}
@@ -274,7 +275,7 @@ def verdict_view(verdict: Verdict, price: Price | None = None) -> VerdictView:
         lanes=Meter(float(pcie.lanes_needed), float(pcie.lanes_available), "lanes", None),
         topology=pcie.topology,
         slots=asdict(verdict.slots),
-        memory=memory_bar(estimate),
+        memory=memory_bar(estimate, snapshot),
         throughput=estimate.throughput if estimate is not None else None,
         assumptions=tuple(estimate.assumptions) if estimate is not None else (),
         price=price,
@@ -328,7 +329,7 @@ def candidate_views(
         build, chassis = candidate.build, candidate.build.chassis
         body = build_to_payload(build)
         ships = availability(build) if availability is not None else None
-        verdict = verdict_view(candidate.verdict, candidate.price)
+        verdict = verdict_view(candidate.verdict, candidate.price, snapshot)
         views.append(
             CandidateView(
                 rank=rank,

@@ -163,7 +163,7 @@ def _check(body: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "ships_in_days": availability.lead_time_days,
         "without_offer": availability.without_offer,
-        "verdict": verdict_view(verdict, price),
+        "verdict": verdict_view(verdict, price, snapshot),
         "problems": [],
         "rows": part_rows(body, snapshot),
     }

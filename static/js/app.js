@@ -70,8 +70,9 @@
     }
     var heading = scope.querySelector("[data-focus-on-swap]");
     if (heading) {
-      heading.focus();
-      if (heading.scrollIntoView) heading.scrollIntoView({ block: "start", behavior: "smooth" });
+      // the answer's top at the top of the window (beside it the form stays, sticky), not the page's top
+      heading.focus({ preventScroll: true });
+      if (heading.scrollIntoView) heading.scrollIntoView({ block: "start" });
     }
   });
 
@@ -208,5 +209,20 @@
     if (!unsaved || leaving || !document.getElementById("build-form")) return;
     event.preventDefault();
     event.returnValue = "";
+  });
+
+  // Under each part list, the chosen line in full (a closed <select> cuts long names, specs and price off).
+  function showChosen(root) {
+    var scope = root && root.querySelectorAll ? root : document;
+    Array.prototype.forEach.call(scope.querySelectorAll("[data-chosen-for]"), function (note) {
+      var select = document.getElementById(note.getAttribute("data-chosen-for"));
+      var option = select && select.selectedIndex >= 0 ? select.options[select.selectedIndex] : null;
+      note.textContent = option && option.value ? option.text : "";
+      if (select && option) select.title = option.value ? option.text : "";
+    });
+  }
+  if (window.htmx && window.htmx.onLoad) window.htmx.onLoad(showChosen);
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("select")) showChosen(document);
   });
 })();
