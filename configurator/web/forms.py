@@ -22,7 +22,7 @@ from catalog.models import ChassisKind
 from config.parsers import json_loads_limited
 from configurator.engine.builds import MAX_QTY, PART_KINDS
 from configurator.engine.errors import DomainError, UnknownModelError
-from configurator.engine.part_fit import part_misfit
+from configurator.engine.part_fit import FORM_FACTORS, part_misfit
 from configurator.engine.types import (
     ENGINES,
     KV_PRECISIONS,
@@ -219,13 +219,14 @@ def _specs(kind: str, spec: Any) -> str:
     if kind == "gpus":
         return (
             f"{num(spec.vram_gib, 0)} {u['GB']} {spec.memory_type.upper()}, {num(spec.bandwidth_gbs, 0)} {u['GB/s']}, "
-            f"{spec.tdp_w} {u['W']}, {spec.form_factor.upper()}"
+            f"{spec.tdp_w} {u['W']}, {FORM_FACTORS.get(spec.form_factor, spec.form_factor)}"
         )
     if kind == "cpus":
         return str(_("%(cores)s cores, %(socket)s") % {"cores": spec.cores, "socket": spec.socket})
     if kind == "chassis":
         size = f"{num(spec.rack_units, 0)} {u['U']}, " if spec.rack_units else ""
-        return f"{size}{spec.cpu_socket}, ≤ {spec.max_gpu_count} {u['GPUs']} {spec.gpu_form_factor.upper()}"
+        form = FORM_FACTORS.get(spec.gpu_form_factor, spec.gpu_form_factor)
+        return f"{size}{spec.cpu_socket}, ≤ {spec.max_gpu_count} {u['GPUs']} {form}"
     if kind == "psus":
         return f"{num(spec.watts_high_line, 0)} {u['W']}, {spec.form_factor.upper()}"
     if kind == "memory":

@@ -141,6 +141,14 @@
   document.addEventListener("submit", function (event) {
     if (liveForm(event.target)) window.clearTimeout(liveTimer);
   });
+  // A live answer is announced by its heading (or its notice), not read out whole.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    var announce = document.getElementById("results-announce");
+    if (!announce || !target || target.id !== "results") return;
+    var line = target.querySelector("#results-title, .notice p, .empty-state p");
+    announce.textContent = line ? line.textContent.replace(/\s+/g, " ").trim() : "";
+  });
 
   // ---------------------------------------------------------------- build editor
   // Search inside the part lists: options whose text does not hold the query are hidden (the chosen one stays).

@@ -72,6 +72,7 @@ def test_changing_users_updates_the_answer_and_the_address(page: Page, live_serv
     expect(page).to_have_url(re.compile(rf"[?&]concurrent_users={wanted}(&|$)"))
     assert page.evaluate("window.__samePage === true")
     expect(users).to_be_focused()  # typing goes on where it was
+    expect(page.locator("#results-announce")).to_contain_text("сборки для")  # said in one line
     # the address is the answer: loading it shows the same inputs and builds
     page.goto(page.url)
     expect(page.get_by_label("Одновременных пользователей")).to_have_value(wanted)
