@@ -369,15 +369,21 @@ SOURCE_NAMES: tuple[tuple[re.Pattern[str], str | Promise], ...] = (
     ),
     (re.compile(r" ?@[0-9a-f]{7,40}\b"), ""),  # a commit hash left anywhere
 )
-#: A library model's `source` (where its config.json was read) is named as what it is.
+#: A library model's `source` (the repositories its config.json was read from) is named as what it is; a
+#: pasted config.json's source ("pasted config.json (model_type …)") names no repository and stays.
 MODEL_SOURCE = gettext_lazy("the model's published config.json")
+REPOSITORY_PATH = re.compile(r"\b[\w.-]+/[\w.-]+")
 
 
 def _named(value: Any) -> Any:
     if not isinstance(value, Phrase):
         return value
     values = {
-        name: (cast(str, MODEL_SOURCE) if name == "source" and not isinstance(inner, Phrase) else _named(inner))
+        name: (
+            cast(str, MODEL_SOURCE)
+            if name == "source" and not isinstance(inner, Phrase) and REPOSITORY_PATH.search(str(inner))
+            else _named(inner)
+        )
         for name, inner in value.values.items()
     }
     again = type(value)  # the same sentence (its msgid already extracted where the engine wrote it)

@@ -104,6 +104,13 @@ def test_sources_are_named_not_pasted(catalog: None) -> None:
             "%(model)s: %(total)s B parameters (%(source)s)", model="M", total=Num(7, 0), source="a/b c.py @0123abcd"
         )
         assert cited(line) == "M: 7 B parameters (the model's published config.json)"
+        pasted = Phrase(
+            "%(model)s: %(total)s B parameters (%(source)s)",
+            model="M",
+            total=Num(7, 0),
+            source="pasted config.json (model_type llama)",
+        )
+        assert cited(pasted) == "M: 7 B parameters (pasted config.json (model_type llama))"
 
 
 def test_the_instruct_release_is_named(catalog: None) -> None:
