@@ -7,7 +7,8 @@ nested phrases said the same way. The template filters of the same names call th
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import math
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 from django.utils.formats import number_format
@@ -28,12 +29,22 @@ def as_number(value: Any) -> float | Decimal | None:
         return None
 
 
+def rounded(value: float | Decimal, places: int = 0) -> Decimal:
+    """`value` rounded half up to `places` decimals: the one rounding of every number a person reads.
+    (Django's number_format cuts the digits off instead, so 14.0999 showed as "14,0" on the editor and
+    "14,1" on a card that had rounded to two places first.)"""
+    exponent = Decimal(1).scaleb(-int(places))
+    return Decimal(str(value)).quantize(exponent, rounding=ROUND_HALF_UP)
+
+
 def num(value: Any, places: int = 0) -> str:
-    """`6723.2|num` → "6 723" (ru) / "6,723" (en); non-numbers pass through."""
+    """`6723.5|num` → "6 724" (ru) / "6,724" (en), rounded half up; non-numbers pass through."""
     number = as_number(value)
     if number is None:
         return "" if value is None else str(value)
-    return number_format(number, decimal_pos=int(places), use_l10n=True, force_grouping=True)
+    if isinstance(number, float) and not math.isfinite(number):
+        return str(number)
+    return number_format(rounded(number, places), decimal_pos=int(places), use_l10n=True, force_grouping=True)
 
 
 def say(value: Any) -> Any:

@@ -452,6 +452,23 @@ def _library() -> tuple[dict[str, ModelArch], dict[str, str]]:
     return by_slug, index
 
 
+@lru_cache(maxsize=1)
+def _instruct_ids() -> dict[str, str]:
+    ids: dict[str, str] = {}
+    for entry in _read_fixture(LLM_MODELS_FIXTURE):
+        names = (entry["hf_id"], *entry.get("aliases", ()))
+        tuned = [name for name in names if name.lower().endswith(("-instruct", "-it", "-chat"))]
+        if tuned:
+            ids[entry["slug"]] = min(tuned, key=len)
+    return ids
+
+
+def model_instruct_id(slug: str) -> str | None:
+    """The Hugging Face id of the model's chat-tuned release (`…-Instruct`) where the library lists one (the
+    same weights' shapes, what people deploy and search for); None otherwise."""
+    return _instruct_ids().get(slug)
+
+
 def model_library() -> dict[str, ModelArch]:
     """Every library model by slug (cached; read once from fixtures/llm_models.json)."""
     return _library()[0]

@@ -26,6 +26,7 @@ from configurator.labels import (
     label,
     label_filters,
 )
+from configurator.web.viewmodels import cited as viewmodel_cited
 from configurator.wording import as_number, num, say
 
 register = template.Library()
@@ -111,3 +112,9 @@ def editor_url(body: Mapping[str, Any], workload: Mapping[str, Any] | None = Non
         payload["workload"] = dict(workload)
     query = urlencode({"build": json.dumps(payload, separators=(",", ":"), default=str)})
     return f"{reverse('configurator:build-new')}?{query}"
+
+
+@register.filter
+def cited(line: Any) -> str:
+    """An assumption in the page's language with its sources named, not pasted as paths (viewmodels.cited)."""
+    return viewmodel_cited(line)

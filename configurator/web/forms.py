@@ -22,12 +22,14 @@ from catalog.models import ChassisKind
 from config.parsers import json_loads_limited
 from configurator.engine.builds import MAX_QTY, PART_KINDS
 from configurator.engine.errors import DomainError, UnknownModelError
+from configurator.engine.part_fit import FORM_FACTORS, part_misfit
 from configurator.engine.types import (
     ENGINES,
     KV_PRECISIONS,
     PRECISIONS,
     SITE_VOLTAGES,
     CatalogSnapshot,
+    ChassisSpec,
     PartSpec,
 )
 from configurator.labels import UNITS, FormFactor, Redundancy, Task, label
@@ -40,6 +42,7 @@ from configurator.serializers import (
 )
 from configurator.services import MAX_LINES
 from configurator.use_cases import UseCase
+from configurator.wording import num, say
 
 MAX_CONFIG_CHARS = 100_000
 RECOMMENDATION_LIMIT = 3
@@ -210,28 +213,92 @@ def _group_key(kind: str, spec: PartSpec) -> str:
     }.get(kind, "")
 
 
-def part_choices(snapshot: CatalogSnapshot, kind: str, *, blank: bool = True) -> list[Any]:
+def _specs(kind: str, spec: Any) -> str:
+    """The key figures of a part for its line in a list: what a sales engineer compares."""
+    u = {code: str(label(UNITS, code)) for code in ("GB", "GB/s", "W", "U", "GPUs")}
+    if kind == "gpus":
+        return (
+            f"{num(spec.vram_gib, 0)} {u['GB']} {spec.memory_type.upper()}, {num(spec.bandwidth_gbs, 0)} {u['GB/s']}, "
+            f"{spec.tdp_w} {u['W']}, {FORM_FACTORS.get(spec.form_factor, spec.form_factor)}"
+        )
+    if kind == "cpus":
+        return str(_("%(cores)s cores, %(socket)s") % {"cores": spec.cores, "socket": spec.socket})
+    if kind == "chassis":
+        size = f"{num(spec.rack_units, 0)} {u['U']}, " if spec.rack_units else ""
+        form = FORM_FACTORS.get(spec.gpu_form_factor, spec.gpu_form_factor)
+        return f"{size}{spec.cpu_socket}, ≤ {spec.max_gpu_count} {u['GPUs']} {form}"
+    if kind == "psus":
+        return f"{num(spec.watts_high_line, 0)} {u['W']}, {spec.form_factor.upper()}"
+    if kind == "memory":
+        return f"{spec.capacity_gb} {u['GB']} {spec.kind.upper()}, {spec.speed_mts} MT/s"
+    if kind == "storage":
+        return f"{num(spec.capacity_tb, 2)} TB, {spec.interface}"
+    if kind == "nics":
+        return f"{spec.ports} × {spec.speed_gbps} Gb/s"
+    if kind == "bridges":
+        return f"{spec.ways}-way, {spec.slot_spacing}-slot"
+    return ""
+
+
+def part_choices(
+    snapshot: CatalogSnapshot, kind: str, *, blank: bool = True, chassis: ChassisSpec | None = None
+) -> tuple[list[Any], dict[str, str]]:
     """Active catalog items of one kind for a <select>, grouped (socket, vendor, …) and labelled
-    "name · sku · price"."""
+    "name · key specs · price", and the parts that do not fit `chassis` (the last group) with the reason."""
     groups: dict[str, list[tuple[str, str]]] = {}
+    misfits: list[tuple[str, str]] = []
+    reasons: dict[str, str] = {}
     specs: dict[str, PartSpec] = snapshot.kind(kind)
     for spec in sorted(specs.values(), key=lambda s: (_group_key(kind, s), s.name, s.sku)):
         if not spec.is_active:
             continue
-        text = f"{spec.name} · {spec.sku} · {_money(spec.price)} ₽"
+        facts = _specs(kind, spec)
+        text = " · ".join(part for part in (spec.name, facts, f"{_money(spec.price)} ₽") if part)
+        misfit = part_misfit(kind, spec, chassis)
+        if misfit is not None:
+            reasons[spec.sku] = str(say(misfit))
+            misfits.append(
+                (spec.sku, str(_("%(part)s — does not fit: %(reason)s") % {"part": text, "reason": reasons[spec.sku]}))
+            )
+            continue
         groups.setdefault(_group_key(kind, spec) or "—", []).append((spec.sku, text))
     choices: list[Any] = [("", _("— choose —"))] if blank else []
     choices.extend((group, options) for group, options in groups.items())
-    return choices
+    if misfits:
+        choices.append((str(_("Does not fit this chassis")), misfits))
+    return choices, reasons
+
+
+class PartSelect(forms.Select):
+    """A <select> of parts whose misfits (`reasons`, by SKU) are greyed out: disabled, with the reason as their
+    title. A misfit already chosen stays enabled, or the browser would drop the line from the post."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.reasons: dict[str, str] = {}
+
+    def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option: dict[str, Any] = super().create_option(*args, **kwargs)
+        reason = self.reasons.get(str(option["value"]))
+        if reason:
+            option["attrs"]["title"] = reason
+            option["attrs"]["data-misfit"] = "true"
+            if not option["selected"]:
+                option["attrs"]["disabled"] = True
+        return option
 
 
 class LineForm(forms.Form):
-    sku = forms.ChoiceField(label=_("Part"), required=False)
+    sku = forms.ChoiceField(label=_("Part"), required=False, widget=PartSelect)
     qty = forms.IntegerField(label=_("Quantity"), min_value=1, max_value=MAX_QTY, initial=1)
 
-    def __init__(self, *args: Any, choices: Sequence[Any] = (), **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, choices: Sequence[Any] = (), reasons: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
-        cast(forms.ChoiceField, self.fields["sku"]).choices = choices
+        field = cast(forms.ChoiceField, self.fields["sku"])
+        field.choices = choices
+        cast(PartSelect, field.widget).reasons = dict(reasons or {})
 
 
 LineFormSet = formset_factory(LineForm, extra=0, max_num=MAX_LINES, validate_max=True, absolute_max=MAX_LINES)
@@ -254,7 +321,7 @@ class BuildHeaderForm(forms.Form):
 
     def __init__(self, *args: Any, snapshot: CatalogSnapshot, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        cast(forms.ChoiceField, self.fields["chassis"]).choices = part_choices(snapshot, "chassis")
+        cast(forms.ChoiceField, self.fields["chassis"]).choices = part_choices(snapshot, "chassis")[0]
 
     def clean_workload(self) -> dict[str, Any] | None:
         raw = (self.cleaned_data.get("workload") or "").strip()
@@ -290,13 +357,15 @@ class BuildEditor:
         self.bound = data is not None
         self.header = BuildHeaderForm(data=data, initial=initial, snapshot=snapshot, prefix="build")
         self.formsets: dict[str, Any] = {}
+        chosen = (data or {}).get("build-chassis") if data is not None else (initial or {}).get("chassis")
+        chassis = snapshot.chassis.get(str(chosen or ""))
         for kind in PART_KINDS:
-            choices = part_choices(snapshot, kind)
+            choices, reasons = part_choices(snapshot, kind, chassis=chassis)
             self.formsets[kind] = LineFormSet(
                 data=data,
                 initial=None if data is not None else list((rows or {}).get(kind, ())),
                 prefix=kind,
-                form_kwargs={"choices": choices},
+                form_kwargs={"choices": choices, "reasons": reasons},
             )
 
     @classmethod

@@ -8,17 +8,24 @@ snapshot; this module only adds names, percentages for the bars and translated l
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
 
 from catalog.models import ChassisKind
+from configurator.engine.availability import BuildAvailability
 from configurator.engine.builds import MAX_QTY, PART_KINDS, build_to_payload, money
 from configurator.engine.fixes import fix_op_data
+from configurator.engine.phrase import Phrase
 from configurator.engine.recommend import Recommendation
-from configurator.engine.types import CatalogSnapshot, Estimate, Finding, Fix, Price, Throughput, Verdict
+from configurator.engine.types import BuildSpec, CatalogSnapshot, Estimate, Finding, Fix, Price, Throughput, Verdict
 from configurator.labels import (
     FINDING_TITLES,
     MEMORY_PARTS,
@@ -27,6 +34,7 @@ from configurator.labels import (
     Severity,
     label,
 )
+from configurator.wording import say
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -86,6 +94,7 @@ class MemoryBar:
     fits: bool
     segments: tuple[Segment, ...]
     usable_percent: float
+    gpu_name: str = ""  # the catalog name ("NVIDIA H200 NVL"); the SKU when the catalog was not at hand
 
     @property
     def free_gib(self) -> float:
@@ -168,18 +177,31 @@ class CandidateView:
     chassis_kind: str
     rack_units: float | None
     rows: tuple[PartRow, ...]
-    gpu_summary: str
+    gpu_summary: str  # the product: "2 × NVIDIA RTX PRO 6000 Blackwell Max-Q" (catalog names, not SKUs)
     price: Price
-    tokens_per_user: float
+    tokens_per_user: float  # as estimated; rounded once, where it is shown (`num`)
     tokens_total: float
     verdict: VerdictView
     why: tuple[str, ...]
+    ships_in_days: int | None = None  # None: a part has no live offer (or availability was not asked)
+    ship_date: dt.date | None = None
+    free_gpu_slots: int = 0  # upgrade room: GPUs the chassis takes beyond these
+    noise: str = ""
+
+
+#: What a chassis sounds like, from the catalog's `server_airflow`: HEURISTIC, no datasheet gives dB(A) for all
+#: of them; chassis built for server airflow run high-static-pressure fans meant for a server room, the
+#: others are desk-side workstations.
+NOISE_LABELS = {
+    True: gettext_lazy("loud: server room"),
+    False: gettext_lazy("quiet: office"),
+}
 
 
 # --------------------------------------------------------------------------- pieces
 
 
-def memory_bar(estimate: Estimate | None) -> MemoryBar | None:
+def memory_bar(estimate: Estimate | None, snapshot: CatalogSnapshot | None = None) -> MemoryBar | None:
     """The per-GPU stacked bar of an estimate with a GPU layout; None without one."""
     if estimate is None or estimate.layout is None:
         return None
@@ -203,6 +225,7 @@ def memory_bar(estimate: Estimate | None) -> MemoryBar | None:
         fits=layout.fits,
         segments=tuple(segments),
         usable_percent=round(usable / scale * 100, 2),
+        gpu_name=gpu.name if (gpu := (snapshot.gpus.get(layout.sku) if snapshot else None)) else layout.sku,
     )
 
 
@@ -238,7 +261,7 @@ def finding_views(findings: Sequence[Finding]) -> tuple[FindingView, ...]:
     return tuple(sorted(views, key=lambda v: (SEVERITY_ORDER.get(v.severity, 3), v.index)))
 
 
-def verdict_view(verdict: Verdict, price: Price | None = None) -> VerdictView:
+def verdict_view(verdict: Verdict, price: Price | None = None, snapshot: CatalogSnapshot | None = None) -> VerdictView:
     power, pcie, estimate = verdict.power, verdict.pcie, verdict.estimate
     findings = finding_views(verdict.findings)
     counts = {severity: sum(1 for f in findings if f.severity == severity) for severity in SEVERITY_ORDER}
@@ -252,7 +275,7 @@ def verdict_view(verdict: Verdict, price: Price | None = None) -> VerdictView:
         lanes=Meter(float(pcie.lanes_needed), float(pcie.lanes_available), "lanes", None),
         topology=pcie.topology,
         slots=asdict(verdict.slots),
-        memory=memory_bar(estimate),
+        memory=memory_bar(estimate, snapshot),
         throughput=estimate.throughput if estimate is not None else None,
         assumptions=tuple(estimate.assumptions) if estimate is not None else (),
         price=price,
@@ -289,11 +312,24 @@ def part_rows(body: Mapping[str, Any], snapshot: CatalogSnapshot) -> tuple[PartR
     return tuple(rows)
 
 
-def candidate_views(result: Recommendation, snapshot: CatalogSnapshot) -> tuple[CandidateView, ...]:
+def gpu_title(build: BuildSpec) -> str:
+    """The product a customer buys, by catalog names: "2 × NVIDIA RTX PRO 6000 Blackwell Max-Q"."""
+    return ", ".join(f"{line.qty} × {line.spec.name}" for line in build.gpus)
+
+
+def candidate_views(
+    result: Recommendation,
+    snapshot: CatalogSnapshot,
+    availability: Callable[[BuildSpec], BuildAvailability] | None = None,
+) -> tuple[CandidateView, ...]:
+    """The recommended builds for the cards and the comparison table; `availability` (the procurement
+    reader) gives each its ship date."""
     views = []
     for rank, candidate in enumerate(result.candidates, start=1):
         build, chassis = candidate.build, candidate.build.chassis
         body = build_to_payload(build)
+        ships = availability(build) if availability is not None else None
+        verdict = verdict_view(candidate.verdict, candidate.price, snapshot)
         views.append(
             CandidateView(
                 rank=rank,
@@ -303,15 +339,66 @@ def candidate_views(result: Recommendation, snapshot: CatalogSnapshot) -> tuple[
                 chassis_kind=label(ChassisKind, chassis.kind),
                 rack_units=chassis.rack_units,
                 rows=part_rows(body, snapshot),
-                gpu_summary=", ".join(f"{line.qty} × {line.spec.sku}" for line in build.gpus),
+                gpu_summary=gpu_title(build),
                 price=candidate.price,
-                tokens_per_user=round(candidate.decode_tokens_per_s_per_user, 2),
-                tokens_total=round(candidate.decode_tokens_per_s_total, 2),
-                verdict=verdict_view(candidate.verdict, candidate.price),
+                tokens_per_user=candidate.decode_tokens_per_s_per_user,
+                tokens_total=candidate.decode_tokens_per_s_total,
+                verdict=verdict,
                 why=candidate.why,
+                ships_in_days=ships.lead_time_days if ships is not None else None,
+                ship_date=ships.ship_date if ships is not None else None,
+                free_gpu_slots=max(int(verdict.slots.get("max_gpus", 0)) - int(verdict.slots.get("gpus", 0)), 0),
+                noise=str(NOISE_LABELS[bool(chassis.server_airflow)]),
             )
         )
     return tuple(views)
+
+
+# --------------------------------------------------------------------------- sources by name
+
+#: Source texts in the estimator's sentences (repository paths with commit hashes, file names) → the name a
+#: reader knows them by; the API keeps the full reference, the pages say the name.
+SOURCE_NAMES: tuple[tuple[re.Pattern[str], str | Promise], ...] = (
+    (
+        re.compile(r"llama\.cpp tools/quantize/README\.md(?: @[0-9a-f]{6,40})?"),
+        gettext_lazy("llama.cpp quantization table"),
+    ),
+    (
+        re.compile(r"decode_calibration\.csv(?: \(bench/accuracy\.py\))?"),
+        gettext_lazy("llama.cpp benchmark tables (GPU-Benchmarks-on-LLM-Inference, ai-benchmarks, llama.cpp)"),
+    ),
+    (re.compile(r" ?@[0-9a-f]{7,40}\b"), ""),  # a commit hash left anywhere
+)
+#: A library model's `source` (the repositories its config.json was read from) is named as what it is; a
+#: pasted config.json's source ("pasted config.json (model_type …)") names no repository and stays.
+MODEL_SOURCE = gettext_lazy("the model's published config.json")
+REPOSITORY_PATH = re.compile(r"\b[\w.-]+/[\w.-]+")
+
+
+def _named(value: Any) -> Any:
+    if not isinstance(value, Phrase):
+        return value
+    values = {
+        name: (
+            cast(str, MODEL_SOURCE)
+            if name == "source" and not isinstance(inner, Phrase) and REPOSITORY_PATH.search(str(inner))
+            else _named(inner)
+        )
+        for name, inner in value.values.items()
+    }
+    again = type(value)  # the same sentence (its msgid already extracted where the engine wrote it)
+    if value.plural_template is not None and value.count_name is not None:
+        return again.plural(value.template, value.plural_template, value.count_name, **values)
+    return again(value.template, **values)
+
+
+def cited(line: Any) -> str:
+    """An assumption sentence in the page's language with its sources named ("llama.cpp quantization
+    table"), not pasted as repository paths and commit hashes."""
+    text = str(say(_named(line)))
+    for pattern, name in SOURCE_NAMES:
+        text = pattern.sub(str(name), text)
+    return text
 
 
 @dataclass(frozen=True, slots=True)

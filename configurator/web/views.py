@@ -9,6 +9,7 @@ answered by what that app registers in `EDITOR_OPS` and `EDITOR_FORMS`, so nothi
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from catalog.specs import catalog_snapshot
 from config.parsers import json_loads_limited
 from configurator.engine.builds import PART_KINDS
 from configurator.engine.errors import DomainError
-from configurator.engine.models_library import model_search
+from configurator.engine.models_library import model_instruct_id, model_search
 from configurator.engine.types import CatalogSnapshot
 from configurator.labels import USE_CASE_TITLES, label
 from configurator.models import SavedBuild
@@ -95,31 +96,42 @@ def _share_query(form: WorkloadForm) -> str | None:
 
 @require_http_methods(["GET", "POST"])
 def workload_page(request: HttpRequest) -> HttpResponse:
-    """`/`: the workload form and, once it is valid, the recommended builds (anonymous users allowed)."""
+    """`/`: the workload form and, once it is valid, the recommended builds (anonymous users allowed).
+
+    htmx asks for the form and the answer (a submit, a preset), or, with `fragment=results`, for the answer
+    alone as the inputs change (static/js/app.js); either way the answer's address replaces the page's, so
+    it can be shared and reloaded."""
     form = _bound_workload_form(request)
-    context: dict[str, Any] = {"form": form, "presets": _presets(), "active": "workload"}
+    live = request.POST.get("fragment") == "results" or request.GET.get("fragment") == "results"
+    context: dict[str, Any] = {"form": form, "presets": _presets(), "active": "workload", "live": live}
     if form.is_bound and form.is_valid():
         snapshot = catalog_snapshot()
+        availability = availability_reader()
         try:
             result = recommendation_find(
-                workload=form.workload, constraints=form.constraints_data(), limit=RECOMMENDATION_LIMIT
+                workload=form.workload,
+                constraints=form.constraints_data(),
+                limit=RECOMMENDATION_LIMIT,
+                availability=availability,
             )
         except DomainError as error:
             context["error"] = error.message
         else:
             context.update(
                 result=result_view(result),
-                candidates=candidate_views(result, snapshot),
+                candidates=candidate_views(result, snapshot, availability),
                 model=form.workload.model,
+                instruct_id=model_instruct_id(form.workload.model.slug),
                 workload=form.workload,
                 workload_data=form.workload_data(),
                 model_memory=workload_memory(result.estimate),
             )
     if _partial(request):
-        response = render(request, "configurator/_workload.html", context)
+        template = "configurator/_results.html" if live else "configurator/_workload.html"
+        response = render(request, template, context)
         share = _share_query(form) if form.is_bound and form.is_valid() else None
         if share:
-            response["HX-Push-Url"] = share
+            response["HX-Replace-Url" if live else "HX-Push-Url"] = share
         return response
     return render(request, "configurator/workload.html", context)
 
@@ -129,7 +141,8 @@ def model_suggestions(request: HttpRequest) -> HttpResponse:
     """The model picker's search: library models matching `?model=` (slug, name, Hugging Face id, family)."""
     query = (request.GET.get("model") or "").strip()
     models = model_search(query)[:MODEL_SUGGESTIONS] if query else []
-    return render(request, "configurator/_model_options.html", {"models": models, "query": query})
+    options = [{"model": model, "instruct_id": model_instruct_id(model.slug)} for model in models]
+    return render(request, "configurator/_model_options.html", {"options": options, "query": query})
 
 
 # --------------------------------------------------------------------------- build editor
@@ -150,10 +163,40 @@ def _check(body: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "ships_in_days": availability.lead_time_days,
         "without_offer": availability.without_offer,
-        "verdict": verdict_view(verdict, price),
+        "verdict": verdict_view(verdict, price, snapshot),
         "problems": [],
         "rows": part_rows(body, snapshot),
     }
+
+
+def _state_body(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The build as its address holds it: the keys of a build body that say something."""
+    keys = ("chassis", "psu_redundancy", "site_voltage", "workload", *PART_KINDS)
+    return {key: body[key] for key in keys if body.get(key) not in (None, "", [], ())}
+
+
+def _state_url(body: Mapping[str, Any] | None, saved: SavedBuild | None) -> str | None:
+    """The editor's address for this build (`?build=<json>`), so a reload or a shared link shows it as it is
+    now, unsaved changes included (a saved build as saved, and an empty one, keep their plain address); None
+    for a form that cannot be read."""
+    if body is None:
+        return None
+    base = reverse("configurator:build-edit", args=[saved.pk]) if saved else reverse("configurator:build-new")
+    state = _state_body(body)
+    if not body.get("chassis") or not _unsaved(body, saved):
+        return base
+    return f"{base}?{urlencode({'build': json.dumps(state, separators=(',', ':'), default=str)})}"
+
+
+def _unsaved(body: Mapping[str, Any] | None, saved: SavedBuild | None) -> bool:
+    """Whether leaving the page would lose work: a new build with a chassis, or a saved one changed."""
+    if body is None:
+        return saved is None
+    if saved is None:
+        return bool(body.get("chassis"))
+    return json.dumps(_state_body(body), sort_keys=True, default=str) != json.dumps(
+        _state_body(saved.payload), sort_keys=True, default=str
+    )
 
 
 def _editor_context(
@@ -169,6 +212,8 @@ def _editor_context(
     checked = _check(body) if body is not None else {"verdict": None, "problems": [], "rows": (), "invalid": True}
     action = reverse("configurator:build-edit", args=[saved.pk]) if saved else reverse("configurator:build-new")
     return {
+        "state_url": _state_url(body, saved),
+        "unsaved": _unsaved(body, saved),
         "editor": editor,
         "saved": saved,
         "action_url": action,
@@ -346,7 +391,8 @@ def build_edit(request: HttpRequest, pk: int) -> HttpResponse:
     snapshot = catalog_snapshot()
     if request.method == "POST":
         return _editor_post(request, snapshot, saved)
-    body = saved.payload
+    # `?build=` holds changes not saved yet (the editor keeps its address up to date)
+    body = _body_from_query(request.GET["build"]) if request.GET.get("build") else saved.payload
     editor = BuildEditor.from_body(body, snapshot=snapshot, name=saved.name, notes=saved.notes)
     return _render_editor(request, _editor_context(request, editor, body, saved))
 
@@ -358,7 +404,9 @@ def build_check(request: HttpRequest) -> HttpResponse:
     snapshot = catalog_snapshot()
     editor = BuildEditor(snapshot=snapshot, data=request.POST)
     body = editor.body() if editor.is_valid() else None
-    context = _editor_context(request, editor, body, None, bound=True)
+    saved_pk = str(request.POST.get("saved_build") or "")
+    saved = saved_build_get(user=request.user, pk=int(saved_pk)) if saved_pk.isdigit() else None
+    context = _editor_context(request, editor, body, saved, bound=True)
     context["editing"] = request.POST.get("editing") == "1"
     return render(request, "configurator/_verdict.html", context)
 

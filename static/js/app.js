@@ -70,8 +70,9 @@
     }
     var heading = scope.querySelector("[data-focus-on-swap]");
     if (heading) {
-      heading.focus();
-      if (heading.scrollIntoView) heading.scrollIntoView({ block: "start", behavior: "smooth" });
+      // the answer's top at the top of the window (beside it the form stays, sticky), not the page's top
+      heading.focus({ preventScroll: true });
+      if (heading.scrollIntoView) heading.scrollIntoView({ block: "start" });
     }
   });
 
@@ -98,5 +99,138 @@
   // The API token field selects itself, ready to copy.
   document.addEventListener("focusin", function (event) {
     if (event.target.matches && event.target.matches("[data-token]")) event.target.select();
+  });
+
+  // ---------------------------------------------------------------- workload page: the answer follows the inputs
+  // A change to the form asks for the answer alone (fragment=results), half a second after the last keystroke;
+  // the server answers with HX-Replace-Url, so the address always holds the inputs of the answer shown.
+  // The model field is searched while typed and sent once picked or left; without JavaScript the form's
+  // submit button renders the same answer.
+  var liveTimer = null;
+  function liveForm(element) {
+    return element && element.closest ? element.closest("form[data-live-results]") : null;
+  }
+  function refreshResults(form) {
+    if (!window.htmx) return;
+    window.htmx.ajax("POST", form.getAttribute("action"), {
+      source: form,
+      target: form.getAttribute("data-live-results"),
+      swap: "innerHTML",
+      values: { fragment: "results" }
+    });
+  }
+  function scheduleResults(form, delay) {
+    window.clearTimeout(liveTimer);
+    liveTimer = window.setTimeout(function () { refreshResults(form); }, delay);
+  }
+  document.addEventListener("input", function (event) {
+    var form = liveForm(event.target);
+    if (!form || event.target.id === "id_model") return;
+    scheduleResults(form, 500);
+  });
+  document.addEventListener("change", function (event) {
+    var form = liveForm(event.target);
+    if (!form) return;
+    scheduleResults(form, event.target.id === "id_model" ? 150 : 300);
+  });
+  document.addEventListener("click", function (event) {
+    var option = event.target.closest && event.target.closest("[data-pick-model]");
+    var form = option ? liveForm(modelInput()) : null;
+    if (form) scheduleResults(form, 0);
+  });
+  document.addEventListener("submit", function (event) {
+    if (liveForm(event.target)) window.clearTimeout(liveTimer);
+  });
+  // A live answer is announced by its heading (or its notice), not read out whole.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    var announce = document.getElementById("results-announce");
+    if (!announce || !target || target.id !== "results") return;
+    var line = target.querySelector("#results-title, .notice p, .empty-state p");
+    announce.textContent = line ? line.textContent.replace(/\s+/g, " ").trim() : "";
+  });
+
+  // ---------------------------------------------------------------- build editor
+  // Search inside the part lists: options whose text does not hold the query are hidden (the chosen one stays).
+  function filterOptions(input) {
+    var scope = document.getElementById(input.getAttribute("data-filter-for"));
+    if (!scope) return;
+    var query = input.value.trim().toLowerCase();
+    var selects = scope.tagName === "SELECT" ? [scope] : Array.prototype.slice.call(scope.querySelectorAll("select"));
+    selects.forEach(function (select) {
+      Array.prototype.forEach.call(select.options, function (option) {
+        option.hidden = Boolean(query) && !option.selected && option.value !== "" &&
+          option.text.toLowerCase().indexOf(query) < 0;
+      });
+      Array.prototype.forEach.call(select.querySelectorAll("optgroup"), function (group) {
+        group.hidden = !Array.prototype.some.call(group.children, function (option) { return !option.hidden; });
+      });
+    });
+  }
+  document.addEventListener("input", function (event) {
+    if (event.target.matches && event.target.matches("[data-filter-for]")) filterOptions(event.target);
+  });
+  // The filter fields are not part of the build: keep their typing away from the editor's checks.
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && event.target.matches && event.target.matches("[data-filter-for]")) {
+      event.preventDefault();
+    }
+  });
+
+  // The build lives in the address (?build=…): a reload or a shared link shows it as it is now. Leaving with
+  // changes not saved asks first (saving or requesting a quote does not).
+  var unsaved = false;
+  var leaving = false;
+  function syncEditorState(root) {
+    var scope = root && root.querySelectorAll ? root : document;
+    var markers = scope.querySelectorAll("[data-state-url]");
+    if (!markers.length) return;
+    var marker = markers[markers.length - 1];
+    var url = marker.getAttribute("data-state-url");
+    if (url && url !== window.location.pathname + window.location.search) {
+      window.history.replaceState(window.history.state, "", url);
+    }
+    unsaved = marker.getAttribute("data-unsaved") === "true";
+  }
+  document.addEventListener("htmx:afterSettle", function (event) {
+    syncEditorState(event.detail && event.detail.elt && event.detail.elt.isConnected ? event.detail.elt : document);
+  });
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { syncEditorState(document); });
+  } else {
+    syncEditorState(document);
+  }
+  document.addEventListener("change", function (event) {
+    var form = event.target.closest && event.target.closest("#build-form");
+    if (form && !(event.target.matches && event.target.matches("[data-filter-for]"))) unsaved = true;
+  });
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("#build-form button[name='op']");
+    if (button && (button.value === "save" || button.value === "quote")) leaving = true;
+  });
+  document.addEventListener("htmx:afterSettle", function () { leaving = false; });
+  document.addEventListener("htmx:beforeOnLoad", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (xhr && xhr.getResponseHeader && xhr.getResponseHeader("HX-Redirect")) leaving = true;
+  });
+  window.addEventListener("beforeunload", function (event) {
+    if (!unsaved || leaving || !document.getElementById("build-form")) return;
+    event.preventDefault();
+    event.returnValue = "";
+  });
+
+  // Under each part list, the chosen line in full (a closed <select> cuts long names, specs and price off).
+  function showChosen(root) {
+    var scope = root && root.querySelectorAll ? root : document;
+    Array.prototype.forEach.call(scope.querySelectorAll("[data-chosen-for]"), function (note) {
+      var select = document.getElementById(note.getAttribute("data-chosen-for"));
+      var option = select && select.selectedIndex >= 0 ? select.options[select.selectedIndex] : null;
+      note.textContent = option && option.value ? option.text : "";
+      if (select && option) select.title = option.value ? option.text : "";
+    });
+  }
+  if (window.htmx && window.htmx.onLoad) window.htmx.onLoad(showChosen);
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("select")) showChosen(document);
   });
 })();

@@ -25,6 +25,7 @@ def test_the_workload_search_runs_without_a_policy_violation(page: Page, live_se
     _find_builds(page, live_server.url)
     response = page.request.get(f"{live_server.url}/")
     assert response.headers["content-security-policy"].startswith("default-src 'self'")
+    page.locator("article.candidate details.card__details > summary").first.click()
     weights = page.locator("article.candidate .stack__seg.seg--weights").first
     declared = weights.get_attribute("data-width")
     assert declared is not None and declared.endswith("%")
