@@ -14,7 +14,7 @@ from configurator.engine.recommend.assembly import Judge, complete_builds
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import (
     chassis_pool,
-    drive_options,
+    drive_for,
     fits,
     gpu_option,
     gpu_pool,
@@ -50,10 +50,9 @@ def exhaustive_search(
     constraints = profiled(workload, constraints)  # the same profile restrictions as `recommend`
     workload = working(workload, constraints)
     judge = Judge(snapshot, constraints, vat_percent)
-    drives = drive_options(snapshot, workload)
-    if not drives:
+    drive = drive_for(snapshot, workload)
+    if drive is None:
         return None, 0
-    drive = min(drives, key=lambda d: (d.price, d.sku))
     target = speed_target(workload)
     best: Candidate | None = None
     chassis_list = chassis_pool(snapshot, constraints)

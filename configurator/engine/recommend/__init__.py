@@ -35,11 +35,12 @@ from configurator.engine.availability import BuildAvailability
 from configurator.engine.estimate import estimate
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge
+from configurator.engine.recommend.grouping import grouped
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
     VramReserve,
-    drive_options,
+    drive_for,
     gpu_pool,
     max_gpus,
     profiled,
@@ -80,20 +81,22 @@ def recommend(
     started = time.perf_counter()
     constraints = profiled(workload, constraints)
     workload = working(workload, constraints)
-    judge = Judge(snapshot, constraints, vat_percent, availability=availability)
-    drives = drive_options(snapshot, workload)
-    drive = min(drives, key=lambda d: (d.price, d.sku)) if drives else None
-    parts = snapshot_parts(snapshot)
+    # look-alike parts priced once (grouping), unless the caller names chassis or a delivery date, which
+    # tell SKUs apart
+    search = snapshot if constraints.chassis or constraints.deliver_by else grouped(snapshot)
+    judge = Judge(search, constraints, vat_percent, availability=availability)
+    drive = drive_for(search, workload)
+    parts = snapshot_parts(search)
     streams: list[Stream] = []
     pool = parts.chassis_pool(constraints)
     most = max((max_gpus(c, constraints) for c in pool), default=0)
     classes = sorted({c.is_workstation for c in pool}, reverse=True)
-    for gpu in gpu_pool(snapshot, workload, constraints):
+    for gpu in gpu_pool(search, workload, constraints):
         if drive is None or not parts.hosts(gpu, constraints):
             continue
-        for option in counts_to_try(snapshot, workload, gpu, most, reserve):
+        for option in counts_to_try(search, workload, gpu, most, reserve):
             streams.extend(Stream(judge, option, workstation, drive) for workstation in classes)
-    chosen = pick_distinct(streams, limit, workload)
+    chosen = pick_distinct(streams, limit, workload, snapshot)
     if chosen:
         suggestions: tuple[str, ...] = ()
     elif _missing(snapshot):

@@ -4,15 +4,16 @@ constraints and validated (`Judge` counts what it considers)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from configurator.engine.availability import BuildAvailability
-from configurator.engine.budgets.lanes import lane_plan
 from configurator.engine.budgets.power import gpu_connector_needs, gpu_connectors_available, power_budget
 from configurator.engine.builds import build_price
+from configurator.engine.fixes import FixNotApplicable, apply_fix
 from configurator.engine.recommend.parts import snapshot_parts
-from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundancy_for
+from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundancy_for, sized_cpus
+from configurator.engine.recommend.sizing import cores_needed, ram_needed_gb
 from configurator.engine.types import (
     BuildSpec,
     Candidate,
@@ -20,8 +21,12 @@ from configurator.engine.types import (
     ChassisSpec,
     Constraints,
     CpuSpec,
+    Fix,
+    FixOpKind,
     Line,
+    Price,
     StorageSpec,
+    Verdict,
 )
 from configurator.engine.validate import validate
 
@@ -37,9 +42,8 @@ def _base_build(chassis: ChassisSpec, option: GpuOption, cpu: CpuSpec, site_volt
     )
 
 
-def _lanes_ok(build: BuildSpec) -> bool:
-    plan = lane_plan(build)
-    return plan.links_fit and plan.needed <= plan.available
+# Warning fixes applied to one candidate, one at a time, each time re-proven: a bound on the work
+FIX_STEPS = 3
 
 
 def complete_builds(
@@ -47,15 +51,17 @@ def complete_builds(
     chassis: ChassisSpec,
     option: GpuOption,
     cpus: Iterable[CpuSpec],
-    drive: StorageSpec,
+    drive: Line[StorageSpec],
     constraints: Constraints,
     *,
     every_psu_set: bool,
 ) -> Iterator[BuildSpec]:
-    """Policy builds for this chassis and GPU option: per CPU (with enough lanes), the cheapest policy
-    memory, then the cheapest carrying PSU set (or every carrying set when `every_psu_set`)."""
+    """Policy builds for this chassis and GPU option: per CPU (with the cores the workload asks and
+    enough lanes), the cheapest policy memory for the sized RAM, then the cheapest carrying PSU set (or
+    every carrying set when `every_psu_set`)."""
     parts = snapshot_parts(snapshot)
-    dimms = parts.memory_choice(chassis, option.gpu.vram_gib * option.count, ecc_memory(option.workload))
+    ram_gb = ram_needed_gb(option.workload, option.gpu.vram_gib * option.count)
+    dimms = parts.memory_choice(chassis, ram_gb, ecc_memory(option.workload))
     if dimms is None:
         return
     if chassis.is_rack:  # the power board brings the GPU cables; no PSU choice adds any
@@ -63,13 +69,13 @@ def complete_builds(
         needs, have = gpu_connector_needs(probe), gpu_connectors_available(probe)
         if any(needs[kind] > have[kind] for kind in needs):
             return
-    for cpu in cpus:
+    for cpu in sized_cpus(cpus, chassis.cpu_sockets, cores_needed(option.workload, option.count)):
         base = replace(
             _base_build(chassis, option, cpu, constraints.site_voltage),
             memory=(dimms,),
-            storage=(Line(spec=drive, qty=1),),
+            storage=(drive,),
         )
-        if not _lanes_ok(base):
+        if not parts.lanes_ok(base):
             continue
         carrying = parts.policy_psus(base, first_only=not every_psu_set)
         for psus in carrying if every_psu_set else carrying[:1]:
@@ -85,6 +91,7 @@ class Judge:
     vat_percent: Decimal
     considered: int = 0
     availability: Callable[[BuildSpec], BuildAvailability] | None = None  # from the suppliers' offers
+    applied: dict[int, tuple[Fix, ...]] = field(default_factory=dict)  # id(candidate) → warning fixes applied
 
     def in_stock_rank(self, build: BuildSpec) -> int:
         """0 when every part is in stock (or nothing is known of stock), 1 otherwise: between equal prices
@@ -111,9 +118,13 @@ class Judge:
             return None
         if not self.ships_in_time(build):
             return None
-        verdict = validate(build, snapshot=self.snapshot, workload=option.workload)
+        # unproven: the search only needs errors and warnings; the fixes are proven for what is returned
+        verdict = validate(build, snapshot=self.snapshot, workload=option.workload, prove=False)
         if verdict.errors:
             return None
+        return self._as_candidate(build, verdict, price, option)
+
+    def _as_candidate(self, build: BuildSpec, verdict: Verdict, price: Price, option: GpuOption) -> Candidate:
         throughput = verdict.estimate.throughput if verdict.estimate else option.estimate.throughput
         return Candidate(
             build=build,
@@ -122,3 +133,31 @@ class Judge:
             decode_tokens_per_s_per_user=throughput.decode_tokens_per_s_per_user if throughput else 0.0,
             decode_tokens_per_s_total=throughput.decode_tokens_per_s_total if throughput else 0.0,
         )
+
+    def proven(self, candidate: Candidate, option: GpuOption, snapshot: CatalogSnapshot | None = None) -> Candidate:
+        """The candidate with its findings' fixes proven (on `snapshot`, the whole catalog, when given)."""
+        verdict = validate(candidate.build, snapshot=snapshot or self.snapshot, workload=option.workload)
+        return replace(candidate, verdict=verdict)
+
+    def fixed(self, candidate: Candidate, option: GpuOption) -> tuple[Candidate, tuple[Fix, ...]] | None:
+        """The candidate after its proven warning fixes (engine.fixes.apply_fix), one at a time, when that
+        leaves no warning and no error within the constraints; with the fixes applied. None otherwise."""
+        build, applied = candidate.build, []
+        verdict = validate(build, snapshot=self.snapshot, workload=option.workload)
+        for _ in range(FIX_STEPS):
+            fix = next((f.fixes[0] for f in verdict.warnings if f.fixes), None)
+            if fix is None or any(op.op == FixOpKind.CHANGE_WORKLOAD for op in fix.ops):
+                return None
+            try:
+                build = apply_fix(build, fix, self.snapshot)
+            except FixNotApplicable:
+                return None
+            applied.append(fix)
+            verdict = validate(build, snapshot=self.snapshot, workload=option.workload, prove=False)
+            if verdict.errors:
+                return None
+            if not verdict.warnings:
+                found = self.candidate(build, option)
+                return (found, tuple(applied)) if found is not None and not found.verdict.warnings else None
+            verdict = validate(build, snapshot=self.snapshot, workload=option.workload)
+        return None
