@@ -49,7 +49,7 @@ from configurator.engine.recommend.policy import (
     working,
 )
 from configurator.engine.recommend.search import Stream, counts_to_try, pick_distinct
-from configurator.engine.recommend.suggestions import Cheapest, what_would_fit
+from configurator.engine.recommend.suggestions import Cheapest, several_servers, what_would_fit
 from configurator.engine.rules.context import active
 from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, Constraints, Estimate, Workload
 
@@ -74,10 +74,12 @@ def recommend(
     vat_percent: Decimal = Decimal(22),
     availability: Callable[[BuildSpec], BuildAvailability] | None = None,
     reserve: VramReserve = DEFAULT_RESERVE,
+    suggest: bool = True,
 ) -> Recommendation:
     """`availability` (the suppliers' offers) makes `constraints.deliver_by` count and, between builds of
     equal price, puts the one whose parts are all in stock first. `reserve`: the VRAM each GPU of a
-    recommended build keeps free (a setting of the caller's)."""
+    recommended build keeps free (a setting of the caller's). `suggest`: when nothing fits, say what would
+    (the runs it makes on changed workloads do not suggest in turn)."""
     started = time.perf_counter()
     constraints = profiled(workload, constraints)
     workload = working(workload, constraints)
@@ -97,7 +99,7 @@ def recommend(
         for option in counts_to_try(search, workload, gpu, most, reserve):
             streams.extend(Stream(judge, option, workstation, drive) for workstation in classes)
     chosen = pick_distinct(streams, limit, workload, snapshot)
-    if chosen:
+    if chosen or not suggest:
         suggestions: tuple[str, ...] = ()
     elif _missing(snapshot):
         suggestions = (
@@ -107,7 +109,9 @@ def recommend(
             ),
         )
     else:
-        suggestions = what_would_fit(workload, constraints, _cheapest(snapshot, vat_percent, reserve))
+        suggestions = what_would_fit(
+            workload, constraints, _cheapest(snapshot, vat_percent, reserve), lambda: _cluster(search, workload)
+        )
     plain = estimate(workload)
     return Recommendation(
         estimate=replace(plain, assumptions=(*plain.assumptions, reserve_assumption(reserve))),
@@ -131,11 +135,22 @@ def _missing(snapshot: CatalogSnapshot) -> tuple[str, ...]:
     return tuple(name for name, present in kinds if not present)
 
 
+def _cluster(snapshot: CatalogSnapshot, workload: Workload) -> Phrase | None:
+    """How many servers of the catalog would hold the workload when no single one does (no limits)."""
+    open_limits = profiled(workload, Constraints())
+    pool = snapshot_parts(snapshot).chassis_pool(open_limits)
+    return several_servers(
+        workload, gpu_pool(snapshot, workload, open_limits), pool, lambda chassis: max_gpus(chassis, open_limits)
+    )
+
+
 def _cheapest(snapshot: CatalogSnapshot, vat_percent: Decimal, reserve: VramReserve) -> Cheapest:
     """`recommend` run again on the same catalog for another workload or constraints: its first candidate."""
 
     def cheapest(workload: Workload, constraints: Constraints) -> Candidate | None:
-        found = recommend(snapshot, workload, constraints, limit=1, vat_percent=vat_percent, reserve=reserve).candidates
+        found = recommend(
+            snapshot, workload, constraints, limit=1, vat_percent=vat_percent, reserve=reserve, suggest=False
+        ).candidates
         return found[0] if found else None
 
     return cheapest

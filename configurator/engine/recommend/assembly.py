@@ -135,7 +135,10 @@ class Judge:
         )
 
     def proven(self, candidate: Candidate, option: GpuOption, snapshot: CatalogSnapshot | None = None) -> Candidate:
-        """The candidate with its findings' fixes proven (on `snapshot`, the whole catalog, when given)."""
+        """The candidate with its findings' fixes proven (on `snapshot`, the whole catalog, when given); as
+        it is when no finding offers a fix (nothing to prove)."""
+        if not any(finding.fixes for finding in candidate.verdict.findings):
+            return candidate
         verdict = validate(candidate.build, snapshot=snapshot or self.snapshot, workload=option.workload)
         return replace(candidate, verdict=verdict)
 

@@ -159,4 +159,17 @@ def sizing_reasons(
             tb=Num(storage_tb, None),
             need=Num(sizing.storage_tb, 1),
         )
+    if cores < sizing.cores:
+        cpu_why = Phrase(
+            "CPU: %(cpu)s, %(cores)s cores: the most this platform takes, short of the %(need)s the workload asks",
+            cpu=cpu,
+            cores=cores,
+            need=sizing.cores,
+        )
+    if ram_gb < sizing.ram_gb:
+        ram_why = Phrase(
+            "system memory: %(ram)s GB: the most this platform takes, short of the %(need)s GB the workload asks",
+            ram=Num(ram_gb),
+            need=Num(sizing.ram_gb),
+        )
     return (cpu_why, ram_why, disk_why)
