@@ -21,9 +21,9 @@ from configurator.engine.recommend.policy import (
     max_gpus,
     profiled,
     speed_target,
+    takes,
     working,
 )
-from configurator.engine.rules.context import chassis_takes_gpu
 from configurator.engine.types import Candidate, CatalogSnapshot, Constraints, Workload
 
 
@@ -63,7 +63,7 @@ def exhaustive_search(
             if not fits(option):
                 continue  # the workload.vram rule would refuse every build of this option
             for chassis in chassis_list:
-                if count > max_gpus(chassis, constraints) or not chassis_takes_gpu(chassis, gpu, count):
+                if count > max_gpus(chassis, constraints) or not takes(chassis, gpu, count):
                     continue  # the fit/cooling rules would refuse it
                 cpus = snapshot_parts(snapshot).cpus(chassis)
                 for build in complete_builds(snapshot, chassis, option, cpus, drive, constraints, every_psu_set=True):

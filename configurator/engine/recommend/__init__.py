@@ -96,7 +96,7 @@ def recommend(
     for gpu in gpu_pool(search, workload, constraints):
         if drive is None or not parts.hosts(gpu, constraints):
             continue
-        for option in counts_to_try(search, workload, gpu, most, reserve):
+        for option in counts_to_try(search, workload, gpu, most, reserve, pool, constraints):
             streams.extend(Stream(judge, option, workstation, drive) for workstation in classes)
     chosen = pick_distinct(streams, limit, workload, snapshot)
     if chosen or not suggest:

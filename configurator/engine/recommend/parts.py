@@ -20,6 +20,7 @@ from configurator.engine.recommend.policy import (
     psu_sets,
     redundancy_for,
     sized_cpus,
+    takes,
 )
 from configurator.engine.rules.context import chassis_takes_gpu
 from configurator.engine.types import (
@@ -151,7 +152,7 @@ class Parts:
             for chassis in self.chassis_pool(constraints):
                 if chassis.is_workstation != workstation or count > max_gpus(chassis, constraints):
                     continue
-                if not chassis_takes_gpu(chassis, gpu, count):
+                if not takes(chassis, gpu, count):
                     continue
                 net = _chassis_net(self, chassis, ram_gb, ecc, cores)
                 if net is not None:

@@ -37,7 +37,7 @@ from configurator.engine.budgets.power import (
 from configurator.engine.estimate import estimate
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.recommend.sizing import drive_line, storage_needed_tb
-from configurator.engine.rules.context import active
+from configurator.engine.rules.context import active, chassis_takes_gpu
 from configurator.engine.types import (
     BridgeSpec,
     BuildSpec,
@@ -189,6 +189,14 @@ def chassis_pool(snapshot: CatalogSnapshot, constraints: Constraints) -> list[Ch
             continue
         found.append(chassis)
     return found
+
+
+def takes(chassis: ChassisSpec, gpu: GpuSpec, count: int) -> bool:
+    """The chassis takes `count` × `gpu` as built: it fits and cools them, and a fixed baseboard (HGX: 4 or
+    8) is never offered partly filled (rule fit.baseboard_count)."""
+    if chassis.baseboard_gpu_counts and count not in chassis.baseboard_gpu_counts:
+        return False
+    return chassis_takes_gpu(chassis, gpu, count)
 
 
 def max_gpus(chassis: ChassisSpec, constraints: Constraints) -> int:

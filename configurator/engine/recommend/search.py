@@ -8,7 +8,7 @@ picks the cheapest and the alternatives that differ in kind.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from heapq import heapify, heappop, heappush
@@ -24,7 +24,9 @@ from configurator.engine.recommend.policy import (
     VramReserve,
     ecc_memory,
     fits,
+    max_gpus,
     speed_target,
+    takes,
 )
 from configurator.engine.recommend.reasons import reasons_for
 from configurator.engine.recommend.sizing import cores_needed, ram_needed_gb
@@ -32,6 +34,8 @@ from configurator.engine.types import (
     BuildSpec,
     Candidate,
     CatalogSnapshot,
+    ChassisSpec,
+    Constraints,
     Fix,
     GpuSpec,
     Line,
@@ -47,11 +51,19 @@ CPU_OPTIONS_PER_CHASSIS = 3  # the cheapest CPUs with enough lanes; a cheaper CP
 
 
 def counts_to_try(
-    snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, most: int, reserve: VramReserve = DEFAULT_RESERVE
+    snapshot: CatalogSnapshot,
+    workload: Workload,
+    gpu: GpuSpec,
+    most: int,
+    reserve: VramReserve = DEFAULT_RESERVE,
+    pool: Sequence[ChassisSpec] = (),
+    constraints: Constraints | None = None,
 ) -> list[GpuOption]:
     """The smallest count that fits and, when that is slower than the speed target, the smallest count
     that meets it (tensor parallel on 2, 4, 8 GPUs speeds one stream up; a layer split does not). Counts in
-    between are dearer than the first and slower than the second, so they can never rank first."""
+    between are dearer than the first and slower than the second, so they can never rank first — in a
+    chassis that takes them: a fixed baseboard of the `pool` (HGX: 4 or 8) that does not take a count gets
+    the next count it takes instead (never a partial board)."""
     parts = snapshot_parts(snapshot)
     smallest = min_gpus_to_fit(workload, gpu, max_gpus=most)
     if smallest is None and workload.task != "inference":
@@ -68,7 +80,19 @@ def counts_to_try(
             options.append(option)
         if option.meets(target):
             break
-    return options
+    counts = {option.count for option in options}
+    for chassis in pool:
+        limit = min(most, max_gpus(chassis, constraints or Constraints()))
+        for count in sorted(counts):
+            if takes(chassis, gpu, count):
+                continue
+            board = next((n for n in range(count + 1, limit + 1) if takes(chassis, gpu, n)), None)
+            if board is not None and board not in counts:
+                option = parts.option(workload, gpu, board)
+                if fits(option, reserve):
+                    options.append(option)
+                    counts.add(board)
+    return sorted(options, key=lambda option: option.count)
 
 
 def _gross(net: Decimal, vat_percent: Decimal) -> Decimal:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.recommend.policy import needs_ecc
+from configurator.engine.recommend.policy import needs_ecc, takes
 from configurator.engine.rules.context import chassis_takes_gpu
 from configurator.engine.types import Candidate, ChassisSpec, Constraints, GpuSpec, Workload
 
@@ -183,7 +183,7 @@ def several_servers(
     run = replace(workload, zero_stage=3) if workload.task != "inference" else workload
     for gpu in gpus:
         hosts = [(min(most(c), c.max_gpu_count), c) for c in chassis if chassis_takes_gpu(c, gpu, 1)]
-        hosts = [(n, c) for n, c in hosts if n > 0 and chassis_takes_gpu(c, gpu, n)]
+        hosts = [(n, c) for n, c in hosts if n > 0 and takes(c, gpu, n)]
         if not hosts:
             continue
         per_node, host = max(hosts, key=lambda row: (row[0], -row[1].price))
