@@ -149,7 +149,8 @@ class Judge:
         verdict = validate(build, snapshot=self.snapshot, workload=option.workload)
         for _ in range(FIX_STEPS):
             fix = next((f.fixes[0] for f in verdict.warnings if f.fixes), None)
-            if fix is None or any(op.op == FixOpKind.CHANGE_WORKLOAD for op in fix.ops):
+            # the workload is the customer's, the GPUs are the stream's choice (another GPU is another stream)
+            if fix is None or any(op.op == FixOpKind.CHANGE_WORKLOAD or op.kind == "gpus" for op in fix.ops):
                 return None
             try:
                 build = apply_fix(build, fix, self.snapshot)

@@ -46,6 +46,11 @@ from configurator.engine.types import (
 # Builds a stream validates looking for one without warnings once it has one with warnings: a bound on the
 # work a catalog of look-alike parts can cause (beyond it the stream answers with its warned build).
 CLEAN_TRIES_PER_STREAM = 6
+# Warnings that depend only on the GPU option (its GPUs, their count, their link) and the workload, never on
+# the chassis, CPUs, memory or PSUs of the policy build: once a stream's build has one, every build of the
+# stream has it, so the stream stops looking for a clean one (rules: tensor parallel without NVLink; four or
+# more axial consumer cards side by side).
+OPTION_WARNINGS = frozenset({"interconnect.tp_over_pcie", "cooling.axial_density"})
 CPU_OPTIONS_PER_CHASSIS = 3  # the cheapest CPUs with enough lanes; a cheaper CPU with a higher TDP can
 # need a larger PSU set, so a few are priced out completely rather than only the cheapest
 
@@ -206,7 +211,13 @@ class Stream:
                 self._warned = candidate
                 # its proven warning fixes applied: a clean build, dearer, that waits for its turn by price
                 repaired = self.judge.fixed(candidate, self.option)
-                if repaired is not None:
+                if any(f.code in OPTION_WARNINGS for f in candidate.verdict.warnings):
+                    # no other build of this stream can be clean: the fixed one is its clean answer, if any
+                    if repaired is not None:
+                        self._valid = repaired[0]
+                        self.judge.applied[id(repaired[0])] = repaired[1]
+                    self.resolved = True
+                elif repaired is not None:
                     self._serial += 1
                     label = f"{repaired[0].build.chassis.sku}/fixed"
                     entry = (repaired[0].price.gross, 0, label, self._serial, repaired[0].build, repaired)
