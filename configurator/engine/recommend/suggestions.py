@@ -126,7 +126,13 @@ def _smaller(workload: Workload, constraints: Constraints, run: _Runs) -> Iterat
     while users >= 1:
         found = run(replace(workload, concurrent_users=users), constraints)
         if found:
-            yield Phrase("serve %(users)s users at once: %(offer)s", users=users, offer=offer(found))
+            yield Phrase.plural(
+                "serve %(users)s user at once: %(offer)s",
+                "serve %(users)s users at once: %(offer)s",
+                "users",
+                users=users,
+                offer=offer(found),
+            )
             break
         users //= 2
     if workload.target_tokens_per_s:
