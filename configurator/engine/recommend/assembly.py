@@ -11,6 +11,7 @@ from configurator.engine.availability import BuildAvailability
 from configurator.engine.budgets.power import gpu_connector_needs, gpu_connectors_available, power_budget
 from configurator.engine.builds import build_price
 from configurator.engine.fixes import FixNotApplicable, apply_fix
+from configurator.engine.proving import is_gone
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundancy_for, sized_cpus
 from configurator.engine.recommend.sizing import cores_needed, ram_needed_gb
@@ -42,8 +43,8 @@ def _base_build(chassis: ChassisSpec, option: GpuOption, cpu: CpuSpec, site_volt
     )
 
 
-# Warning fixes applied to one candidate, one at a time, each time re-proven: a bound on the work
-FIX_STEPS = 3
+# Warning fixes tried on one candidate (each applied and validated again): a bound on the work
+FIX_TRIES = 4
 
 
 def complete_builds(
@@ -112,17 +113,21 @@ class Judge:
         if beat is not None and price.gross > beat:
             return None
         self.considered += 1
-        if self.constraints.max_price is not None and price.gross > self.constraints.max_price:
-            return None
-        if self.constraints.max_power_w is not None and power_budget(build).load_w > self.constraints.max_power_w:
-            return None
-        if not self.ships_in_time(build):
+        if not self._within(build, price):
             return None
         # unproven: the search only needs errors and warnings; the fixes are proven for what is returned
         verdict = validate(build, snapshot=self.snapshot, workload=option.workload, prove=False)
         if verdict.errors:
             return None
         return self._as_candidate(build, verdict, price, option)
+
+    def _within(self, build: BuildSpec, price: Price) -> bool:
+        """Within the constraints: budget, power cap, delivery date."""
+        if self.constraints.max_price is not None and price.gross > self.constraints.max_price:
+            return False
+        if self.constraints.max_power_w is not None and power_budget(build).load_w > self.constraints.max_power_w:
+            return False
+        return self.ships_in_time(build)
 
     def _as_candidate(self, build: BuildSpec, verdict: Verdict, price: Price, option: GpuOption) -> Candidate:
         throughput = verdict.estimate.throughput if verdict.estimate else option.estimate.throughput
@@ -143,25 +148,38 @@ class Judge:
         return replace(candidate, verdict=verdict)
 
     def fixed(self, candidate: Candidate, option: GpuOption) -> tuple[Candidate, tuple[Fix, ...]] | None:
-        """The candidate after its proven warning fixes (engine.fixes.apply_fix), one at a time, when that
-        leaves no warning and no error within the constraints; with the fixes applied. None otherwise."""
-        build, applied = candidate.build, []
-        verdict = validate(build, snapshot=self.snapshot, workload=option.workload)
-        for _ in range(FIX_STEPS):
-            fix = next((f.fixes[0] for f in verdict.warnings if f.fixes), None)
-            # the workload is the customer's, the GPUs are the stream's choice (another GPU is another stream)
-            if fix is None or any(op.op == FixOpKind.CHANGE_WORKLOAD or op.kind == "gpus" for op in fix.ops):
+        """The candidate after its warning fixes are applied (engine.fixes.apply_fix) when that leaves no
+        warning and no error within the constraints, with the fixes applied; None otherwise.
+
+        Each fix is proven as engine.proving proves one — applied, the build validated again, kept only when
+        its finding is gone (`is_gone`) and no error appears — on the search's unproven verdicts, one
+        warning at a time, at most `FIX_TRIES` fixes tried."""
+        build, verdict, applied, tries = candidate.build, candidate.verdict, [], 0
+        while verdict.warnings:
+            step = None
+            for finding in verdict.warnings:
+                for fix in finding.fixes:
+                    # the workload is the customer's; the GPUs are the stream's (another GPU is another stream)
+                    if any(op.op == FixOpKind.CHANGE_WORKLOAD or op.kind == "gpus" for op in fix.ops):
+                        continue
+                    if tries >= FIX_TRIES:
+                        return None
+                    tries += 1
+                    try:
+                        trial = apply_fix(build, fix, self.snapshot)
+                    except FixNotApplicable:
+                        continue
+                    after = validate(trial, snapshot=self.snapshot, workload=option.workload, prove=False)
+                    if not after.errors and is_gone(finding, verdict.findings, after.findings):
+                        step = (fix, trial, after)
+                        break
+                if step is not None:
+                    break
+            if step is None:
                 return None
-            try:
-                build = apply_fix(build, fix, self.snapshot)
-            except FixNotApplicable:
-                return None
-            applied.append(fix)
-            verdict = validate(build, snapshot=self.snapshot, workload=option.workload, prove=False)
-            if verdict.errors:
-                return None
-            if not verdict.warnings:
-                found = self.candidate(build, option)
-                return (found, tuple(applied)) if found is not None and not found.verdict.warnings else None
-            verdict = validate(build, snapshot=self.snapshot, workload=option.workload)
-        return None
+            applied.append(step[0])
+            build, verdict = step[1], step[2]
+        price = build_price(build, vat_percent=self.vat_percent)
+        if not self._within(build, price):
+            return None
+        return self._as_candidate(build, verdict, price, option), tuple(applied)
