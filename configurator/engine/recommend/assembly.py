@@ -93,6 +93,7 @@ class Judge:
     considered: int = 0
     availability: Callable[[BuildSpec], BuildAvailability] | None = None  # from the suppliers' offers
     applied: dict[int, tuple[Fix, ...]] = field(default_factory=dict)  # id(candidate) → warning fixes applied
+    refused: frozenset[str] = frozenset()  # the error codes of the last build refused for its errors
 
     def in_stock_rank(self, build: BuildSpec) -> int:
         """0 when every part is in stock (or nothing is known of stock), 1 otherwise: between equal prices
@@ -118,6 +119,7 @@ class Judge:
         # unproven: the search only needs errors and warnings; the fixes are proven for what is returned
         verdict = validate(build, snapshot=self.snapshot, workload=option.workload, prove=False)
         if verdict.errors:
+            self.refused = frozenset(finding.code for finding in verdict.errors)
             return None
         return self._as_candidate(build, verdict, price, option)
 

@@ -51,6 +51,10 @@ CLEAN_TRIES_PER_STREAM = 6
 # stream has it, so the stream stops looking for a clean one (rules: tensor parallel without NVLink; four or
 # more axial consumer cards side by side).
 OPTION_WARNINGS = frozenset({"interconnect.tp_over_pcie", "cooling.axial_density"})
+# Errors that depend only on the chassis and the stream's GPUs, bridges and drives, never on the CPUs, memory
+# or PSUs: once a build of a chassis has only such errors, the stream's other builds in that chassis are not
+# validated (rules fit.*, cooling.*, interconnect.*: sizes, airflow, bridges and their spacing).
+CHASSIS_ERRORS = ("fit.", "cooling.", "interconnect.")
 CPU_OPTIONS_PER_CHASSIS = 3  # the cheapest CPUs with enough lanes; a cheaper CPU with a higher TDP can
 # need a larger PSU set, so a few are priced out completely rather than only the cheapest
 
@@ -139,6 +143,7 @@ class Stream:
         self._tries = 0  # builds validated after the warned one
         self.opened = False
         self.resolved = False
+        self._dead: set[str] = set()  # chassis whose builds in this stream all have the same chassis-level error
 
     @property
     def signature(self) -> tuple[str, int]:
@@ -201,8 +206,14 @@ class Stream:
                 self._valid, self.resolved = fixed[0], True
                 self.judge.applied[id(fixed[0])] = fixed[1]
                 break
+            if build.chassis.sku in self._dead:
+                continue
+            self.judge.refused = frozenset()
             candidate = self.judge.candidate(build, self.option)
             if candidate is None:
+                refused = self.judge.refused
+                if refused and all(code.startswith(CHASSIS_ERRORS) for code in refused):
+                    self._dead.add(build.chassis.sku)
                 continue
             if not candidate.verdict.warnings:
                 self._valid, self.resolved = candidate, True
