@@ -6,22 +6,27 @@ has been run through `validate()` and has no error.
 The search space is the one an integrator would quote, the *recommendation policy* (`policy`), shared
 with the exhaustive reference search (tests/configurator/exhaustive.py) so both answer the same question.
 
-Search (`recommend`): estimate once per GPU model to get the smallest count that fits (and, with a
-speed target, the smallest tensor-parallel count that meets it), keep the chassis that take that many,
-then per chassis the cheapest CPUs that give the lanes, the cheapest policy memory and drive, and the
-cheapest PSU set for the resulting load; validate; rank. The exhaustive reference walks every GPU
+Search (`recommend`): look-alike parts are priced once (`grouping`); estimate once per GPU model to get
+the smallest count that fits (and, with a speed target, the smallest tensor-parallel count that meets it;
+a fixed baseboard gets the next count it takes), keep the chassis that take that many, then per chassis
+the cheapest CPUs with the cores and lanes, the cheapest policy memory and drives for the sized need
+(`sizing`), and the cheapest PSU set for the resulting load; validate (unproven: errors and warnings);
+a build with warnings is also offered with its warning fixes applied when that makes it clean; rank;
+prove the fixes and say the reasons only for what is returned. The exhaustive reference walks every GPU
 count, chassis, CPU and PSU set of the same space and validates each survivor; the tests and `make bench`
 compare against it.
 
 The modules, each using only those before it:
 
+- `sizing`: the CPU cores, RAM and storage a workload asks for, with the sources and HEURISTIC labels;
 - `policy`: which parts a build gets for a set of GPUs (pools, CPUs, memory, drive, PSUs, NVLink) and
   the GPU options (`count` × one GPU model, estimated);
+- `grouping`: the catalog with one part per set of identical specs, the cheapest;
 - `parts`: the policy's part lists per catalog snapshot, remembered;
 - `assembly`: the policy builds of one chassis and GPU option, priced and validated (`Judge`);
 - `reasons`: why each candidate is there, in sentences;
 - `search`: lazy streams of builds with lower bounds, the heap search over them, the alternatives;
-- `suggestions`: what would fit when nothing does.
+- `suggestions`: what would fit when nothing does, most useful first, each with its build and price.
 """
 
 from __future__ import annotations

@@ -78,6 +78,9 @@ def complete_builds(
         )
         if not parts.lanes_ok(base):
             continue
+        # the power cap before any PSU set is priced: the load does not depend on the PSUs
+        if constraints.max_power_w is not None and power_budget(base).load_w > constraints.max_power_w:
+            continue
         carrying = parts.policy_psus(base, first_only=not every_psu_set)
         for psus in carrying if every_psu_set else carrying[:1]:
             yield replace(base, psus=(psus,))
