@@ -52,7 +52,7 @@ def _without_huge_gpus(snapshot: CatalogSnapshot) -> CatalogSnapshot:
     )
 
 
-def _top(snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints | None = None):  # type: ignore[no-untyped-def]
+def _top(snapshot: CatalogSnapshot, workload: Workload, constraints: Constraints | None = None):
     found = recommend(snapshot, workload, constraints or Constraints(), limit=1).candidates
     return found[0] if found else None
 
@@ -79,7 +79,8 @@ def test_full_finetune_of_70b_gets_suggestions_with_builds_and_prices(snapshot: 
         assert len(said) == 1, (start, tips)
         # the build and the price are the recommender's cheapest for the changed workload
         assert f"{top.build.gpu_count}× {top.build.gpus[0].spec.sku} in {top.build.chassis.sku}" in said[0]
-        assert PRICE.search(said[0]) and Decimal(PRICE.search(said[0]).group(1).replace(",", "")) == top.price.gross
+        price = PRICE.search(said[0])
+        assert price is not None and Decimal(price.group(1).replace(",", "")) == top.price.gross
         order.append(tips.index(said[0]))
     assert len(order) >= 2, tips  # QLoRA on one or two cards, and 8-bit Adam or LoRA, fit this catalog
     assert order == sorted(order)  # lighter ways of running the same job, in the order an integrator offers them
@@ -111,7 +112,7 @@ def test_suggestions_are_bounded_and_do_not_nest(snapshot: CatalogSnapshot, monk
     calls: list[bool] = []
     real = package.recommend
 
-    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def counting(*args, **kwargs):
         calls.append(kwargs.get("suggest", True))
         return real(*args, **kwargs)
 
@@ -123,7 +124,7 @@ def test_suggestions_are_bounded_and_do_not_nest(snapshot: CatalogSnapshot, monk
 
 
 @pytest.mark.parametrize("case", [c for c in use_cases() if c.workload.task != "inference"], ids=lambda c: c.slug)
-def test_training_builds_have_cores_ram_and_storage_sized_and_said(snapshot: CatalogSnapshot, case) -> None:  # type: ignore[no-untyped-def]
+def test_training_builds_have_cores_ram_and_storage_sized_and_said(snapshot: CatalogSnapshot, case) -> None:
     for candidate in recommend(snapshot, case.workload, case.constraints).candidates:
         build = candidate.build
         cores = sum(line.spec.cores * line.qty for line in build.cpus)
@@ -177,7 +178,7 @@ def test_inference_ram_holds_the_weights_and_the_vram(snapshot: CatalogSnapshot)
             assert build.ram_gb >= min(need, largest), (case.slug, build.chassis.sku)
 
 
-def _warned_fixable(snapshot: CatalogSnapshot):  # type: ignore[no-untyped-def]
+def _warned_fixable(snapshot: CatalogSnapshot):
     """Policy builds of the use cases, per tower chassis, whose cheapest build has warnings: (workload,
     constraints, option, build, candidate)."""
     for case in use_cases():
@@ -258,7 +259,7 @@ def test_look_alike_parts_are_priced_once_and_the_cheapest_is_kept(snapshot: Cat
     before = _top(snapshot, workload, constraints)
     assert before is not None
 
-    def copies(parts: dict, factor: Decimal) -> dict:  # type: ignore[type-arg]
+    def copies(parts: dict, factor: Decimal) -> dict:
         out = dict(parts)
         for sku, part in parts.items():
             out[f"{sku}-copy"] = replace(part, sku=f"{sku}-copy", price=(part.price * factor).quantize(Decimal("0.01")))
@@ -291,3 +292,16 @@ def test_caches_keyed_by_request_stay_bounded(snapshot: CatalogSnapshot) -> None
         workload = Workload(model=model_get("llama-3.1-8b"), precision="q4_k_m", engine="llama.cpp")
         cache.option(replace(workload, concurrent_users=users), gpu, 1)
     assert 0 < len(cache._options) <= parts.MAX_REMEMBERED
+
+
+def test_the_power_cap_prunes_before_pricing(snapshot: CatalogSnapshot) -> None:
+    """Issue 14: the cap was checked only after pricing (333 builds judged). Under a cap every candidate is
+    within it, and the judge sees fewer builds than without the cap (those over it are never priced)."""
+    workload, constraints = next((c.workload, c.constraints) for c in use_cases() if c.slug == "70b-team")
+    free = recommend(snapshot, workload, constraints)
+    assert free.candidates
+    cap = int(min(c.verdict.power.load_w for c in free.candidates)) + 1
+    capped = recommend(snapshot, workload, replace(constraints, max_power_w=cap))
+    assert capped.candidates
+    assert all(c.verdict.power.load_w <= cap for c in capped.candidates)
+    assert capped.considered < free.considered
