@@ -305,3 +305,30 @@ def test_the_power_cap_prunes_before_pricing(snapshot: CatalogSnapshot) -> None:
     assert capped.candidates
     assert all(c.verdict.power.load_w <= cap for c in capped.candidates)
     assert capped.considered < free.considered
+
+
+def test_the_streams_quick_price_is_the_build_price(snapshot: CatalogSnapshot) -> None:
+    """The heap orders builds by `Stream.gross` (the option's net plus chassis, CPUs, memory, PSUs): the same
+    kopecks as `build_price`, or the cheapest build would not come first."""
+    from configurator.engine.builds import build_price
+    from configurator.engine.recommend.search import Stream, counts_to_try
+
+    checked = 0
+    for case in use_cases():
+        constraints = profiled(case.workload, case.constraints)
+        workload = working(case.workload, constraints)
+        judge = Judge(snapshot, constraints, Decimal(22))
+        drive = drive_for(snapshot, workload)
+        assert drive is not None
+        pool = snapshot_parts(snapshot).chassis_pool(constraints)
+        for gpu in gpu_pool(snapshot, workload, constraints)[:4]:
+            for option in counts_to_try(snapshot, workload, gpu, 8, pool=pool, constraints=constraints):
+                stream = Stream(judge, option, True, drive)
+                for _, _, chassis in stream._takers[:2]:
+                    cpus = snapshot_parts(snapshot).cpus(chassis)
+                    for build in complete_builds(
+                        snapshot, chassis, option, cpus, drive, constraints, every_psu_set=True
+                    ):
+                        assert stream.gross(build) == build_price(build, vat_percent=Decimal(22)).gross
+                        checked += 1
+    assert checked > 20

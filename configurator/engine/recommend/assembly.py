@@ -25,14 +25,24 @@ from configurator.engine.types import (
     Fix,
     FixOpKind,
     Line,
+    MemorySpec,
     Price,
+    PsuSpec,
     StorageSpec,
     Verdict,
 )
 from configurator.engine.validate import validate
 
 
-def _base_build(chassis: ChassisSpec, option: GpuOption, cpu: CpuSpec, site_voltage: int) -> BuildSpec:
+def _base_build(
+    chassis: ChassisSpec,
+    option: GpuOption,
+    cpu: CpuSpec,
+    site_voltage: int,
+    memory: tuple[Line[MemorySpec], ...] = (),
+    storage: tuple[Line[StorageSpec], ...] = (),
+    psus: tuple[Line[PsuSpec], ...] = (),
+) -> BuildSpec:
     return BuildSpec(
         chassis=chassis,
         cpus=(Line(spec=cpu, qty=chassis.cpu_sockets),),
@@ -40,6 +50,9 @@ def _base_build(chassis: ChassisSpec, option: GpuOption, cpu: CpuSpec, site_volt
         bridges=tuple(Line(spec=bridge, qty=sets) for bridge, sets in option.bridges),
         psu_redundancy=redundancy_for(chassis),
         site_voltage=site_voltage,
+        memory=memory,
+        storage=storage,
+        psus=psus,
     )
 
 
@@ -71,11 +84,7 @@ def complete_builds(
         if any(needs[kind] > have[kind] for kind in needs):
             return
     for cpu in sized_cpus(cpus, chassis.cpu_sockets, cores_needed(option.workload, option.count)):
-        base = replace(
-            _base_build(chassis, option, cpu, constraints.site_voltage),
-            memory=(dimms,),
-            storage=(drive,),
-        )
+        base = _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), (drive,))
         if not parts.lanes_ok(base):
             continue
         # the power cap before any PSU set is priced: the load does not depend on the PSUs
@@ -83,7 +92,7 @@ def complete_builds(
             continue
         carrying = parts.policy_psus(base, first_only=not every_psu_set)
         for psus in carrying if every_psu_set else carrying[:1]:
-            yield replace(base, psus=(psus,))
+            yield _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), (drive,), (psus,))
 
 
 @dataclass

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from configurator.engine.budgets.lanes import lane_plan
 from configurator.engine.budgets.power import gpu_connector_needs, power_budget
-from configurator.engine.recommend.grouping import look
 from configurator.engine.recommend.policy import (
     GpuOption,
     chassis_pool,
@@ -36,6 +36,8 @@ from configurator.engine.types import (
     Workload,
 )
 
+T = TypeVar("T")
+
 MAX_REMEMBERED = 4096  # entries per cache keyed by what requests ask (constraints, loads): a bound, not a tuning
 
 
@@ -60,6 +62,7 @@ class Parts:
         self._chassis_floor: dict[tuple[str, int], Decimal | None] = {}
         self._options: dict[tuple[Workload, GpuSpec, int], GpuOption] = {}
         self._lanes: dict[tuple[object, ...], bool] = {}
+        self._remembered: dict[str, dict[Any, Any]] = {}
         self._takers: dict[tuple[object, ...], list[tuple[Decimal, str, ChassisSpec]]] = {}
         self._policy_psus: dict[tuple[object, ...], list[Line[PsuSpec]]] = {}
 
@@ -72,6 +75,14 @@ class Parts:
             self._cpus[key] = sized_cpus(every, chassis.cpu_sockets, cores) if cores else every
         return self._cpus[key]
 
+    def remembered(self, name: str, key: Any, compute: Callable[[], T]) -> T:
+        """`compute()` remembered under `key` in the cache `name` (bounded like the others)."""
+        cache = self._remembered.setdefault(name, {})
+        if key not in cache:
+            _room(cache)
+            cache[key] = compute()
+        return cast(T, cache[key])
+
     def option(self, workload: Workload, gpu: GpuSpec, count: int) -> GpuOption:
         """`gpu_option`, remembered per (catalog version — this cache's —, workload, GPU, count)."""
         key = (workload, gpu, count)
@@ -83,11 +94,11 @@ class Parts:
 
     def lanes_ok(self, build: BuildSpec) -> bool:
         """The lane plan fits (links and count), remembered per chassis, CPU, GPUs, drives and NICs: which
-        CPUs give a chassis the lanes for a GPU set is asked once."""
+        CPUs give a chassis the lanes for a GPU set is asked once (per snapshot, so SKUs name the specs)."""
         key = (
             build.chassis.sku,
-            tuple((look(line.spec), line.qty) for line in build.cpus),
-            tuple((look(line.spec), line.qty) for line in build.gpus),
+            tuple((line.spec.sku, line.qty) for line in build.cpus),
+            tuple((line.spec.sku, line.qty) for line in build.gpus),
             tuple((line.spec.pcie_lanes, line.spec.interface, line.qty) for line in build.storage),
             tuple((line.spec.pcie_lanes, line.qty) for line in build.nics),
         )

@@ -12,12 +12,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from heapq import heapify, heappop, heappush
+from typing import Any
 
-from configurator.engine.builds import build_price, money
+from configurator.engine.builds import money
 from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge, complete_builds
-from configurator.engine.recommend.parts import snapshot_parts
+from configurator.engine.recommend.parts import Parts, snapshot_parts
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
     GpuOption,
@@ -74,6 +75,21 @@ def counts_to_try(
     chassis that takes them: a fixed baseboard of the `pool` (HGX: 4 or 8) that does not take a count gets
     the next count it takes instead (never a partial board)."""
     parts = snapshot_parts(snapshot)
+    key = (workload, gpu, most, reserve, tuple(chassis.sku for chassis in pool), constraints)
+    return parts.remembered(
+        "counts", key, lambda: _counts_to_try(parts, workload, gpu, most, reserve, pool, constraints)
+    )
+
+
+def _counts_to_try(
+    parts: Parts,
+    workload: Workload,
+    gpu: GpuSpec,
+    most: int,
+    reserve: VramReserve,
+    pool: Sequence[ChassisSpec],
+    constraints: Constraints | None,
+) -> list[GpuOption]:
     smallest = min_gpus_to_fit(workload, gpu, max_gpus=most)
     if smallest is None and workload.task != "inference":
         smallest = min_gpus_to_fit(replace(workload, zero_stage=3), gpu, max_gpus=most)
@@ -154,6 +170,13 @@ class Stream:
         """The stream's answer: its cheapest clean build, else its cheapest build with warnings."""
         return self._valid or self._warned
 
+    def gross(self, build: BuildSpec) -> Decimal:
+        """`build_price(build).gross` of a policy build of this stream, from the option's net (catalog prices
+        are whole kopecks, so no line rounds): chassis, CPUs, memory and PSUs added to it."""
+        lines: tuple[Line[Any], ...] = (*build.cpus, *build.memory, *build.psus)
+        net = self.option_net + build.chassis.price + sum((line.spec.price * line.qty for line in lines), Decimal(0))
+        return _gross(net, self.judge.vat_percent)
+
     def head_price(self) -> Decimal | None:
         """The price of the cheapest build not yet refused (None: no build left)."""
         self.opened = True
@@ -189,7 +212,7 @@ class Stream:
                     continue
                 sets_seen.add(look)
                 self._serial += 1
-                price = build_price(build, vat_percent=self.judge.vat_percent).gross
+                price = self.gross(build)
                 label = f"{chassis.sku}/{build.cpus[0].spec.sku}"
                 heappush(self._heap, (price, self.judge.in_stock_rank(build), label, self._serial, build, None))
         return self._heap[0][0] if self._heap else None
