@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from configurator.engine.builds import unknown_keys
@@ -90,6 +91,11 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
     )
     require_ecc = serializers.BooleanField(default=False)
     production = serializers.BooleanField(default=False)
+    rope_scaling = serializers.BooleanField(
+        default=False,
+        help_text="Allow a context (or training sequence) beyond the model's window, stretched by RoPE scaling; "
+        "the estimate's assumptions then say the window is exceeded",
+    )
 
     def validate_model_config(self, value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):
@@ -114,6 +120,35 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
 def _prefixed(error: DomainError, prefix: str) -> DomainError:
     """`error` with its field names under `prefix` (a new error; the caught one is left as it was)."""
     return error.nested(prefix) if prefix else error
+
+
+def _window_stated(data: dict[str, Any]) -> bool:
+    """The model's context window is known: a library model, or a config.json that states it."""
+    config = data.get("model_config")
+    if config is None:
+        return True
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
+    return any(key in layer for layer in (config, text) for key in ("max_position_embeddings", "max_sequence_length"))
+
+
+def _window_problems(workload: Workload, data: dict[str, Any]) -> dict[str, list[str]]:
+    """A context (inference) or sequence (training) beyond the model's stated window is refused unless
+    `rope_scaling` asks for it explicitly."""
+    if data.get("rope_scaling") or not _window_stated(data):
+        return {}
+    window = workload.model.max_context
+    field, tokens = (
+        ("context_tokens", workload.context_tokens)
+        if workload.task == "inference"
+        else ("sequence_length", workload.sequence_length)
+    )
+    if tokens <= window:
+        return {}
+    message = gettext(
+        "%(tokens)s tokens is beyond %(model)s's context window of %(window)s tokens; use at most the window, "
+        "or set rope_scaling to stretch it (the assumptions will say so)."
+    ) % {"tokens": f"{tokens:,}", "model": workload.model.name, "window": f"{window:,}"}
+    return {field: [message]}
 
 
 def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workload:
@@ -151,7 +186,7 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         framework=data.get("framework", "hf_trainer"),
         offload=data.get("offload", "none"),
     )
-    problems = workload_problems(workload)
+    problems = {**workload_problems(workload), **_window_problems(workload, data)}
     if problems:
         raise _prefixed(DomainError("The workload cannot be estimated as given.", fields=problems), field_prefix)
     return workload

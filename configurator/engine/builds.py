@@ -29,11 +29,41 @@ BUILD_KEYS: tuple[str, ...] = ("chassis", *PART_KINDS, "psu_redundancy", "site_v
 LINE_KEYS: tuple[str, ...] = ("sku", "qty")
 
 
-def unknown_key_reason(key: str, valid: Iterable[str]) -> str:
-    """Why `key` is refused, with the closest valid key (difflib) when one is close."""
-    close = get_close_matches(key, list(valid), n=1, cutoff=0.6)
+# What people call a field when they do not know its name (checked only against the valid keys given)
+KEY_SYNONYMS = {
+    "budget": "max_price",
+    "price": "max_price",
+    "cost": "max_price",
+    "users": "concurrent_users",
+    "context": "context_tokens",
+    "ctx": "context_tokens",
+    "seq_len": "sequence_length",
+    "power": "max_power_w",
+    "voltage": "site_voltage",
+    "ecc": "require_ecc",
+}
+
+
+def closest_key(key: str, valid: Iterable[str]) -> str | None:
+    """The valid key meant by `key`: a close spelling (difflib), a known synonym, or the one valid key that
+    has `key` as one of its words (`users` → `concurrent_users`)."""
+    allowed = list(valid)
+    close = get_close_matches(key, allowed, n=1, cutoff=0.6)
     if close:
-        return f"unknown field {key!r}; did you mean {close[0]!r}?"
+        return close[0]
+    lowered = key.lower()
+    if KEY_SYNONYMS.get(lowered) in allowed:
+        return KEY_SYNONYMS[lowered]
+    holding = [name for name in allowed if lowered in name.split("_")]
+    return holding[0] if len(holding) == 1 else None
+
+
+def unknown_key_reason(key: str, valid: Iterable[str]) -> str:
+    """Why `key` is refused, with the closest valid key when one is close (`closest_key`)."""
+    valid = tuple(valid)
+    close = closest_key(key, valid)
+    if close:
+        return f"unknown field {key!r}; did you mean {close!r}?"
     return f"unknown field {key!r}; expected one of {', '.join(valid)}"
 
 

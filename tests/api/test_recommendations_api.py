@@ -116,3 +116,48 @@ def test_each_candidate_says_its_class_of_machine(api_client: APIClient, catalog
     assert candidates
     for candidate in candidates:
         assert candidate["class"] in ("desktop-workstation", "rack-workstation", "gpu-server", "hgx-server")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("where", "key", "closest"), [("workload", "users", "concurrent_users"), ("constraints", "budget", "max_price")]
+)
+def test_unknown_keys_are_a_400_naming_the_key_and_the_closest(
+    api_client: APIClient, catalog: None, where: str, key: str, closest: str
+) -> None:
+    """Issue 14: `"users": 50` and `"budget": 100000` were dropped silently and the default answer came back."""
+    body: dict[str, object] = {"workload": dict(TEAM_70B)}
+    if where == "workload":
+        body["workload"] = {**TEAM_70B, key: 50}
+    else:
+        body["constraints"] = {key: 100000}
+    response = api_client.post(URL, body, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    named = [field for field in error["fields"] if field.endswith(key)]
+    assert named == [f"{where}.{key}"], error
+    text = " ".join(error["fields"][named[0]])
+    assert f"did you mean '{closest}'" in text  # the closest valid key is named
+
+
+@pytest.mark.django_db
+def test_a_context_beyond_the_models_window_is_a_400_unless_rope_scaling_is_asked(
+    api_client: APIClient, catalog: None
+) -> None:
+    from configurator.engine.models_library import model_get
+
+    window = model_get("qwen2.5-32b").max_context
+    workload = {"model": "qwen2.5-32b", "precision": "q4_k_m", "context_tokens": window * 2}
+    response = api_client.post(URL, {"workload": workload, "limit": 1}, format="json")
+    assert response.status_code == 400, response.content
+    message = " ".join(response.json()["error"]["fields"]["workload.context_tokens"])
+    assert f"{window:,}" in message  # the model's window is named
+    at_window = api_client.post(URL, {"workload": {**workload, "context_tokens": window}, "limit": 1}, format="json")
+    assert at_window.status_code == 200
+    stretched = api_client.post(URL, {"workload": {**workload, "rope_scaling": True}, "limit": 1}, format="json")
+    assert stretched.status_code == 200
+    assumptions = " ".join(stretched.json()["estimate"]["assumptions"])
+    assert "exceeds the model's" in assumptions  # the assumptions state it
+    training = {"model": "llama-3.1-8b", "task": "lora", "sequence_length": model_get("llama-3.1-8b").max_context + 1}
+    response = api_client.post(URL, {"workload": training, "limit": 1}, format="json")
+    assert "workload.sequence_length" in response.json()["error"]["fields"]

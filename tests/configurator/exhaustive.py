@@ -14,16 +14,16 @@ from configurator.engine.recommend.assembly import Judge, complete_builds
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import (
     chassis_pool,
-    drive_options,
+    drive_for,
     fits,
     gpu_option,
     gpu_pool,
     max_gpus,
     profiled,
     speed_target,
+    takes,
     working,
 )
-from configurator.engine.rules.context import chassis_takes_gpu
 from configurator.engine.types import Candidate, CatalogSnapshot, Constraints, Workload
 
 
@@ -50,10 +50,9 @@ def exhaustive_search(
     constraints = profiled(workload, constraints)  # the same profile restrictions as `recommend`
     workload = working(workload, constraints)
     judge = Judge(snapshot, constraints, vat_percent)
-    drives = drive_options(snapshot, workload)
-    if not drives:
+    drive = drive_for(snapshot, workload)
+    if drive is None:
         return None, 0
-    drive = min(drives, key=lambda d: (d.price, d.sku))
     target = speed_target(workload)
     best: Candidate | None = None
     chassis_list = chassis_pool(snapshot, constraints)
@@ -64,7 +63,7 @@ def exhaustive_search(
             if not fits(option):
                 continue  # the workload.vram rule would refuse every build of this option
             for chassis in chassis_list:
-                if count > max_gpus(chassis, constraints) or not chassis_takes_gpu(chassis, gpu, count):
+                if count > max_gpus(chassis, constraints) or not takes(chassis, gpu, count):
                     continue  # the fit/cooling rules would refuse it
                 cpus = snapshot_parts(snapshot).cpus(chassis)
                 for build in complete_builds(snapshot, chassis, option, cpus, drive, constraints, every_psu_set=True):

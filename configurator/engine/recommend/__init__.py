@@ -6,22 +6,27 @@ has been run through `validate()` and has no error.
 The search space is the one an integrator would quote, the *recommendation policy* (`policy`), shared
 with the exhaustive reference search (tests/configurator/exhaustive.py) so both answer the same question.
 
-Search (`recommend`): estimate once per GPU model to get the smallest count that fits (and, with a
-speed target, the smallest tensor-parallel count that meets it), keep the chassis that take that many,
-then per chassis the cheapest CPUs that give the lanes, the cheapest policy memory and drive, and the
-cheapest PSU set for the resulting load; validate; rank. The exhaustive reference walks every GPU
+Search (`recommend`): look-alike parts are priced once (`grouping`); estimate once per GPU model to get
+the smallest count that fits (and, with a speed target, the smallest tensor-parallel count that meets it;
+a fixed baseboard gets the next count it takes), keep the chassis that take that many, then per chassis
+the cheapest CPUs with the cores and lanes, the cheapest policy memory and drives for the sized need
+(`sizing`), and the cheapest PSU set for the resulting load; validate (unproven: errors and warnings);
+a build with warnings is also offered with its warning fixes applied when that makes it clean; rank;
+prove the fixes and say the reasons only for what is returned. The exhaustive reference walks every GPU
 count, chassis, CPU and PSU set of the same space and validates each survivor; the tests and `make bench`
 compare against it.
 
 The modules, each using only those before it:
 
+- `sizing`: the CPU cores, RAM and storage a workload asks for, with the sources and HEURISTIC labels;
 - `policy`: which parts a build gets for a set of GPUs (pools, CPUs, memory, drive, PSUs, NVLink) and
   the GPU options (`count` × one GPU model, estimated);
+- `grouping`: the catalog with one part per set of identical specs, the cheapest;
 - `parts`: the policy's part lists per catalog snapshot, remembered;
 - `assembly`: the policy builds of one chassis and GPU option, priced and validated (`Judge`);
 - `reasons`: why each candidate is there, in sentences;
 - `search`: lazy streams of builds with lower bounds, the heap search over them, the alternatives;
-- `suggestions`: what would fit when nothing does.
+- `suggestions`: what would fit when nothing does, most useful first, each with its build and price.
 """
 
 from __future__ import annotations
@@ -35,11 +40,12 @@ from configurator.engine.availability import BuildAvailability
 from configurator.engine.estimate import estimate
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge
+from configurator.engine.recommend.grouping import grouped
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
     VramReserve,
-    drive_options,
+    drive_for,
     gpu_pool,
     max_gpus,
     profiled,
@@ -48,7 +54,7 @@ from configurator.engine.recommend.policy import (
     working,
 )
 from configurator.engine.recommend.search import Stream, counts_to_try, pick_distinct
-from configurator.engine.recommend.suggestions import Cheapest, what_would_fit
+from configurator.engine.recommend.suggestions import Cheapest, several_servers, what_would_fit
 from configurator.engine.rules.context import active
 from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, Constraints, Estimate, Workload
 
@@ -73,28 +79,32 @@ def recommend(
     vat_percent: Decimal = Decimal(22),
     availability: Callable[[BuildSpec], BuildAvailability] | None = None,
     reserve: VramReserve = DEFAULT_RESERVE,
+    suggest: bool = True,
 ) -> Recommendation:
     """`availability` (the suppliers' offers) makes `constraints.deliver_by` count and, between builds of
     equal price, puts the one whose parts are all in stock first. `reserve`: the VRAM each GPU of a
-    recommended build keeps free (a setting of the caller's)."""
+    recommended build keeps free (a setting of the caller's). `suggest`: when nothing fits, say what would
+    (the runs it makes on changed workloads do not suggest in turn)."""
     started = time.perf_counter()
     constraints = profiled(workload, constraints)
     workload = working(workload, constraints)
-    judge = Judge(snapshot, constraints, vat_percent, availability=availability)
-    drives = drive_options(snapshot, workload)
-    drive = min(drives, key=lambda d: (d.price, d.sku)) if drives else None
-    parts = snapshot_parts(snapshot)
+    # look-alike parts priced once (grouping), unless the caller names chassis or a delivery date, which
+    # tell SKUs apart
+    search = snapshot if constraints.chassis or constraints.deliver_by else grouped(snapshot)
+    judge = Judge(search, constraints, vat_percent, availability=availability)
+    drive = drive_for(search, workload)
+    parts = snapshot_parts(search)
     streams: list[Stream] = []
     pool = parts.chassis_pool(constraints)
     most = max((max_gpus(c, constraints) for c in pool), default=0)
     classes = sorted({c.is_workstation for c in pool}, reverse=True)
-    for gpu in gpu_pool(snapshot, workload, constraints):
+    for gpu in gpu_pool(search, workload, constraints):
         if drive is None or not parts.hosts(gpu, constraints):
             continue
-        for option in counts_to_try(snapshot, workload, gpu, most, reserve):
+        for option in counts_to_try(search, workload, gpu, most, reserve, pool, constraints):
             streams.extend(Stream(judge, option, workstation, drive) for workstation in classes)
-    chosen = pick_distinct(streams, limit, workload)
-    if chosen:
+    chosen = pick_distinct(streams, limit, workload, snapshot)
+    if chosen or not suggest:
         suggestions: tuple[str, ...] = ()
     elif _missing(snapshot):
         suggestions = (
@@ -104,7 +114,9 @@ def recommend(
             ),
         )
     else:
-        suggestions = what_would_fit(workload, constraints, _cheapest(snapshot, vat_percent, reserve))
+        suggestions = what_would_fit(
+            workload, constraints, _cheapest(snapshot, vat_percent, reserve), lambda: _cluster(search, workload)
+        )
     plain = estimate(workload)
     return Recommendation(
         estimate=replace(plain, assumptions=(*plain.assumptions, reserve_assumption(reserve))),
@@ -128,11 +140,22 @@ def _missing(snapshot: CatalogSnapshot) -> tuple[str, ...]:
     return tuple(name for name, present in kinds if not present)
 
 
+def _cluster(snapshot: CatalogSnapshot, workload: Workload) -> Phrase | None:
+    """How many servers of the catalog would hold the workload when no single one does (no limits)."""
+    open_limits = profiled(workload, Constraints())
+    pool = snapshot_parts(snapshot).chassis_pool(open_limits)
+    return several_servers(
+        workload, gpu_pool(snapshot, workload, open_limits), pool, lambda chassis: max_gpus(chassis, open_limits)
+    )
+
+
 def _cheapest(snapshot: CatalogSnapshot, vat_percent: Decimal, reserve: VramReserve) -> Cheapest:
     """`recommend` run again on the same catalog for another workload or constraints: its first candidate."""
 
     def cheapest(workload: Workload, constraints: Constraints) -> Candidate | None:
-        found = recommend(snapshot, workload, constraints, limit=1, vat_percent=vat_percent, reserve=reserve).candidates
+        found = recommend(
+            snapshot, workload, constraints, limit=1, vat_percent=vat_percent, reserve=reserve, suggest=False
+        ).candidates
         return found[0] if found else None
 
     return cheapest

@@ -4,15 +4,17 @@ constraints and validated (`Judge` counts what it considers)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from configurator.engine.availability import BuildAvailability
-from configurator.engine.budgets.lanes import lane_plan
 from configurator.engine.budgets.power import gpu_connector_needs, gpu_connectors_available, power_budget
 from configurator.engine.builds import build_price
+from configurator.engine.fixes import FixNotApplicable, apply_fix
+from configurator.engine.proving import is_gone
 from configurator.engine.recommend.parts import snapshot_parts
-from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundancy_for
+from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundancy_for, sized_cpus
+from configurator.engine.recommend.sizing import cores_needed, ram_needed_gb
 from configurator.engine.types import (
     BuildSpec,
     Candidate,
@@ -20,13 +22,27 @@ from configurator.engine.types import (
     ChassisSpec,
     Constraints,
     CpuSpec,
+    Fix,
+    FixOpKind,
     Line,
+    MemorySpec,
+    Price,
+    PsuSpec,
     StorageSpec,
+    Verdict,
 )
 from configurator.engine.validate import validate
 
 
-def _base_build(chassis: ChassisSpec, option: GpuOption, cpu: CpuSpec, site_voltage: int) -> BuildSpec:
+def _base_build(
+    chassis: ChassisSpec,
+    option: GpuOption,
+    cpu: CpuSpec,
+    site_voltage: int,
+    memory: tuple[Line[MemorySpec], ...] = (),
+    storage: tuple[Line[StorageSpec], ...] = (),
+    psus: tuple[Line[PsuSpec], ...] = (),
+) -> BuildSpec:
     return BuildSpec(
         chassis=chassis,
         cpus=(Line(spec=cpu, qty=chassis.cpu_sockets),),
@@ -34,12 +50,14 @@ def _base_build(chassis: ChassisSpec, option: GpuOption, cpu: CpuSpec, site_volt
         bridges=tuple(Line(spec=bridge, qty=sets) for bridge, sets in option.bridges),
         psu_redundancy=redundancy_for(chassis),
         site_voltage=site_voltage,
+        memory=memory,
+        storage=storage,
+        psus=psus,
     )
 
 
-def _lanes_ok(build: BuildSpec) -> bool:
-    plan = lane_plan(build)
-    return plan.links_fit and plan.needed <= plan.available
+# Warning fixes tried on one candidate (each applied and validated again): a bound on the work
+FIX_TRIES = 4
 
 
 def complete_builds(
@@ -47,15 +65,17 @@ def complete_builds(
     chassis: ChassisSpec,
     option: GpuOption,
     cpus: Iterable[CpuSpec],
-    drive: StorageSpec,
+    drive: Line[StorageSpec],
     constraints: Constraints,
     *,
     every_psu_set: bool,
 ) -> Iterator[BuildSpec]:
-    """Policy builds for this chassis and GPU option: per CPU (with enough lanes), the cheapest policy
-    memory, then the cheapest carrying PSU set (or every carrying set when `every_psu_set`)."""
+    """Policy builds for this chassis and GPU option: per CPU (with the cores the workload asks and
+    enough lanes), the cheapest policy memory for the sized RAM, then the cheapest carrying PSU set (or
+    every carrying set when `every_psu_set`)."""
     parts = snapshot_parts(snapshot)
-    dimms = parts.memory_choice(chassis, option.gpu.vram_gib * option.count, ecc_memory(option.workload))
+    ram_gb = ram_needed_gb(option.workload, option.gpu.vram_gib * option.count)
+    dimms = parts.memory_choice(chassis, ram_gb, ecc_memory(option.workload))
     if dimms is None:
         return
     if chassis.is_rack:  # the power board brings the GPU cables; no PSU choice adds any
@@ -63,17 +83,16 @@ def complete_builds(
         needs, have = gpu_connector_needs(probe), gpu_connectors_available(probe)
         if any(needs[kind] > have[kind] for kind in needs):
             return
-    for cpu in cpus:
-        base = replace(
-            _base_build(chassis, option, cpu, constraints.site_voltage),
-            memory=(dimms,),
-            storage=(Line(spec=drive, qty=1),),
-        )
-        if not _lanes_ok(base):
+    for cpu in sized_cpus(cpus, chassis.cpu_sockets, cores_needed(option.workload, option.count)):
+        base = _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), (drive,))
+        if not parts.lanes_ok(base):
+            continue
+        # the power cap before any PSU set is priced: the load does not depend on the PSUs
+        if constraints.max_power_w is not None and power_budget(base).load_w > constraints.max_power_w:
             continue
         carrying = parts.policy_psus(base, first_only=not every_psu_set)
         for psus in carrying if every_psu_set else carrying[:1]:
-            yield replace(base, psus=(psus,))
+            yield _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), (drive,), (psus,))
 
 
 @dataclass
@@ -85,6 +104,8 @@ class Judge:
     vat_percent: Decimal
     considered: int = 0
     availability: Callable[[BuildSpec], BuildAvailability] | None = None  # from the suppliers' offers
+    applied: dict[int, tuple[Fix, ...]] = field(default_factory=dict)  # id(candidate) → warning fixes applied
+    refused: frozenset[str] = frozenset()  # the error codes of the last build refused for its errors
 
     def in_stock_rank(self, build: BuildSpec) -> int:
         """0 when every part is in stock (or nothing is known of stock), 1 otherwise: between equal prices
@@ -105,15 +126,24 @@ class Judge:
         if beat is not None and price.gross > beat:
             return None
         self.considered += 1
-        if self.constraints.max_price is not None and price.gross > self.constraints.max_price:
+        if not self._within(build, price):
             return None
-        if self.constraints.max_power_w is not None and power_budget(build).load_w > self.constraints.max_power_w:
-            return None
-        if not self.ships_in_time(build):
-            return None
-        verdict = validate(build, snapshot=self.snapshot, workload=option.workload)
+        # unproven: the search only needs errors and warnings; the fixes are proven for what is returned
+        verdict = validate(build, snapshot=self.snapshot, workload=option.workload, prove=False)
         if verdict.errors:
+            self.refused = frozenset(finding.code for finding in verdict.errors)
             return None
+        return self._as_candidate(build, verdict, price, option)
+
+    def _within(self, build: BuildSpec, price: Price) -> bool:
+        """Within the constraints: budget, power cap, delivery date."""
+        if self.constraints.max_price is not None and price.gross > self.constraints.max_price:
+            return False
+        if self.constraints.max_power_w is not None and power_budget(build).load_w > self.constraints.max_power_w:
+            return False
+        return self.ships_in_time(build)
+
+    def _as_candidate(self, build: BuildSpec, verdict: Verdict, price: Price, option: GpuOption) -> Candidate:
         throughput = verdict.estimate.throughput if verdict.estimate else option.estimate.throughput
         return Candidate(
             build=build,
@@ -122,3 +152,48 @@ class Judge:
             decode_tokens_per_s_per_user=throughput.decode_tokens_per_s_per_user if throughput else 0.0,
             decode_tokens_per_s_total=throughput.decode_tokens_per_s_total if throughput else 0.0,
         )
+
+    def proven(self, candidate: Candidate, option: GpuOption, snapshot: CatalogSnapshot | None = None) -> Candidate:
+        """The candidate with its findings' fixes proven (on `snapshot`, the whole catalog, when given); as
+        it is when no finding offers a fix (nothing to prove)."""
+        if not any(finding.fixes for finding in candidate.verdict.findings):
+            return candidate
+        verdict = validate(candidate.build, snapshot=snapshot or self.snapshot, workload=option.workload)
+        return replace(candidate, verdict=verdict)
+
+    def fixed(self, candidate: Candidate, option: GpuOption) -> tuple[Candidate, tuple[Fix, ...]] | None:
+        """The candidate after its warning fixes are applied (engine.fixes.apply_fix) when that leaves no
+        warning and no error within the constraints, with the fixes applied; None otherwise.
+
+        Each fix is proven as engine.proving proves one — applied, the build validated again, kept only when
+        its finding is gone (`is_gone`) and no error appears — on the search's unproven verdicts, one
+        warning at a time, at most `FIX_TRIES` fixes tried."""
+        build, verdict, applied, tries = candidate.build, candidate.verdict, [], 0
+        while verdict.warnings:
+            step = None
+            for finding in verdict.warnings:
+                for fix in finding.fixes:
+                    # the workload is the customer's; the GPUs are the stream's (another GPU is another stream)
+                    if any(op.op == FixOpKind.CHANGE_WORKLOAD or op.kind == "gpus" for op in fix.ops):
+                        continue
+                    if tries >= FIX_TRIES:
+                        return None
+                    tries += 1
+                    try:
+                        trial = apply_fix(build, fix, self.snapshot)
+                    except FixNotApplicable:
+                        continue
+                    after = validate(trial, snapshot=self.snapshot, workload=option.workload, prove=False)
+                    if not after.errors and is_gone(finding, verdict.findings, after.findings):
+                        step = (fix, trial, after)
+                        break
+                if step is not None:
+                    break
+            if step is None:
+                return None
+            applied.append(step[0])
+            build, verdict = step[1], step[2]
+        price = build_price(build, vat_percent=self.vat_percent)
+        if not self._within(build, price):
+            return None
+        return self._as_candidate(build, verdict, price, option), tuple(applied)

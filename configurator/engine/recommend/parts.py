@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar, cast
 
+from configurator.engine.budgets.lanes import lane_plan
 from configurator.engine.budgets.power import gpu_connector_needs, power_budget
 from configurator.engine.recommend.policy import (
+    GpuOption,
     chassis_pool,
     cpu_options,
+    gpu_option,
     max_gpus,
     memory_sets,
     policy_memory,
     policy_psus,
     psu_sets,
     redundancy_for,
+    sized_cpus,
+    takes,
 )
 from configurator.engine.rules.context import chassis_takes_gpu
 from configurator.engine.types import (
@@ -27,7 +33,10 @@ from configurator.engine.types import (
     Line,
     MemorySpec,
     PsuSpec,
+    Workload,
 )
+
+T = TypeVar("T")
 
 MAX_REMEMBERED = 4096  # entries per cache keyed by what requests ask (constraints, loads): a bound, not a tuning
 
@@ -44,20 +53,61 @@ class Parts:
 
     def __init__(self, snapshot: CatalogSnapshot) -> None:
         self.snapshot = snapshot
-        self._cpus: dict[str, list[CpuSpec]] = {}
+        self._cpus: dict[tuple[str, int], list[CpuSpec]] = {}
         self._memory: dict[tuple[str, bool], list[Line[MemorySpec]]] = {}
         self._psus: dict[tuple[str, str], list[Line[PsuSpec]]] = {}
         self._memory_choice: dict[tuple[str, float, bool], Line[MemorySpec] | None] = {}
         self._pools: dict[Constraints, list[ChassisSpec]] = {}
         self._hosts: dict[tuple[str, Constraints], bool] = {}
-        self._chassis_floor: dict[str, Decimal | None] = {}
+        self._chassis_floor: dict[tuple[str, int], Decimal | None] = {}
+        self._options: dict[tuple[Workload, GpuSpec, int], GpuOption] = {}
+        self._lanes: dict[tuple[object, ...], bool] = {}
+        self._remembered: dict[str, dict[Any, Any]] = {}
         self._takers: dict[tuple[object, ...], list[tuple[Decimal, str, ChassisSpec]]] = {}
         self._policy_psus: dict[tuple[object, ...], list[Line[PsuSpec]]] = {}
 
-    def cpus(self, chassis: ChassisSpec) -> list[CpuSpec]:
-        if chassis.sku not in self._cpus:
-            self._cpus[chassis.sku] = cpu_options(self.snapshot, chassis)
-        return self._cpus[chassis.sku]
+    def cpus(self, chassis: ChassisSpec, cores: int = 0) -> list[CpuSpec]:
+        """The socket's CPUs, cheapest first, with `cores` on the chassis' sockets (`sized_cpus`)."""
+        key = (chassis.sku, cores)
+        if key not in self._cpus:
+            _room(self._cpus)
+            every = cpu_options(self.snapshot, chassis)
+            self._cpus[key] = sized_cpus(every, chassis.cpu_sockets, cores) if cores else every
+        return self._cpus[key]
+
+    def remembered(self, name: str, key: Any, compute: Callable[[], T]) -> T:
+        """`compute()` remembered under `key` in the cache `name` (bounded like the others)."""
+        cache = self._remembered.setdefault(name, {})
+        if key not in cache:
+            _room(cache)
+            cache[key] = compute()
+        return cast(T, cache[key])
+
+    def option(self, workload: Workload, gpu: GpuSpec, count: int) -> GpuOption:
+        """`gpu_option`, remembered per (catalog version — this cache's —, workload, GPU, count)."""
+        key = (workload, gpu, count)
+        found = self._options.get(key)
+        if found is None:
+            _room(self._options)
+            found = self._options[key] = gpu_option(self.snapshot, workload, gpu, count)
+        return found
+
+    def lanes_ok(self, build: BuildSpec) -> bool:
+        """The lane plan fits (links and count), remembered per chassis, CPU, GPUs, drives and NICs: which
+        CPUs give a chassis the lanes for a GPU set is asked once (per snapshot, so SKUs name the specs)."""
+        key = (
+            build.chassis.sku,
+            tuple((line.spec.sku, line.qty) for line in build.cpus),
+            tuple((line.spec.sku, line.qty) for line in build.gpus),
+            tuple((line.spec.pcie_lanes, line.spec.interface, line.qty) for line in build.storage),
+            tuple((line.spec.pcie_lanes, line.qty) for line in build.nics),
+        )
+        found = self._lanes.get(key)
+        if found is None:
+            _room(self._lanes)
+            plan = lane_plan(build)
+            found = self._lanes[key] = plan.links_fit and plan.needed <= plan.available
+        return found
 
     def memory(self, chassis: ChassisSpec, ecc: bool) -> list[Line[MemorySpec]]:
         key = (chassis.sku, ecc)
@@ -79,44 +129,54 @@ class Parts:
             self._hosts[key] = any(chassis_takes_gpu(c, gpu, 1) for c in self.chassis_pool(constraints))
         return self._hosts[key]
 
-    def chassis_floor(self, chassis: ChassisSpec) -> Decimal | None:
-        """Chassis + cheapest compatible CPUs on every socket + cheapest PSU set (net)."""
-        if chassis.sku not in self._chassis_floor:
-            cpus, psus = self.cpus(chassis), self.psus(chassis, redundancy_for(chassis))
-            self._chassis_floor[chassis.sku] = (
+    def chassis_floor(self, chassis: ChassisSpec, cores: int = 0) -> Decimal | None:
+        """Chassis + cheapest sized CPUs on every socket + cheapest PSU set (net)."""
+        key = (chassis.sku, cores)
+        if key not in self._chassis_floor:
+            cpus, psus = self.cpus(chassis, cores), self.psus(chassis, redundancy_for(chassis))
+            _room(self._chassis_floor)
+            self._chassis_floor[key] = (
                 chassis.price + cpus[0].price * chassis.cpu_sockets + min(line.spec.price * line.qty for line in psus)
                 if cpus and psus
                 else None
             )
-        return self._chassis_floor[chassis.sku]
+        return self._chassis_floor[key]
 
     def takers(
-        self, gpu: GpuSpec, count: int, workstation: bool, constraints: Constraints, ecc: bool
+        self,
+        gpu: GpuSpec,
+        count: int,
+        workstation: bool,
+        constraints: Constraints,
+        ecc: bool,
+        *,
+        ram_gb: float = 0.0,
+        cores: int = 0,
     ) -> list[tuple[Decimal, str, ChassisSpec]]:
         """Chassis of the pool and class that take `count` × `gpu`, with the least a policy build spends on
         each (net, without the GPUs), cheapest first. GPUs that look alike to the fit rules share the list,
         so a catalog with many variants of a card pays for it once."""
         fit = (gpu.form_factor, gpu.cooling, gpu.slot_width, gpu.length_mm, gpu.tdp_w, gpu.nvlink_kind, gpu.is_consumer)
-        key = (fit, count, gpu.vram_gib, workstation, constraints, ecc)
+        key = (fit, count, ram_gb, cores, workstation, constraints, ecc)
         if key not in self._takers:
             rows = []
             for chassis in self.chassis_pool(constraints):
                 if chassis.is_workstation != workstation or count > max_gpus(chassis, constraints):
                     continue
-                if not chassis_takes_gpu(chassis, gpu, count):
+                if not takes(chassis, gpu, count):
                     continue
-                net = _chassis_net(self, chassis, gpu.vram_gib * count, ecc)
+                net = _chassis_net(self, chassis, ram_gb, ecc, cores)
                 if net is not None:
                     rows.append((net, chassis.sku, chassis))
             _room(self._takers)
             self._takers[key] = sorted(rows, key=lambda row: (row[0], row[1]))
         return self._takers[key]
 
-    def memory_choice(self, chassis: ChassisSpec, vram_gib: float, ecc: bool) -> Line[MemorySpec] | None:
-        """The cheapest policy DIMM set for this chassis and VRAM (what `complete_builds` installs)."""
-        key = (chassis.sku, vram_gib, ecc)
+    def memory_choice(self, chassis: ChassisSpec, ram_gb: float, ecc: bool) -> Line[MemorySpec] | None:
+        """The cheapest policy DIMM set for this chassis and sized RAM (what `complete_builds` installs)."""
+        key = (chassis.sku, ram_gb, ecc)
         if key not in self._memory_choice:
-            options = policy_memory(self.memory(chassis, ecc), vram_gib)
+            options = policy_memory(self.memory(chassis, ecc), ram_gb)
             _room(self._memory_choice)
             self._memory_choice[key] = (
                 min(options, key=lambda line: (line.spec.price * line.qty, line.spec.sku, line.qty))
@@ -163,11 +223,11 @@ def snapshot_parts(snapshot: CatalogSnapshot) -> Parts:
     return parts
 
 
-def _chassis_net(parts: Parts, chassis: ChassisSpec, vram_gib: float, ecc: bool) -> Decimal | None:
-    """The least a policy build spends on this chassis: the chassis, its cheapest socket-compatible CPUs,
-    the policy memory for this VRAM and the cheapest PSU set its bays take (None: no such build)."""
-    base = parts.chassis_floor(chassis)
-    memory = parts.memory_choice(chassis, vram_gib, ecc)
+def _chassis_net(parts: Parts, chassis: ChassisSpec, ram_gb: float, ecc: bool, cores: int) -> Decimal | None:
+    """The least a policy build spends on this chassis: the chassis, its cheapest sized CPUs, the policy
+    memory for this RAM need and the cheapest PSU set its bays take (None: no such build)."""
+    base = parts.chassis_floor(chassis, cores)
+    memory = parts.memory_choice(chassis, ram_gb, ecc)
     if base is None or memory is None:
         return None
     return base + memory.spec.price * memory.qty

@@ -5,9 +5,12 @@ reference search, so both answer the same question):
 
 - GPUs: one model, `count` of them, in a chassis that takes them (`rules.context.chassis_takes_gpu`);
 - CPUs: every socket filled with the same model (a 2P board with one CPU loses half its lanes and slots);
-- memory: every channel filled evenly with one DIMM model at 1 or 2 DIMMs per channel, system RAM at
-  least equal to total VRAM when any such set reaches it (validation-rules.md §5.2-5.3);
-- storage: one NVMe drive for the OS and the model: ≥ 0.9 TB and ≥ 2 × the weight file;
+- CPU cores, system RAM and storage sized from the workload (`sizing`: data-loader cores per GPU for
+  training, RAM ≥ VRAM and the weights for inference and ≥ 2 × VRAM for training, NVMe for the model
+  files, the dataset and the checkpoints), the cheapest parts that reach it;
+- memory: every channel filled evenly with one DIMM model at 1 or 2 DIMMs per channel, with the sized RAM
+  when any such set reaches it (validation-rules.md §5.2-5.3);
+- storage: one NVMe model, as few drives as hold the sized need;
 - power: the chassis' redundancy (N+1 for rack chassis that support it, none for towers) and the PSU
   set keeping the load ≤ 80 % of usable capacity when any set within the bays does (§1.2);
 - NVLink: bridge sets for every GPU when the engine runs tensor parallel on bridge-capable cards;
@@ -31,9 +34,10 @@ from configurator.engine.budgets.power import (
     redundant_units,
     valid_psu_counts,
 )
-from configurator.engine.estimate import estimate, weight_bytes
+from configurator.engine.estimate import estimate
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.rules.context import active
+from configurator.engine.recommend.sizing import drive_line, storage_needed_tb
+from configurator.engine.rules.context import active, chassis_takes_gpu
 from configurator.engine.types import (
     BridgeSpec,
     BuildSpec,
@@ -50,8 +54,6 @@ from configurator.engine.types import (
     Workload,
 )
 
-BOOT_DRIVE_MIN_TB = 0.9  # OS + one model; datacenter NVMe comes in 0.96 / 1.92 / 3.84 … TB
-MODEL_COPIES_ON_DISK = 2.0  # the download and a converted / quantized copy side by side
 TENSOR_ENGINES = ("vllm", "sglang", "tensorrt-llm")
 # Without a target, an interactive service should still stream faster than people read: silent reading
 # averages 238 words/min (Brysbaert 2019, J. Memory and Language 109) ≈ 4 words/s ≈ 5.3 tokens/s at
@@ -189,6 +191,14 @@ def chassis_pool(snapshot: CatalogSnapshot, constraints: Constraints) -> list[Ch
     return found
 
 
+def takes(chassis: ChassisSpec, gpu: GpuSpec, count: int) -> bool:
+    """The chassis takes `count` × `gpu` as built: it fits and cools them, and a fixed baseboard (HGX: 4 or
+    8) is never offered partly filled (rule fit.baseboard_count)."""
+    if chassis.baseboard_gpu_counts and count not in chassis.baseboard_gpu_counts:
+        return False
+    return chassis_takes_gpu(chassis, gpu, count)
+
+
 def max_gpus(chassis: ChassisSpec, constraints: Constraints) -> int:
     limit = min(chassis.max_gpu_count, chassis.gpu_bays)
     return min(limit, constraints.max_gpus) if constraints.max_gpus else limit
@@ -230,26 +240,33 @@ def memory_sets(snapshot: CatalogSnapshot, chassis: ChassisSpec, *, ecc: bool = 
     return sets
 
 
-def policy_memory(sets: Iterable[Line[MemorySpec]], vram_gib: float) -> list[Line[MemorySpec]]:
-    """The sets the policy allows: RAM ≥ total VRAM when any set reaches it, else the largest ones."""
+def sized_cpus(cpus: Iterable[CpuSpec], sockets: int, cores: int) -> list[CpuSpec]:
+    """The CPUs (cheapest first, as given) whose `sockets` together have the `cores` the workload asks
+    (`sizing.cores_needed`); when none has, those with the most cores."""
+    cpus = list(cpus)
+    enough = [cpu for cpu in cpus if cpu.cores * sockets >= cores]
+    if enough or not cpus:
+        return enough
+    most = max(cpu.cores for cpu in cpus)
+    return [cpu for cpu in cpus if cpu.cores == most]
+
+
+def policy_memory(sets: Iterable[Line[MemorySpec]], need_gb: float) -> list[Line[MemorySpec]]:
+    """The sets the policy allows: RAM ≥ what the workload needs (`sizing.ram_needed_gb`) when any set
+    reaches it, else the largest ones."""
     sets = list(sets)
     if not sets:
         return []
-    enough = [line for line in sets if line.spec.capacity_gb * line.qty >= vram_gib]
+    enough = [line for line in sets if line.spec.capacity_gb * line.qty >= need_gb]
     if enough:
         return enough
     largest = max(line.spec.capacity_gb * line.qty for line in sets)
     return [line for line in sets if line.spec.capacity_gb * line.qty == largest]
 
 
-def drive_tb_needed(workload: Workload) -> float:
-    weights_tb = weight_bytes(workload.model, workload.precision) / 1e12
-    return max(BOOT_DRIVE_MIN_TB, MODEL_COPIES_ON_DISK * weights_tb)
-
-
-def drive_options(snapshot: CatalogSnapshot, workload: Workload) -> list[StorageSpec]:
-    need = drive_tb_needed(workload)
-    return [d for d in active(snapshot.storage) if d.interface == "nvme" and d.capacity_tb >= need]
+def drive_for(snapshot: CatalogSnapshot, workload: Workload) -> Line[StorageSpec] | None:
+    """The cheapest NVMe set holding what the workload stores (`sizing.storage_needed_tb`)."""
+    return drive_line(active(snapshot.storage), storage_needed_tb(workload))
 
 
 def psu_sets(snapshot: CatalogSnapshot, chassis: ChassisSpec, redundancy: str) -> list[Line[PsuSpec]]:

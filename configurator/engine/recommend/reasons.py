@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from configurator.engine.fixes import fix_sentence
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.recommend.policy import machine_class, needs_ecc, personal, speed_target
-from configurator.engine.types import Candidate, Constraints, Workload
+from configurator.engine.recommend.sizing import Sizing, sizing_reasons
+from configurator.engine.types import Candidate, Constraints, Fix, Workload
 
 PARALLEL_WORDS = {
     "tensor": Phrase("under tensor parallel"),
@@ -47,8 +49,22 @@ def class_reason(candidate: Candidate, workload: Workload, constraints: Constrai
     return Phrase("class: %(kind)s — these GPUs fit a tower on office power", kind=words)
 
 
+def parts_reasons(candidate: Candidate, workload: Workload) -> tuple[Phrase, ...]:
+    """Why this CPU, this much RAM and this storage: the workload's need next to what the build has."""
+    build = candidate.build
+    sizing = Sizing.of(workload, build.gpu_count, build.total_vram_gib)
+    cores = sum(line.spec.cores * line.qty for line in build.cpus)
+    cpu = " + ".join(f"{line.qty}× {line.spec.sku}" for line in build.cpus)
+    storage_tb = sum(line.spec.capacity_tb * line.qty for line in build.storage)
+    return sizing_reasons(workload, sizing, cores, cpu, build.ram_gb, storage_tb)
+
+
 def reasons_for(
-    candidate: Candidate, reason: Phrase, workload: Workload, constraints: Constraints | None = None
+    candidate: Candidate,
+    reason: Phrase,
+    workload: Workload,
+    constraints: Constraints | None = None,
+    applied: tuple[Fix, ...] = (),
 ) -> tuple[Phrase, ...]:
     build = candidate.build
     line = build.gpus[0]
@@ -138,8 +154,11 @@ def reasons_for(
         )
     )
     reasons.append(class_reason(candidate, workload, constraints or Constraints()))
+    reasons.extend(parts_reasons(candidate, workload))
     if gpu.ecc:
         reasons.append(Phrase("ECC GPU memory"))
+    for fix in applied:
+        reasons.append(Phrase("a warning's proven fix is applied: %(fix)s", fix=fix_sentence(fix)))
     if candidate.verdict.warnings:
         codes = ", ".join(sorted({f.code for f in candidate.verdict.warnings}))
         reasons.append(Phrase("warnings to acknowledge: %(codes)s", codes=codes))

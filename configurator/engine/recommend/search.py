@@ -8,41 +8,88 @@ picks the cheapest and the alternatives that differ in kind.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from heapq import heapify, heappop, heappush
+from typing import Any
 
-from configurator.engine.builds import build_price, money
+from configurator.engine.builds import money
 from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge, complete_builds
-from configurator.engine.recommend.parts import snapshot_parts
+from configurator.engine.recommend.parts import Parts, snapshot_parts
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
     GpuOption,
     VramReserve,
     ecc_memory,
     fits,
-    gpu_option,
+    max_gpus,
     speed_target,
+    takes,
 )
 from configurator.engine.recommend.reasons import reasons_for
-from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, GpuSpec, StorageSpec, Workload
+from configurator.engine.recommend.sizing import cores_needed, ram_needed_gb
+from configurator.engine.types import (
+    BuildSpec,
+    Candidate,
+    CatalogSnapshot,
+    ChassisSpec,
+    Constraints,
+    Fix,
+    GpuSpec,
+    Line,
+    StorageSpec,
+    Workload,
+)
 
 # Builds a stream validates looking for one without warnings once it has one with warnings: a bound on the
 # work a catalog of look-alike parts can cause (beyond it the stream answers with its warned build).
 CLEAN_TRIES_PER_STREAM = 6
+# Warnings that depend only on the GPU option (its GPUs, their count, their link) and the workload, never on
+# the chassis, CPUs, memory or PSUs of the policy build: once a stream's build has one, every build of the
+# stream has it, so the stream stops looking for a clean one (rules: tensor parallel without NVLink; four or
+# more axial consumer cards side by side).
+OPTION_WARNINGS = frozenset({"interconnect.tp_over_pcie", "cooling.axial_density"})
+# Errors that depend only on the chassis and the stream's GPUs, bridges and drives, never on the CPUs, memory
+# or PSUs: once a build of a chassis has only such errors, the stream's other builds in that chassis are not
+# validated (rules fit.*, cooling.*, interconnect.*: sizes, airflow, bridges and their spacing).
+CHASSIS_ERRORS = ("fit.", "cooling.", "interconnect.")
 CPU_OPTIONS_PER_CHASSIS = 3  # the cheapest CPUs with enough lanes; a cheaper CPU with a higher TDP can
 # need a larger PSU set, so a few are priced out completely rather than only the cheapest
 
 
 def counts_to_try(
-    snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, most: int, reserve: VramReserve = DEFAULT_RESERVE
+    snapshot: CatalogSnapshot,
+    workload: Workload,
+    gpu: GpuSpec,
+    most: int,
+    reserve: VramReserve = DEFAULT_RESERVE,
+    pool: Sequence[ChassisSpec] = (),
+    constraints: Constraints | None = None,
 ) -> list[GpuOption]:
     """The smallest count that fits and, when that is slower than the speed target, the smallest count
     that meets it (tensor parallel on 2, 4, 8 GPUs speeds one stream up; a layer split does not). Counts in
-    between are dearer than the first and slower than the second, so they can never rank first."""
+    between are dearer than the first and slower than the second, so they can never rank first — in a
+    chassis that takes them: a fixed baseboard of the `pool` (HGX: 4 or 8) that does not take a count gets
+    the next count it takes instead (never a partial board)."""
+    parts = snapshot_parts(snapshot)
+    key = (workload, gpu, most, reserve, tuple(chassis.sku for chassis in pool), constraints)
+    return parts.remembered(
+        "counts", key, lambda: _counts_to_try(parts, workload, gpu, most, reserve, pool, constraints)
+    )
+
+
+def _counts_to_try(
+    parts: Parts,
+    workload: Workload,
+    gpu: GpuSpec,
+    most: int,
+    reserve: VramReserve,
+    pool: Sequence[ChassisSpec],
+    constraints: Constraints | None,
+) -> list[GpuOption]:
     smallest = min_gpus_to_fit(workload, gpu, max_gpus=most)
     if smallest is None and workload.task != "inference":
         smallest = min_gpus_to_fit(replace(workload, zero_stage=3), gpu, max_gpus=most)
@@ -51,24 +98,36 @@ def counts_to_try(
     target = speed_target(workload)
     options: list[GpuOption] = []
     for count in range(smallest, most + 1):
-        option = gpu_option(snapshot, workload, gpu, count)
+        option = parts.option(workload, gpu, count)
         if not fits(option, reserve):
             continue
         if not options or option.meets(target):
             options.append(option)
         if option.meets(target):
             break
-    return options
+    counts = {option.count for option in options}
+    for chassis in pool:
+        limit = min(most, max_gpus(chassis, constraints or Constraints()))
+        for count in sorted(counts):
+            if takes(chassis, gpu, count):
+                continue
+            board = next((n for n in range(count + 1, limit + 1) if takes(chassis, gpu, n)), None)
+            if board is not None and board not in counts:
+                option = parts.option(workload, gpu, board)
+                if fits(option, reserve):
+                    options.append(option)
+                    counts.add(board)
+    return sorted(options, key=lambda option: option.count)
 
 
 def _gross(net: Decimal, vat_percent: Decimal) -> Decimal:
     return money(net) + money(net * vat_percent / Decimal(100))
 
 
-def _option_net(option: GpuOption, drive: StorageSpec) -> Decimal:
-    """What every build of the option pays whatever the chassis: GPUs, bridges, the drive."""
+def _option_net(option: GpuOption, drive: Line[StorageSpec]) -> Decimal:
+    """What every build of the option pays whatever the chassis: GPUs, bridges, the drives."""
     bridges = sum((bridge.price * sets for bridge, sets in option.bridges), Decimal(0))
-    return option.gpu.price * option.count + bridges + drive.price
+    return option.gpu.price * option.count + bridges + drive.spec.price * drive.qty
 
 
 class Stream:
@@ -81,22 +140,26 @@ class Stream:
     has no error — the answer that pricing every chassis and validating every build would give, at the
     cost of the few that can compete."""
 
-    def __init__(self, judge: Judge, option: GpuOption, workstation: bool, drive: StorageSpec) -> None:
+    def __init__(self, judge: Judge, option: GpuOption, workstation: bool, drive: Line[StorageSpec]) -> None:
         self.judge, self.option, self.drive, self.workstation = judge, option, drive, workstation
         self.parts = snapshot_parts(judge.snapshot)
         self.option_net = _option_net(option, drive)
+        self.cores = cores_needed(option.workload, option.count)
         self._takers = self.parts.takers(
-            option.gpu, option.count, workstation, judge.constraints, ecc_memory(option.workload)
-        )
+            option.gpu, option.count, workstation, judge.constraints, ecc_memory(option.workload),
+            ram_gb=ram_needed_gb(option.workload, option.gpu.vram_gib * option.count), cores=self.cores,
+        )  # fmt: skip
         self.floor = _gross(self.option_net + self._takers[0][0], judge.vat_percent) if self._takers else None
         self._entered = 0
-        self._heap: list[tuple[Decimal, int, str, int, BuildSpec]] = []
+        # (gross, stock rank, label, serial, build, the build validated with its warning fixes applied)
+        self._heap: list[tuple[Decimal, int, str, int, BuildSpec, tuple[Candidate, tuple[Fix, ...]] | None]] = []
         self._serial = 0
         self._valid: Candidate | None = None  # the cheapest build without an error or a warning
         self._warned: Candidate | None = None  # the cheapest without an error, when it has warnings
         self._tries = 0  # builds validated after the warned one
         self.opened = False
         self.resolved = False
+        self._dead: set[str] = set()  # chassis whose builds in this stream all have the same chassis-level error
 
     @property
     def signature(self) -> tuple[str, int]:
@@ -106,6 +169,13 @@ class Stream:
     def candidate(self) -> Candidate | None:
         """The stream's answer: its cheapest clean build, else its cheapest build with warnings."""
         return self._valid or self._warned
+
+    def gross(self, build: BuildSpec) -> Decimal:
+        """`build_price(build).gross` of a policy build of this stream, from the option's net (catalog prices
+        are whole kopecks, so no line rounds): chassis, CPUs, memory and PSUs added to it."""
+        lines: tuple[Line[Any], ...] = (*build.cpus, *build.memory, *build.psus)
+        net = self.option_net + build.chassis.price + sum((line.spec.price * line.qty for line in lines), Decimal(0))
+        return _gross(net, self.judge.vat_percent)
 
     def head_price(self) -> Decimal | None:
         """The price of the cheapest build not yet refused (None: no build left)."""
@@ -118,7 +188,8 @@ class Stream:
                 break
             self._entered += 1
             builds = complete_builds(
-                self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis), self.drive, self.judge.constraints,
+                self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis, self.cores), self.drive,
+                self.judge.constraints,
                 every_psu_set=True,
             )  # fmt: skip
             # every carrying PSU set of the first few CPUs: a larger set can clear a warning (transient
@@ -141,9 +212,9 @@ class Stream:
                     continue
                 sets_seen.add(look)
                 self._serial += 1
-                price = build_price(build, vat_percent=self.judge.vat_percent).gross
+                price = self.gross(build)
                 label = f"{chassis.sku}/{build.cpus[0].spec.sku}"
-                heappush(self._heap, (price, self.judge.in_stock_rank(build), label, self._serial, build))
+                heappush(self._heap, (price, self.judge.in_stock_rank(build), label, self._serial, build, None))
         return self._heap[0][0] if self._heap else None
 
     def valid(self) -> Candidate | None:
@@ -153,14 +224,38 @@ class Stream:
             if self.head_price() is None:
                 self.resolved = True
                 break
-            *_, build = heappop(self._heap)
+            *_, build, fixed = heappop(self._heap)
+            if fixed is not None:  # validated clean with its warning fixes applied
+                self._valid, self.resolved = fixed[0], True
+                self.judge.applied[id(fixed[0])] = fixed[1]
+                break
+            if build.chassis.sku in self._dead:
+                continue
+            self.judge.refused = frozenset()
             candidate = self.judge.candidate(build, self.option)
             if candidate is None:
+                refused = self.judge.refused
+                if refused and all(code.startswith(CHASSIS_ERRORS) for code in refused):
+                    self._dead.add(build.chassis.sku)
                 continue
             if not candidate.verdict.warnings:
                 self._valid, self.resolved = candidate, True
-            elif self._warned is None:
+                break
+            if self._warned is None:
                 self._warned = candidate
+                # its proven warning fixes applied: a clean build, dearer, that waits for its turn by price
+                repaired = self.judge.fixed(candidate, self.option)
+                if any(f.code in OPTION_WARNINGS for f in candidate.verdict.warnings):
+                    # no other build of this stream can be clean: the fixed one is its clean answer, if any
+                    if repaired is not None:
+                        self._valid = repaired[0]
+                        self.judge.applied[id(repaired[0])] = repaired[1]
+                    self.resolved = True
+                elif repaired is not None:
+                    self._serial += 1
+                    label = f"{repaired[0].build.chassis.sku}/fixed"
+                    entry = (repaired[0].price.gross, 0, label, self._serial, repaired[0].build, repaired)
+                    heappush(self._heap, entry)
             else:
                 self._tries += 1
                 self.resolved = self._tries >= CLEAN_TRIES_PER_STREAM
@@ -224,7 +319,9 @@ def _signature(candidate: Candidate) -> tuple[str, int]:
     return (line.spec.sku, line.qty)
 
 
-def pick_distinct(streams: list[Stream], limit: int, workload: Workload) -> list[Candidate]:
+def pick_distinct(
+    streams: list[Stream], limit: int, workload: Workload, catalog: CatalogSnapshot | None = None
+) -> list[Candidate]:
     """Cheapest first, then alternatives that differ in kind: faster per rouble, ECC, fewer GPUs, the other
     form factor; then the next cheapest GPU choices. Each carries why it is there. Candidates are
     validated lazily: only streams that reach the front of a choice are."""
@@ -279,9 +376,14 @@ def pick_distinct(streams: list[Stream], limit: int, workload: Workload) -> list
         if following is None:
             break
         add(following, Phrase("the next cheapest GPU choice"))
-    constraints = streams[0].judge.constraints
+    judge = streams[0].judge
     # what will be signed first: after the cheapest, clean builds before those with warnings, each by price
     picks[1:] = sorted(picks[1:], key=lambda pick: (_warned(pick[0]), pick[0].price.gross))
-    return [
-        replace(candidate, why=reasons_for(candidate, reason, workload, constraints)) for candidate, reason in picks
-    ]
+    options = {stream.signature: stream.option for stream in streams}
+    answers = []
+    for candidate, reason in picks:
+        # the fixes of what is returned are proven (on the whole catalog), and only then are reasons said
+        proven = judge.proven(candidate, options[_signature(candidate)], catalog)
+        applied = judge.applied.get(id(candidate), ())
+        answers.append(replace(proven, why=reasons_for(proven, reason, workload, judge.constraints, applied)))
+    return answers
