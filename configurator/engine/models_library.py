@@ -14,7 +14,7 @@ MLA attention (DeepSeek-V2/V3) counts the low-rank projections ``q_a, q_b, kv_a,
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from configurator.engine.model_families import (
     quantized_precision,
     qwen_moe_fields,
 )
+from configurator.engine.model_params import DecoderShape, count_params
 from configurator.engine.types import ModelArch
 
 LLM_MODELS_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "llm_models.json"
@@ -74,107 +75,6 @@ _FAMILY_BY_TYPE = {
     "glm4_moe": "glm",
     "olmoe": "olmoe",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    """Everything the parameter count needs, including what ModelArch does not keep (biases, MLA ranks)."""
-
-    layers: int
-    hidden: int
-    intermediate: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    vocab: int
-    tied: bool
-    norms_per_layer: int = 2
-    qkv_bias: bool = False
-    o_bias: bool = False
-    qk_norm: bool = False
-    qk_norm_full: bool = False  # OLMoE: q/k RMSNorm over the whole projection, not per head
-    q_gate: bool = False  # Qwen3-Next gated attention: q_proj also emits an output gate
-    attention_sinks: bool = False
-    experts: int = 0
-    active_experts: int = 0
-    moe_intermediate: int = 0
-    shared_experts: int = 0
-    dense_layers: int = 0
-    router_bias: bool = False
-    expert_bias: bool = False
-    # MLA (DeepSeek-V2/V3)
-    q_lora_rank: int | None = None
-    kv_lora_rank: int | None = None
-    qk_nope_head_dim: int = 0
-    qk_rope_head_dim: int = 0
-    v_head_dim: int = 0
-    # hybrid linear attention (Qwen3-Next, Qwen3.5): model_families.hybrid_fields
-    linear_layers: int = 0
-    linear_params: int = 0
-
-
-def _attention_params(s: _Shape) -> int:
-    h = s.hidden
-    if s.kv_lora_rank is not None:  # MLA: DeepseekV3Attention in transformers
-        qk_head = s.qk_nope_head_dim + s.qk_rope_head_dim
-        if s.q_lora_rank:
-            q = h * s.q_lora_rank + s.q_lora_rank + s.q_lora_rank * s.heads * qk_head
-        else:
-            q = h * s.heads * qk_head
-        kv = (
-            h * (s.kv_lora_rank + s.qk_rope_head_dim)
-            + s.kv_lora_rank
-            + s.kv_lora_rank * s.heads * (s.qk_nope_head_dim + s.v_head_dim)
-        )
-        return q + kv + s.heads * s.v_head_dim * h
-    q_dim = s.heads * s.head_dim
-    kv_dim = s.kv_heads * s.head_dim
-    params = h * q_dim + 2 * h * kv_dim + q_dim * h
-    if s.qkv_bias:
-        params += q_dim + 2 * kv_dim
-    if s.o_bias:
-        params += h
-    if s.qk_norm:
-        params += 2 * s.head_dim
-    if s.qk_norm_full:
-        params += q_dim + kv_dim
-    if s.q_gate:
-        params += h * q_dim
-    if s.attention_sinks:
-        params += s.heads
-    return params
-
-
-def _expert_params(s: _Shape, intermediate: int) -> int:
-    """One gated (SwiGLU) MLP: gate, up, down (+ biases for gpt-oss)."""
-    params = 3 * s.hidden * intermediate
-    if s.expert_bias:
-        params += 2 * intermediate + s.hidden
-    return params
-
-
-def _count_params(s: _Shape) -> tuple[int, int]:
-    """(total, active) parameters, embeddings and an untied lm_head included."""
-    h = s.hidden
-    embed = s.vocab * h * (1 if s.tied else 2)
-    # hybrid models: the linear-attention layers' projections replace attention (spread evenly per layer)
-    attention = ((s.layers - s.linear_layers) * _attention_params(s) + s.linear_layers * s.linear_params) / s.layers
-    per_layer_common = round(attention) + s.norms_per_layer * h
-    dense_mlp = _expert_params(s, s.intermediate)
-    total = embed + h  # final norm
-    active = embed + h
-    if s.experts == 0:
-        total += s.layers * (per_layer_common + dense_mlp)
-        return total, total
-    moe_layers = s.layers - s.dense_layers
-    router = h * s.experts + (s.experts if s.router_bias else 0)
-    expert = _expert_params(s, s.moe_intermediate)
-    shared = s.shared_experts * _expert_params(s, s.moe_intermediate)
-    total += s.dense_layers * (per_layer_common + dense_mlp)
-    active += s.dense_layers * (per_layer_common + dense_mlp)
-    total += moe_layers * (per_layer_common + router + shared + s.experts * expert)
-    active += moe_layers * (per_layer_common + router + shared + s.active_experts * expert)
-    return total, active
 
 
 def _int(config: dict[str, Any], name: str, default: int | None = None) -> int:
@@ -219,7 +119,7 @@ def _sliding_layers(config: dict[str, Any], model_type: str, layers: int, window
     return 0  # phi3's sliding_window is not honoured by the KV caches of llama.cpp/vLLM
 
 
-def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[_Shape, dict[str, Any]]:
+def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[DecoderShape, dict[str, Any]]:
     """Read the fields of one config.json family; returns the shape and the extra ModelArch fields.
 
     Every field is typed and bounded (configurator.engine.config_fields); a bad one raises DomainError naming it.
@@ -273,7 +173,7 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[_Shape,
             router_bias=model_type == "deepseek_v3",  # e_score_correction_bias
         )
         extra.update(kv_lora_rank=kv_lora, qk_rope_head_dim=rope)
-        return _Shape(**common), extra
+        return DecoderShape(**common), extra
     intermediate = _int(config, "intermediate_size")
     common["intermediate"] = intermediate
     if model_type == "qwen2":
@@ -351,7 +251,7 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[_Shape,
     sliding = _sliding_layers(config, model_type, layers, window)
     if window and sliding:
         extra.update(sliding_window=window, sliding_window_layers=sliding)
-    return _Shape(**common), extra
+    return DecoderShape(**common), extra
 
 
 def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> ModelArch:
@@ -379,7 +279,7 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
         raise missing("model_type")
     model_type = read_text(config, "model_type", 64).lower()
     shape, extra = _shape_from_config(config, model_type)
-    total, active = _count_params(shape)
+    total, active = count_params(shape)
     name_or_path = read_text(config, "_name_or_path")
     resolved_slug = (slug or name_or_path.rsplit("/", 1)[-1] or f"custom-{model_type}").lower()
     positions = "max_position_embeddings" if config.get("max_position_embeddings") else "max_sequence_length"
