@@ -234,7 +234,9 @@ def test_the_recommender_returns_the_fixed_build_and_says_so(snapshot: CatalogSn
         if result is None:
             continue
         # Only this GPU in the catalog: another GPU's clean build cannot undercut the fixed one.
-        alone = replace(snapshot, version=f"{snapshot.version}-only-{option.gpu.sku}", gpus={option.gpu.sku: option.gpu})
+        alone = replace(
+            snapshot, version=f"{snapshot.version}-only-{option.gpu.sku}", gpus={option.gpu.sku: option.gpu}
+        )
         top = _top(alone, option.workload, judge.constraints)
         assert top is not None
         assert top.verdict.warnings == ()  # what will be signed: clean, and never dearer than the fixed build
