@@ -343,3 +343,5 @@ def dead_gpu_positions(ctx: RuleContext) -> Iterator[Finding]:
 
 
 RULES = (gpu_slot_links, dead_gpu_positions, shared_uplinks, switch_p2p, cpu_lane_budget)
+# the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
+READS = frozenset({"chassis", "cpus", "gpus", "nics", "storage"})
