@@ -68,6 +68,7 @@ class _Prover:
         self.errors = frozenset(f.code for f in findings if f.severity == "error")
         # steps → the fixed build; None: the steps cannot be made or change nothing
         self.memo: dict[tuple[FixOp, ...], BuildSpec | None] = {}
+        self.proofs: dict[tuple[tuple[FixOp, ...], str, tuple[str, ...]], bool] = {}
         self.checks = 0
 
     def _spend(self) -> None:
@@ -98,6 +99,12 @@ class _Prover:
     def proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
         """On the fixed build `finding` is gone and no new error code appears: only the rules that can yield
         its code or an error code the build does not have yet need to run."""
+        key = (ops, finding.code, finding.components)
+        if key not in self.proofs:
+            self.proofs[key] = self._proves(finding, ops)
+        return self.proofs[key]
+
+    def _proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
         result = self.outcome(ops, focus=(finding.code, self.errors))
         if result is None:
             return False

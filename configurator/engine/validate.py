@@ -106,6 +106,9 @@ def _context(
     )
 
 
+_Run = tuple[BuildSpec, RuleContext, list[int], dict[int, tuple[Finding, ...]], tuple[Finding, ...]]
+
+
 class Rechecks:
     """The findings of builds a fix made from the validated one, proving off, for engine.proving.
 
@@ -118,39 +121,44 @@ class Rechecks:
 
     def __init__(self, base: RuleContext, per_rule: tuple[tuple[Finding, ...], ...]):
         self.base, self.per_rule = base, per_rule
-        # id(fixed) → (fixed, its context, indexes of the rules to re-run, their findings so far)
-        self.runs: dict[int, tuple[BuildSpec, RuleContext, list[int], dict[int, tuple[Finding, ...]]]] = {}
+        # id(fixed) → (fixed, its context, the rules to re-run, their findings so far, the other rules' findings)
+        self.runs: dict[int, _Run] = {}
 
-    def _state(self, fixed: BuildSpec) -> tuple[BuildSpec, RuleContext, list[int], dict[int, tuple[Finding, ...]]]:
+    def _state(self, fixed: BuildSpec) -> _Run:
         state = self.runs.get(id(fixed))
         if state is None or state[0] is not fixed:
             changed = {name for name in BUILD_FIELDS if getattr(fixed, name) is not getattr(self.base.build, name)}
             ctx = _context(fixed, self.base.snapshot, self.base.workload, like=self.base)
             stale = [index for index, reads in enumerate(RULE_READS) if not reads.isdisjoint(changed)]
-            state = self.runs[id(fixed)] = (fixed, ctx, stale, {})
+            gone = set(stale)
+            kept = tuple(f for index, run in enumerate(self.per_rule) if index not in gone for f in run)
+            state = self.runs[id(fixed)] = (fixed, ctx, stale, {}, kept)
         return state
 
     def __call__(
         self, fixed: BuildSpec, fixes_for: frozenset[str] | None = None, focus: Focus | None = None
     ) -> tuple[Finding, ...]:
-        _, ctx, stale, done = self._state(fixed)
+        _, ctx, stale, done, kept = self._state(fixed)
         if focus is not None and not fixes_for:
             code, errors = focus
-            wanted = [i for i in stale if code in RULE_CODES[i] or not RULE_ERROR_CODES[i] <= errors]
+            missing = [
+                index
+                for index in stale
+                if index not in done and (code in RULE_CODES[index] or not RULE_ERROR_CODES[index] <= errors)
+            ]
         else:
-            wanted = stale
-        missing = [index for index in wanted if index not in done]
+            missing = [index for index in stale if index not in done]
         if missing:
             with findings_only():
                 for index in missing:
                     done[index] = tuple(RULES[index](ctx))
+        if focus is not None and not fixes_for:  # a proof reads sets: no order needed
+            return kept + tuple(finding for index in stale for finding in done.get(index, ()))
         found = list(self.per_rule)
         for index in stale:
-            found[index] = done.get(index, ())
+            found[index] = done[index]
             if fixes_for and any(finding.code in fixes_for for finding in found[index]):
                 found[index] = tuple(RULES[index](ctx))
-        if focus is not None and not fixes_for:
-            return tuple(finding for run in found for finding in run)  # a proof reads sets: no order needed
         return tuple(sorted((finding for run in found for finding in run), key=finding_order))
 
 
