@@ -157,6 +157,9 @@ class FindingOutputSerializer(serializers.Serializer):
     no_fix = serializers.BooleanField(
         help_text="An error that no change to the build from the catalog clears (no applicable fix offered)"
     )
+    fixes_unchecked = serializers.BooleanField(
+        help_text="Fixes exist but were not proven within this validation's budget: none is shown, none is denied"
+    )
 
 
 @extend_schema_field(OpenApiTypes.FLOAT)

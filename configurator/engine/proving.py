@@ -4,13 +4,19 @@ A fix answers a finding when, on the fixed build, the finding is gone and no err
 build did not already have. A finding is "gone" when no finding of its code is left, or, for a code the
 build shows several times (one per component), when none with the same components is left.
 
-Where a rule's fix clears its finding but needs more (a chassis that takes the GPUs but not the CPUs, a
-redundancy mode that needs more PSUs), the fix is extended with the first proven-able fix the fixed build
-offers for what went wrong, a few steps deep: the smallest combination found is offered as ONE fix. An error
-left with no applicable fix says so (`no_fix`), so nobody follows a fix that does not exist.
+Where no fix of a rule clears its error alone (a chassis that takes the GPUs but not the CPUs, a redundancy
+mode that needs more PSUs), each of its fixes in turn is extended with the first fix the fixed build offers
+for what went wrong, a few steps deep: the first combination proven is offered as ONE fix. An error left
+with no applicable fix says so (`no_fix`), so nobody follows a fix that does not exist.
 
-The re-validation runs with proving off (no recursion) and is memoised per call, so one build is validated
-once however many findings offer the same fix.
+The search is complete over that space: every fix of every finding is tried, nothing is cut by a budget.
+Should a verdict ever need more than MAX_CHECKS re-validations (no catalog build comes near: see
+tests/configurator/test_fix_proving.py), the findings not reached say so (`fixes_unchecked`) instead of
+showing no fix in silence.
+
+The re-validation runs with proving off (no recursion), reads only codes, severities and components, and
+asks for the fixes of a fixed build only for the findings a combination continues from. It is memoised per
+call, so one build is validated once however many findings offer the same fix.
 """
 
 from __future__ import annotations
@@ -23,10 +29,15 @@ from configurator.engine.types import BuildSpec, CatalogSnapshot, Finding, Fix, 
 
 MAX_OFFERED = 3  # proven fixes kept per finding (the rule's closest first)
 MAX_EXTRA_STEPS = 3  # fixes a combination may chain after the rule's own one
-MAX_CHECKS = 6  # re-validations one verdict may spend on proving the rules' fixes (errors first)
-MAX_EXTEND_CHECKS = 8  # and on combining them (each step of a combination is one more)
+MAX_CHECKS = 2000  # a safety stop on re-validations per verdict, far above any catalog build's need
 
-Check = Callable[[BuildSpec, bool], tuple[Finding, ...]]  # (build, with its fixes) → its findings
+# a proof's focus: the code it answers and the error codes the build already has; only a rule that can yield
+# that code or another error code can change the proof
+Focus = tuple[str, frozenset[str]]
+# (fixed build, codes whose findings must carry their fixes or None, a focus or None) → the fixed build's
+# findings, in validate's order (with a focus: any order, and the findings of rules that cannot matter to
+# it may be left out)
+Check = Callable[[BuildSpec, "frozenset[str] | None", "Focus | None"], tuple[Finding, ...]]
 
 
 def _key(finding: Finding) -> tuple[str, tuple[str, ...]]:
@@ -47,51 +58,54 @@ def new_error_codes(before: Iterable[Finding], after: Iterable[Finding]) -> set[
     return {f.code for f in after if f.severity == "error"} - had
 
 
+class BudgetSpent(Exception):
+    """More re-validations than MAX_CHECKS in one verdict."""
+
+
 class _Prover:
     def __init__(self, build: BuildSpec, findings: tuple[Finding, ...], snapshot: CatalogSnapshot, check: Check):
         self.build, self.findings, self.snapshot, self.check = build, findings, snapshot, check
-        # steps → (fixed build, its findings, whether they carry their fixes); None: cannot be made
-        self.memo: dict[tuple[FixOp, ...], tuple[BuildSpec, tuple[Finding, ...], bool] | None] = {}
+        self.errors = frozenset(f.code for f in findings if f.severity == "error")
+        # steps → the fixed build; None: the steps cannot be made or change nothing
+        self.memo: dict[tuple[FixOp, ...], BuildSpec | None] = {}
+        self.proofs: dict[tuple[tuple[FixOp, ...], str, tuple[str, ...]], bool] = {}
         self.checks = 0
-        self.extend_checks = 0
+
+    def _spend(self) -> None:
+        if self.checks >= MAX_CHECKS:
+            raise BudgetSpent
+        self.checks += 1
+
+    def fixed(self, ops: tuple[FixOp, ...]) -> BuildSpec | None:
+        if ops not in self.memo:
+            try:
+                fixed: BuildSpec | None = apply_fix(self.build, Fix(ops=ops), self.snapshot)
+            except FixNotApplicable:
+                fixed = None
+            self.memo[ops] = None if fixed == self.build else fixed
+        return self.memo[ops]
 
     def outcome(
-        self, ops: tuple[FixOp, ...], *, with_fixes: bool = False
+        self, ops: tuple[FixOp, ...], fixes_for: frozenset[str] | None = None, focus: Focus | None = None
     ) -> tuple[BuildSpec, tuple[Finding, ...]] | None:
-        """The fixed build and its findings (with the fixes they offer when asked), None when the steps
-        cannot be made or the budget is spent."""
-        if ops in self.memo:
-            known = self.memo[ops]
-            if known is None:
-                return None
-            if known[2] or not with_fixes:
-                return known[0], known[1]
-        else:
-            known = None
-        extending = with_fixes
-        if (self.extend_checks if extending else self.checks) >= (MAX_EXTEND_CHECKS if extending else MAX_CHECKS):
+        """The fixed build and its findings (those of `fixes_for` with their fixes; with a `focus` only those
+        that can matter to it), None when the steps cannot be made."""
+        fixed = self.fixed(ops)
+        if fixed is None:
             return None
-        if known:
-            fixed = known[0]
-        else:
-            try:
-                fixed = apply_fix(self.build, Fix(ops=ops), self.snapshot)
-            except FixNotApplicable:
-                self.memo[ops] = None
-                return None
-            if fixed == self.build:
-                self.memo[ops] = None
-                return None
-        if extending:
-            self.extend_checks += 1
-        else:
-            self.checks += 1
-        findings = self.check(fixed, with_fixes)
-        self.memo[ops] = (fixed, findings, with_fixes)
-        return fixed, findings
+        self._spend()
+        return fixed, self.check(fixed, fixes_for, focus)
 
     def proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
-        result = self.outcome(ops)
+        """On the fixed build `finding` is gone and no new error code appears: only the rules that can yield
+        its code or an error code the build does not have yet need to run."""
+        key = (ops, finding.code, finding.components)
+        if key not in self.proofs:
+            self.proofs[key] = self._proves(finding, ops)
+        return self.proofs[key]
+
+    def _proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
+        result = self.outcome(ops, focus=(finding.code, self.errors))
         if result is None:
             return False
         after = result[1]
@@ -102,7 +116,7 @@ class _Prover:
         new error or for the finding itself) after which it is proven; None when none within reach."""
         ops = fix.ops
         for _ in range(MAX_EXTRA_STEPS + 1):
-            result = self.outcome(ops, with_fixes=True)
+            result = self.outcome(ops)
             if result is None:
                 return None
             after = result[1]
@@ -110,9 +124,12 @@ class _Prover:
             still = not is_gone(finding, self.findings, after)
             if not fresh and not still:
                 return replace(fix, ops=ops)
-            blockers = [f for f in after if f.severity == "error" and f.code in fresh]
+            wanted = frozenset(fresh | ({finding.code} if still else set()))
+            self._spend()
+            offered = self.check(result[0], wanted, None)
+            blockers = [f for f in offered if f.severity == "error" and f.code in fresh]
             if still:
-                blockers += [f for f in after if f.code == finding.code]
+                blockers += [f for f in offered if f.code == finding.code]
             step = next(
                 (
                     more
@@ -130,10 +147,6 @@ class _Prover:
     def prove(self, finding: Finding) -> Finding:
         if not finding.fixes:
             return replace(finding, no_fix=finding.severity == "error")
-        if self.checks >= MAX_CHECKS and not any(fix.ops in self.memo for fix in finding.fixes):
-            # the budget went on the findings before (errors first): nothing unproven is shown, and
-            # nothing is claimed either; the fixes appear once the errors above are fixed
-            return replace(finding, fixes=tuple(fix for fix in finding.fixes if not fix.applicable))
         kept: list[Fix] = []
         seen: set[tuple[FixOp, ...]] = set()
         pending: list[Fix] = []
@@ -149,7 +162,7 @@ class _Prover:
             else:
                 pending.append(fix)
         if finding.severity == "error" and not any(fix.applicable for fix in kept):
-            for fix in pending[:1]:
+            for fix in pending:
                 combined = self.extend(finding, fix)
                 if combined is not None and combined.ops not in seen:
                     seen.add(combined.ops)
@@ -173,5 +186,11 @@ def prove_fixes(
     if not any(finding.fixes or finding.severity == "error" for finding in findings):
         return findings
     prover = _Prover(build, findings, snapshot, check)
-    # the most common case first: errors in order, so the budget goes where it matters
-    return tuple(prover.prove(finding) for finding in findings)
+    proven = []
+    for finding in findings:
+        try:
+            proven.append(prover.prove(finding))
+        except BudgetSpent:
+            unchecked = tuple(fix for fix in finding.fixes if not fix.applicable)
+            proven.append(replace(finding, fixes=unchecked, fixes_unchecked=any(f.applicable for f in finding.fixes)))
+    return tuple(proven)

@@ -301,6 +301,7 @@ class Finding:
     components: tuple[str, ...] = ()
     fixes: tuple[Fix, ...] = ()
     no_fix: bool = False  # an error no change to the build from the catalog clears (engine.proving)
+    fixes_unchecked: bool = False  # fixes exist but were not proven within the verdict's budget (engine.proving)
 
 
 @dataclass(frozen=True, slots=True)

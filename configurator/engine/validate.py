@@ -5,10 +5,12 @@ Pure: takes the CatalogSnapshot (for fixes that name catalog SKUs) and never tou
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from configurator.engine.budgets.links import effective_link_gbs
-from configurator.engine.proving import prove_fixes
-from configurator.engine.rules import RULES, RuleContext
-from configurator.engine.rules.context import findings_only
+from configurator.engine.proving import Focus, prove_fixes
+from configurator.engine.rules import RULE_READS, RULE_YIELDS, RULES, RuleContext
+from configurator.engine.rules.context import ESTIMATE_INPUTS, findings_only
 from configurator.engine.rules.workload import workload_estimate
 from configurator.engine.types import (
     BuildSpec,
@@ -23,6 +25,10 @@ from configurator.engine.types import (
 )
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+BUILD_FIELDS = tuple(field.name for field in fields(BuildSpec))
+# per rule, the codes it can yield, and those it can yield as errors (rules.RULE_YIELDS)
+RULE_CODES = tuple(frozenset(code for code, _ in pairs) for pairs in RULE_YIELDS)
+RULE_ERROR_CODES = tuple(frozenset(code for code, severity in pairs if severity == "error") for pairs in RULE_YIELDS)
 
 
 def finding_order(finding: Finding) -> tuple[int, str, tuple[str, ...], str]:
@@ -39,24 +45,17 @@ def validate(
     With `prove` (the default) every fix offered has been applied and the build validated again
     (engine.proving); `prove=False` is that re-validation, and the unproven rules' view.
     """
-    link_gbs = effective_link_gbs(build)
-    estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
-    ctx = RuleContext(
-        build=build,
-        snapshot=snapshot,
-        workload=workload,
-        estimate=estimate,
-        estimate_problem=problem,
-        link_gbs=link_gbs,
-    )
-    findings = tuple(sorted((finding for rule in RULES for finding in rule(ctx)), key=finding_order))
+    ctx = _context(build, snapshot, workload)
+    per_rule = tuple(tuple(rule(ctx)) for rule in RULES)
+    findings = tuple(sorted((finding for found in per_rule for finding in found), key=finding_order))
     if prove:
         findings = prove_fixes(
             build,
             findings,
             snapshot=snapshot,
-            check=lambda fixed, with_fixes: _recheck(fixed, snapshot, workload, with_fixes=with_fixes),
+            check=Rechecks(ctx, per_rule),
         )
+    estimate = ctx.estimate
     power, lanes, chassis = ctx.power, ctx.lanes, build.chassis
     layout = estimate.layout if estimate is not None else None
     return Verdict(
@@ -88,11 +87,91 @@ def validate(
     )
 
 
-def _recheck(
-    build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None, *, with_fixes: bool
+def _context(
+    build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None, like: RuleContext | None = None
+) -> RuleContext:
+    """The rules' context for `build`; the estimate of `like` when the fields it is made of are the same."""
+    if like is not None and all(getattr(build, name) is getattr(like.build, name) for name in ESTIMATE_INPUTS):
+        link_gbs, estimate, problem = like.link_gbs, like.estimate, like.estimate_problem
+    else:
+        link_gbs = effective_link_gbs(build)
+        estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
+    return RuleContext(
+        build=build,
+        snapshot=snapshot,
+        workload=workload,
+        estimate=estimate,
+        estimate_problem=problem,
+        link_gbs=link_gbs,
+    )
+
+
+_Run = tuple[BuildSpec, RuleContext, list[int], dict[int, tuple[Finding, ...]], tuple[Finding, ...]]
+
+
+class Rechecks:
+    """The findings of builds a fix made from the validated one, proving off, for engine.proving.
+
+    Only the rules that read a field the fix changed run again (rules.RULE_READS); the others' findings of the
+    validated build stand, they would be the same. With a `focus` (the code being answered, the error codes
+    the build already has) only the rules that can yield that code or a new error code run (rules.RULE_YIELDS),
+    each at most once per fixed build, without their fixes, and the findings come unordered; with
+    `fixes_for`, every changed rule runs, and those that find one of these codes run again with their fixes.
+    """
+
+    def __init__(self, base: RuleContext, per_rule: tuple[tuple[Finding, ...], ...]):
+        self.base, self.per_rule = base, per_rule
+        # id(fixed) → (fixed, its context, the rules to re-run, their findings so far, the other rules' findings)
+        self.runs: dict[int, _Run] = {}
+
+    def _state(self, fixed: BuildSpec) -> _Run:
+        state = self.runs.get(id(fixed))
+        if state is None or state[0] is not fixed:
+            changed = {name for name in BUILD_FIELDS if getattr(fixed, name) is not getattr(self.base.build, name)}
+            ctx = _context(fixed, self.base.snapshot, self.base.workload, like=self.base)
+            stale = [index for index, reads in enumerate(RULE_READS) if not reads.isdisjoint(changed)]
+            gone = set(stale)
+            kept = tuple(f for index, run in enumerate(self.per_rule) if index not in gone for f in run)
+            state = self.runs[id(fixed)] = (fixed, ctx, stale, {}, kept)
+        return state
+
+    def __call__(
+        self, fixed: BuildSpec, fixes_for: frozenset[str] | None = None, focus: Focus | None = None
+    ) -> tuple[Finding, ...]:
+        _, ctx, stale, done, kept = self._state(fixed)
+        if focus is not None and not fixes_for:
+            code, errors = focus
+            missing = [
+                index
+                for index in stale
+                if index not in done and (code in RULE_CODES[index] or not RULE_ERROR_CODES[index] <= errors)
+            ]
+        else:
+            missing = [index for index in stale if index not in done]
+        if missing:
+            with findings_only():
+                for index in missing:
+                    done[index] = tuple(RULES[index](ctx))
+        if focus is not None and not fixes_for:  # a proof reads sets: no order needed
+            return kept + tuple(finding for index in stale for finding in done.get(index, ()))
+        found = list(self.per_rule)
+        for index in stale:
+            found[index] = done[index]
+            if fixes_for and any(finding.code in fixes_for for finding in found[index]):
+                found[index] = tuple(RULES[index](ctx))
+        return tuple(sorted((finding for run in found for finding in run), key=finding_order))
+
+
+def full_recheck(
+    build: BuildSpec,
+    snapshot: CatalogSnapshot,
+    workload: Workload | None,
+    fixes_for: frozenset[str] | None = None,
+    focus: Focus | None = None,
 ) -> tuple[Finding, ...]:
-    """The findings of a fixed build, proving off (no recursion); without its fixes unless asked."""
-    if with_fixes:
+    """The findings of a fixed build by validating it whole, proving off (with every fix when `fixes_for`):
+    the straightforward check the proving used before it re-ran only the affected rules (the tests compare)."""
+    if fixes_for:
         return validate(build, snapshot=snapshot, workload=workload, prove=False).findings
     with findings_only():
         return validate(build, snapshot=snapshot, workload=workload, prove=False).findings

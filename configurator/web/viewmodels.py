@@ -140,6 +140,7 @@ class FindingView:
     components: tuple[str, ...]
     fixes: tuple[FixView, ...]
     no_fix: bool = False
+    fixes_unchecked: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +256,7 @@ def finding_views(findings: Sequence[Finding]) -> tuple[FindingView, ...]:
             components=f.components,
             fixes=tuple(_fix_view(i, fix) for i, fix in enumerate(f.fixes)),
             no_fix=f.no_fix,
+            fixes_unchecked=f.fixes_unchecked,
         )
         for index, f in enumerate(findings)
     ]

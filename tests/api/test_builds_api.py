@@ -97,6 +97,7 @@ def test_validate_contract_example(catalog: None, api_client: APIClient) -> None
         "components",
         "fixes",
         "no_fix",
+        "fixes_unchecked",
     ]
     assert [f["code"] for f in body["findings"]] == [
         "memory.ram_below_2x_vram",

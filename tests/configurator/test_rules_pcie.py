@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from configurator.engine.builds import build_from_payload
+from configurator.engine.fixes import apply_fix
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Verdict
 from configurator.engine.validate import validate
 from tests.configurator.helpers import body_of, lines, only
@@ -119,3 +120,41 @@ def test_cpu_lane_budget_desktop(snapshot: CatalogSnapshot) -> None:
     fix = finding.fixes[0]
     assert (fix.ops[0].op, fix.ops[0].sku) == ("swap_chassis", "ws-tower-trx50")  # a tower for a tower
     assert "with cpu tr-79" in fix.text
+
+
+def _slot_lanes(verdict: Verdict) -> str:
+    return str(only(verdict, "pcie.slot_lanes").message)
+
+
+def test_four_cards_in_three_slots_blames_the_slots_with_a_proven_fix(snapshot: CatalogSnapshot) -> None:
+    """Issue 12: 4 × RTX A6000 in the 3-slot TRX50 tower: at x8 the 48 lanes would carry 4 cards (32 lanes), so
+    the cause is the slots, not the lanes; the fix offered removes the fourth card and is proven."""
+    body = body_of("ws-tower-trx50: 1 tr-7960x, 4 rtx-a6000, 1 psu-atx-2200w, 4 ddr5-rdimm-64gb")
+    verdict = check(snapshot, body)
+    message = _slot_lanes(verdict)
+    assert message.startswith("4 GPUs for 3 GPU slots") and "the slots are what is missing" in message
+    assert "not enough even at x8" not in message
+    finding = only(verdict, "pcie.slot_lanes")
+    fix = next(fix for fix in finding.fixes if fix.applicable)
+    fixed = validate(apply_fix(build(snapshot, body), fix, snapshot), snapshot=snapshot)
+    assert "pcie.slot_lanes" not in codes(fixed)
+    assert {f.code for f in fixed.errors} <= {f.code for f in verdict.errors}
+
+
+def test_more_cards_than_slots_and_too_few_lanes_names_both(snapshot: CatalogSnapshot) -> None:
+    """9 × L40S on the 8-slot Xeon server with one CPU: 9 cards for 8 slots, and 72 lanes at x8 for the 64 lanes
+    of the filled socket's slots."""
+    body = body_of("srv-8gpu-4u-xeon: 1 xeon-6980p, 9 l40s, 4 psu-crps-3000w, 12 ddr5-rdimm-64gb", psu_redundancy="n+1")
+    message = _slot_lanes(check(snapshot, body))
+    assert message.startswith("9 GPUs for 8 GPU slots, and 72 lanes even at x8 for the 64 GPU lanes")
+    assert message.endswith("both slots and lanes are missing.")
+
+
+def test_too_few_lanes_in_enough_slots_blames_the_lanes(snapshot: CatalogSnapshot) -> None:
+    """3 × x16 cards in 3 slots wired with 16 lanes: 24 lanes even at x8, the lanes are the cause."""
+    base = build(snapshot, TRX50)
+    narrow = replace(base, chassis=replace(base.chassis, gpu_slot_lanes=16))
+    message = _slot_lanes(validate(narrow, snapshot=snapshot))
+    assert message == (
+        "3 GPUs need 48 lanes at full width; ws-tower-trx50 wires 16 GPU lanes in 3 slots, not enough even at x8."
+    )

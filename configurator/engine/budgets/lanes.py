@@ -30,6 +30,7 @@ class LanePlan:
     live_gpu_positions: int = 0  # those wired to a filled CPU socket
     behind_switches: int = 0  # NIC and NVMe lanes that sit behind the PCIe switches (HGX)
     on_chipset: int = 0  # NVMe drives on the chipset's M.2 sockets (desktop)
+    slot_lanes: int = 0  # GPU slot lanes wired to the filled sockets (direct topology)
 
     @property
     def needed(self) -> int:
@@ -91,6 +92,7 @@ def lane_plan(build: BuildSpec) -> LanePlan:
         uplinks = chassis.pcie_switch_uplinks * live // positions if positions else chassis.pcie_switch_uplinks
         return LanePlan(topology="switched", gpu_lanes=uplinks * X16, x8_cards=0, links_fit=True, **common)
     slot_lanes = chassis.gpu_slot_lanes * live // positions if positions else chassis.gpu_slot_lanes
+    common["slot_lanes"] = slot_lanes
     if full <= slot_lanes:
         return LanePlan(topology="direct", gpu_lanes=full, x8_cards=0, links_fit=True, **common)
     minimal = sum(min(X8, width) for width in widths)

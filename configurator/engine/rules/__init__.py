@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from configurator.engine.rules import cpu, ecc, fit, interconnect, memory, pcie, power, workload
 from configurator.engine.rules.context import Rule, RuleContext
+from configurator.engine.rules.yields import YIELDS, rule_name
 
 CONCERNS = (power, pcie, fit, interconnect, cpu, memory, ecc, workload)
 
 RULES: list[Rule] = [rule for concern in CONCERNS for rule in concern.RULES]
+# per rule, the build fields it reads (its module's READS; tests/configurator/test_rule_reads.py checks them)
+RULE_READS: tuple[frozenset[str], ...] = tuple(concern.READS for concern in CONCERNS for _ in concern.RULES)
+# per rule, the (code, severity) pairs it can yield (rules/yields.py; every rule is listed there)
+RULE_YIELDS: tuple[frozenset[tuple[str, str]], ...] = tuple(YIELDS[rule_name(rule)] for rule in RULES)
 
-__all__ = ["CONCERNS", "RULES", "Rule", "RuleContext"]
+__all__ = ["CONCERNS", "RULES", "RULE_READS", "RULE_YIELDS", "Rule", "RuleContext"]

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from configurator.engine.budgets.power import PowerBudget
 
 MAX_FIXES = 3  # suggestions per finding; the closest ones first
+# the build fields the workload estimate (and the GPU link bandwidth it assumes) is made of
+ESTIMATE_INPUTS = ("gpus", "chassis", "bridges")
 
 # Off while engine.proving re-validates a fixed build only to read its findings: the costly searches for
 # fixes (PSU sets, chassis, fewer GPUs) then return nothing.

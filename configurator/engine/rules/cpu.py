@@ -215,3 +215,5 @@ def empty_socket(ctx: RuleContext) -> Iterator[Finding]:
 
 
 RULES = (cpu_present, cpu_socket, cpu_count, one_socket_parts, identical_cpus, empty_socket)
+# the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
+READS = frozenset({"chassis", "cpus"})

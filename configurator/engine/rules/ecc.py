@@ -110,3 +110,5 @@ def memory_ecc(ctx: RuleContext) -> Iterator[Finding]:
 
 
 RULES = (gpu_ecc, memory_ecc)
+# the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
+READS = frozenset({"chassis", "gpus", "memory"})

@@ -382,3 +382,5 @@ RULES = (
     drive_bays,
     chassis_kind,
 )
+# the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
+READS = frozenset({"chassis", "gpus", "storage"})

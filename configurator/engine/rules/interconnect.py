@@ -454,3 +454,5 @@ RULES = (
     bridge_spacing,
     tensor_parallel_over_pcie,
 )
+# the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
+READS = frozenset({"bridges", "chassis", "gpus"})

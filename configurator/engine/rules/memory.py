@@ -370,3 +370,5 @@ def _adds_ram(ctx: RuleContext, fix: Fix) -> bool:
 
 
 RULES = (memory_present, memory_kind, memory_mix, dimm_slots, population, dimms_per_channel, ram_vs_vram)
+# the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
+READS = frozenset({"chassis", "cpus", "gpus", "memory"})

@@ -10,7 +10,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import replace
 
-from configurator.engine.budgets.lanes import GPUS_PER_UPLINK, cpu_lanes, lane_plan
+from configurator.engine.budgets.lanes import GPUS_PER_UPLINK, X8, X16, cpu_lanes, lane_plan
 from configurator.engine.fixes import chassis_op, make_fix, replace_op
 from configurator.engine.phrase import Phrase, PhraseValue
 from configurator.engine.rules.context import (
@@ -66,14 +66,7 @@ def gpu_slot_links(ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             code="pcie.slot_lanes",
             severity="error",
-            message=Phrase.plural(
-                "%(count)s GPU needs %(full)s lanes at full width; %(chassis)s wires %(slot_lanes)s GPU lanes in "
-                "%(bays)s slots, not enough even at x8.",
-                "%(count)s GPUs need %(full)s lanes at full width; %(chassis)s wires %(slot_lanes)s GPU lanes "
-                "in %(bays)s slots, not enough even at x8.",
-                "count",
-                **facts,
-            ),
+            message=_slot_lanes_message(build, plan.slot_lanes, facts),
             measured=plan.gpu_lanes_full,
             limit=chassis.gpu_slot_lanes,
             unit="lanes",
@@ -115,6 +108,42 @@ def gpu_slot_links(ctx: RuleContext) -> Iterator[Finding]:
             unit="lanes",
             components=(chassis.sku, *gpus),
         )
+
+
+def _slot_lanes_message(build: BuildSpec, slot_lanes: int, facts: dict[str, PhraseValue]) -> Phrase:
+    """Why the slots cannot wire the GPUs: more cards than slots, too few lanes even at x8, or both (issue 12:
+    "4 cards in 3 slots" is a slot problem; at x8 the lanes would carry them)."""
+    chassis = build.chassis
+    too_many_cards = build.gpu_count > chassis.gpu_bays
+    at_x8 = sum(min(X8, min(X16, line.spec.pcie_lanes)) * line.qty for line in build.gpus)
+    short_of_lanes = at_x8 > slot_lanes
+    facts = {**facts, "x8": at_x8, "slot_lanes": slot_lanes}  # the lanes of the filled sockets' slots
+    if too_many_cards and not short_of_lanes:
+        return Phrase.plural(
+            "%(count)s GPU for %(bays)s GPU slots: %(chassis)s has a slot for each card, not more; its %(slot_lanes)s "
+            "GPU lanes would carry the cards at x8 (%(x8)s lanes), the slots are what is missing.",
+            "%(count)s GPUs for %(bays)s GPU slots: %(chassis)s has a slot for each card, not more; its "
+            "%(slot_lanes)s GPU lanes would carry the cards at x8 (%(x8)s lanes), the slots are what is missing.",
+            "count",
+            **facts,
+        )
+    if too_many_cards:
+        return Phrase.plural(
+            "%(count)s GPU for %(bays)s GPU slots, and %(x8)s lanes even at x8 for the %(slot_lanes)s GPU lanes "
+            "%(chassis)s wires: both slots and lanes are missing.",
+            "%(count)s GPUs for %(bays)s GPU slots, and %(x8)s lanes even at x8 for the %(slot_lanes)s GPU lanes "
+            "%(chassis)s wires: both slots and lanes are missing.",
+            "count",
+            **facts,
+        )
+    return Phrase.plural(
+        "%(count)s GPU needs %(full)s lanes at full width; %(chassis)s wires %(slot_lanes)s GPU lanes in "
+        "%(bays)s slots, not enough even at x8.",
+        "%(count)s GPUs need %(full)s lanes at full width; %(chassis)s wires %(slot_lanes)s GPU lanes "
+        "in %(bays)s slots, not enough even at x8.",
+        "count",
+        **facts,
+    )
 
 
 def shared_uplinks(ctx: RuleContext) -> Iterator[Finding]:
@@ -314,3 +343,5 @@ def dead_gpu_positions(ctx: RuleContext) -> Iterator[Finding]:
 
 
 RULES = (gpu_slot_links, dead_gpu_positions, shared_uplinks, switch_p2p, cpu_lane_budget)
+# the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
+READS = frozenset({"chassis", "cpus", "gpus", "nics", "storage"})

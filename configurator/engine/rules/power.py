@@ -489,3 +489,5 @@ RULES = (
     circuit_120v,
     atx_transients,
 )
+# the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
+READS = frozenset({"chassis", "cpus", "gpus", "memory", "nics", "psu_redundancy", "psus", "site_voltage", "storage"})

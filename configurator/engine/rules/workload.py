@@ -233,3 +233,5 @@ def engine_support(ctx: RuleContext) -> Iterator[Finding]:
 
 
 RULES = (estimate_problem, vram_fit, decode_speed, engine_support)
+# the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
+READS = frozenset({"bridges", "chassis", "gpus"})

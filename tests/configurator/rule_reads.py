@@ -1,0 +1,91 @@
+"""Which build fields a rule really reads: the rule runs on a build that records every field looked at.
+
+engine.proving re-runs after a fix only the rules whose declared `reads` (rules.context.reads) meet the
+fields the fix changes; the tests check every rule's declaration covers what this recorder sees.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from configurator.engine.rules import RULES, Rule, RuleContext
+from configurator.engine.rules.context import ESTIMATE_INPUTS
+from configurator.engine.types import BuildSpec
+
+FIELDS = frozenset(field.name for field in dataclasses.fields(BuildSpec))
+_seen: set[str] = set()
+_copying = [0]
+
+
+class RecordingBuild(BuildSpec):
+    """A BuildSpec that notes each field read (outside dataclasses.replace, which copies without reading)."""
+
+    __slots__ = ()
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in FIELDS and not _copying[0]:
+            _seen.add(name)
+        return object.__getattribute__(self, name)
+
+
+class RecordingContext(RuleContext):
+    """A rule context that notes a read of the estimate (an input the fields in ESTIMATE_INPUTS make)."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in ("estimate", "estimate_problem", "link_gbs"):
+            _seen.update(ESTIMATE_INPUTS)
+        return object.__getattribute__(self, name)
+
+
+_real_replace = dataclasses.replace
+
+
+def _quiet_replace(obj: Any, /, **changes: Any) -> Any:
+    _copying[0] += 1
+    try:
+        return _real_replace(obj, **changes)
+    finally:
+        _copying[0] -= 1
+
+
+@contextmanager
+def quiet_copies() -> Iterator[None]:
+    """dataclasses.replace (as every engine module imported it) copies a recording build without noting it."""
+    import sys
+
+    patched = []
+    for name, module in list(sys.modules.items()):
+        if name.startswith("configurator.engine") and getattr(module, "replace", None) is _real_replace:
+            module.replace = _quiet_replace  # type: ignore[attr-defined]
+            patched.append(module)
+    try:
+        yield
+    finally:
+        for module in patched:
+            module.replace = _real_replace  # type: ignore[attr-defined]
+
+
+def recording(build: BuildSpec) -> RecordingBuild:
+    return RecordingBuild(**{name: getattr(build, name) for name in FIELDS})
+
+
+def fields_read(rule: Rule, ctx: RuleContext) -> set[str]:
+    """The build fields `rule` reads on the build of `ctx` (a fresh context: nothing cached from other rules)."""
+    fresh = RecordingContext(
+        build=recording(ctx.build),
+        snapshot=ctx.snapshot,
+        workload=ctx.workload,
+        estimate=ctx.estimate,
+        estimate_problem=ctx.estimate_problem,
+        link_gbs=ctx.link_gbs,
+    )
+    _seen.clear()
+    with quiet_copies():
+        list(rule(fresh))
+    return set(_seen)
+
+
+__all__ = ["RULES", "fields_read"]
