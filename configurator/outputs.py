@@ -294,6 +294,9 @@ class CandidateOutputSerializer(serializers.Serializer):
     verdict = _CandidateVerdictField(source="*")
     decode_tokens_per_s_per_user = RoundedField(2)
     decode_tokens_per_s_total = RoundedField(2)
+    training_tokens_per_s = RoundedField(
+        1, help_text="Training: tokens trained per second by the whole build (all GPUs); 0 for inference"
+    )
     price = PriceOutputSerializer()
     why = serializers.ListField(child=PhraseField())
     ship_date = serializers.SerializerMethodField(help_text="As in the verdict: when the build can ship")

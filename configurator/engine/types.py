@@ -389,3 +389,4 @@ class Candidate:
     decode_tokens_per_s_per_user: float
     decode_tokens_per_s_total: float
     why: tuple[str, ...] = field(default_factory=tuple)
+    training_tokens_per_s: float = 0.0  # training: tokens the whole build trains per second; 0 for inference

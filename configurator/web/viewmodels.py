@@ -182,6 +182,7 @@ class CandidateView:
     price: Price
     tokens_per_user: float  # as estimated; rounded once, where it is shown (`num`)
     tokens_total: float
+    training_tokens: float  # training: tokens/s of the whole build (0 for inference)
     verdict: VerdictView
     why: tuple[str, ...]
     ships_in_days: int | None = None  # None: a part has no live offer (or availability was not asked)
@@ -345,6 +346,7 @@ def candidate_views(
                 price=candidate.price,
                 tokens_per_user=candidate.decode_tokens_per_s_per_user,
                 tokens_total=candidate.decode_tokens_per_s_total,
+                training_tokens=candidate.training_tokens_per_s,
                 verdict=verdict,
                 why=candidate.why,
                 ships_in_days=ships.lead_time_days if ships is not None else None,

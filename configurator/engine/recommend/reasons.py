@@ -114,6 +114,10 @@ def reasons_for(
                     **fits,
                 )
             )
+    if workload.task != "inference" and candidate.training_tokens_per_s:
+        reasons.append(
+            Phrase("trains ≈ %(total)s tokens/s on the whole build", total=Num(candidate.training_tokens_per_s))
+        )
     if workload.task == "inference":
         reasons.append(
             Phrase(
