@@ -47,13 +47,13 @@ MIDDLEWARE = [
     "config.api.ApiRequestLimitsMiddleware",  # 413 envelope for /api/ bodies over DATA_UPLOAD_MAX_MEMORY_SIZE
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "config.middleware.ApiAwareSessionMiddleware",  # the /api/ path: only with the session cookie
     "config.locale.DefaultLanguageMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "config.middleware.ApiAwareCsrfViewMiddleware",
+    "config.middleware.ApiAwareAuthenticationMiddleware",
+    "config.middleware.PagesMessageMiddleware",  # pages only (config/middleware.py)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
