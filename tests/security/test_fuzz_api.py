@@ -57,6 +57,7 @@ FUZZ_SIZES: dict[str, dict[str, int]] = {
 HOSTILE_FORGED_PER_OPERATION = {"ci": 6, "nightly": len(hostile_http.FORGED_HEADERS)}
 HOSTILE_RANDOM = {"ci": 0, "nightly": 200}
 FUZZ_SIZE = os.environ.get("FUZZ_SIZE", "ci")
+POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 if FUZZ_SIZE not in FUZZ_SIZES:
     raise ValueError(f"FUZZ_SIZE must be one of {sorted(FUZZ_SIZES)}, not {FUZZ_SIZE!r}")
 PASSES: dict[str, tuple[int, tuple[str, ...]]] = {
@@ -164,13 +165,18 @@ def _summary(output: str) -> str:
 
 
 def test_every_answer_matches_the_schema_and_none_is_a_5xx(target: Target) -> None:
+    """The schemathesis passes, and the hostile requests sent alongside them."""
     started = time.monotonic()
     runs = {
         name: schemathesis(target, examples, *(option.format(token=target.sales_token) for option in options))
         for name, (examples, options) in PASSES.items()
     }
     timeout_s = 600 if FUZZ_SIZE == "ci" else 5400
+    # the hostile requests on the same server: while the passes run on PostgreSQL, after them on SQLite
+    # (whose "database is locked" under concurrent writers is a 503 that says nothing about the input)
+    hostile = _hostile_requests(target) if POSTGRES else []
     outputs = {name: run.communicate(timeout=timeout_s)[0] for name, run in runs.items()}
+    hostile = hostile if POSTGRES else _hostile_requests(target)
     print(f"\nfuzzing ({FUZZ_SIZE}) took {time.monotonic() - started:.0f} s")
     failed = []
     for name, run in runs.items():
@@ -179,6 +185,7 @@ def test_every_answer_matches_the_schema_and_none_is_a_5xx(target: Target) -> No
             failed.append(name)
     report = "\n\n".join(f"=== {name} ===\n{outputs[name][-20000:]}" for name in failed)
     assert not failed, f"schemathesis found problems:\n{report}\n--- server log ---\n{target.server.log()}"
+    assert not hostile, "\n".join(hostile[:50]) + f"\n--- server log ---\n{target.server.log()}"
 
 
 # --------------------------------------------------------------------------- hostile bodies and headers
@@ -231,7 +238,9 @@ def _hostile_plan(target: Target) -> list[tuple[str, str, hostile_http.Hostile, 
     return plan
 
 
-def test_hostile_bodies_and_forged_headers_get_no_5xx_on_any_operation(target: Target) -> None:
+def _hostile_requests(target: Target) -> list[str]:
+    """Send the hostile plan; the problems found (a 5xx, no answer, an undocumented status, a hostile body
+    that a public operation did not refuse with 400)."""
     plan = _hostile_plan(target)
     port = target.server.port
 
@@ -243,7 +252,7 @@ def test_hostile_bodies_and_forged_headers_get_no_5xx_on_any_operation(target: T
 
     # SQLite answers concurrent writers with "database is locked" (a 503 that says nothing about the input),
     # so on SQLite one request at a time; on PostgreSQL (CI) four at once
-    clients = 4 if os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")) else 1
+    clients = 4 if POSTGRES else 1
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=clients) as pool:
         answers = list(pool.map(one, plan))
@@ -252,13 +261,14 @@ def test_hostile_bodies_and_forged_headers_get_no_5xx_on_any_operation(target: T
         f"\nhostile requests ({FUZZ_SIZE}): {len(answers)} sent to {len(_operations(target))} operations in "
         f"{time.monotonic() - started:.0f} s; answers {dict(sorted(statuses.items()))}"
     )
-    bad = [line for status, line in answers if status >= 500 or status == 0]
-    assert not bad, "\n".join(bad[:50]) + f"\n--- server log ---\n{target.server.log()}"
-    assert set(statuses) <= {200, 201, 204, 400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 429, 431}, statuses
+    problems = [line for status, line in answers if status >= 500 or status == 0]
+    allowed = {200, 201, 204, 400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 429, 431}
+    problems += [line for status, line in answers if status not in allowed and status]
     # the bodies reach the parser and the checks: on a public operation every one of them is a 400
     public = [
-        status
-        for (method, path, case, _), (status, _) in zip(plan, answers, strict=True)
+        (status, line)
+        for (_, path, case, _), (status, line) in zip(plan, answers, strict=True)
         if path == "/api/v1/estimate" and case in hostile_http.BODIES
     ]
-    assert public and set(public) == {400}, Counter(public)
+    problems += [line for status, line in public if status != 400] + ([] if public else ["no body reached estimate"])
+    return problems
