@@ -51,7 +51,7 @@ MIDDLEWARE = [
     "config.locale.DefaultLanguageMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "config.middleware.ApiAwareCsrfViewMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",  # kept whole: check --deploy looks for it by name
     "config.middleware.ApiAwareAuthenticationMiddleware",
     "config.middleware.PagesMessageMiddleware",  # pages only (config/middleware.py)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -1,4 +1,4 @@
-"""The /api/ path skips page middleware it does not need (config/middleware.py): no session, CSRF or
+"""The /api/ path skips page middleware it does not need (config/middleware.py): no session or
 user-from-session work without the session cookie, never the messages middleware; pages run them all,
 and a session-authenticated API call still gets its user and DRF's CSRF check."""
 
@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
-from django.middleware.csrf import CsrfViewMiddleware
 from django.test import Client
 
 from tests import factories
@@ -23,7 +22,7 @@ pytestmark = pytest.mark.django_db
 def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """How often each page middleware's process_request ran."""
     seen: Counter[str] = Counter()
-    for cls in (SessionMiddleware, CsrfViewMiddleware, MessageMiddleware):
+    for cls in (SessionMiddleware, MessageMiddleware):
         original: Callable[..., Any] = cls.process_request
 
         def recording(self: Any, request: Any, _original: Callable[..., Any] = original, _name: str = cls.__name__):
@@ -34,7 +33,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     return seen
 
 
-def test_an_api_call_without_the_session_cookie_skips_session_csrf_and_messages(calls: Counter[str]) -> None:
+def test_an_api_call_without_the_session_cookie_skips_sessions_and_messages(calls: Counter[str]) -> None:
     response = Client().get("/api/v1/ping")
     assert response.status_code == 200
     assert calls == Counter()
@@ -43,7 +42,7 @@ def test_an_api_call_without_the_session_cookie_skips_session_csrf_and_messages(
 
 def test_pages_run_every_middleware(calls: Counter[str]) -> None:
     assert Client().get("/accounts/login/").status_code == 200
-    assert set(calls) == {"SessionMiddleware", "CsrfViewMiddleware", "MessageMiddleware"}
+    assert set(calls) == {"SessionMiddleware", "MessageMiddleware"}
 
 
 def test_a_session_api_call_gets_its_user_and_the_csrf_check_but_no_messages(calls: Counter[str]) -> None:
@@ -54,6 +53,6 @@ def test_a_session_api_call_gets_its_user_and_the_csrf_check_but_no_messages(cal
     listed = client.get("/api/v1/builds/")
     assert listed.status_code == 200  # authenticated through the session
     assert listed["Cache-Control"] == "private, no-store"
-    assert set(calls) == {"SessionMiddleware", "CsrfViewMiddleware"}
+    assert set(calls) == {"SessionMiddleware"}
     refused = client.post("/api/v1/builds/", {}, content_type="application/json")
     assert refused.status_code == 403  # DRF's CSRF check of a session write still applies
