@@ -91,6 +91,10 @@ KNOWN_VARIABLES: dict[str, str] = {
     "QUOTE_RENDER_TEST_DELAY_S": (
         "tests only: seconds the quote render sleeps (honoured only with config.settings.test)"
     ),
+    "QUOTE_WORKER_SWEEP_S": (
+        "seconds between a Celery worker's own sweeps for lost renders (default 15; 0 = only at its start)"
+    ),
+    "CELERY_TASK_DEFAULT_QUEUE": "the queue tasks are sent to and workers read by default (default celery)",
     "CACHE_URL": "redis://host:6379/1 for throttle counters shared by all workers; empty = per-process memory",
     "CATALOG_SNAPSHOT_TTL_S": (
         "seconds a process reuses its catalog snapshot before re-checking the version (default 1)"

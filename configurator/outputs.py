@@ -18,6 +18,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.api import serialize
 from configurator.engine.availability import BuildAvailability
 from configurator.engine.builds import build_to_payload
 from configurator.engine.fixes import FixNotApplicable, fix_from_data, fix_op_data, fix_sentence
@@ -251,7 +252,7 @@ AvailabilityReader = Callable[[BuildSpec], BuildAvailability]
 
 
 def validate_data(verdict: Verdict, price: Price, availability: BuildAvailability | None = None) -> dict[str, Any]:
-    return ValidateOutputSerializer(PricedVerdict(verdict, price, availability)).data
+    return serialize(ValidateOutputSerializer, PricedVerdict(verdict, price, availability))
 
 
 def _availability(context: Mapping[str, Any], build: BuildSpec) -> BuildAvailability | None:

@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from catalog.specs import catalog_snapshot
+from config.api import serialize
 from configurator.engine.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
 from configurator.engine.errors import DomainError
 from configurator.engine.fixes import apply_fix, fix_from_data
@@ -221,4 +222,4 @@ def recommendation_make(*, workload: Workload, constraints: Mapping[str, Any], l
     """`recommendation_find` as the API's response body (with each build's ship date)."""
     availability = availability_reader()
     result = recommendation_find(workload=workload, constraints=constraints, limit=limit, availability=availability)
-    return dict(RecommendationOutputSerializer(result, context={"availability": availability}).data)
+    return dict(serialize(RecommendationOutputSerializer, result, {"availability": availability}))

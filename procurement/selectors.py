@@ -4,10 +4,12 @@ the catalog API (a part's offers and when it can be had)."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.utils import timezone
 
 from configurator.engine.availability import (
@@ -37,12 +39,41 @@ def offer_info(offer: SupplierOffer) -> OfferInfo:
 
 
 def offer_book() -> OfferBook:
-    """Every offer as plain data, cheapest first per SKU (one query)."""
+    """Every offer as plain data, cheapest first per SKU (one query of plain values, no model instances)."""
     book: dict[str, list[OfferInfo]] = defaultdict(list)
-    rows = SupplierOffer.objects.select_related("supplier").order_by("sku", "purchase_price", "supplier__slug")
-    for offer in rows:
-        book[offer.sku].append(offer_info(offer))
+    today = timezone.localdate()
+    rows = SupplierOffer.objects.order_by("sku", "purchase_price", "supplier__slug").values_list(
+        "sku", "supplier__slug", "purchase_price", "stock_qty", "reserved_qty", "lead_time_days", "valid_until"
+    )
+    for sku, supplier, price, stock, reserved, lead, valid_until in rows:
+        book[sku].append(
+            OfferInfo(
+                sku=sku,
+                supplier=supplier,
+                unit_price=price,
+                free_qty=stock - reserved,  # SupplierOffer.free_qty
+                lead_time_days=lead,
+                live=valid_until >= today,
+            )
+        )
     return dict(book)
+
+
+_recent: tuple[float, dt.date, OfferBook] | None = None  # (time.monotonic() read, the day, the book)
+
+
+def offer_book_recent() -> OfferBook:
+    """The offer book as read at most CATALOG_SNAPSHOT_TTL_S seconds ago by this process (0 = on every call),
+    as the catalog snapshot is: an answer's ship date may lag an offer import by that long, and validate
+    and recommendations do not pay a query of every offer per request. Callers must not change it."""
+    global _recent
+    ttl = float(getattr(settings, "CATALOG_SNAPSHOT_TTL_S", 0.0))
+    now, day = time.monotonic(), timezone.localdate()
+    if ttl > 0 and _recent is not None and now - _recent[0] < ttl and _recent[1] == day:
+        return _recent[2]
+    book = offer_book()
+    _recent = (now, day, book)
+    return book
 
 
 def schedule() -> Schedule:
@@ -53,7 +84,7 @@ def schedule() -> Schedule:
 
 def availability_reader(*, today: dt.date | None = None) -> Callable[[BuildSpec], BuildAvailability]:
     """build → its availability, from the offers as they are now (read once for all the builds asked)."""
-    book, plan, day = offer_book(), schedule(), today or timezone.localdate()
+    book, plan, day = offer_book_recent(), schedule(), today or timezone.localdate()
 
     def availability(build: BuildSpec) -> BuildAvailability:
         return build_availability(build, book, today=day, schedule=plan)

@@ -3,20 +3,23 @@
 `quote_render` is safe to deliver more than once: the service claims the quote with a conditional
 UPDATE (`pending|failed → generating`) and returns when no row changed. Messages are acknowledged after
 the task finishes (`acks_late`), so a worker that dies mid-render leaves the message to be redelivered,
-and the beat-driven `quotes_sweep_stuck` re-queues anything left `generating` or never queued.
+and `quotes_sweep_stuck` — from beat every 15 s, and from every worker at its start and then on its own
+timer — re-queues anything left `generating`, never queued, or whose message was lost.
 Nothing here reads the result backend.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Any
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, close_old_connections, connections
 
 from config.env import env_str
 from quotes import services
@@ -37,6 +40,61 @@ def _test_render_delay() -> None:
     delay = env_str("QUOTE_RENDER_TEST_DELAY_S", "")
     if delay:
         time.sleep(float(delay))
+
+
+@worker_process_init.connect(dispatch_uid="quotes.tasks.warm_up_renderer")
+def _warm_up_renderer(**_: Any) -> None:
+    """Each worker process renders with one font configuration and a tuned GC (quotes/pdf.py)."""
+    from quotes.pdf import pdf_worker_warm_up
+
+    try:
+        pdf_worker_warm_up()
+    except Exception:  # a missing font or Pango must not stop the worker: the render task reports it
+        logger.exception("PDF renderer warm-up failed")
+
+
+_stop_sweeping = threading.Event()
+
+
+def _worker_sweep_interval_s() -> float:
+    """QUOTE_WORKER_SWEEP_S: seconds between a worker's own sweeps (default 15; 0 = only at start)."""
+    return float(env_str("QUOTE_WORKER_SWEEP_S", "15"))
+
+
+def _sweep_once() -> None:
+    try:
+        close_old_connections()
+        report = services.quotes_sweep_stuck()
+        if report.requeued or report.emailed:
+            logger.info("worker sweep: re-queued %s, e-mailed %s", report.requeued, report.emailed)
+    except Exception:  # the database or the broker is away: the next round tries again
+        logger.exception("worker sweep failed")
+    finally:
+        connections.close_all()
+
+
+def _sweep_while_running(interval_s: float) -> None:
+    _sweep_once()
+    while interval_s > 0 and not _stop_sweeping.wait(interval_s):
+        _sweep_once()
+
+
+@worker_ready.connect(dispatch_uid="quotes.tasks.sweep_on_worker_ready")
+def _sweep_from_the_worker(**_: Any) -> None:
+    """A worker does not wait for beat: when it starts it re-queues renders whose message was lost (the
+    broker restarted empty while nothing consumed) or whose worker died, and then sweeps again every
+    QUOTE_WORKER_SWEEP_S seconds, so a lost render is queued again within RENDER_LOST_AFTER plus that
+    even where no beat runs. It runs in a thread of the worker's main process; several workers and beat
+    sweeping at once is harmless (each re-queue is a conditional UPDATE, each delivery claims first)."""
+    _stop_sweeping.clear()
+    threading.Thread(
+        target=_sweep_while_running, args=(_worker_sweep_interval_s(),), name="quotes-sweep", daemon=True
+    ).start()
+
+
+@worker_shutdown.connect(dispatch_uid="quotes.tasks.stop_sweeping")
+def _stop_the_sweep(**_: Any) -> None:
+    _stop_sweeping.set()
 
 
 class QuoteRenderTask(Task):

@@ -34,6 +34,22 @@ def test_compose_has_the_full_stack_with_healthchecks() -> None:
     assert services["beat"]["command"][:4] == ["celery", "-A", "config", "beat"]
 
 
+def test_compose_broker_redis_persists_its_queues_on_a_volume() -> None:
+    """A broker restart must not drop queued renders: append-only file on, on a named volume at its dir."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    redis = compose["services"]["redis"]
+    command = redis["command"]
+    options = dict(zip(command[1::2], command[2::2], strict=True))
+    assert command[0] == "redis-server"
+    assert options["--appendonly"] == "yes"
+    assert options["--appendfsync"] in ("everysec", "always")
+    mounts = dict(volume.split(":", 1) for volume in redis["volumes"])
+    assert {name for name, path in mounts.items() if path == options["--dir"]} == {"redisdata"}
+    assert "redisdata" in compose["volumes"]
+    for name in ("web", "worker", "beat"):
+        assert compose["services"][name]["environment"]["CELERY_BROKER_URL"].startswith("redis://redis:")
+
+
 def test_compose_environment_only_uses_variables_the_code_reads() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     for name in ("web", "worker", "beat", "migrate"):

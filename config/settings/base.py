@@ -48,13 +48,13 @@ MIDDLEWARE = [
     "config.api.ApiRequestLimitsMiddleware",  # 413 envelope for /api/ bodies over DATA_UPLOAD_MAX_MEMORY_SIZE
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "config.middleware.ApiAwareSessionMiddleware",  # the /api/ path: only with the session cookie
     "config.locale.DefaultLanguageMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",  # kept whole: check --deploy looks for it by name
+    "config.middleware.ApiAwareAuthenticationMiddleware",
+    "config.middleware.PagesMessageMiddleware",  # pages only (config/middleware.py)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
@@ -201,6 +201,8 @@ CELERY_TIMEZONE = TIME_ZONE
 # PRICE_LIST_SCAN_SECONDS by the beat job procurement.scan_price_lists (procurement/dropbox.py).
 PROCUREMENT_PRICE_LIST_DROP_DIR = env_str("PRICE_LIST_DROP_DIR", str(BASE_DIR / "price-lists"))
 PRICE_LIST_SCAN_SECONDS = env_int("PRICE_LIST_SCAN_SECONDS", 300)
+# The queue tasks are sent to (one per deployment, or per test run when several share one Redis)
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_BEAT_SCHEDULE = {**QUOTE_BEAT_SCHEDULE, **procurement_beat_schedule(PRICE_LIST_SCAN_SECONDS)}
 
 EMAIL_BACKEND = env_str("EMAIL_URL_BACKEND", "django.core.mail.backends.console.EmailBackend")

@@ -12,14 +12,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.specs import catalog_snapshot
-from config.api import ApiErrorSerializer
+from config.api import ApiErrorSerializer, deserialize, serialize
 from configurator.api import PublicApi
 from configurator.engine.errors import UnknownSkuError
 from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_search
 from configurator.engine.types import GpuSpec
 from configurator.outputs import EstimateOutputSerializer
-from configurator.serializers import WorkloadInputSerializer
+from configurator.serializers import WorkloadInputSerializer, workload_from_data
 
 # Interconnects that always join the GPUs of a system (SXM baseboards, OAM); bridges are optional parts,
 # so bridged PCIe cards are estimated over PCIe unless a build says otherwise.
@@ -46,10 +46,9 @@ class EstimateApi(PublicApi):
         responses={200: EstimateOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        workload = serializer.to_workload()
-        sku = serializer.validated_data.get("gpu")
+        data = deserialize(self.InputSerializer, request.data)
+        workload = workload_from_data(data)
+        sku = data.get("gpu")
         gpu = None
         if sku:
             gpu = catalog_snapshot().gpus.get(sku.strip().lower())
@@ -58,10 +57,10 @@ class EstimateApi(PublicApi):
         result = estimate(
             workload,
             gpu,
-            serializer.validated_data["gpu_count"],
+            data["gpu_count"],
             link_gbs=gpu_link_gbs(gpu) if gpu is not None else None,
         )
-        return Response(EstimateOutputSerializer(result).data)
+        return Response(serialize(EstimateOutputSerializer, result))
 
 
 class LlmModelListApi(APIView):

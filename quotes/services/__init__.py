@@ -35,6 +35,7 @@ from quotes.services.lifecycle import (
 from quotes.services.notify import quote_email_if_due
 from quotes.services.numbering import quote_number_next
 from quotes.services.render import (
+    RENDER_LOST_AFTER,
     RENDER_MAX_ATTEMPTS,
     RENDER_STUCK_AFTER,
     RENDER_UNQUEUED_GRACE,
@@ -48,6 +49,7 @@ from quotes.services.render import (
 )
 
 __all__ = [
+    "RENDER_LOST_AFTER",
     "RENDER_MAX_ATTEMPTS",
     "RENDER_STUCK_AFTER",
     "RENDER_UNQUEUED_GRACE",

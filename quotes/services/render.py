@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from django.core.files.base import ContentFile
 from django.core.files.storage import Storage
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import KombuError
 from redis.exceptions import RedisError
@@ -26,8 +26,15 @@ logger = logging.getLogger(__name__)
 S = QuoteStatus
 E = QuoteEventType
 
-RENDER_STUCK_AFTER = timedelta(minutes=5)  # longer than the render task's hard time limit
+RENDER_STUCK_AFTER = timedelta(minutes=2)  # longer than the render task's hard time limit (90 s): its worker died
 RENDER_UNQUEUED_GRACE = timedelta(seconds=20)  # a pending quote not handed to the broker after this is swept
+#: A pending quote handed to the broker this long ago and still not claimed: its message is presumed lost
+#: (a broker restarted without persistence, a queue purged) and it is queued again. A render waits in the
+#: queue for ~0.2 s per quote ahead of it, so this is only wrong under a backlog of > 100 renders per
+#: worker, and then costs one extra message per quote per period: the second delivery finds the quote
+#: claimed or ready and does nothing. With the sweep every 15 s (quotes/schedule.py, and the worker's own
+#: sweep in quotes/tasks.py) a lost render is queued again within 45 s.
+RENDER_LOST_AFTER = timedelta(seconds=30)
 RENDER_MAX_ATTEMPTS = 5  # failed renders are re-queued by the sweep until this many attempts
 #: Publishing a task must not hold a request for long when the broker is down: two quick retries,
 #: then the quote stays `pending` and the sweep re-queues it.
@@ -172,10 +179,13 @@ class SweepReport:
 
 
 def quotes_sweep_stuck(
-    *, older_than: timedelta = RENDER_STUCK_AFTER, unqueued_grace: timedelta = RENDER_UNQUEUED_GRACE
+    *,
+    older_than: timedelta = RENDER_STUCK_AFTER,
+    unqueued_grace: timedelta = RENDER_UNQUEUED_GRACE,
+    lost_after: timedelta = RENDER_LOST_AFTER,
 ) -> SweepReport:
     """Re-queue renders that were lost: `generating` for longer than `older_than` (the worker died),
-    `pending` but never handed to the broker (it was down) or handed over longer than `older_than` ago
+    `pending` but never handed to the broker (it was down) or handed over longer than `lost_after` ago
     (the message was lost), and `failed` with attempts left. Also e-mails sent quotes whose e-mail is due.
     """
     now = timezone.now()
@@ -193,16 +203,18 @@ def quotes_sweep_stuck(
                 data={"reason": "generating_too_long", "started_at": started.isoformat() if started else None},
             )
         requeued.append(quote_id)
-    lost = Quote.objects.filter(render_status=RenderStatus.PENDING).filter(
-        Q(render_queued_at__isnull=True, updated_at__lt=now - unqueued_grace) | Q(render_queued_at__lt=now - older_than)
+    unqueued = Quote.objects.filter(
+        render_status=RenderStatus.PENDING, render_queued_at__isnull=True, updated_at__lt=now - unqueued_grace
     )
+    lost = Quote.objects.filter(render_status=RenderStatus.PENDING, render_queued_at__lt=now - lost_after)
     failed = Quote.objects.filter(
         render_status=RenderStatus.FAILED,
         render_attempts__lt=RENDER_MAX_ATTEMPTS,
         render_started_at__lt=now - older_than,
     )
     for quote_id, reason in [
-        *((pk, "not_queued") for pk in lost.exclude(pk__in=requeued).values_list("pk", flat=True)),
+        *((pk, "not_queued") for pk in unqueued.exclude(pk__in=requeued).values_list("pk", flat=True)),
+        *((pk, "message_lost") for pk in lost.exclude(pk__in=requeued).values_list("pk", flat=True)),
         *((pk, "failed_retry") for pk in failed.values_list("pk", flat=True)),
     ]:
         QuoteEvent.objects.create(quote_id=quote_id, type=E.RENDER_REQUEUED, data={"reason": reason})

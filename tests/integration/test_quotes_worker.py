@@ -11,7 +11,10 @@ unique to this run; Redis keys of those queues are removed afterwards. Cases:
 * the worker is SIGKILLed mid-render → after a restart and the sweep the quote is ready, with one PDF and
   no duplicate events;
 * the broker is unreachable when the quote is made → the client still gets 201, the quote is saved
-  `pending`, and it becomes ready once the broker answers (the sweep re-queues it).
+  `pending`, and it becomes ready once the broker answers (the sweep re-queues it);
+* a render whose message was lost (deleted from Redis, as a broker restarted without persistence loses
+  it) is queued again by a worker without beat: by the check when the worker starts, and by the worker's
+  own sweep while it runs.
 """
 
 from __future__ import annotations
@@ -89,6 +92,9 @@ class Worker(Service):
         self.what = f"worker {self.node}"
         argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info", "-c", "1", "-Q", queue]
         argv += ["-n", self.node, "--without-gossip", "--without-mingle", "--without-heartbeat"]
+        # re-queues go to the worker's own queue; the cases sweep when they mean to (the worker's own timer
+        # is off unless a case turns it on), so its counts are theirs
+        env = {"CELERY_TASK_DEFAULT_QUEUE": queue, "QUOTE_WORKER_SWEEP_S": "0", **env}
         super().__init__(
             argv,
             cwd=BASE_DIR,
@@ -343,3 +349,56 @@ def test_broker_unreachable_at_creation_then_ready_once_it_is_back(worker: Worke
     quote = _wait_ready(quote, 30)
     _assert_one_pdf(quote)
     assert QuoteEvent.objects.filter(quote=quote, type="render_requeued").get().data == {"reason": "not_queued"}
+
+
+# --------------------------------------------------------------------------- lost messages, no beat
+
+LOST_QUEUE = f"quotes-it-{RUN_ID}-lost"
+
+
+def _quote_whose_message_is_lost(user: User) -> Quote:
+    """A quote queued to a queue no worker reads, its message then deleted from Redis (what a broker that
+    restarts without persistence does), handed to the broker longer ago than RENDER_LOST_AFTER."""
+    import redis
+
+    app.conf.task_default_queue = SINK_QUEUE
+    try:
+        status, body = _post_create(user)
+    finally:
+        app.conf.task_default_queue = QUEUE
+    assert status == 201
+    redis.Redis.from_url(BROKER_URL).delete(SINK_QUEUE)
+    quote = Quote.objects.get(number=body["number"])
+    assert quote.render_status == "pending" and quote.render_queued_at is not None
+    handed_over = quote.render_queued_at - services.RENDER_LOST_AFTER - timedelta(seconds=1)
+    Quote.objects.filter(pk=quote.pk).update(render_queued_at=handed_over, updated_at=handed_over)
+    return quote
+
+
+@pytest.mark.usefixtures("_run_queues")
+def test_a_worker_requeues_a_lost_render_when_it_starts(log_dir: Path, setup_data: dict[str, User]) -> None:
+    _remove_pdf_files()
+    quote = _quote_whose_message_is_lost(setup_data["customer"])
+    starting = Worker(LOST_QUEUE, log_dir)  # no beat, no sweep from this test; the worker's timer is off
+    try:
+        quote = _wait_ready(quote, 60)
+    finally:
+        starting.stop()
+        _cleanup_redis([LOST_QUEUE])
+    _assert_one_pdf(quote)
+    assert QuoteEvent.objects.filter(quote=quote, type="render_requeued").get().data == {"reason": "message_lost"}
+
+
+@pytest.mark.usefixtures("_run_queues")
+def test_a_running_worker_requeues_a_lost_render_without_beat(log_dir: Path, setup_data: dict[str, User]) -> None:
+    _remove_pdf_files()
+    running = Worker(LOST_QUEUE, log_dir, QUOTE_WORKER_SWEEP_S="1")
+    try:
+        quote = _quote_whose_message_is_lost(setup_data["customer"])  # lost after the worker started
+        quote = _wait_ready(quote, 60)
+    finally:
+        running.stop()
+        _cleanup_redis([LOST_QUEUE])
+    _assert_one_pdf(quote)
+    requeues = QuoteEvent.objects.filter(quote=quote, type="render_requeued").values_list("data", flat=True)
+    assert list(requeues) == [{"reason": "message_lost"}]

@@ -13,21 +13,33 @@ in fuzz_hooks.py turn most generated SKUs, model names and ids into real ones, s
 the rules, the estimator, the recommender and the quote actions instead of stopping at "unknown SKU".
 Renders of quotes made while fuzzing are queued to an in-memory broker and never run. A failure prints
 the schemathesis report, with a `curl` line that reproduces each case.
+
+Next to it, on the same server, hostile requests no schema describes (tests/security/hostile_http.py):
+deep nesting, numbers past a double's range, NUL bytes, invalid UTF-8 and wrong content types on every
+operation with a body, and forged Host, X-Forwarded-For, cookies, Idempotency-Key and Authorization
+headers on every operation; none may get a 5xx or no answer. FUZZ_SIZE=nightly sends each of them
+anonymously and with the sales token on every operation, plus randomly mutated ones.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import re
 import subprocess
 import sys
 import time
+import urllib.request
+from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.security import hostile_http
 from tests.security.live import MIGRATE, ROOT, Gunicorn, environment, run_django, scratch_database
 
 # Examples per operation in the fuzzing phase of each pass (the coverage phase adds its boundary cases).
@@ -38,7 +50,14 @@ FUZZ_SIZES: dict[str, dict[str, int]] = {
     "ci": {"sales": 12, "token-basic-auth": 10, "anonymous": 8},
     "nightly": {"sales": 135, "token-basic-auth": 90, "anonymous": 75},
 }
+#: Hostile requests (hostile_http.py): with the CI size each unsafe operation gets every hostile body and
+#: content type once and each operation a rotating share of the forged headers, authorization alternating;
+#: the nightly size sends every case to every operation both anonymously and with the token, plus
+#: HOSTILE_RANDOM randomly mutated cases per operation and caller.
+HOSTILE_FORGED_PER_OPERATION = {"ci": 6, "nightly": len(hostile_http.FORGED_HEADERS)}
+HOSTILE_RANDOM = {"ci": 0, "nightly": 200}
 FUZZ_SIZE = os.environ.get("FUZZ_SIZE", "ci")
+POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 if FUZZ_SIZE not in FUZZ_SIZES:
     raise ValueError(f"FUZZ_SIZE must be one of {sorted(FUZZ_SIZES)}, not {FUZZ_SIZE!r}")
 PASSES: dict[str, tuple[int, tuple[str, ...]]] = {
@@ -146,13 +165,18 @@ def _summary(output: str) -> str:
 
 
 def test_every_answer_matches_the_schema_and_none_is_a_5xx(target: Target) -> None:
+    """The schemathesis passes, and the hostile requests sent alongside them."""
     started = time.monotonic()
     runs = {
         name: schemathesis(target, examples, *(option.format(token=target.sales_token) for option in options))
         for name, (examples, options) in PASSES.items()
     }
     timeout_s = 600 if FUZZ_SIZE == "ci" else 5400
+    # the hostile requests on the same server: while the passes run on PostgreSQL, after them on SQLite
+    # (whose "database is locked" under concurrent writers is a 503 that says nothing about the input)
+    hostile = _hostile_requests(target) if POSTGRES else []
     outputs = {name: run.communicate(timeout=timeout_s)[0] for name, run in runs.items()}
+    hostile = hostile if POSTGRES else _hostile_requests(target)
     print(f"\nfuzzing ({FUZZ_SIZE}) took {time.monotonic() - started:.0f} s")
     failed = []
     for name, run in runs.items():
@@ -161,3 +185,90 @@ def test_every_answer_matches_the_schema_and_none_is_a_5xx(target: Target) -> No
             failed.append(name)
     report = "\n\n".join(f"=== {name} ===\n{outputs[name][-20000:]}" for name in failed)
     assert not failed, f"schemathesis found problems:\n{report}\n--- server log ---\n{target.server.log()}"
+    assert not hostile, "\n".join(hostile[:50]) + f"\n--- server log ---\n{target.server.log()}"
+
+
+# --------------------------------------------------------------------------- hostile bodies and headers
+
+UNSAFE = ("post", "put", "patch", "delete")
+
+
+def _operations(target: Target) -> list[tuple[str, str]]:
+    """(METHOD, concrete path) of every operation in the served schema, path parameters filled with seeded
+    objects (a quote number, a saved build id) or a plausible value."""
+    url = f"{target.server.base_url}/api/v1/schema/?format=json"
+    with urllib.request.urlopen(url, timeout=30) as answer:  # noqa: S310 - our own server
+        schema = json.loads(answer.read())
+    values = {
+        "{number}": target.seeded["FUZZ_QUOTE_NUMBERS"].split(",")[0],
+        "{id}": target.seeded["FUZZ_BUILD_IDS"].split(",")[0],
+        "{sku}": "rtx-4090",
+        "{supplier}": "sample-supplier",
+    }
+    operations = []
+    for template, methods in schema["paths"].items():
+        path = template
+        for name, value in values.items():
+            path = path.replace(name, value)
+        path = re.sub(r"{[^}]+}", "1", path)
+        operations += [(method.upper(), path) for method in methods if method in (*UNSAFE, "get", "head", "options")]
+    return operations
+
+
+def _hostile_plan(target: Target) -> list[tuple[str, str, hostile_http.Hostile, bytes | None]]:
+    token = f"Token {target.sales_token}".encode()
+    rng = random.Random(20_260_417)
+    forged = hostile_http.FORGED_HEADERS
+    share = HOSTILE_FORGED_PER_OPERATION[FUZZ_SIZE]
+    plan: list[tuple[str, str, hostile_http.Hostile, bytes | None]] = []
+    for index, (method, path) in enumerate(_operations(target)):
+        cases = [forged[(index * share + k) % len(forged)] for k in range(share)]
+        if method.lower() in UNSAFE:
+            cases += [*hostile_http.BODIES, *hostile_http.WRONG_CONTENT_TYPES]
+        # the sales token must survive the run: the token endpoint (which rotates or revokes it) is called
+        # anonymously only, as the schemathesis pass as sales leaves it out
+        callers: tuple[bytes | None, ...] = (None,) if path.startswith("/api/v1/auth/token") else (None, token)
+        if FUZZ_SIZE == "ci":
+            plan += [(method, path, case, callers[k % len(callers)]) for k, case in enumerate(cases)]
+            continue
+        randoms = [hostile_http._mutated(rng) for _ in range(HOSTILE_RANDOM[FUZZ_SIZE])]
+        if method.lower() not in UNSAFE:
+            randoms = [case for case in randoms if case in forged] or randoms[:10]
+        plan += [(method, path, case, auth) for case in cases + randoms for auth in callers]
+    return plan
+
+
+def _hostile_requests(target: Target) -> list[str]:
+    """Send the hostile plan; the problems found (a 5xx, no answer, an undocumented status, a hostile body
+    that a public operation did not refuse with 400)."""
+    plan = _hostile_plan(target)
+    port = target.server.port
+
+    def one(item: tuple[str, str, hostile_http.Hostile, bytes | None]) -> tuple[int, str]:
+        method, path, case, authorization = item
+        payload = hostile_http.request_bytes(case, method, path, port, authorization)
+        status = hostile_http.send(port, payload)
+        return status, f"{case.label} -> {method} {path} ({'token' if authorization else 'anonymous'}): {status}"
+
+    # SQLite answers concurrent writers with "database is locked" (a 503 that says nothing about the input),
+    # so on SQLite one request at a time; on PostgreSQL (CI) four at once
+    clients = 4 if POSTGRES else 1
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        answers = list(pool.map(one, plan))
+    statuses = Counter(status for status, _ in answers)
+    print(
+        f"\nhostile requests ({FUZZ_SIZE}): {len(answers)} sent to {len(_operations(target))} operations in "
+        f"{time.monotonic() - started:.0f} s; answers {dict(sorted(statuses.items()))}"
+    )
+    problems = [line for status, line in answers if status >= 500 or status == 0]
+    allowed = {200, 201, 204, 400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 429, 431}
+    problems += [line for status, line in answers if status not in allowed and status]
+    # the bodies reach the parser and the checks: on a public operation every one of them is a 400
+    public = [
+        (status, line)
+        for (_, path, case, _), (status, line) in zip(plan, answers, strict=True)
+        if path == "/api/v1/estimate" and case in hostile_http.BODIES
+    ]
+    problems += [line for status, line in public if status != 400] + ([] if public else ["no body reached estimate"])
+    return problems

@@ -16,6 +16,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
+import config.api
 from accounts.models import User
 from configurator.models import SavedBuild
 from quotes.models import Quote
@@ -343,7 +344,7 @@ def test_throttles_fail_open_when_their_cache_is_down(
     def unreachable(*args: object, **kwargs: object) -> object:
         raise ConnectionError("cache down")
 
-    monkeypatch.setattr(SimpleRateThrottle, "cache", type("Down", (), {"get": unreachable, "set": unreachable})())
+    monkeypatch.setattr(config.api, "throttle_counter", lambda: type("Down", (), {"hit": unreachable})())
     body = {"model": "llama-3.1-8b", "precision": "q4_k_m"}
     response = api_client.post("/api/v1/estimate", body, format="json")
     assert response.status_code == 200
