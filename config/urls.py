@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import URLPattern, URLResolver, include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import views
@@ -27,6 +29,8 @@ urlpatterns = [
     path("quotes/", include("quotes.urls_web")),
     path("accounts/", include("accounts.urls")),
     path("healthz", views.healthz, name="healthz"),
+    # browsers ask for /favicon.ico whatever the page's <link rel="icon"> says
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.ico"), permanent=True), name="favicon"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("i18n/", include("django.conf.urls.i18n")),

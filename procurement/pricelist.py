@@ -16,7 +16,11 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.utils.translation import gettext
+from django.utils.translation import gettext_noop as N_
 from openpyxl import load_workbook
+
+from catalog.resources import cell_error
 
 REQUIRED = ("sku", "purchase_price", "stock_qty", "lead_time_days", "valid_until")
 MAX_LEAD_TIME_DAYS = 365
@@ -25,11 +29,24 @@ MAX_ROWS = 20_000
 
 @dataclass(frozen=True)
 class RowError:
+    """One bad cell: the file's row (`line`; the header is row 1), our field, the supplier's column header, the
+    value found and the reason: `message` is an English msgid with `params`; `reason` and `text` say it in the
+    active language ("Row 3, column price, value 'abc': not a number")."""
+
     line: int
     field: str
     column: str
     value: str
     message: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reason(self) -> str:
+        return gettext(self.message) % self.params if self.params else gettext(self.message)
+
+    @property
+    def text(self) -> str:
+        return cell_error(self.line, self.column, self.value, self.reason)
 
 
 @dataclass(frozen=True)
@@ -106,13 +123,15 @@ def price_list_read(
     try:
         table = _table(content, filename)
     except (UnicodeDecodeError, csv.Error, OSError, KeyError, ValueError) as exc:
-        return [], [RowError(0, "", "", filename, f"cannot read the file: {exc}")]
+        return [], [RowError(0, "", "", filename, N_("cannot read the file: %(problem)s"), {"problem": str(exc)})]
     if not table:
-        return [], [RowError(1, "", "", "", "the file is empty")]
+        return [], [RowError(1, "", "", "", N_("the file is empty"))]
     header = [_text(cell) for cell in table[0]]
     index = {name: position for position, name in enumerate(header)}
     errors: list[RowError] = [
-        RowError(1, name, mapping[name], "", "the column is missing") for name in REQUIRED if mapping[name] not in index
+        RowError(1, name, mapping[name], "", N_("the column is missing"))
+        for name in REQUIRED
+        if mapping[name] not in index
     ]
     if errors:
         return [], errors
@@ -143,36 +162,36 @@ def _check_row(
 
     row_errors: list[RowError] = []
 
-    def bad(name: str, message: str) -> None:
-        row_errors.append(RowError(line, name, mapping[name], _text(cell(name)), message))
+    def bad(name: str, message: str, **params: Any) -> None:
+        row_errors.append(RowError(line, name, mapping[name], _text(cell(name)), message, params))
 
     sku = _text(cell("sku")).lower()
     if sku not in kinds:
-        bad("sku", "unknown SKU")
+        bad("sku", N_("unknown SKU"))
     elif sku in seen:
-        bad("sku", f"the SKU is already on line {seen[sku]}")
+        bad("sku", N_("the SKU is already on row %(row)s"), row=seen[sku])
     seen.setdefault(sku, line)
     values: dict[str, Any] = {}
     try:
         values["purchase_price"] = _decimal(cell("purchase_price"))
         if not values["purchase_price"].is_finite() or values["purchase_price"] <= 0:
-            bad("purchase_price", "must be a positive number")
+            bad("purchase_price", N_("must be a positive number"))
     except (InvalidOperation, ValueError):
-        bad("purchase_price", "not a number")
+        bad("purchase_price", N_("not a number"))
     for name, top in (("stock_qty", 1_000_000), ("lead_time_days", MAX_LEAD_TIME_DAYS)):
         try:
             values[name] = _int(cell(name))
             if not 0 <= values[name] <= top:
-                bad(name, f"must be between 0 and {top}")
+                bad(name, N_("must be between 0 and %(top)s"), top=top)
         except (TypeError, ValueError):
-            bad(name, "not a whole number")
+            bad(name, N_("not a whole number"))
     try:
         values["valid_until"] = _date(cell("valid_until"))
     except ValueError:
-        bad("valid_until", "not a date (YYYY-MM-DD or DD.MM.YYYY)")
+        bad("valid_until", N_("not a date (YYYY-MM-DD or DD.MM.YYYY)"))
     currency = _text(cell("currency")).upper() or default_currency
     if len(currency) != 3 or not currency.isalpha():
-        bad("currency", "not a 3-letter currency code")
+        bad("currency", N_("not a 3-letter currency code"))
     if row_errors:
         return None, row_errors
     return OfferRow(line=line, sku=sku, kind=kinds[sku], currency=currency, **values), []

@@ -43,6 +43,7 @@ class LineDraft:
     unit_price: Decimal
     line_total: Decimal
     optional: bool = False
+    name_ru: str = ""  # the catalog's Russian name ("" = name): the quote shows the name of its reader's language
 
 
 def unit_price(list_price: Decimal, discount_percent: Decimal) -> Decimal:
@@ -92,6 +93,7 @@ def line_draft(kind: str, spec: Any, qty: int, discount_percent: Decimal, *, opt
         kind=kind,
         sku=spec.sku,
         name=spec.name,
+        name_ru=spec.name_ru,
         spec_summary=spec_summary(spec)[:300],
         qty=qty,
         list_price=spec.price,

@@ -26,7 +26,7 @@ from configurator.labels import (
     label,
     label_filters,
 )
-from configurator.wording import as_number, num, say
+from configurator.wording import CURRENCY_SIGNS, as_number, num, part_name, say
 
 register = template.Library()
 label_filters(
@@ -38,8 +38,8 @@ label_filters(
     redundancy_label=Redundancy,
 )
 
-CURRENCY_SIGNS = {"RUB": "₽"}
 register.filter("num", num)
+register.filter("part_name", part_name)
 register.filter("say", say)
 
 

@@ -40,6 +40,7 @@ from configurator.serializers import (
 )
 from configurator.services import MAX_LINES
 from configurator.use_cases import UseCase
+from configurator.wording import part_name
 
 MAX_CONFIG_CHARS = 100_000
 RECOMMENDATION_LIMIT = 3
@@ -83,7 +84,7 @@ class WorkloadForm(forms.Form):
         help_text=_("Empty: an interactive 10 tokens/s."),
     )
     max_price = forms.DecimalField(
-        label=_("Budget, RUB incl. VAT"),
+        label=_("Budget, ₽ incl. VAT"),
         required=False,
         min_value=Decimal(0),
         max_digits=16,
@@ -218,7 +219,7 @@ def part_choices(snapshot: CatalogSnapshot, kind: str, *, blank: bool = True) ->
     for spec in sorted(specs.values(), key=lambda s: (_group_key(kind, s), s.name, s.sku)):
         if not spec.is_active:
             continue
-        text = f"{spec.name} · {spec.sku} · {_money(spec.price)} ₽"
+        text = f"{part_name(spec)} · {spec.sku} · {_money(spec.price)} ₽"
         groups.setdefault(_group_key(kind, spec) or "—", []).append((spec.sku, text))
     choices: list[Any] = [("", _("— choose —"))] if blank else []
     choices.extend((group, options) for group, options in groups.items())

@@ -27,6 +27,7 @@ from configurator.labels import (
     Severity,
     label,
 )
+from configurator.wording import part_name
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -270,7 +271,7 @@ def part_rows(body: Mapping[str, Any], snapshot: CatalogSnapshot) -> tuple[PartR
                 "chassis",
                 label(PART_KIND_LABELS, "chassis"),
                 chassis.sku,
-                chassis.name,
+                part_name(chassis),
                 1,
                 chassis.price,
                 chassis.price,
@@ -284,7 +285,9 @@ def part_rows(body: Mapping[str, Any], snapshot: CatalogSnapshot) -> tuple[PartR
             if spec is None or not isinstance(qty, int) or not 1 <= qty <= MAX_QTY:
                 continue
             rows.append(
-                PartRow(kind, label(PART_KIND_LABELS, kind), sku, spec.name, qty, spec.price, money(spec.price * qty))
+                PartRow(
+                    kind, label(PART_KIND_LABELS, kind), sku, part_name(spec), qty, spec.price, money(spec.price * qty)
+                )
             )
     return tuple(rows)
 
@@ -299,7 +302,7 @@ def candidate_views(result: Recommendation, snapshot: CatalogSnapshot) -> tuple[
                 rank=rank,
                 body=body,
                 chassis_sku=chassis.sku,
-                chassis_name=chassis.name,
+                chassis_name=part_name(chassis),
                 chassis_kind=label(ChassisKind, chassis.kind),
                 rack_units=chassis.rack_units,
                 rows=part_rows(body, snapshot),

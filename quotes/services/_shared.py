@@ -43,6 +43,7 @@ def lines_save(quote: Quote, drafts: Sequence[LineDraft]) -> None:
             kind=d.kind,
             sku=d.sku,
             name=d.name,
+            name_ru=d.name_ru,
             spec_summary=d.spec_summary,
             qty=d.qty,
             list_price=d.list_price,
