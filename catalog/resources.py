@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from import_export import fields, resources, widgets
 
 from catalog.models import CATALOG_MODELS, CatalogItem, Gpu, NvlinkBridge
+from catalog.services import cell_error
 
 
 class CatalogResource(resources.ModelResource):
@@ -71,16 +72,6 @@ class CatalogResource(resources.ModelResource):
     def _cell_error(self, column: str, reason: str) -> str:
         value = "" if self._row is None else self._row.get(column, "")
         return cell_error(self._file_row, column, "" if value is None else str(value), reason)
-
-
-def cell_error(row: int | None, column: str, value: str, reason: str) -> str:
-    """ "Row 3, column price, value 'abc': not a number" in the active language."""
-    return _("Row %(row)s, column %(column)s, value '%(value)s': %(reason)s") % {
-        "row": row if row is not None else "?",
-        "column": column,
-        "value": value,
-        "reason": reason,
-    }
 
 
 class BridgeResource(CatalogResource):

@@ -99,7 +99,7 @@ class PricePreview:
 def _price_factor(percent: Decimal) -> Decimal:
     factor = (Decimal(100) + percent) / Decimal(100)
     if factor <= 0:
-        raise ValueError(str(_("A price change of -100 % or less would make prices zero or negative.")))
+        raise ValueError(str(_("The change must leave every price above zero.")))
     return factor
 
 
@@ -132,3 +132,13 @@ def catalog_change_prices(*, queryset: Any, percent: Decimal) -> int:
             obj.save(update_fields=["list_price", "updated_at"])
             changed += 1
     return changed
+
+
+def cell_error(row: int | None, column: str, value: str, reason: str) -> str:
+    """ "Row 3, column price, value 'abc': not a number" in the active language."""
+    return _("Row %(row)s, column %(column)s, value '%(value)s': %(reason)s") % {
+        "row": row if row is not None else "?",
+        "column": column,
+        "value": value,
+        "reason": reason,
+    }

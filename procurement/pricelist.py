@@ -16,11 +16,10 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from django.utils.translation import gettext
-from django.utils.translation import gettext_noop as N_
+from django.utils.translation import gettext, gettext_noop
 from openpyxl import load_workbook
 
-from catalog.resources import cell_error
+from catalog.services import cell_error
 
 REQUIRED = ("sku", "purchase_price", "stock_qty", "lead_time_days", "valid_until")
 MAX_LEAD_TIME_DAYS = 365
@@ -123,13 +122,15 @@ def price_list_read(
     try:
         table = _table(content, filename)
     except (UnicodeDecodeError, csv.Error, OSError, KeyError, ValueError) as exc:
-        return [], [RowError(0, "", "", filename, N_("cannot read the file: %(problem)s"), {"problem": str(exc)})]
+        return [], [
+            RowError(0, "", "", filename, gettext_noop("cannot read the file: %(problem)s"), {"problem": str(exc)})
+        ]
     if not table:
-        return [], [RowError(1, "", "", "", N_("the file is empty"))]
+        return [], [RowError(1, "", "", "", gettext_noop("the file is empty"))]
     header = [_text(cell) for cell in table[0]]
     index = {name: position for position, name in enumerate(header)}
     errors: list[RowError] = [
-        RowError(1, name, mapping[name], "", N_("the column is missing"))
+        RowError(1, name, mapping[name], "", gettext_noop("the column is missing"))
         for name in REQUIRED
         if mapping[name] not in index
     ]
@@ -167,31 +168,31 @@ def _check_row(
 
     sku = _text(cell("sku")).lower()
     if sku not in kinds:
-        bad("sku", N_("unknown SKU"))
+        bad("sku", gettext_noop("unknown SKU"))
     elif sku in seen:
-        bad("sku", N_("the SKU is already on row %(row)s"), row=seen[sku])
+        bad("sku", gettext_noop("the SKU is already on row %(row)s"), row=seen[sku])
     seen.setdefault(sku, line)
     values: dict[str, Any] = {}
     try:
         values["purchase_price"] = _decimal(cell("purchase_price"))
         if not values["purchase_price"].is_finite() or values["purchase_price"] <= 0:
-            bad("purchase_price", N_("must be a positive number"))
+            bad("purchase_price", gettext_noop("must be a positive number"))
     except (InvalidOperation, ValueError):
-        bad("purchase_price", N_("not a number"))
+        bad("purchase_price", gettext_noop("not a number"))
     for name, top in (("stock_qty", 1_000_000), ("lead_time_days", MAX_LEAD_TIME_DAYS)):
         try:
             values[name] = _int(cell(name))
             if not 0 <= values[name] <= top:
-                bad(name, N_("must be between 0 and %(top)s"), top=top)
+                bad(name, gettext_noop("must be between 0 and %(top)s"), top=top)
         except (TypeError, ValueError):
-            bad(name, N_("not a whole number"))
+            bad(name, gettext_noop("not a whole number"))
     try:
         values["valid_until"] = _date(cell("valid_until"))
     except ValueError:
-        bad("valid_until", N_("not a date (YYYY-MM-DD or DD.MM.YYYY)"))
+        bad("valid_until", gettext_noop("not a date (YYYY-MM-DD or DD.MM.YYYY)"))
     currency = _text(cell("currency")).upper() or default_currency
     if len(currency) != 3 or not currency.isalpha():
-        bad("currency", N_("not a 3-letter currency code"))
+        bad("currency", gettext_noop("not a 3-letter currency code"))
     if row_errors:
         return None, row_errors
     return OfferRow(line=line, sku=sku, kind=kinds[sku], currency=currency, **values), []
