@@ -64,7 +64,7 @@ class CatalogResource(resources.ModelResource):
             for name, errors in exc.message_dict.items():
                 already = (import_validation_errors or {}).get(name)
                 if already is not None:
-                    said[name] = list(already.messages)
+                    said[name] = ValidationError(already).messages  # said by import_field already
                     continue
                 said[name] = [self._cell_error(name, message) for message in errors]
             raise ValidationError(said) from None

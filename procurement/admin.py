@@ -105,7 +105,7 @@ class StaleFilter(admin.SimpleListFilter):
     title = _("validity")
     parameter_name = "stale"
 
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
         return [("yes", _("stale (past valid until)")), ("no", _("live"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:

@@ -10,6 +10,7 @@ other changes, offers gone (in the current offers, absent from the file), unchan
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 import io
 from dataclasses import asdict, dataclass, field
@@ -37,7 +38,7 @@ class RowError:
     column: str
     value: str
     message: str
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)  # `field` is also a column here
 
     @property
     def reason(self) -> str:

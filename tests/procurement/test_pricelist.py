@@ -116,7 +116,7 @@ def test_a_good_list_previews_then_applies_and_logs_each_price_change(client: Cl
     body = _csv([f"rtx-4090;220000,00;5;7;{VALID}", f"rtx-5090;303000;0;21;{VALID}", f"h200-nvl;3000000;1;20;{VALID}"])
     response = client.post(url, {"preview": "1", "file": SimpleUploadedFile("acme.csv", body)})
     page = response.content.decode()
-    assert "Preview of acme.csv: 3 row(s)" in page
+    assert "Проверка acme.csv: 3 строки" in page
     assert "rtx-4090: 200000.00 → 220000.00 (+10.0 %)" in page
     assert "Offers gone: 1 l40s" in page
     assert SupplierOffer.objects.get(sku="rtx-4090").purchase_price == Decimal("200000.00")  # preview only
