@@ -94,6 +94,7 @@ class PricePreview:
     currency: str
     old_price: Decimal
     new_price: Decimal
+    name_ru: str = ""  # shown by the `part_name` filter on a Russian page
 
 
 def _price_factor(percent: Decimal) -> Decimal:
@@ -111,7 +112,9 @@ def catalog_price_preview(*, queryset: Any, percent: Decimal) -> list[PricePrevi
     """What `catalog_change_prices` would make of each row's price, changing nothing."""
     factor = _price_factor(percent)
     return [
-        PricePreview(obj.sku, obj.name, obj.currency, obj.list_price, _changed_price(obj.list_price, factor))
+        PricePreview(
+            obj.sku, obj.name, obj.currency, obj.list_price, _changed_price(obj.list_price, factor), obj.name_ru
+        )
         for obj in queryset.order_by("sku")
     ]
 

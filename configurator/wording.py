@@ -69,3 +69,11 @@ def part_name(part: Any) -> str:
     if russian and (get_language() or "").split("-")[0] == "ru":
         return russian
     return str(getattr(part, "name", ""))
+
+
+def part_spec(line: Any) -> str:
+    """A quote line's spec line in the active language (`spec_summary_ru` on Russian pages when it has one)."""
+    russian = str(getattr(line, "spec_summary_ru", "") or "")
+    if russian and (get_language() or "").split("-")[0] == "ru":
+        return russian
+    return str(getattr(line, "spec_summary", "") or "")

@@ -266,6 +266,7 @@ class QuoteLine(models.Model):
         help_text=_("The catalog's Russian name; empty = name"),
     )
     spec_summary = models.CharField(_("specifications"), max_length=300, blank=True)
+    spec_summary_ru = models.CharField(_("specifications (Russian)"), max_length=300, blank=True, default="")
     qty = models.PositiveIntegerField(
         _("quantity"),
     )

@@ -19,7 +19,7 @@ from django.utils.translation import pgettext_lazy
 
 from configurator.labels import FINDING_TITLES, Task, label
 from configurator.outputs import stored_findings
-from configurator.wording import CURRENCY_SIGNS, num, part_name, say
+from configurator.wording import CURRENCY_SIGNS, num, part_name, part_spec, say
 from quotes.models import Quote
 
 #: The texts of the document are gettext strings (context "quote document"; Russian in locale/ru), rendered
@@ -182,7 +182,7 @@ def _context(quote: Quote) -> dict[str, Any]:
                 "kind": str(KIND_LABELS.get(line.kind, line.kind)),
                 "sku": line.sku,
                 "name": part_name(line),
-                "spec": line.spec_summary,
+                "spec": part_spec(line),
                 "qty": line.qty,
                 "unit_price": format_money(line.unit_price),
                 "list_price": format_money(line.list_price),
@@ -195,7 +195,7 @@ def _context(quote: Quote) -> dict[str, Any]:
             {
                 "sku": line.sku,
                 "name": part_name(line),
-                "spec": line.spec_summary,
+                "spec": part_spec(line),
                 "qty": line.qty,
                 "unit_price": format_money(line.unit_price),
                 "total": format_money(line.line_total),

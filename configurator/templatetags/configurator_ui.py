@@ -26,7 +26,7 @@ from configurator.labels import (
     label,
     label_filters,
 )
-from configurator.wording import CURRENCY_SIGNS, as_number, num, part_name, say
+from configurator.wording import CURRENCY_SIGNS, as_number, num, part_name, part_spec, say
 
 register = template.Library()
 label_filters(
@@ -40,6 +40,7 @@ label_filters(
 
 register.filter("num", num)
 register.filter("part_name", part_name)
+register.filter("part_spec", part_spec)
 register.filter("say", say)
 
 

@@ -45,6 +45,7 @@ def lines_save(quote: Quote, drafts: Sequence[LineDraft]) -> None:
             name=d.name,
             name_ru=d.name_ru,
             spec_summary=d.spec_summary,
+            spec_summary_ru=d.spec_summary_ru,
             qty=d.qty,
             list_price=d.list_price,
             discount_percent=d.discount_percent,

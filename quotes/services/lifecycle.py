@@ -139,6 +139,7 @@ def quote_revise(*, quote: Quote, user: User, discount_percent: Decimal | int | 
                 name=line.name,
                 name_ru=line.name_ru,
                 spec_summary=line.spec_summary,
+                spec_summary_ru=line.spec_summary_ru,
                 qty=line.qty,
                 list_price=line.list_price,
                 discount_percent=discount,
@@ -181,19 +182,21 @@ def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
                 continue
             spec = found[1]
             new = line_draft(line.kind, spec, line.qty, quote.discount_percent, optional=line.optional)
-            if (new.list_price, new.name, new.name_ru, new.spec_summary) != (
+            if (new.list_price, new.name, new.name_ru, new.spec_summary, new.spec_summary_ru) != (
                 line.list_price,
                 line.name,
                 line.name_ru,
                 line.spec_summary,
+                line.spec_summary_ru,
             ):
                 changes.append(
                     {"sku": line.sku, "old": str(line.list_price), "new": str(new.list_price), "qty": line.qty}
                 )
-            line.name, line.name_ru, line.spec_summary, line.list_price = (
+            line.name, line.name_ru, line.spec_summary, line.spec_summary_ru, line.list_price = (
                 new.name,
                 new.name_ru,
                 new.spec_summary,
+                new.spec_summary_ru,
                 new.list_price,
             )
             line.discount_percent, line.unit_price, line.line_total = (
@@ -208,7 +211,17 @@ def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
                 fields=unavailable,
             )
         QuoteLine.objects.bulk_update(
-            lines, ["name", "name_ru", "spec_summary", "list_price", "discount_percent", "unit_price", "line_total"]
+            lines,
+            [
+                "name",
+                "name_ru",
+                "spec_summary",
+                "spec_summary_ru",
+                "list_price",
+                "discount_percent",
+                "unit_price",
+                "line_total",
+            ],
         )
         totals_set(quote, totals(((line.line_total, line.optional) for line in lines), quote.vat_percent))
         quote.save(update_fields=["net_total", "vat_total", "gross_total", "updated_at"])

@@ -23,7 +23,7 @@ BAD_BODY = {"model": "llama-3.1-8b", "context_tokens": "many"}
 
 def _error(response: object) -> dict[str, object]:
     body = response.json()  # type: ignore[attr-defined]
-    return body["error"] if "error" in body else body
+    return body.get("error", body)
 
 
 @pytest.mark.django_db
