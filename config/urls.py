@@ -1,7 +1,5 @@
 from django.contrib import admin
-from django.templatetags.static import static
 from django.urls import URLPattern, URLResolver, include, path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import views
@@ -30,7 +28,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("healthz", views.healthz, name="healthz"),
     # browsers ask for /favicon.ico whatever the page's <link rel="icon"> says
-    path("favicon.ico", RedirectView.as_view(url=static("favicon.ico"), permanent=True), name="favicon"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -118,7 +118,7 @@ def test_a_good_list_previews_then_applies_and_logs_each_price_change(client: Cl
     page = response.content.decode()
     assert "Проверка acme.csv: 3 строки" in page
     assert "rtx-4090: 200000.00 → 220000.00 (+10.0 %)" in page
-    assert "Offers gone: 1 l40s" in page
+    assert "Исчезнувшие предложения: 1 l40s" in page
     assert SupplierOffer.objects.get(sku="rtx-4090").purchase_price == Decimal("200000.00")  # preview only
     price_import = PriceListImport.objects.get()
     assert price_import.report["new"] == ["h200-nvl"]
