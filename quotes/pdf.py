@@ -65,6 +65,12 @@ def format_percent(value: Decimal) -> str:
     return num(value, len(normalized.partition(".")[2]))
 
 
+def _kind_prefix(kind: str, name: str) -> str:
+    """The part kind before a line's name, unless the name already starts with it ("Блок питания CRPS …")."""
+    text = str(KIND_LABELS.get(kind, kind))
+    return "" if name.lower().startswith(text.lower()) else text
+
+
 def _seller() -> dict[str, Any]:
     details = {key: str(value) for key, value in getattr(settings, "SELLER", {}).items() if value}
     return {
@@ -179,7 +185,7 @@ def _context(quote: Quote) -> dict[str, Any]:
         "lines": [
             {
                 "position": line.position,
-                "kind": str(KIND_LABELS.get(line.kind, line.kind)),
+                "kind": _kind_prefix(line.kind, part_name(line)),
                 "sku": line.sku,
                 "name": part_name(line),
                 "spec": part_spec(line),

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FilePayload, Page, expect
 
 from tests import factories
 from tests.builds import GOOD_BUILD
@@ -64,10 +64,8 @@ def test_the_admin_in_russian(
     writer.writeheader()
     writer.writerows(rows)
     page.goto(f"{live_server.url}/admin/catalog/gpu/import/")
-    page.set_input_files(
-        "input[name='import_file']",
-        files=[{"name": "gpus.csv", "mimeType": "text/csv", "buffer": buffer.getvalue().encode()}],
-    )
+    upload: FilePayload = {"name": "gpus.csv", "mimeType": "text/csv", "buffer": buffer.getvalue().encode()}
+    page.set_input_files("input[name='import_file']", files=[upload])
     page.select_option("select[name='format']", index=1)
     page.locator("input[type='submit']").first.click()
     expect(page.locator(".import-validation-errors")).to_contain_text(
