@@ -66,7 +66,7 @@ def format_percent(value: Decimal) -> str:
 
 
 def _kind_prefix(kind: str, name: str) -> str:
-    """The part kind before a line's name, unless the name already starts with it ("Блок питания CRPS …")."""
+    """The part kind before a line's name, unless the (Russian) name already starts with it."""
     text = str(KIND_LABELS.get(kind, kind))
     return "" if name.lower().startswith(text.lower()) else text
 
