@@ -3,6 +3,7 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
@@ -11,11 +12,15 @@ from accounts.models import User
 
 # /admin/login/ counts failed attempts like the site's form (accounts/throttle.py)
 admin.site.login_form = AdminLoginForm
+# The admin's own names, translated (Django's defaults say "Django administration")
+admin.site.site_header = _("GPU configurator: administration")
+admin.site.site_title = _("GPU configurator")
+admin.site.index_title = _("Catalog, quotes and orders")
 
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
-    fieldsets = (*(DjangoUserAdmin.fieldsets or ()), ("Customer", {"fields": ("company", "phone")}))
+    fieldsets = (*(DjangoUserAdmin.fieldsets or ()), (_("Customer"), {"fields": ("company", "phone")}))
     list_display = ("username", "email", "company", "is_staff", "is_superuser")
     list_filter = ("groups", "is_staff", "is_superuser", "is_active")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 CUSTOMERS = "customers"
 SALES = "sales"
@@ -12,8 +13,8 @@ GROUPS = (CUSTOMERS, SALES, CATALOG)
 
 
 class User(AbstractUser):
-    company = models.CharField(max_length=200, blank=True)
-    phone = models.CharField(max_length=40, blank=True)
+    company = models.CharField(_("company"), max_length=200, blank=True)
+    phone = models.CharField(_("phone"), max_length=40, blank=True)
 
     def in_group(self, name: str) -> bool:
         return self.groups.filter(name=name).exists()

@@ -16,47 +16,63 @@ from django.contrib.admin import helpers
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from import_export.admin import ImportExportModelAdmin
 from import_export.formats.base_formats import CSV, XLSX
 from simple_history.admin import SimpleHistoryAdmin
 
 from catalog import models as m
 from catalog.resources import RESOURCES
-from catalog.services import catalog_change_prices
+from catalog.services import PricePreview, catalog_change_prices, catalog_price_preview
+from configurator.wording import num
 
 
 class PriceChangeForm(forms.Form):
     percent = forms.DecimalField(
-        label="Change prices by, %",
+        label=_("Change prices by, %"),
         max_digits=6,
         decimal_places=2,
         min_value=Decimal("-90"),
         max_value=Decimal("500"),
-        help_text="Positive raises, negative lowers; each price is rounded to kopecks.",
+        help_text=_("Positive raises, negative lowers; each price is rounded to kopecks."),
     )
 
 
-@admin.action(description="Change list prices of the selected rows by a percentage", permissions=["change"])
+@admin.action(description=_("Change list prices of the selected rows by a percentage"), permissions=["change"])
 def change_prices(modeladmin: CatalogAdmin, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:
-    if "apply" in request.POST:
-        form = PriceChangeForm(request.POST)
-        if form.is_valid():
+    """Two steps: "Preview" shows every row's old and new price; only then "Apply" changes them (with the
+    percentage as the change reason in each row's history)."""
+    form = PriceChangeForm(request.POST if ("apply" in request.POST or "preview" in request.POST) else None)
+    preview: list[PricePreview] = []
+    if form.is_bound and form.is_valid():
+        percent = form.cleaned_data["percent"]
+        if "apply" in request.POST:
             try:
-                count = catalog_change_prices(queryset=queryset, percent=form.cleaned_data["percent"])
+                count = catalog_change_prices(queryset=queryset, percent=percent)
             except (ValueError, InvalidOperation) as exc:
                 modeladmin.message_user(request, str(exc), level=messages.ERROR)
                 return None
             modeladmin.message_user(
-                request, f"Changed the price of {count} row(s) by {form.cleaned_data['percent']} %."
+                request,
+                ngettext(
+                    "Changed the price of %(count)s row by %(percent)s %%.",
+                    "Changed the price of %(count)s rows by %(percent)s %%.",
+                    count,
+                )
+                % {"count": count, "percent": num(percent, 2)},
             )
             return None
-    else:
-        form = PriceChangeForm()
+        try:
+            preview = catalog_price_preview(queryset=queryset, percent=percent)
+        except ValueError as exc:
+            form.add_error("percent", str(exc))
     context = {
         **modeladmin.admin_site.each_context(request),
-        "title": "Change prices by a percentage",
+        "title": _("Change prices by a percentage"),
         "form": form,
         "queryset": queryset,
+        "preview": preview,
         "opts": modeladmin.model._meta,
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
     }
@@ -64,7 +80,7 @@ def change_prices(modeladmin: CatalogAdmin, request: HttpRequest, queryset: Quer
 
 
 class CatalogAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
-    search_fields = ("sku", "name", "vendor")
+    search_fields = ("sku", "name", "name_ru", "vendor")
     actions = [change_prices]
     formats = [CSV, XLSX]
     readonly_fields = ("created_at", "updated_at")
@@ -74,11 +90,15 @@ class CatalogAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
     def get_resource_classes(self, request: HttpRequest) -> list[Any]:
         return [RESOURCES[self.model]]
 
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        obj._change_reason = str(_("Edited in the admin") if change else _("Added in the admin"))
+        super().save_model(request, obj, form, change)
+
 
 @admin.register(m.Gpu)
 class GpuAdmin(CatalogAdmin):
     list_display = (
-        "sku", "name", "vram_gib", "bandwidth_gbs", "tdp_w", "fp16_tflops", "ecc", "nvlink_kind",
+        "sku", "name", "name_ru", "vram_gib", "bandwidth_gbs", "tdp_w", "fp16_tflops", "ecc", "nvlink_kind",
         "form_factor", "list_price", "currency", "is_active",
     )  # fmt: skip
     list_filter = ("vendor", "form_factor", "nvlink_kind", "ecc", "cooling", "is_consumer", "is_active")
@@ -97,7 +117,7 @@ class CpuAdmin(CatalogAdmin):
 @admin.register(m.Chassis)
 class ChassisAdmin(CatalogAdmin):
     list_display = (
-        "sku", "name", "kind", "rack_units", "cpu_socket", "cpu_sockets", "max_gpu_count", "max_gpu_tdp_w",
+        "sku", "name", "name_ru", "kind", "rack_units", "cpu_socket", "cpu_sockets", "max_gpu_count", "max_gpu_tdp_w",
         "psu_bays", "dimm_slots", "list_price", "is_active",
     )  # fmt: skip
     list_filter = ("kind", "cpu_socket", "gpu_form_factor", "pcie_topology", "server_airflow", "is_active")
@@ -106,7 +126,7 @@ class ChassisAdmin(CatalogAdmin):
 @admin.register(m.Psu)
 class PsuAdmin(CatalogAdmin):
     list_display = (
-        "sku", "name", "form_factor", "watts_high_line", "watts_low_line", "efficiency", "list_price",
+        "sku", "name", "name_ru", "form_factor", "watts_high_line", "watts_low_line", "efficiency", "list_price",
         "is_active",
     )  # fmt: skip
     list_filter = ("form_factor", "efficiency", "is_active")

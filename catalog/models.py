@@ -16,83 +16,51 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from configurator.engine import enums
+from catalog.choices import (
+    ChassisKind,
+    Cooling,
+    GpuFormFactor,
+    MemoryKind,
+    NvlinkKind,
+    PcieTopology,
+    PowerConnector,
+    PsuFormFactor,
+    StorageInterface,
+)
 
-
-class NvlinkKind(models.TextChoices):
-    NONE = enums.NvlinkKind.NONE.value, _("none")
-    BRIDGE_2WAY = enums.NvlinkKind.BRIDGE_2WAY.value, _("NVLink bridge, 2-way")
-    BRIDGE_2OR4WAY = enums.NvlinkKind.BRIDGE_2OR4WAY.value, _("NVLink bridge, 2- or 4-way")
-    NVSWITCH_SXM = enums.NvlinkKind.NVSWITCH_SXM.value, _("NVLink through NVSwitch (SXM / HGX)")
-    INFINITY_FABRIC_OAM = enums.NvlinkKind.INFINITY_FABRIC_OAM.value, _("AMD Infinity Fabric (OAM / UBB)")
-
-
-class GpuFormFactor(models.TextChoices):
-    PCIE = enums.GpuFormFactor.PCIE.value, _("PCIe card")
-    SXM = enums.GpuFormFactor.SXM.value, _("SXM module")
-    OAM = enums.GpuFormFactor.OAM.value, _("OAM module")
-
-
-class Cooling(models.TextChoices):
-    ACTIVE = enums.Cooling.ACTIVE.value, _("active (axial fans)")
-    BLOWER = enums.Cooling.BLOWER.value, _("blower (rear exhaust)")
-    PASSIVE = enums.Cooling.PASSIVE.value, _("passive (needs chassis airflow)")
-
-
-class PowerConnector(models.TextChoices):
-    V12_2X6 = enums.PowerConnector.V12_2X6.value, _("16-pin 12VHPWR / 12V-2x6 (600 W)")
-    PCIE_8PIN = enums.PowerConnector.PCIE_8PIN.value, _("PCIe 8-pin (150 W)")
-    EPS_8PIN = enums.PowerConnector.EPS_8PIN.value, _("EPS / CPU 8-pin")
-    NONE = enums.PowerConnector.NONE.value, _("slot powered (75 W)")
-    BASEBOARD = enums.PowerConnector.BASEBOARD.value, _("baseboard (SXM / OAM)")
-
-
-class ChassisKind(models.TextChoices):
-    TOWER_WORKSTATION = enums.ChassisKind.TOWER_WORKSTATION.value, _("Tower workstation")
-    RACK_WORKSTATION = enums.ChassisKind.RACK_WORKSTATION.value, _("Rack workstation")
-    RACK_SERVER = enums.ChassisKind.RACK_SERVER.value, _("Rack server")
-    HGX = enums.ChassisKind.HGX.value, _("HGX server")
-
-
-class PcieTopology(models.TextChoices):
-    DIRECT = enums.PcieTopology.DIRECT.value, _("GPUs on CPU root ports")
-    SWITCHED = enums.PcieTopology.SWITCHED.value, _("GPUs behind PCIe switches")
-
-
-class PsuFormFactor(models.TextChoices):
-    ATX = enums.PsuFormFactor.ATX.value, "ATX"
-    CRPS = enums.PsuFormFactor.CRPS.value, _("CRPS (hot-swap)")
-
-
-class MemoryKind(models.TextChoices):
-    RDIMM = enums.MemoryKind.RDIMM.value, "RDIMM"
-    UDIMM = enums.MemoryKind.UDIMM.value, "UDIMM"
-
-
-class StorageInterface(models.TextChoices):
-    NVME = enums.StorageInterface.NVME.value, _("NVMe (PCIe)")
-    SATA = enums.StorageInterface.SATA.value, "SATA"
-
-
-POSITIVE = [MinValueValidator(Decimal("0.1"), message="must be greater than zero")]
-POSITIVE_INT = [MinValueValidator(1, message="must be greater than zero")]
+POSITIVE = [MinValueValidator(Decimal("0.1"), message=_("must be greater than zero"))]
+POSITIVE_INT = [MinValueValidator(1, message=_("must be greater than zero"))]
 
 
 class CatalogItem(models.Model):
-    sku = models.SlugField(max_length=64, unique=True, help_text="Stable lowercase identifier, e.g. h200-nvl")
-    name = models.CharField(max_length=200)
-    vendor = models.CharField(max_length=100)
+    sku = models.SlugField(
+        _("SKU"), max_length=64, unique=True, help_text=_("Stable lowercase identifier, e.g. h200-nvl")
+    )
+    name = models.CharField(
+        _("name (English)"), max_length=200, help_text=_("English name; brand names (GPUs, CPUs) are the same in both")
+    )
+    name_ru = models.CharField(
+        _("name (Russian)"),
+        max_length=200,
+        blank=True,
+        default="",
+        help_text=_("Russian name for Russian pages and documents; empty = the English name"),
+    )
+    vendor = models.CharField(_("vendor"), max_length=100)
     list_price = models.DecimalField(
+        _("list price"),
         max_digits=settings.MONEY_MAX_DIGITS,
         decimal_places=settings.MONEY_DECIMAL_PLACES,
-        validators=[MinValueValidator(Decimal(0), message="a price cannot be negative")],
+        validators=[MinValueValidator(Decimal(0), message=_("a price cannot be negative"))],
     )
-    currency = models.CharField(max_length=3, default="RUB")
-    is_active = models.BooleanField(default=True)
-    source = models.TextField(help_text="Where the specifications come from (datasheet, spec DB, review)")
-    notes = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    currency = models.CharField(_("currency"), max_length=3, default="RUB")
+    is_active = models.BooleanField(_("on sale"), default=True)
+    source = models.TextField(
+        _("source"), help_text=_("Where the specifications come from (datasheet, spec DB, review)")
+    )
+    notes = models.TextField(_("notes"), blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     objects: models.Manager[Any] = models.Manager()
 
@@ -113,39 +81,60 @@ class CatalogItem(models.Model):
 
 
 class Gpu(CatalogItem):
-    memory_type = models.CharField(max_length=40)
+    memory_type = models.CharField(_("memory type"), max_length=40)
     vram_gib = models.DecimalField(
-        validators=POSITIVE, max_digits=6, decimal_places=1, help_text="Memory as the vendor states it"
+        _("memory, GiB"),
+        validators=POSITIVE,
+        max_digits=6,
+        decimal_places=1,
+        help_text=_("Memory as the vendor states it"),
     )
-    bandwidth_gbs = models.DecimalField(validators=POSITIVE, max_digits=7, decimal_places=1)
+    bandwidth_gbs = models.DecimalField(
+        _("memory bandwidth, GB/s"), validators=POSITIVE, max_digits=7, decimal_places=1
+    )
     tdp_w = models.PositiveIntegerField(
-        validators=POSITIVE_INT, help_text="Board power (TGP/TDP) at the default power limit"
+        _("TDP, W"), validators=POSITIVE_INT, help_text=_("Board power (TGP/TDP) at the default power limit")
     )
     fp16_tflops = models.DecimalField(
-        validators=POSITIVE, max_digits=8, decimal_places=2, help_text="FP16/BF16 dense tensor TFLOPS"
+        _("FP16, TFLOPS"),
+        validators=POSITIVE,
+        max_digits=8,
+        decimal_places=2,
+        help_text=_("FP16/BF16 dense tensor TFLOPS"),
     )
-    fp8_tflops = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
-    int8_tops = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
-    ecc = models.BooleanField()
-    nvlink_kind = models.CharField(max_length=24, choices=NvlinkKind.choices, default=NvlinkKind.NONE)
-    nvlink_gbs = models.DecimalField(max_digits=7, decimal_places=1, null=True, blank=True)
-    form_factor = models.CharField(max_length=8, choices=GpuFormFactor.choices, default=GpuFormFactor.PCIE)
+    fp8_tflops = models.DecimalField(_("FP8, TFLOPS"), max_digits=8, decimal_places=2, null=True, blank=True)
+    int8_tops = models.DecimalField(_("INT8, TOPS"), max_digits=8, decimal_places=2, null=True, blank=True)
+    ecc = models.BooleanField(
+        _("ECC"),
+    )
+    nvlink_kind = models.CharField(_("NVLink"), max_length=24, choices=NvlinkKind.choices, default=NvlinkKind.NONE)
+    nvlink_gbs = models.DecimalField(_("NVLink bandwidth, GB/s"), max_digits=7, decimal_places=1, null=True, blank=True)
+    form_factor = models.CharField(
+        _("form factor"), max_length=8, choices=GpuFormFactor.choices, default=GpuFormFactor.PCIE
+    )
     slot_width = models.DecimalField(
-        max_digits=3, decimal_places=1, null=True, blank=True, help_text="Expansion slots (PCIe cards)"
+        _("width, slots"),
+        max_digits=3,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        help_text=_("Expansion slots (PCIe cards)"),
     )
-    length_mm = models.PositiveIntegerField(null=True, blank=True)
-    cooling = models.CharField(max_length=8, choices=Cooling.choices)
-    power_connector = models.CharField(max_length=12, choices=PowerConnector.choices)
-    power_connector_count = models.PositiveSmallIntegerField(default=1)
-    pcie_gen = models.PositiveSmallIntegerField()
-    pcie_lanes = models.PositiveSmallIntegerField(default=16)
-    mig = models.BooleanField(default=False)
-    is_consumer = models.BooleanField(default=False, help_text="GeForce / Radeon RX class card")
+    length_mm = models.PositiveIntegerField(_("length, mm"), null=True, blank=True)
+    cooling = models.CharField(_("cooling"), max_length=8, choices=Cooling.choices)
+    power_connector = models.CharField(_("power connector"), max_length=12, choices=PowerConnector.choices)
+    power_connector_count = models.PositiveSmallIntegerField(_("power connectors"), default=1)
+    pcie_gen = models.PositiveSmallIntegerField(
+        _("PCIe generation"),
+    )
+    pcie_lanes = models.PositiveSmallIntegerField(_("PCIe lanes"), default=16)
+    mig = models.BooleanField(_("MIG"), default=False)
+    is_consumer = models.BooleanField(_("consumer card"), default=False, help_text=_("GeForce / Radeon RX class card"))
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
-        verbose_name = "GPU"
-        verbose_name_plural = "GPUs"
+        verbose_name = _("GPU")
+        verbose_name_plural = _("GPUs")
         constraints = [
             *CatalogItem.base_constraints("gpu"),
             models.CheckConstraint(condition=Q(vram_gib__gt=0), name="gpu_vram_positive"),
@@ -176,28 +165,45 @@ class Gpu(CatalogItem):
 
 
 class Cpu(CatalogItem):
-    family = models.CharField(max_length=100)
+    family = models.CharField(_("family"), max_length=100)
     socket = models.CharField(
-        max_length=32, help_text="Socket and platform, e.g. SP5, sTR5-WRX90, sTR5-TRX50, LGA4677, AM5"
+        _("socket"), max_length=32, help_text=_("Socket and platform, e.g. SP5, sTR5-WRX90, sTR5-TRX50, LGA4677, AM5")
     )
-    cores = models.PositiveSmallIntegerField(validators=POSITIVE_INT)
-    threads = models.PositiveSmallIntegerField()
-    tdp_w = models.PositiveIntegerField(validators=POSITIVE_INT)
-    pcie_lanes_1p = models.PositiveSmallIntegerField(help_text="Lanes usable in a one-socket system")
+    cores = models.PositiveSmallIntegerField(_("cores"), validators=POSITIVE_INT)
+    threads = models.PositiveSmallIntegerField(
+        _("threads"),
+    )
+    tdp_w = models.PositiveIntegerField(_("TDP, W"), validators=POSITIVE_INT)
+    pcie_lanes_1p = models.PositiveSmallIntegerField(
+        _("PCIe lanes, 1 socket"), help_text=_("Lanes usable in a one-socket system")
+    )
     pcie_lanes_per_socket_2p = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="Lanes per socket usable in a 2P system (empty for 1P-only parts)"
+        _("PCIe lanes per socket, 2 sockets"),
+        null=True,
+        blank=True,
+        help_text=_("Lanes per socket usable in a 2P system (empty for 1P-only parts)"),
     )
-    pcie_gen = models.PositiveSmallIntegerField()
-    memory_channels = models.PositiveSmallIntegerField()
-    memory_kind = models.CharField(max_length=8, choices=MemoryKind.choices, default=MemoryKind.RDIMM)
-    memory_speed_mts = models.PositiveIntegerField(help_text="Max DDR5 speed at 1 DIMM per channel")
-    memory_speed_2dpc_mts = models.PositiveIntegerField(null=True, blank=True, help_text="Speed at 2 DPC")
-    max_sockets = models.PositiveSmallIntegerField(help_text="1 for 1P-only parts (EPYC …P, Threadripper, Xeon W)")
+    pcie_gen = models.PositiveSmallIntegerField(
+        _("PCIe generation"),
+    )
+    memory_channels = models.PositiveSmallIntegerField(
+        _("memory channels"),
+    )
+    memory_kind = models.CharField(_("memory kind"), max_length=8, choices=MemoryKind.choices, default=MemoryKind.RDIMM)
+    memory_speed_mts = models.PositiveIntegerField(
+        _("memory speed, MT/s"), help_text=_("Max DDR5 speed at 1 DIMM per channel")
+    )
+    memory_speed_2dpc_mts = models.PositiveIntegerField(
+        _("memory speed at 2 DPC, MT/s"), null=True, blank=True, help_text=_("Speed at 2 DPC")
+    )
+    max_sockets = models.PositiveSmallIntegerField(
+        _("max sockets"), help_text=_("1 for 1P-only parts (EPYC …P, Threadripper, Xeon W)")
+    )
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
-        verbose_name = "CPU"
-        verbose_name_plural = "CPUs"
+        verbose_name = _("CPU")
+        verbose_name_plural = _("CPUs")
         constraints = [
             *CatalogItem.base_constraints("cpu"),
             models.CheckConstraint(condition=Q(cores__gt=0), name="cpu_cores_positive"),
@@ -216,72 +222,118 @@ class Cpu(CatalogItem):
 class Chassis(CatalogItem):
     """A platform we sell: chassis + board + fans + power distribution. `list_price` is its base price."""
 
-    kind = models.CharField(max_length=20, choices=ChassisKind.choices)
-    rack_units = models.DecimalField(max_digits=3, decimal_places=1, null=True, blank=True)
-    cpu_socket = models.CharField(max_length=32)
-    cpu_sockets = models.PositiveSmallIntegerField()
-    gpu_bays = models.PositiveSmallIntegerField(help_text="GPU positions on the board / risers")
-    max_gpu_count = models.PositiveSmallIntegerField()
-    gpu_form_factor = models.CharField(max_length=8, choices=GpuFormFactor.choices, default=GpuFormFactor.PCIE)
-    max_gpu_slot_width = models.DecimalField(max_digits=3, decimal_places=1, null=True, blank=True)
-    max_gpu_length_mm = models.PositiveIntegerField(null=True, blank=True)
+    kind = models.CharField(_("kind"), max_length=20, choices=ChassisKind.choices)
+    rack_units = models.DecimalField(_("height, U"), max_digits=3, decimal_places=1, null=True, blank=True)
+    cpu_socket = models.CharField(_("CPU socket"), max_length=32)
+    cpu_sockets = models.PositiveSmallIntegerField(
+        _("CPU sockets"),
+    )
+    gpu_bays = models.PositiveSmallIntegerField(_("GPU positions"), help_text=_("GPU positions on the board / risers"))
+    max_gpu_count = models.PositiveSmallIntegerField(
+        _("max GPUs"),
+    )
+    gpu_form_factor = models.CharField(
+        _("GPU form factor"), max_length=8, choices=GpuFormFactor.choices, default=GpuFormFactor.PCIE
+    )
+    max_gpu_slot_width = models.DecimalField(
+        _("max GPU width, slots"), max_digits=3, decimal_places=1, null=True, blank=True
+    )
+    max_gpu_length_mm = models.PositiveIntegerField(_("max GPU length, mm"), null=True, blank=True)
     max_gpu_tdp_w = models.PositiveIntegerField(
+        _("max GPU TDP, W"),
         validators=POSITIVE_INT,
     )
     gpu_slot_pitch = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="Slots between adjacent GPU positions (bridge spacing)"
+        _("GPU slot pitch, slots"),
+        null=True,
+        blank=True,
+        help_text=_("Slots between adjacent GPU positions (bridge spacing)"),
     )
-    server_airflow = models.BooleanField(help_text="Front-to-back server fans rated for passive GPUs")
-    has_nvswitch = models.BooleanField(default=False)
-    pcie_topology = models.CharField(max_length=10, choices=PcieTopology.choices, default=PcieTopology.DIRECT)
+    server_airflow = models.BooleanField(
+        _("server airflow"), help_text=_("Front-to-back server fans rated for passive GPUs")
+    )
+    has_nvswitch = models.BooleanField(_("NVSwitch"), default=False)
+    pcie_topology = models.CharField(
+        _("PCIe topology"), max_length=10, choices=PcieTopology.choices, default=PcieTopology.DIRECT
+    )
     pcie_switch_uplinks = models.PositiveSmallIntegerField(
-        default=0, help_text="x16 uplinks from the CPUs to the PCIe switches"
+        _("PCIe switch uplinks"), default=0, help_text=_("x16 uplinks from the CPUs to the PCIe switches")
     )
     gpu_slot_lanes = models.PositiveSmallIntegerField(
-        help_text=(
+        _("CPU lanes to GPU positions"),
+        help_text=_(
             "CPU lanes wired to the GPU positions (switched: uplinks x 16). When GPUs x 16 exceed it, "
             "cards within the bays fall back to x8 (bifurcation)"
-        )
+        ),
     )
     gpu_slots_per_socket = models.CharField(
+        _("GPU positions per socket"),
         max_length=40,
         blank=True,
         default="",
-        help_text=(
+        help_text=_(
             "Comma-separated GPU positions wired to each CPU socket, socket 1 first (switched: the GPUs behind "
             "that socket's uplinks), e.g. 4,4; blank: every position on socket 1. An empty socket's are dead"
         ),
     )
     io_behind_switches = models.BooleanField(
-        default=False, help_text="NICs and NVMe sit behind the PCIe switches with the GPUs (HGX), not on CPU lanes"
+        _("I/O behind the switches"),
+        default=False,
+        help_text=_("NICs and NVMe sit behind the PCIe switches with the GPUs (HGX), not on CPU lanes"),
     )
     chipset_m2_slots = models.PositiveSmallIntegerField(
-        default=0, help_text="M.2 NVMe sockets wired to the chipset (desktop), not to CPU lanes"
+        _("chipset M.2 sockets"),
+        default=0,
+        help_text=_("M.2 NVMe sockets wired to the chipset (desktop), not to CPU lanes"),
     )
     gpu_baseboard = models.CharField(
-        max_length=100, blank=True, default="", help_text="The fixed GPU baseboard, e.g. HGX H200 8-GPU"
+        _("GPU baseboard"),
+        max_length=100,
+        blank=True,
+        default="",
+        help_text=_("The fixed GPU baseboard, e.g. HGX H200 8-GPU"),
     )
     baseboard_gpu_counts = models.CharField(
-        max_length=40, blank=True, default="", help_text="Comma-separated GPU counts the baseboard is built for"
+        _("baseboard GPU counts"),
+        max_length=40,
+        blank=True,
+        default="",
+        help_text=_("Comma-separated GPU counts the baseboard is built for"),
     )
-    memory_kind = models.CharField(max_length=8, choices=MemoryKind.choices, default=MemoryKind.RDIMM)
-    memory_channels = models.PositiveSmallIntegerField(help_text="Channels wired, all sockets together")
-    dimm_slots = models.PositiveSmallIntegerField()
-    psu_bays = models.PositiveSmallIntegerField()
-    psu_form_factor = models.CharField(max_length=6, choices=PsuFormFactor.choices)
+    memory_kind = models.CharField(_("memory kind"), max_length=8, choices=MemoryKind.choices, default=MemoryKind.RDIMM)
+    memory_channels = models.PositiveSmallIntegerField(
+        _("memory channels"), help_text=_("Channels wired, all sockets together")
+    )
+    dimm_slots = models.PositiveSmallIntegerField(
+        _("DIMM slots"),
+    )
+    psu_bays = models.PositiveSmallIntegerField(
+        _("PSU bays"),
+    )
+    psu_form_factor = models.CharField(_("PSU form factor"), max_length=6, choices=PsuFormFactor.choices)
     psu_redundancy_modes = models.CharField(
-        max_length=40, help_text="Comma-separated modes the power backplane supports: none, n+1, n+n"
+        _("PSU redundancy modes"),
+        max_length=40,
+        help_text=_("Comma-separated modes the power backplane supports: none, n+1, n+n"),
     )
-    drive_bays = models.PositiveSmallIntegerField(help_text="NVMe drive bays and M.2 sockets")
-    base_power_w = models.PositiveIntegerField(help_text="Board, fans, BMC and baseboard power at full load")
-    gpu_power_12v2x6 = models.PositiveSmallIntegerField(default=0, help_text="16-pin GPU cables from the PDB")
-    gpu_power_eps8 = models.PositiveSmallIntegerField(default=0, help_text="EPS 8-pin GPU cables from the PDB")
-    gpu_power_pcie8 = models.PositiveSmallIntegerField(default=0, help_text="PCIe 8-pin GPU cables from the PDB")
+    drive_bays = models.PositiveSmallIntegerField(_("drive bays"), help_text=_("NVMe drive bays and M.2 sockets"))
+    base_power_w = models.PositiveIntegerField(
+        _("base power, W"), help_text=_("Board, fans, BMC and baseboard power at full load")
+    )
+    gpu_power_12v2x6 = models.PositiveSmallIntegerField(
+        _("16-pin GPU cables"), default=0, help_text=_("16-pin GPU cables from the PDB")
+    )
+    gpu_power_eps8 = models.PositiveSmallIntegerField(
+        _("EPS 8-pin GPU cables"), default=0, help_text=_("EPS 8-pin GPU cables from the PDB")
+    )
+    gpu_power_pcie8 = models.PositiveSmallIntegerField(
+        _("PCIe 8-pin GPU cables"), default=0, help_text=_("PCIe 8-pin GPU cables from the PDB")
+    )
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
-        verbose_name = "chassis"
-        verbose_name_plural = "chassis"
+        verbose_name = _("platform")
+        verbose_name_plural = _("platforms")
         constraints = [
             *CatalogItem.base_constraints("chassis"),
             models.CheckConstraint(condition=Q(cpu_sockets__gte=1), name="chassis_sockets_positive"),
@@ -308,20 +360,25 @@ class Chassis(CatalogItem):
 
 
 class Psu(CatalogItem):
-    form_factor = models.CharField(max_length=6, choices=PsuFormFactor.choices)
-    watts_high_line = models.PositiveIntegerField(validators=POSITIVE_INT, help_text="Rated output at 200–240 V")
-    watts_low_line = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Rated output at 100–127 V; empty = high-line only"
+    form_factor = models.CharField(_("form factor"), max_length=6, choices=PsuFormFactor.choices)
+    watts_high_line = models.PositiveIntegerField(
+        _("power at 200–240 V, W"), validators=POSITIVE_INT, help_text=_("Rated output at 200–240 V")
     )
-    efficiency = models.CharField(max_length=20, help_text="80 PLUS rating, e.g. titanium")
-    connectors_12v2x6 = models.PositiveSmallIntegerField(default=0)
-    connectors_eps8 = models.PositiveSmallIntegerField(default=0)
-    connectors_pcie8 = models.PositiveSmallIntegerField(default=0)
+    watts_low_line = models.PositiveIntegerField(
+        _("power at 100–127 V, W"),
+        null=True,
+        blank=True,
+        help_text=_("Rated output at 100–127 V; empty = high-line only"),
+    )
+    efficiency = models.CharField(_("efficiency"), max_length=20, help_text=_("80 PLUS rating, e.g. titanium"))
+    connectors_12v2x6 = models.PositiveSmallIntegerField(_("16-pin connectors"), default=0)
+    connectors_eps8 = models.PositiveSmallIntegerField(_("EPS 8-pin connectors"), default=0)
+    connectors_pcie8 = models.PositiveSmallIntegerField(_("PCIe 8-pin connectors"), default=0)
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
-        verbose_name = "PSU"
-        verbose_name_plural = "PSUs"
+        verbose_name = _("PSU")
+        verbose_name_plural = _("PSUs")
         constraints = [
             *CatalogItem.base_constraints("psu"),
             models.CheckConstraint(condition=Q(watts_high_line__gt=0), name="psu_watts_positive"),
@@ -334,19 +391,27 @@ class Psu(CatalogItem):
 
 
 class MemoryModule(CatalogItem):
-    memory_type = models.CharField(max_length=8, default="ddr5")
-    kind = models.CharField(max_length=8, choices=MemoryKind.choices)
+    memory_type = models.CharField(_("memory type"), max_length=8, default="ddr5")
+    kind = models.CharField(_("kind"), max_length=8, choices=MemoryKind.choices)
     capacity_gb = models.PositiveIntegerField(
+        _("capacity, GB"),
         validators=POSITIVE_INT,
     )
-    ecc = models.BooleanField()
-    registered = models.BooleanField()
-    speed_mts = models.PositiveIntegerField()
-    power_w = models.DecimalField(max_digits=5, decimal_places=1, default=8)
+    ecc = models.BooleanField(
+        _("ECC"),
+    )
+    registered = models.BooleanField(
+        _("registered"),
+    )
+    speed_mts = models.PositiveIntegerField(
+        _("speed, MT/s"),
+    )
+    power_w = models.DecimalField(_("power, W"), max_digits=5, decimal_places=1, default=8)
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
-        verbose_name = "memory module"
+        verbose_name = _("memory module")
+        verbose_name_plural = _("memory modules")
         constraints = [
             *CatalogItem.base_constraints("memory"),
             models.CheckConstraint(condition=Q(capacity_gb__gt=0), name="memory_capacity_positive"),
@@ -356,15 +421,18 @@ class MemoryModule(CatalogItem):
 
 
 class StorageDevice(CatalogItem):
-    interface = models.CharField(max_length=8, choices=StorageInterface.choices)
-    form_factor = models.CharField(max_length=16, default="u.2")
-    capacity_tb = models.DecimalField(validators=[MinValueValidator(Decimal("0.01"))], max_digits=6, decimal_places=2)
-    pcie_lanes = models.PositiveSmallIntegerField(default=4)
-    power_w = models.PositiveIntegerField(default=15)
+    interface = models.CharField(_("interface"), max_length=8, choices=StorageInterface.choices)
+    form_factor = models.CharField(_("form factor"), max_length=16, default="u.2")
+    capacity_tb = models.DecimalField(
+        _("capacity, TB"), validators=[MinValueValidator(Decimal("0.01"))], max_digits=6, decimal_places=2
+    )
+    pcie_lanes = models.PositiveSmallIntegerField(_("PCIe lanes"), default=4)
+    power_w = models.PositiveIntegerField(_("power, W"), default=15)
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
-        verbose_name = "storage device"
+        verbose_name = _("drive")
+        verbose_name_plural = _("drives")
         constraints = [
             *CatalogItem.base_constraints("storage"),
             models.CheckConstraint(condition=Q(capacity_tb__gt=0), name="storage_capacity_positive"),
@@ -373,17 +441,22 @@ class StorageDevice(CatalogItem):
 
 class Nic(CatalogItem):
     speed_gbps = models.PositiveIntegerField(
+        _("speed, Gb/s"),
         validators=POSITIVE_INT,
     )
-    ports = models.PositiveSmallIntegerField(default=1)
-    pcie_lanes = models.PositiveSmallIntegerField()
-    pcie_gen = models.PositiveSmallIntegerField(default=4)
-    power_w = models.PositiveIntegerField()
+    ports = models.PositiveSmallIntegerField(_("ports"), default=1)
+    pcie_lanes = models.PositiveSmallIntegerField(
+        _("PCIe lanes"),
+    )
+    pcie_gen = models.PositiveSmallIntegerField(_("PCIe generation"), default=4)
+    power_w = models.PositiveIntegerField(
+        _("power, W"),
+    )
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
-        verbose_name = "NIC"
-        verbose_name_plural = "NICs"
+        verbose_name = _("network card")
+        verbose_name_plural = _("network cards")
         constraints = [
             *CatalogItem.base_constraints("nic"),
             models.CheckConstraint(condition=Q(speed_gbps__gt=0), name="nic_speed_positive"),
@@ -392,13 +465,18 @@ class Nic(CatalogItem):
 
 
 class NvlinkBridge(CatalogItem):
-    gpus = models.ManyToManyField(Gpu, related_name="bridges", help_text="GPU models this bridge joins")
-    ways = models.PositiveSmallIntegerField(help_text="GPUs joined by one bridge set (one SKU unit): 2 or 4")
-    slot_spacing = models.PositiveSmallIntegerField(help_text="Slots between the bridged cards")
+    gpus = models.ManyToManyField(
+        Gpu, verbose_name=_("GPUs"), related_name="bridges", help_text=_("GPU models this bridge joins")
+    )
+    ways = models.PositiveSmallIntegerField(
+        _("GPUs joined"), help_text=_("GPUs joined by one bridge set (one SKU unit): 2 or 4")
+    )
+    slot_spacing = models.PositiveSmallIntegerField(_("slot spacing"), help_text=_("Slots between the bridged cards"))
     history = HistoricalRecords(m2m_fields=[gpus])
 
     class Meta(CatalogItem.Meta):
-        verbose_name = "NVLink bridge"
+        verbose_name = _("NVLink bridge")
+        verbose_name_plural = _("NVLink bridges")
         constraints = [
             *CatalogItem.base_constraints("bridge"),
             models.CheckConstraint(condition=Q(ways__in=[2, 4]), name="bridge_ways_2_or_4"),

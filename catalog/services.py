@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from catalog.fixture import CATALOG_FIXTURE, read_catalog_fixture
 from catalog.models import CATALOG_MODELS, CatalogItem, Gpu, NvlinkBridge
@@ -84,19 +85,63 @@ def catalog_load_fixture(*, path: Path = CATALOG_FIXTURE, update: bool = False) 
     return report
 
 
+@dataclass(frozen=True, slots=True)
+class PricePreview:
+    """One row of the bulk price change before it is applied."""
+
+    sku: str
+    name: str
+    currency: str
+    old_price: Decimal
+    new_price: Decimal
+    name_ru: str = ""  # shown by the `part_name` filter on a Russian page
+
+
+def _price_factor(percent: Decimal) -> Decimal:
+    factor = (Decimal(100) + percent) / Decimal(100)
+    if factor <= 0:
+        raise ValueError(str(_("The change must leave every price above zero.")))
+    return factor
+
+
+def _changed_price(price: Decimal, factor: Decimal) -> Decimal:
+    return (price * factor).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def catalog_price_preview(*, queryset: Any, percent: Decimal) -> list[PricePreview]:
+    """What `catalog_change_prices` would make of each row's price, changing nothing."""
+    factor = _price_factor(percent)
+    return [
+        PricePreview(
+            obj.sku, obj.name, obj.currency, obj.list_price, _changed_price(obj.list_price, factor), obj.name_ru
+        )
+        for obj in queryset.order_by("sku")
+    ]
+
+
 def catalog_change_prices(*, queryset: Any, percent: Decimal) -> int:
     """Change list prices of the rows by `percent` (e.g. 5 or -3.5), rounded to kopecks.
 
-    Saves row by row so each change lands in the history with the acting user.
+    Saves row by row so each change lands in the history with the acting user and the percentage as the reason.
     """
-    factor = (Decimal(100) + percent) / Decimal(100)
-    if factor <= 0:
-        raise ValueError("A price change of -100 % or less would make prices zero or negative.")
+    factor = _price_factor(percent)
+    reason = str(_("Bulk price change by %(percent)s %%") % {"percent": f"{percent:+}"})
     changed = 0
     with transaction.atomic():
         for obj in queryset.select_for_update():
-            obj.list_price = (obj.list_price * factor).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+            obj.list_price = _changed_price(obj.list_price, factor)
             obj.updated_at = timezone.now()
+            obj._change_reason = reason
             obj.save(update_fields=["list_price", "updated_at"])
             changed += 1
     return changed
+
+
+def cell_error(row: int | None, column: str, value: str, reason: str) -> str:
+    """ "Row 3, column price, value 'abc': not a number" in the active language."""
+    return _("Row %(row)s, column %(column)s, value '%(value)s': %(reason)s") % {
+        "row": row if row is not None else "?",
+        "column": column,
+        "value": value,
+        "reason": reason,
+    }

@@ -19,7 +19,7 @@ from django.db import connection
 from catalog import models as m
 from configurator.engine import specs as engine
 
-_COMMON = ("sku", "name", "vendor", "currency", "is_active")
+_COMMON = ("sku", "name", "name_ru", "vendor", "currency", "is_active")
 
 
 def _f(value: Any) -> float | None:

@@ -28,6 +28,8 @@ urlpatterns = [
     path("orders/", include("orders.urls_web")),
     path("accounts/", include("accounts.urls")),
     path("healthz", views.healthz, name="healthz"),
+    # browsers ask for /favicon.ico whatever the page's <link rel="icon"> says
+    path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -9,19 +9,28 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class SavedBuild(models.Model):
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_builds")
-    name = models.CharField(max_length=200)
-    notes = models.TextField(blank=True)
-    payload = models.JSONField(help_text="The build body (chassis, lines, redundancy, voltage, workload).")
-    last_verdict = models.JSONField(default=dict, blank=True, help_text="The verdict at the last save.")
-    valid = models.BooleanField(default=False)
-    created = models.DateTimeField(auto_now_add=True)
-    updated = models.DateTimeField(auto_now=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("customer"), on_delete=models.CASCADE, related_name="saved_builds"
+    )
+    name = models.CharField(_("name"), max_length=200)
+    notes = models.TextField(_("notes"), blank=True)
+    payload = models.JSONField(
+        _("build"), help_text=_("The build body (chassis, lines, redundancy, voltage, workload).")
+    )
+    last_verdict = models.JSONField(
+        _("last verdict"), default=dict, blank=True, help_text=_("The verdict at the last save.")
+    )
+    valid = models.BooleanField(_("valid"), default=False)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
+        verbose_name = _("saved build")
+        verbose_name_plural = _("saved builds")
         ordering = ("-updated", "-id")
         indexes = [models.Index(fields=["owner", "-updated"], name="savedbuild_owner_updated")]
 

@@ -12,10 +12,13 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 from django.utils.formats import number_format
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from configurator.engine.phrase import Num, Phrase, PhraseValue
+
+#: The sign pages, PDFs and e-mails show for a currency code (the API keeps the codes in its data fields).
+CURRENCY_SIGNS: dict[str, str] = {"RUB": "₽"}
 
 
 def as_number(value: Any) -> float | Decimal | None:
@@ -67,3 +70,21 @@ def _said(value: PhraseValue) -> str:
             return num(Decimal(short), len(short.partition(".")[2]))
         return num(value.value, value.places)
     return str(value)
+
+
+def part_name(part: Any) -> str:
+    """A part's display name in the active language: `name_ru` on Russian pages and documents when the catalog
+    has one, else `name` (English; brand names are the same in both). Takes a catalog spec, a catalog row or a
+    quote line alike (anything with `name` and optionally `name_ru`)."""
+    russian = str(getattr(part, "name_ru", "") or "")
+    if russian and (get_language() or "").split("-")[0] == "ru":
+        return russian
+    return str(getattr(part, "name", ""))
+
+
+def part_spec(line: Any) -> str:
+    """A quote line's spec line in the active language (`spec_summary_ru` on Russian pages when it has one)."""
+    russian = str(getattr(line, "spec_summary_ru", "") or "")
+    if russian and (get_language() or "").split("-")[0] == "ru":
+        return russian
+    return str(getattr(line, "spec_summary", "") or "")

@@ -54,29 +54,39 @@ def can_transition(from_status: str, to_status: str) -> bool:
 
 
 class PlanStatus(models.TextChoices):
-    PENDING = "pending", "pending"
-    PLANNING = "planning", "planning"
-    READY = "ready", "ready"
-    FAILED = "failed", "failed"
+    PENDING = "pending", _("pending")
+    PLANNING = "planning", _("planning")
+    READY = "ready", _("ready")
+    FAILED = "failed", _("failed")
 
 
 class Order(models.Model):
-    number = models.CharField(max_length=20, unique=True, help_text="O-<year>-<6 digits>")
-    quote = models.OneToOneField(Quote, on_delete=models.PROTECT, related_name="order")
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="orders")
-    placed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    status = models.CharField(max_length=20, choices=OrderStatus.choices, default=OrderStatus.PLACED)
-    currency = models.CharField(max_length=3, default="RUB")
-    net_total = models.DecimalField(**MONEY)
-    vat_total = models.DecimalField(**MONEY)
-    gross_total = models.DecimalField(**MONEY)
-    promised_ship_date = models.DateField(null=True, blank=True, help_text="From the offers when placed")
-    plan_status = models.CharField(max_length=10, choices=PlanStatus.choices, default=PlanStatus.PENDING)
-    plan_error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    number = models.CharField(_("number"), max_length=20, unique=True, help_text=_("O-<year>-<6 digits>"))
+    quote = models.OneToOneField(Quote, verbose_name=_("quote"), on_delete=models.PROTECT, related_name="order")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("customer"), on_delete=models.PROTECT, related_name="orders"
+    )
+    placed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("placed by"), on_delete=models.PROTECT, related_name="+"
+    )
+    status = models.CharField(_("status"), max_length=20, choices=OrderStatus.choices, default=OrderStatus.PLACED)
+    currency = models.CharField(_("currency"), max_length=3, default="RUB")
+    net_total = models.DecimalField(_("total without VAT"), **MONEY)
+    vat_total = models.DecimalField(_("VAT"), **MONEY)
+    gross_total = models.DecimalField(_("total incl. VAT"), **MONEY)
+    promised_ship_date = models.DateField(
+        _("promised ship date"), null=True, blank=True, help_text=_("From the offers when placed")
+    )
+    plan_status = models.CharField(
+        _("plan status"), max_length=10, choices=PlanStatus.choices, default=PlanStatus.PENDING
+    )
+    plan_error = models.TextField(_("plan error"), blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
+        verbose_name = _("order")
+        verbose_name_plural = _("orders")
         ordering = ("-created_at", "-id")
         constraints = [
             models.CheckConstraint(condition=Q(status__in=list(TRANSITIONS)), name="order_status_known"),
@@ -88,16 +98,22 @@ class Order(models.Model):
 
 
 class OrderLine(models.Model):
-    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="lines")
-    position = models.PositiveIntegerField()
-    kind = models.CharField(max_length=20)
-    sku = models.CharField(max_length=64)
-    name = models.CharField(max_length=200)
-    qty = models.PositiveIntegerField()
-    unit_price = models.DecimalField(**MONEY)
-    line_total = models.DecimalField(**MONEY)
+    order = models.ForeignKey(Order, verbose_name=_("order"), on_delete=models.CASCADE, related_name="lines")
+    position = models.PositiveIntegerField(
+        _("position"),
+    )
+    kind = models.CharField(_("kind"), max_length=20)
+    sku = models.CharField(_("SKU"), max_length=64)
+    name = models.CharField(_("name"), max_length=200)
+    qty = models.PositiveIntegerField(
+        _("quantity"),
+    )
+    unit_price = models.DecimalField(_("unit price"), **MONEY)
+    line_total = models.DecimalField(_("line total"), **MONEY)
 
     class Meta:
+        verbose_name = _("order line")
+        verbose_name_plural = _("order lines")
         ordering = ("order", "position")
         constraints = [
             models.UniqueConstraint(fields=("order", "position"), name="order_line_position_unique"),
@@ -117,17 +133,24 @@ class OrderEventQuerySet(models.QuerySet["OrderEvent"]):
 
 
 class OrderEvent(models.Model):
-    order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="events")
-    type = models.CharField(max_length=30)
-    data = models.JSONField(default=dict, blank=True)
+    order = models.ForeignKey(Order, verbose_name=_("order"), on_delete=models.PROTECT, related_name="events")
+    type = models.CharField(_("type"), max_length=30)
+    data = models.JSONField(_("data"), default=dict, blank=True)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     objects = OrderEventQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("order event")
+        verbose_name_plural = _("order events")
         ordering = ("created_at", "id")
 
     def __str__(self) -> str:
@@ -143,19 +166,35 @@ class OrderEvent(models.Model):
 
 
 class PurchaseLine(models.Model):
-    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="purchases")
-    order_line = models.ForeignKey(OrderLine, on_delete=models.CASCADE, related_name="purchases")
-    supplier = models.ForeignKey(Supplier, on_delete=models.PROTECT, related_name="purchases")
-    offer = models.ForeignKey(SupplierOffer, null=True, on_delete=models.SET_NULL, related_name="purchases")
-    sku = models.CharField(max_length=64)
-    qty = models.PositiveIntegerField()
-    unit_price = models.DecimalField(**MONEY)
-    currency = models.CharField(max_length=3)
-    from_stock = models.BooleanField(help_text="Units reserved from the supplier's stock (else back order)")
-    expected_days = models.PositiveSmallIntegerField()
-    released = models.BooleanField(default=False, help_text="The reservation was given back (order cancelled)")
+    order = models.ForeignKey(Order, verbose_name=_("order"), on_delete=models.CASCADE, related_name="purchases")
+    order_line = models.ForeignKey(
+        OrderLine, verbose_name=_("order line"), on_delete=models.CASCADE, related_name="purchases"
+    )
+    supplier = models.ForeignKey(
+        Supplier, verbose_name=_("supplier"), on_delete=models.PROTECT, related_name="purchases"
+    )
+    offer = models.ForeignKey(
+        SupplierOffer, verbose_name=_("offer"), null=True, on_delete=models.SET_NULL, related_name="purchases"
+    )
+    sku = models.CharField(_("SKU"), max_length=64)
+    qty = models.PositiveIntegerField(
+        _("quantity"),
+    )
+    unit_price = models.DecimalField(_("unit price"), **MONEY)
+    currency = models.CharField(_("currency"), max_length=3)
+    from_stock = models.BooleanField(
+        _("from stock"), help_text=_("Units reserved from the supplier's stock (else back order)")
+    )
+    expected_days = models.PositiveSmallIntegerField(
+        _("expected in, days"),
+    )
+    released = models.BooleanField(
+        _("released"), default=False, help_text=_("The reservation was given back (order cancelled)")
+    )
 
     class Meta:
+        verbose_name = _("purchase line")
+        verbose_name_plural = _("purchase lines")
         ordering = ("supplier__name", "sku", "id")
         constraints = [models.CheckConstraint(condition=Q(qty__gte=1), name="purchase_qty_positive")]
 

@@ -19,6 +19,8 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from simple_history.admin import SimpleHistoryAdmin
 
 from procurement import models as m
@@ -28,14 +30,16 @@ MAX_PRICE_LIST_BYTES = 5 * 1024 * 1024
 
 
 class PriceListForm(forms.Form):
-    file = forms.FileField(help_text="CSV (UTF-8, comma or semicolon) or XLSX, the first sheet; header on line 1")
+    file = forms.FileField(
+        label=_("File"), help_text=_("CSV (UTF-8, comma or semicolon) or XLSX, the first sheet; header on row 1")
+    )
 
     def clean_file(self) -> Any:
         upload = self.cleaned_data["file"]
         if not upload.name.lower().endswith((".csv", ".xlsx")):
-            raise forms.ValidationError("Only .csv and .xlsx files.")
+            raise forms.ValidationError(_("Only .csv and .xlsx files."))
         if upload.size > MAX_PRICE_LIST_BYTES:
-            raise forms.ValidationError("The file is larger than 5 MB.")
+            raise forms.ValidationError(_("The file is larger than 5 MB."))
         return upload
 
 
@@ -69,11 +73,11 @@ class SupplierAdmin(SimpleHistoryAdmin):
                 self.message_user(request, str(exc), level=messages.ERROR)
             else:
                 if price_import.status == m.PriceListImport.Status.APPLIED:
-                    self.message_user(request, f"Price list {price_import.filename} applied.")
+                    self.message_user(request, _("Price list %(file)s applied.") % {"file": price_import.filename})
                     return HttpResponseRedirect(
                         reverse("admin:procurement_pricelistimport_change", args=[price_import.pk])
                     )
-                self.message_user(request, "The file has errors; nothing was changed.", level=messages.ERROR)
+                self.message_user(request, _("The file has errors; nothing was changed."), level=messages.ERROR)
         elif request.method == "POST":
             form = PriceListForm(request.POST, request.FILES)
             if form.is_valid():
@@ -83,7 +87,7 @@ class SupplierAdmin(SimpleHistoryAdmin):
                 )
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Price list of {supplier}",
+            "title": _("Price list of %(supplier)s") % {"supplier": supplier},
             "supplier": supplier,
             "form": form,
             "price_import": price_import,
@@ -92,17 +96,17 @@ class SupplierAdmin(SimpleHistoryAdmin):
         return TemplateResponse(request, "admin/procurement/price_list.html", context)
 
 
-@admin.display(boolean=True, description="stale")
+@admin.display(boolean=True, description=_("stale"))
 def stale(offer: m.SupplierOffer) -> bool:
     return offer.is_stale
 
 
 class StaleFilter(admin.SimpleListFilter):
-    title = "validity"
+    title = _("validity")
     parameter_name = "stale"
 
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("yes", "stale (past valid until)"), ("no", "live")]
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("yes", _("stale (past valid until)")), ("no", _("live"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         today = timezone.localdate()
@@ -113,10 +117,18 @@ class StaleFilter(admin.SimpleListFilter):
         return queryset
 
 
-@admin.action(description="Set list prices from the best live offers (markup per kind)", permissions=["change"])
+@admin.action(description=_("Set list prices from the best live offers (markup per kind)"), permissions=["change"])
 def follow_offers(modeladmin: Any, request: HttpRequest, queryset: QuerySet[Any]) -> None:
     changes = list_prices_follow_offers()
-    modeladmin.message_user(request, f"{len(changes)} list price(s) changed; see List price changes.")
+    modeladmin.message_user(
+        request,
+        ngettext(
+            "%(count)s list price changed; see List price changes.",
+            "%(count)s list prices changed; see List price changes.",
+            len(changes),
+        )
+        % {"count": len(changes)},
+    )
 
 
 @admin.register(m.SupplierOffer)

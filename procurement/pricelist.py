@@ -10,6 +10,7 @@ other changes, offers gone (in the current offers, absent from the file), unchan
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 import io
 import zipfile
@@ -17,8 +18,11 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.utils.translation import gettext, gettext_noop
 from openpyxl import load_workbook
 from openpyxl.utils.exceptions import InvalidFileException
+
+from catalog.services import cell_error
 
 REQUIRED = ("sku", "purchase_price", "stock_qty", "lead_time_days", "valid_until")
 MAX_LEAD_TIME_DAYS = 365
@@ -27,11 +31,24 @@ MAX_ROWS = 20_000
 
 @dataclass(frozen=True)
 class RowError:
+    """One bad cell: the file's row (`line`; the header is row 1), our field, the supplier's column header, the
+    value found and the reason: `message` is an English msgid with `params`; `reason` and `text` say it in the
+    active language ("Row 3, column price, value 'abc': not a number")."""
+
     line: int
     field: str
     column: str
     value: str
     message: str
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)  # `field` is also a column here
+
+    @property
+    def reason(self) -> str:
+        return gettext(self.message) % self.params if self.params else gettext(self.message)
+
+    @property
+    def text(self) -> str:
+        return cell_error(self.line, self.column, self.value, self.reason)
 
 
 @dataclass(frozen=True)
@@ -116,13 +133,17 @@ def price_list_read(
         zipfile.BadZipFile,
         InvalidFileException,
     ) as exc:
-        return [], [RowError(0, "", "", filename, f"cannot read the file: {exc}")]
+        return [], [
+            RowError(0, "", "", filename, gettext_noop("cannot read the file: %(problem)s"), {"problem": str(exc)})
+        ]
     if not table:
-        return [], [RowError(1, "", "", "", "the file is empty")]
+        return [], [RowError(1, "", "", "", gettext_noop("the file is empty"))]
     header = [_text(cell) for cell in table[0]]
     index = {name: position for position, name in enumerate(header)}
     errors: list[RowError] = [
-        RowError(1, name, mapping[name], "", "the column is missing") for name in REQUIRED if mapping[name] not in index
+        RowError(1, name, mapping[name], "", gettext_noop("the column is missing"))
+        for name in REQUIRED
+        if mapping[name] not in index
     ]
     if errors:
         return [], errors
@@ -153,36 +174,36 @@ def _check_row(
 
     row_errors: list[RowError] = []
 
-    def bad(name: str, message: str) -> None:
-        row_errors.append(RowError(line, name, mapping[name], _text(cell(name)), message))
+    def bad(name: str, message: str, **params: Any) -> None:
+        row_errors.append(RowError(line, name, mapping[name], _text(cell(name)), message, params))
 
     sku = _text(cell("sku")).lower()
     if sku not in kinds:
-        bad("sku", "unknown SKU")
+        bad("sku", gettext_noop("unknown SKU"))
     elif sku in seen:
-        bad("sku", f"the SKU is already on line {seen[sku]}")
+        bad("sku", gettext_noop("the SKU is already on row %(row)s"), row=seen[sku])
     seen.setdefault(sku, line)
     values: dict[str, Any] = {}
     try:
         values["purchase_price"] = _decimal(cell("purchase_price"))
         if not values["purchase_price"].is_finite() or values["purchase_price"] <= 0:
-            bad("purchase_price", "must be a positive number")
+            bad("purchase_price", gettext_noop("must be a positive number"))
     except (InvalidOperation, ValueError):
-        bad("purchase_price", "not a number")
+        bad("purchase_price", gettext_noop("not a number"))
     for name, top in (("stock_qty", 1_000_000), ("lead_time_days", MAX_LEAD_TIME_DAYS)):
         try:
             values[name] = _int(cell(name))
             if not 0 <= values[name] <= top:
-                bad(name, f"must be between 0 and {top}")
+                bad(name, gettext_noop("must be between 0 and %(top)s"), top=top)
         except (TypeError, ValueError):
-            bad(name, "not a whole number")
+            bad(name, gettext_noop("not a whole number"))
     try:
         values["valid_until"] = _date(cell("valid_until"))
     except ValueError:
-        bad("valid_until", "not a date (YYYY-MM-DD or DD.MM.YYYY)")
+        bad("valid_until", gettext_noop("not a date (YYYY-MM-DD or DD.MM.YYYY)"))
     currency = _text(cell("currency")).upper() or default_currency
     if len(currency) != 3 or not currency.isalpha():
-        bad("currency", "not a 3-letter currency code")
+        bad("currency", gettext_noop("not a 3-letter currency code"))
     if row_errors:
         return None, row_errors
     return OfferRow(line=line, sku=sku, kind=kinds[sku], currency=currency, **values), []

@@ -40,7 +40,8 @@ def _read(supplier: Supplier, content: bytes, filename: str) -> tuple[list[Offer
         default_currency=supplier.currency,
     )
     if errors:
-        return rows, {"errors": [asdict(error) for error in errors], "rows": len(rows) + len(errors)}
+        said = [{**asdict(error), "reason": error.reason, "text": error.text} for error in errors]
+        return rows, {"errors": said, "rows": len(rows) + len(errors)}
     current = {offer.sku: offer for offer in supplier.offers.all()}
     diff = price_list_diff(rows, current, threshold_percent=setting("PRICE_MOVE_THRESHOLD_PERCENT"))
     return rows, {"errors": [], "rows": len(rows), **diff.as_dict()}

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class QuotesConfig(AppConfig):
     name = "quotes"
-    verbose_name = "Quotes"
+    verbose_name = _("Quotes")
 
     def ready(self) -> None:
         # The build editor's "Request a quote" button and its fields are answered here; the configurator

@@ -40,6 +40,14 @@ class ReviseForm(RevisionForm):
     )
 
 
+class DiscountForm(RevisionForm):
+    """A draft's discount, changed in place by a sales engineer (quotes.services.quote_discount_set)."""
+
+    discount_percent = forms.DecimalField(
+        label=_("Discount, %"), min_value=Decimal(0), max_value=Decimal(100), max_digits=5, decimal_places=2
+    )
+
+
 class RejectForm(RevisionForm):
     reason = forms.CharField(
         label=_("Reason (optional)"), required=False, max_length=1000, widget=forms.Textarea(attrs={"rows": 2})
@@ -52,14 +60,15 @@ class CustomerChoiceField(forms.ModelChoiceField):
 
 
 class QuoteRequestForm(forms.Form):
-    """Asking for a quote from the editor: warnings must be acknowledged; sales may name the customer."""
+    """Asking for a quote from the editor: warnings must be acknowledged; sales must choose the customer (no
+    silent default: a quote made for "myself" by mistake would go to the wrong company)."""
 
     acknowledge_warnings = forms.BooleanField(label=_("I have read the warnings"), required=False)
     customer = CustomerChoiceField(
         label=_("Customer"),
         queryset=User.objects.none(),
         required=False,
-        empty_label=_("Myself"),
+        empty_label=_("— choose the customer —"),
     )
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
@@ -67,5 +76,7 @@ class QuoteRequestForm(forms.Form):
         field = cast(forms.ModelChoiceField, self.fields["customer"])
         if user.is_sales:
             field.queryset = User.objects.filter(groups__name=CUSTOMERS, is_active=True).order_by("username")
+            field.required = True
+            field.error_messages["required"] = _("Choose the customer the quote is for.")
         else:
             del self.fields["customer"]

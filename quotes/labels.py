@@ -36,6 +36,29 @@ EVENT_LABELS: dict[str, Promise] = {
     "render_requeued": _("PDF rendering queued again"),
     "emailed": _("E-mailed to the customer"),
     "email_failed": _("E-mail failed"),
+    "discount_changed": _("Discount changed"),
+}
+
+#: The user's next step on a quote (quotes.policy.quote_next_step), shown above the actions.
+NEXT_STEPS: dict[str, Promise] = {
+    "customer_submit": _("Next step: submit the quote for approval. A sales engineer checks it and sends it to you."),
+    "sales_submit": _(
+        "Next step: submit for approval. The discount is above your limit, so another sales engineer approves it."
+    ),
+    "sales_send": _("Next step: send the quote to the customer."),
+    "customer_wait_approval": _("The quote is with a sales engineer for approval; you will get it by e-mail."),
+    "sales_approve": _("Next step: check the quote and approve it."),
+    "sales_wait_approval": _("Waiting for another sales engineer to approve the quote."),
+    "customer_wait_send": _("The quote is approved; a sales engineer sends it to you shortly."),
+    "customer_accept": _("Next step: accept the quote (or reject it) while it is valid."),
+    "sales_wait_customer": _("Waiting for the customer to accept the quote."),
+    "customer_order": _(
+        "Next step: the order. A sales engineer places it from this quote and tells you the ship date."
+    ),
+    "sales_order": _("Next step: place the order from this quote."),
+    "customer_ask_revision": _("Ask your sales engineer for a new revision of the quote."),
+    "sales_revise": _("Next step: make a new revision to offer the quote again."),
+    "open_latest": _("This revision is closed; open the latest revision."),
 }
 
 ACTION_LABELS: dict[str, Promise] = {

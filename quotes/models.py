@@ -19,20 +19,21 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 MONEY: dict[str, Any] = {"max_digits": settings.MONEY_MAX_DIGITS, "decimal_places": settings.MONEY_DECIMAL_PLACES}
 PERCENT: dict[str, Any] = {"max_digits": 5, "decimal_places": 2}
 
 
 class QuoteStatus(models.TextChoices):
-    DRAFT = "draft", "Draft"
-    PENDING_APPROVAL = "pending_approval", "Pending approval"
-    APPROVED = "approved", "Approved"
-    SENT = "sent", "Sent"
-    ACCEPTED = "accepted", "Accepted"
-    REJECTED = "rejected", "Rejected"
-    EXPIRED = "expired", "Expired"
-    SUPERSEDED = "superseded", "Superseded"
+    DRAFT = "draft", _("Draft")
+    PENDING_APPROVAL = "pending_approval", _("Pending approval")
+    APPROVED = "approved", _("Approved")
+    SENT = "sent", _("Sent")
+    ACCEPTED = "accepted", _("Accepted")
+    REJECTED = "rejected", _("Rejected")
+    EXPIRED = "expired", _("Expired")
+    SUPERSEDED = "superseded", _("Superseded")
 
 
 S = QuoteStatus
@@ -67,10 +68,10 @@ def can_transition(from_status: str, to_status: str) -> bool:
 
 
 class RenderStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    GENERATING = "generating", "Generating"
-    READY = "ready", "Ready"
-    FAILED = "failed", "Failed"
+    PENDING = "pending", _("Pending")
+    GENERATING = "generating", _("Generating")
+    READY = "ready", _("Ready")
+    FAILED = "failed", _("Failed")
 
 
 class QuoteCounter(models.Model):
@@ -81,10 +82,12 @@ class QuoteCounter(models.Model):
     never does. PostgreSQL uses the `quotes_quote_number_seq` sequence instead (migration 0002).
     """
 
-    name = models.CharField(max_length=40, primary_key=True)
-    value = models.BigIntegerField(default=0)
+    name = models.CharField(_("name"), max_length=40, primary_key=True)
+    value = models.BigIntegerField(_("value"), default=0)
 
     class Meta:
+        verbose_name = _("number counter")
+        verbose_name_plural = _("number counters")
         constraints = [models.CheckConstraint(condition=Q(value__gte=0), name="quotecounter_value_nonnegative")]
 
     def __str__(self) -> str:
@@ -92,57 +95,99 @@ class QuoteCounter(models.Model):
 
 
 class Quote(models.Model):
-    number = models.CharField(max_length=20, db_index=True, help_text="Q-<year>-<6 digits>, shared by revisions")
-    revision = models.PositiveIntegerField(default=1)
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="quotes", help_text="The customer"
+    number = models.CharField(
+        _("number"), max_length=20, db_index=True, help_text=_("Q-<year>-<6 digits>, shared by revisions")
     )
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    revision = models.PositiveIntegerField(_("revision"), default=1)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("customer"),
+        on_delete=models.PROTECT,
+        related_name="quotes",
+        help_text=_("The customer"),
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("created by"), on_delete=models.PROTECT, related_name="+"
+    )
     submitted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("submitted by"),
+        on_delete=models.PROTECT,
+        related_name="+",
+        null=True,
+        blank=True,
     )
     approved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("approved by"),
+        on_delete=models.PROTECT,
+        related_name="+",
+        null=True,
+        blank=True,
     )
-    status = models.CharField(max_length=20, choices=QuoteStatus.choices, default=QuoteStatus.DRAFT)
-    currency = models.CharField(max_length=3, default="RUB")
-    vat_percent = models.DecimalField(**PERCENT, help_text="VAT rate at creation (settings.QUOTE_VAT_PERCENT)")
-    discount_percent = models.DecimalField(**PERCENT, default=0)
-    net_total = models.DecimalField(**MONEY, default=0)
-    vat_total = models.DecimalField(**MONEY, default=0)
-    gross_total = models.DecimalField(**MONEY, default=0)
+    status = models.CharField(_("status"), max_length=20, choices=QuoteStatus.choices, default=QuoteStatus.DRAFT)
+    currency = models.CharField(_("currency"), max_length=3, default="RUB")
+    vat_percent = models.DecimalField(
+        _("VAT, %"), **PERCENT, help_text=_("VAT rate at creation (settings.QUOTE_VAT_PERCENT)")
+    )
+    discount_percent = models.DecimalField(_("discount, %"), **PERCENT, default=0)
+    net_total = models.DecimalField(_("total without VAT"), **MONEY, default=0)
+    vat_total = models.DecimalField(_("VAT"), **MONEY, default=0)
+    gross_total = models.DecimalField(_("total incl. VAT"), **MONEY, default=0)
     valid_until = models.DateTimeField(
-        null=True, blank=True, help_text="End of the validity day in the seller's time zone; set when sent"
+        _("valid until"),
+        null=True,
+        blank=True,
+        help_text=_("End of the validity day in the seller's time zone; set when sent"),
     )
-    sent_at = models.DateTimeField(null=True, blank=True)
-    emailed_at = models.DateTimeField(null=True, blank=True, help_text="When the customer was e-mailed the PDF")
-    terms = models.TextField(blank=True, help_text="The terms text as it was when the quote was made")
-    build_payload = models.JSONField(help_text="The build body the quote was made from")
-    verdict = models.JSONField(default=dict, blank=True, help_text="The verdict of the build at creation")
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+    emailed_at = models.DateTimeField(
+        _("e-mailed"), null=True, blank=True, help_text=_("When the customer was e-mailed the PDF")
+    )
+    terms = models.TextField(_("terms"), blank=True, help_text=_("The terms text as it was when the quote was made"))
+    build_payload = models.JSONField(_("build"), help_text=_("The build body the quote was made from"))
+    verdict = models.JSONField(
+        _("verdict"), default=dict, blank=True, help_text=_("The verdict of the build at creation")
+    )
     saved_build = models.ForeignKey(
-        "configurator.SavedBuild", on_delete=models.SET_NULL, null=True, blank=True, related_name="quotes"
+        "configurator.SavedBuild",
+        verbose_name=_("saved build"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="quotes",
     )
-    pdf = models.FileField(upload_to="quotes/", blank=True, max_length=200)
-    pdf_sha256 = models.CharField(max_length=64, blank=True)
-    render_status = models.CharField(max_length=12, choices=RenderStatus.choices, default=RenderStatus.PENDING)
-    render_started_at = models.DateTimeField(null=True, blank=True, help_text="Claim time of the current render")
+    pdf = models.FileField(_("PDF"), upload_to="quotes/", blank=True, max_length=200)
+    pdf_sha256 = models.CharField(_("PDF SHA-256"), max_length=64, blank=True)
+    render_status = models.CharField(
+        _("PDF status"), max_length=12, choices=RenderStatus.choices, default=RenderStatus.PENDING
+    )
+    render_started_at = models.DateTimeField(
+        _("render started"), null=True, blank=True, help_text=_("Claim time of the current render")
+    )
     render_queued_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the render task was last handed to the broker"
+        _("render queued"), null=True, blank=True, help_text=_("When the render task was last handed to the broker")
     )
-    render_attempts = models.PositiveIntegerField(default=0)
-    render_error = models.TextField(blank=True)
-    idempotency_key = models.CharField(max_length=100, blank=True, default="")
+    render_attempts = models.PositiveIntegerField(_("render attempts"), default=0)
+    render_error = models.TextField(_("render error"), blank=True)
+    idempotency_key = models.CharField(_("idempotency key"), max_length=100, blank=True, default="")
     idempotency_hash = models.CharField(
-        max_length=64, blank=True, default="", help_text="SHA-256 of the create request the key was first used with"
+        _("idempotency hash"),
+        max_length=64,
+        blank=True,
+        default="",
+        help_text=_("SHA-256 of the create request the key was first used with"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     #: Not a field: True on the object `quote_create` returns when the idempotency key matched an
     #: existing quote instead of creating one.
     replayed: bool = False
 
     class Meta:
+        verbose_name = _("quote")
+        verbose_name_plural = _("quotes")
         ordering = ("-created_at", "-id")
         constraints = [
             models.UniqueConstraint(fields=["number", "revision"], name="quote_number_revision_unique"),
@@ -204,20 +249,40 @@ class QuoteLine(models.Model):
         "optional",
     )
 
-    quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="lines")
-    position = models.PositiveIntegerField()
-    kind = models.CharField(max_length=20, help_text="chassis, cpus, gpus, psus, memory, storage, nics, bridges")
-    sku = models.CharField(max_length=64)
-    name = models.CharField(max_length=200)
-    spec_summary = models.CharField(max_length=300, blank=True)
-    qty = models.PositiveIntegerField()
-    list_price = models.DecimalField(**MONEY, help_text="Catalog price per unit when the line was added")
-    discount_percent = models.DecimalField(**PERCENT, default=0)
-    unit_price = models.DecimalField(**MONEY, help_text="list price less the discount, rounded to kopecks")
-    line_total = models.DecimalField(**MONEY, help_text="unit price × qty")
-    optional = models.BooleanField(default=False, help_text="Offered, but not part of the totals")
+    quote = models.ForeignKey(Quote, verbose_name=_("quote"), on_delete=models.CASCADE, related_name="lines")
+    position = models.PositiveIntegerField(
+        _("position"),
+    )
+    kind = models.CharField(
+        _("kind"), max_length=20, help_text=_("chassis, cpus, gpus, psus, memory, storage, nics, bridges")
+    )
+    sku = models.CharField(_("SKU"), max_length=64)
+    name = models.CharField(_("name"), max_length=200)
+    name_ru = models.CharField(
+        _("name (Russian)"),
+        max_length=200,
+        blank=True,
+        default="",
+        help_text=_("The catalog's Russian name; empty = name"),
+    )
+    spec_summary = models.CharField(_("specifications"), max_length=300, blank=True)
+    spec_summary_ru = models.CharField(_("specifications (Russian)"), max_length=300, blank=True, default="")
+    qty = models.PositiveIntegerField(
+        _("quantity"),
+    )
+    list_price = models.DecimalField(
+        _("list price"), **MONEY, help_text=_("Catalog price per unit when the line was added")
+    )
+    discount_percent = models.DecimalField(_("discount, %"), **PERCENT, default=0)
+    unit_price = models.DecimalField(
+        _("unit price"), **MONEY, help_text=_("list price less the discount, rounded to kopecks")
+    )
+    line_total = models.DecimalField(_("line total"), **MONEY, help_text=_("unit price × qty"))
+    optional = models.BooleanField(_("optional"), default=False, help_text=_("Offered, but not part of the totals"))
 
     class Meta:
+        verbose_name = _("quote line")
+        verbose_name_plural = _("quote lines")
         ordering = ("quote", "position")
         constraints = [
             models.UniqueConstraint(fields=["quote", "position"], name="quoteline_position_unique"),
@@ -237,15 +302,16 @@ class QuoteLine(models.Model):
 
 
 class QuoteEventType(models.TextChoices):
-    CREATED = "created", "Created"
-    STATUS_CHANGED = "status_changed", "Status changed"
-    REVISED = "revised", "Revised"
-    PRICES_REFRESHED = "prices_refreshed", "Prices refreshed"
-    PDF_READY = "pdf_ready", "PDF ready"
-    PDF_FAILED = "pdf_failed", "PDF failed"
-    RENDER_REQUEUED = "render_requeued", "Render re-queued"
-    EMAILED = "emailed", "E-mailed"
-    EMAIL_FAILED = "email_failed", "E-mail failed"
+    CREATED = "created", _("Created")
+    STATUS_CHANGED = "status_changed", _("Status changed")
+    REVISED = "revised", _("Revised")
+    PRICES_REFRESHED = "prices_refreshed", _("Prices refreshed")
+    PDF_READY = "pdf_ready", _("PDF ready")
+    PDF_FAILED = "pdf_failed", _("PDF failed")
+    RENDER_REQUEUED = "render_requeued", _("Render re-queued")
+    EMAILED = "emailed", _("E-mailed")
+    EMAIL_FAILED = "email_failed", _("E-mail failed")
+    DISCOUNT_CHANGED = "discount_changed", _("Discount changed")
 
 
 class AppendOnlyError(RuntimeError):
@@ -261,17 +327,24 @@ class QuoteEventQuerySet(models.QuerySet["QuoteEvent"]):
 
 
 class QuoteEvent(models.Model):
-    quote = models.ForeignKey(Quote, on_delete=models.PROTECT, related_name="events")
-    type = models.CharField(max_length=30, choices=QuoteEventType.choices)
-    data = models.JSONField(default=dict, blank=True)
+    quote = models.ForeignKey(Quote, verbose_name=_("quote"), on_delete=models.PROTECT, related_name="events")
+    type = models.CharField(_("type"), max_length=30, choices=QuoteEventType.choices)
+    data = models.JSONField(_("data"), default=dict, blank=True)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     objects = QuoteEventQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("quote event")
+        verbose_name_plural = _("quote events")
         ordering = ("created_at", "id")
         indexes = [models.Index(fields=["quote", "created_at"], name="quoteevent_quote_created")]
 

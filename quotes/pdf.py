@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,9 @@ from django.utils import timezone, translation
 from django.utils.functional import Promise
 from django.utils.translation import pgettext_lazy
 
-from configurator.labels import FINDING_TITLES, label
+from configurator.labels import FINDING_TITLES, Task, label
 from configurator.outputs import stored_findings
-from configurator.wording import say
+from configurator.wording import CURRENCY_SIGNS, num, part_name, part_spec, say
 from quotes.models import Quote
 
 #: The texts of the document are gettext strings (context "quote document"; Russian in locale/ru), rendered
@@ -44,22 +45,107 @@ SEVERITY_LABELS: dict[str, Promise] = {
     "info": pgettext_lazy("quote document", "info"),
 }
 TITLE = pgettext_lazy("quote document", "Quote")
-CURRENCY_LABELS: dict[str, Promise] = {"RUB": pgettext_lazy("quote document", "RUB")}
+#: The seller's details in the order the document lists them (settings.SELLER; empty ones are left off).
+SELLER_LABELS: dict[str, Promise] = {
+    "address": pgettext_lazy("quote document", "Address"),
+    "inn": pgettext_lazy("quote document", "INN"),
+    "kpp": pgettext_lazy("quote document", "KPP"),
+    "bank": pgettext_lazy("quote document", "Bank"),
+    "bik": pgettext_lazy("quote document", "BIK"),
+    "account": pgettext_lazy("quote document", "Account"),
+    "correspondent_account": pgettext_lazy("quote document", "Correspondent account"),
+}
 
 
 def format_money(value: Decimal) -> str:
-    """`1234567.8` → `1 234 567,80` (Russian style: space-grouped thousands, comma before kopecks)."""
-    sign = "-" if value < 0 else ""
-    whole, _, frac = f"{abs(value):.2f}".partition(".")
-    groups: list[str] = []
-    while whole:
-        groups.insert(0, whole[-3:])
-        whole = whole[:-3]
-    return f"{sign}{' '.join(groups)},{frac}"
+    """Money as the quote page shows it (`configurator.wording.num`, two places): `1 234 567,80` in Russian,
+    `1,234,567.80` in English."""
+    return num(value, 2)
 
 
 def format_percent(value: Decimal) -> str:
-    return f"{value.normalize():f}".replace(".", ",")
+    """`5.50` → `5,5` (ru) / `5.5` (en): as many places as the value needs, formatted like the page."""
+    normalized = f"{Decimal(value).normalize():f}"
+    return num(value, len(normalized.partition(".")[2]))
+
+
+def _kind_prefix(kind: str, name: str) -> str:
+    """The part kind before a line's name, unless the (Russian) name already starts with it."""
+    text = str(KIND_LABELS.get(kind, kind))
+    return "" if name.lower().startswith(text.lower()) else text
+
+
+def _seller() -> dict[str, Any]:
+    details = {key: str(value) for key, value in getattr(settings, "SELLER", {}).items() if value}
+    return {
+        "name": details.get("name", ""),
+        "rows": [(str(text), details[key]) for key, text in SELLER_LABELS.items() if key in details],
+        "signatory": details.get("signatory", ""),
+        "signatory_title": details.get("signatory_title", ""),
+    }
+
+
+def _workload(quote: Quote) -> list[tuple[str, str]]:
+    """What the build was sized for (the workload copied into the quote), as label/value rows."""
+    workload = (quote.build_payload or {}).get("workload")
+    if not isinstance(workload, dict):
+        return []
+    rows: list[tuple[str, str]] = []
+    if workload.get("model"):
+        rows.append((str(pgettext_lazy("quote document", "Model")), str(workload["model"])))
+    elif workload.get("model_config"):
+        rows.append((str(pgettext_lazy("quote document", "Model")), str(pgettext_lazy("quote document", "own config"))))
+    if workload.get("task"):
+        rows.append((str(pgettext_lazy("quote document", "Task")), str(label(Task, str(workload["task"])))))
+    for key, text in (
+        ("concurrent_users", pgettext_lazy("quote document", "Concurrent users")),
+        ("context_tokens", pgettext_lazy("quote document", "Context, tokens")),
+    ):
+        if workload.get(key) is not None:
+            rows.append((str(text), num(workload[key])))
+    if workload.get("precision"):
+        rows.append((str(pgettext_lazy("quote document", "Precision")), str(workload["precision"])))
+    return rows
+
+
+def _estimate(verdict: dict[str, Any]) -> list[tuple[str, str]]:
+    """The estimate stored with the quote's verdict: speed and memory, formatted as on the page."""
+    estimate = verdict.get("estimate")
+    if not isinstance(estimate, dict):
+        return []
+    rows: list[tuple[str, str]] = []
+    throughput = estimate.get("throughput") or {}
+    gpu = estimate.get("gpu") or {}
+    per_user = throughput.get("decode_tokens_per_s_per_user")
+    total = throughput.get("decode_tokens_per_s_total")
+    ttft = throughput.get("time_to_first_token_s")
+    if per_user is not None:
+        rows.append((str(pgettext_lazy("quote document", "Generation per user, tokens/s")), num(per_user, 1)))
+    if total is not None:
+        rows.append((str(pgettext_lazy("quote document", "Generation in total, tokens/s")), num(total, 1)))
+    if ttft is not None:
+        rows.append((str(pgettext_lazy("quote document", "Time to first token, s")), num(ttft, 2)))
+    if gpu.get("per_gpu_gib") is not None and gpu.get("usable_gib") is not None:
+        rows.append(
+            (
+                str(pgettext_lazy("quote document", "GPU memory used, GiB")),
+                str(
+                    pgettext_lazy("quote document", "%(used)s of %(usable)s per GPU")
+                    % {"used": num(gpu["per_gpu_gib"], 1), "usable": num(gpu["usable_gib"], 1)}
+                ),
+            )
+        )
+    return rows
+
+
+def _ship_date(verdict: dict[str, Any]) -> str:
+    raw = verdict.get("ship_date")
+    if not raw:
+        return ""
+    try:
+        return date.fromisoformat(str(raw)).strftime("%d.%m.%Y")
+    except ValueError:
+        return ""
 
 
 def _findings(verdict: dict[str, Any]) -> list[dict[str, str]]:
@@ -103,10 +189,10 @@ def _context(quote: Quote) -> dict[str, Any]:
         "lines": [
             {
                 "position": line.position,
-                "kind": str(KIND_LABELS.get(line.kind, line.kind)),
+                "kind": _kind_prefix(line.kind, part_name(line)),
                 "sku": line.sku,
-                "name": line.name,
-                "spec": line.spec_summary,
+                "name": part_name(line),
+                "spec": part_spec(line),
                 "qty": line.qty,
                 "unit_price": format_money(line.unit_price),
                 "list_price": format_money(line.list_price),
@@ -118,8 +204,8 @@ def _context(quote: Quote) -> dict[str, Any]:
         "optional_lines": [
             {
                 "sku": line.sku,
-                "name": line.name,
-                "spec": line.spec_summary,
+                "name": part_name(line),
+                "spec": part_spec(line),
                 "qty": line.qty,
                 "unit_price": format_money(line.unit_price),
                 "total": format_money(line.line_total),
@@ -133,7 +219,11 @@ def _context(quote: Quote) -> dict[str, Any]:
         "net": format_money(quote.net_total),
         "vat": format_money(quote.vat_total),
         "gross": format_money(quote.gross_total),
-        "currency": str(CURRENCY_LABELS.get(quote.currency, quote.currency)),
+        "currency": CURRENCY_SIGNS.get(quote.currency, quote.currency),
+        "seller": _seller(),
+        "workload": _workload(quote),
+        "estimate": _estimate(quote.verdict or {}),
+        "ship_date": _ship_date(quote.verdict or {}),
         "terms": [line for line in quote.terms.splitlines() if line.strip()],
     }
 

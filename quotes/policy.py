@@ -21,14 +21,14 @@ from django.db.models import Max
 from django.utils import timezone
 
 from accounts.models import User
-from configurator.engine.errors import ApplicationError, Conflict, ErrorCode, Forbidden
+from configurator.engine.errors import ApplicationError, Conflict, ErrorCode, Forbidden, InvalidInput
 from quotes.models import Quote, QuoteStatus, can_transition
 
 S = QuoteStatus
 
 #: Every action on an existing quote, in the order the quote page shows them.
 ACTIONS: tuple[str, ...] = ("submit", "approve", "send", "revise", "refresh_prices", "accept", "reject")
-SALES_ACTIONS = frozenset({"submit", "approve", "send", "revise"})
+SALES_ACTIONS = frozenset({"approve", "send", "revise"})
 CUSTOMER_ACTIONS = frozenset({"accept", "reject"})
 #: The status each action moves the (latest) quote to.
 TARGETS: dict[str, str] = {
@@ -116,6 +116,13 @@ def _sales(user: User, action: str) -> Decision:
     return ALLOWED if user.is_sales else _forbidden(f"Only sales engineers may {action} a quote.")
 
 
+def _submit(user: User, quote: Quote) -> Decision:
+    """A sales engineer, or the quote's own customer (asking sales to check and send their draft)."""
+    if not user.is_sales and quote.owner_id != user.pk:
+        return _forbidden("Only sales engineers or the quote's customer may submit a quote.")
+    return latest_decision(quote)
+
+
 def _approve(user: User, quote: Quote) -> Decision:
     if user.pk in (quote.created_by_id, quote.submitted_by_id):
         return _forbidden(
@@ -175,13 +182,15 @@ def quote_permission(user: User, quote: Quote, action: str) -> Decision:
         return _refresh_prices(user, quote)
     if action in CUSTOMER_ACTIONS:
         decision = _customer_decision(user, quote, action)
+    elif action == "submit":
+        decision = _submit(user, quote)
     elif not (decision := _sales(user, action)):
         return decision
     elif action == "approve":
         decision = _approve(user, quote)
     elif action == "send":
         decision = _send(quote)
-    else:  # submit, revise
+    else:  # revise
         decision = latest_decision(quote)
     return decision if not decision else transition_decision(quote, TARGETS[action])
 
@@ -208,3 +217,52 @@ def quote_create_permission(*, user: User, customer_id: int, discount_percent: D
     if discount_percent and not user.is_sales:
         return _forbidden("Only sales engineers may give a discount.", ErrorCode.DISCOUNT_NOT_ALLOWED)
     return ALLOWED
+
+
+def quote_discount_permission(user: User, quote: Quote, discount_percent: Decimal) -> Decision:
+    """May `user` set the discount of `quote` to `discount_percent` now: a sales engineer, on the latest revision
+    while it is a draft. Up to SALES_DISCOUNT_LIMIT_PERCENT the draft can be sent as it is; above it the quote must
+    be submitted for approval first (`_send` says so), as with a discount given when the quote was made."""
+    if not user.is_sales:
+        return _forbidden("Only sales engineers may give a discount.", ErrorCode.DISCOUNT_NOT_ALLOWED)
+    if not (decision := latest_decision(quote)):
+        return decision
+    if quote.status != S.DRAFT:
+        return _invalid_transition(
+            f"Only a draft's discount can be changed; quote {quote.label} is {quote.status}: make a new revision.",
+            {"status": [f"{quote.status}: the discount is fixed"]},
+        )
+    if not Decimal(0) <= discount_percent <= Decimal(100):
+        return Decision(
+            False,
+            ErrorCode.INVALID,
+            "The discount must be between 0 and 100 %.",
+            {"discount_percent": ["0..100"]},
+            kind=InvalidInput,
+        )
+    return ALLOWED
+
+
+#: The user's next step on a quote, by (status, role): a key of quotes.labels.NEXT_STEPS.
+def quote_next_step(user: User, quote: Quote) -> str:
+    """What `user` does next with `quote` (or waits for), as a stable key the page words."""
+    if not is_latest(quote) or quote.status == S.SUPERSEDED:
+        return "open_latest"
+    is_customer = quote.owner_id == user.pk and not user.is_sales
+    steps: dict[str, tuple[str, str]] = {  # status: (customer's step, sales engineer's step)
+        S.DRAFT: ("customer_submit", "sales_submit" if quote.needs_approval else "sales_send"),
+        S.PENDING_APPROVAL: ("customer_wait_approval", "sales_approve"),
+        S.APPROVED: ("customer_wait_send", "sales_send"),
+        S.SENT: ("customer_accept", "sales_wait_customer"),
+        S.ACCEPTED: ("customer_order", "sales_order"),
+        S.REJECTED: ("customer_ask_revision", "sales_revise"),
+        S.EXPIRED: ("customer_ask_revision", "sales_revise"),
+    }
+    customer_step, sales_step = steps.get(quote.status, ("", ""))
+    if (
+        not is_customer
+        and quote.status == S.PENDING_APPROVAL
+        and user.pk in (quote.created_by_id, quote.submitted_by_id)
+    ):
+        return "sales_wait_approval"
+    return customer_step if is_customer else sales_step

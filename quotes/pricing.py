@@ -1,4 +1,5 @@
-"""Quote arithmetic and line copies. Pure: Decimals and catalog specs in, Decimals and line drafts out.
+"""Quote arithmetic and line copies: Decimals and catalog specs in, Decimals and line drafts out (the spec line in
+both languages).
 
 Rounding (the rules the totals tests pin down):
 
@@ -16,8 +17,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.utils import translation
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from catalog.choices import ChassisKind
 from configurator.engine import specs
 from configurator.engine.builds import money
+from configurator.labels import label
 
 HUNDRED = Decimal(100)
 
@@ -43,6 +50,8 @@ class LineDraft:
     unit_price: Decimal
     line_total: Decimal
     optional: bool = False
+    name_ru: str = ""  # the catalog's Russian name ("" = name): the quote shows the name of its reader's language
+    spec_summary_ru: str = ""
 
 
 def unit_price(list_price: Decimal, discount_percent: Decimal) -> Decimal:
@@ -61,38 +70,75 @@ def totals(lines: Iterable[tuple[Decimal, bool]], vat_percent: Decimal) -> Total
 
 
 def _g(value: float | None) -> str:
-    return "" if value is None else f"{value:g}"
+    """A spec number as short as it can be, with the decimal mark of the active language (4.5 / 4,5)."""
+    if value is None:
+        return ""
+    text = f"{value:g}"
+    return text.replace(".", ",") if _russian() else text
+
+
+def _russian() -> bool:
+    return (get_language() or "").startswith("ru")
 
 
 def spec_summary(spec: Any) -> str:
-    """One line a customer can read, with units, for the quote table."""
+    """One line a customer can read, with units, for the quote table, in the active language."""
     if isinstance(spec, specs.GpuSpec):
-        return f"{_g(spec.vram_gib)} GiB {spec.memory_type}, {_g(spec.bandwidth_gbs)} GB/s, {spec.tdp_w} W"
+        return _("%(vram)s GiB %(memory)s, %(bandwidth)s GB/s, %(tdp)s W") % {
+            "vram": _g(spec.vram_gib), "memory": spec.memory_type, "bandwidth": _g(spec.bandwidth_gbs),
+            "tdp": spec.tdp_w,
+        }  # fmt: skip
     if isinstance(spec, specs.CpuSpec):
-        return f"{spec.cores} cores / {spec.threads} threads, {spec.socket}, {spec.tdp_w} W"
+        return _("%(cores)s cores / %(threads)s threads, %(socket)s, %(tdp)s W") % {
+            "cores": spec.cores, "threads": spec.threads, "socket": spec.socket, "tdp": spec.tdp_w
+        }  # fmt: skip
     if isinstance(spec, specs.ChassisSpec):
         size = f"{_g(spec.rack_units)}U, " if spec.rack_units else ""
-        return f"{spec.kind}, {size}up to {spec.max_gpu_count} GPU, {spec.psu_bays} PSU bays"
+        return _("%(kind)s, %(size)sup to %(gpus)s GPU, %(bays)s PSU bays") % {
+            "kind": label(ChassisKind, spec.kind) if _russian() else spec.kind,
+            "size": size, "gpus": spec.max_gpu_count, "bays": spec.psu_bays
+        }  # fmt: skip
     if isinstance(spec, specs.PsuSpec):
-        return f"{spec.watts_high_line} W, {spec.efficiency}, {spec.form_factor.upper()}"
+        return _("%(watts)s W, %(efficiency)s, %(form)s") % {
+            "watts": spec.watts_high_line, "efficiency": spec.efficiency, "form": spec.form_factor.upper()
+        }  # fmt: skip
     if isinstance(spec, specs.MemorySpec):
         ecc = ", ECC" if spec.ecc else ""
-        return f"{spec.capacity_gb} GB {spec.memory_type} {spec.kind.upper()} {spec.speed_mts} MT/s{ecc}"
+        return _("%(capacity)s GB %(type)s %(kind)s %(speed)s MT/s%(ecc)s") % {
+            "capacity": spec.capacity_gb, "type": spec.memory_type, "kind": spec.kind.upper(),
+            "speed": spec.speed_mts, "ecc": ecc,
+        }  # fmt: skip
     if isinstance(spec, specs.StorageSpec):
-        return f"{_g(spec.capacity_tb)} TB, {spec.interface}, {spec.form_factor}"
+        return _("%(capacity)s TB, %(interface)s, %(form)s") % {
+            "capacity": _g(spec.capacity_tb), "interface": spec.interface, "form": spec.form_factor
+        }  # fmt: skip
     if isinstance(spec, specs.NicSpec):
-        return f"{spec.ports} × {spec.speed_gbps} Gb/s, PCIe {spec.pcie_gen}.0 x{spec.pcie_lanes}"
+        return _("%(ports)s × %(speed)s Gb/s, PCIe %(gen)s.0 x%(lanes)s") % {
+            "ports": spec.ports, "speed": spec.speed_gbps, "gen": spec.pcie_gen, "lanes": spec.pcie_lanes
+        }  # fmt: skip
     if isinstance(spec, specs.BridgeSpec):
-        return f"NVLink {spec.ways}-way, {', '.join(spec.gpu_skus)}"
+        return _("NVLink %(ways)s-way, %(gpus)s") % {"ways": spec.ways, "gpus": ", ".join(spec.gpu_skus)}
     return ""
 
 
+def spec_summaries(spec: Any) -> tuple[str, str]:
+    """The spec line in English and in Russian: a quote line keeps both and shows its reader's."""
+    with translation.override("en"):
+        english = spec_summary(spec)[:300]
+    with translation.override("ru"):
+        russian = spec_summary(spec)[:300]
+    return english, russian
+
+
 def line_draft(kind: str, spec: Any, qty: int, discount_percent: Decimal, *, optional: bool = False) -> LineDraft:
+    summaries = spec_summaries(spec)
     return LineDraft(
         kind=kind,
         sku=spec.sku,
         name=spec.name,
-        spec_summary=spec_summary(spec)[:300],
+        name_ru=spec.name_ru,
+        spec_summary=summaries[0],
+        spec_summary_ru=summaries[1],
         qty=qty,
         list_price=spec.price,
         discount_percent=discount_percent,

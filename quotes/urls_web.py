@@ -13,5 +13,6 @@ urlpatterns: list[URLPattern] = [
     path("<str:number>", views.quote_detail_page, name="detail"),
     path("<str:number>/pdf", views.quote_pdf_download, name="pdf"),
     path("<str:number>/pdf-status", views.quote_pdf_status, name="pdf-status"),
+    path("<str:number>/discount", views.quote_discount, name="discount"),
     path("<str:number>/<str:action>", views.quote_action, name="action"),
 ]

@@ -27,10 +27,10 @@ from configurator.outputs import stored_findings
 from configurator.services import saved_build_update
 from configurator.web.views import EditorPost
 from quotes import services
-from quotes.forms import QuoteFilterForm, QuoteRequestForm, RejectForm, ReviseForm, RevisionForm
+from quotes.forms import DiscountForm, QuoteFilterForm, QuoteRequestForm, RejectForm, ReviseForm, RevisionForm
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
 from quotes.models import Quote, RenderStatus
-from quotes.policy import ACTIONS, quote_actions
+from quotes.policy import ACTIONS, quote_actions, quote_discount_permission, quote_next_step
 from quotes.selectors import quote_get, quote_list, quote_revisions
 
 LOGIN_URL = reverse_lazy("accounts:login")
@@ -96,6 +96,12 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         "revisions": revisions,
         "is_latest": quote.revision == revisions[-1],
         "actions": quote_actions(user, quote),
+        "next_step": quote_next_step(user, quote),
+        "discount_form": (
+            DiscountForm(initial={"revision": quote.revision, "discount_percent": quote.discount_percent})
+            if quote_discount_permission(user, quote, quote.discount_percent)
+            else None
+        ),
         "revise_form": ReviseForm(initial={"revision": quote.revision, "discount_percent": quote.discount_percent}),
         "reject_form": RejectForm(initial={"revision": quote.revision}),
         "findings": stored_findings(quote.verdict),
@@ -150,6 +156,26 @@ def _act(action: str, quote: Quote, user: User, request: HttpRequest) -> Quote |
 
 @login_required(login_url=LOGIN_URL)
 @require_POST
+def quote_discount(request: HttpRequest, number: str) -> HttpResponse:
+    """POST `/quotes/<number>/discount`: a draft's discount, within what the user's role may give."""
+    user = _user(request)
+    form = DiscountForm(request.POST)
+    revision = form.cleaned_data.get("revision") if form.is_valid() else _revision(request.POST.get("revision"))
+    quote = quote_get(user=user, number=number, revision=revision)
+    if not form.is_valid():
+        messages.error(request, str(ERROR_MESSAGES["invalid"]))
+        return redirect(_detail_url(quote, latest=False))
+    try:
+        services.quote_discount_set(quote=quote, user=user, discount_percent=form.cleaned_data["discount_percent"])
+    except ApplicationError as error:
+        messages.error(request, _error_message(error))
+        return redirect(_detail_url(quote, latest=False))
+    messages.success(request, _("The discount was changed."))
+    return redirect(_detail_url(quote, latest=False))
+
+
+@login_required(login_url=LOGIN_URL)
+@require_POST
 def quote_action(request: HttpRequest, number: str, action: str) -> HttpResponse:
     """POST `/quotes/<number>/<action>`: the service decides; a refusal is shown, nothing changes."""
     if action not in ACTIONS:
@@ -191,7 +217,7 @@ def quote_request(post: EditorPost) -> HttpResponse:
     quote_form = quote_request_form(request, True)
     if not quote_form.is_valid():
         return post.render()
-    customer = quote_form.cleaned_data.get("customer") or user
+    customer = quote_form.cleaned_data.get("customer") or user  # required for sales; customers quote themselves
     key = str(request.POST.get("quote_key") or "")[:100] or None
     acknowledge = quote_form.cleaned_data["acknowledge_warnings"]
     try:

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ServicelinesConfig(AppConfig):
     name = "servicelines"
-    verbose_name = "Service lines"
+    verbose_name = _("Service lines")

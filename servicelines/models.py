@@ -10,49 +10,63 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class Category(models.TextChoices):
-    WARRANTY = "warranty", "warranty"
-    ONSITE = "onsite", "on-site service"
-    SOFTWARE = "software", "preinstalled software"
-    BURN_IN_REPORT = "burn_in_report", "burn-in test report"
-    DELIVERY = "delivery", "delivery"
+    WARRANTY = "warranty", _("warranty")
+    ONSITE = "onsite", _("on-site service")
+    SOFTWARE = "software", _("preinstalled software")
+    BURN_IN_REPORT = "burn_in_report", _("burn-in test report")
+    DELIVERY = "delivery", _("delivery")
 
 
 class Pricing(models.TextChoices):
-    FIXED = "fixed", "fixed price"
-    PERCENT = "percent", "percentage of the hardware"
+    FIXED = "fixed", _("fixed price")
+    PERCENT = "percent", _("percentage of the hardware")
 
 
 class DefaultFor(models.TextChoices):
-    NONE = "", "no machine class"
-    WORKSTATION = "workstation", "workstations"
-    SERVER = "server", "rack servers"
-    ALL = "all", "every machine"
+    NONE = "", _("no machine class")
+    WORKSTATION = "workstation", _("workstations")
+    SERVER = "server", _("rack servers")
+    ALL = "all", _("every machine")
 
 
 class ServiceItem(models.Model):
-    sku = models.SlugField(max_length=64, unique=True)
-    name = models.CharField(max_length=200)
-    category = models.CharField(max_length=20, choices=Category.choices)
-    years = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Warranty / service term")
-    level = models.CharField(max_length=100, blank=True, help_text="e.g. return to base, next business day on site")
-    region = models.CharField(max_length=100, blank=True, help_text="Delivery region")
-    pricing = models.CharField(max_length=8, choices=Pricing.choices)
+    sku = models.SlugField(_("SKU"), max_length=64, unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    category = models.CharField(_("category"), max_length=20, choices=Category.choices)
+    years = models.PositiveSmallIntegerField(_("years"), null=True, blank=True, help_text=_("Warranty / service term"))
+    level = models.CharField(
+        _("level"), max_length=100, blank=True, help_text=_("e.g. return to base, next business day on site")
+    )
+    region = models.CharField(_("region"), max_length=100, blank=True, help_text=_("Delivery region"))
+    pricing = models.CharField(_("pricing"), max_length=8, choices=Pricing.choices)
     price = models.DecimalField(
-        max_digits=settings.MONEY_MAX_DIGITS, decimal_places=settings.MONEY_DECIMAL_PLACES, default=Decimal(0)
+        _("price"),
+        max_digits=settings.MONEY_MAX_DIGITS,
+        decimal_places=settings.MONEY_DECIMAL_PLACES,
+        default=Decimal(0),
     )
     percent = models.DecimalField(
-        max_digits=5, decimal_places=2, default=Decimal(0), validators=[MinValueValidator(0), MaxValueValidator(100)]
+        _("percent"),
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal(0),
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
     )
-    currency = models.CharField(max_length=3, default="RUB")
-    default_for = models.CharField(max_length=12, choices=DefaultFor.choices, blank=True, default="")
-    is_active = models.BooleanField(default=True)
-    is_sample = models.BooleanField(default=False, help_text="Sample data: the price is not a real offer")
-    source = models.TextField(blank=True)
+    currency = models.CharField(_("currency"), max_length=3, default="RUB")
+    default_for = models.CharField(_("default for"), max_length=12, choices=DefaultFor.choices, blank=True, default="")
+    is_active = models.BooleanField(_("on sale"), default=True)
+    is_sample = models.BooleanField(
+        _("sample data"), default=False, help_text=_("Sample data: the price is not a real offer")
+    )
+    source = models.TextField(_("source"), blank=True)
 
     class Meta:
+        verbose_name = _("service")
+        verbose_name_plural = _("services")
         ordering = ("category", "sku")
         constraints = [
             models.CheckConstraint(condition=Q(price__gte=0), name="service_price_nonnegative"),

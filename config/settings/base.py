@@ -51,6 +51,7 @@ MIDDLEWARE = [
     "config.middleware.ApiAwareSessionMiddleware",  # the /api/ path: only with the session cookie
     "config.locale.DefaultLanguageMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "config.locale.ApiLanguageMiddleware",  # the API: English unless Accept-Language asks otherwise
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",  # kept whole: check --deploy looks for it by name
     "config.middleware.ApiAwareAuthenticationMiddleware",
@@ -226,6 +227,33 @@ CATALOG_SNAPSHOT_TTL_S = float(env_str("CATALOG_SNAPSHOT_TTL_S", "1.0"))
 QUOTE_VAT_PERCENT = Decimal(env_str("QUOTE_VAT_PERCENT", "22"))
 QUOTE_VALIDITY_DAYS = env_int("QUOTE_VALIDITY_DAYS", 14)
 SALES_DISCOUNT_LIMIT_PERCENT = Decimal(env_str("SALES_DISCOUNT_LIMIT_PERCENT", "10"))
+# The seller on every quote PDF (name, address, tax numbers, bank details, who signs). Empty values are left off
+# the document; production sets them from the environment, local and test runs use SAMPLE_SELLER (README).
+SELLER: dict[str, str] = {
+    "name": env_str("SELLER_NAME", ""),
+    "address": env_str("SELLER_ADDRESS", ""),
+    "inn": env_str("SELLER_INN", ""),
+    "kpp": env_str("SELLER_KPP", ""),
+    "bank": env_str("SELLER_BANK", ""),
+    "bik": env_str("SELLER_BIK", ""),
+    "account": env_str("SELLER_ACCOUNT", ""),
+    "correspondent_account": env_str("SELLER_CORRESPONDENT_ACCOUNT", ""),
+    "signatory": env_str("SELLER_SIGNATORY", ""),
+    "signatory_title": env_str("SELLER_SIGNATORY_TITLE", ""),
+}
+#: Made-up details of the right shape for demos and tests (not a real company).
+SAMPLE_SELLER: dict[str, str] = {
+    "name": "ООО «Вычислительные системы» (образец)",
+    "address": "123456, г. Москва, ул. Примерная, д. 1, офис 101",
+    "inn": "7700000000",
+    "kpp": "770001001",
+    "bank": "АО «Банк-образец», г. Москва",
+    "bik": "044500000",
+    "account": "40702810000000000001",
+    "correspondent_account": "30101810000000000000",
+    "signatory": "И. И. Иванов",
+    "signatory_title": "Генеральный директор",
+}
 MONEY_MAX_DIGITS = 14
 MONEY_DECIMAL_PLACES = 2
 DEFAULT_CURRENCY = "RUB"

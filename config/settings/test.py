@@ -3,6 +3,7 @@
 from config.settings.base import *  # noqa: F403
 
 DEBUG = False
+SELLER = SAMPLE_SELLER  # noqa: F405  (the quote PDF tests look for the seller's name)
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

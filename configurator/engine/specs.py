@@ -1,5 +1,9 @@
 """Catalog specs: the fields of the catalog's models the engine needs, as frozen dataclasses, and the
 snapshot of all of them (built by catalog.specs). Units are in the field names (`vram_gib`, `tdp_w`, `_mm`).
+
+Every spec carries both display names, `name` (English) and `name_ru` (Russian, "" where the name is a brand
+name that stays as it is): one snapshot serves requests in every language, and the door that shows a part
+picks the name of its reader's language (`configurator.wording.part_name`).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ class GpuSpec:
     mig: bool
     is_consumer: bool
     is_active: bool = True
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,7 @@ class CpuSpec:
     memory_speed_2dpc_mts: int | None
     max_sockets: int
     is_active: bool = True
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +102,7 @@ class ChassisSpec:
     gpu_power_eps8: int
     gpu_power_pcie8: int
     is_active: bool = True
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
     # PCIe topology (issue 12): GPU positions per CPU socket (socket 1 first; () = all on socket 1), NICs and
     # NVMe behind the PCIe switches (HGX), M.2 sockets on the chipset (desktop)
     gpu_slots_per_socket: tuple[int, ...] = ()
@@ -128,6 +135,7 @@ class PsuSpec:
     connectors_eps8: int
     connectors_pcie8: int
     is_active: bool = True
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
     def watts_at(self, site_voltage: int) -> int | None:
         """Rated output at the site voltage; None when the unit does not run on it."""
@@ -149,6 +157,7 @@ class MemorySpec:
     speed_mts: int
     power_w: float
     is_active: bool = True
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +173,7 @@ class StorageSpec:
     pcie_lanes: int
     power_w: int
     is_active: bool = True
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +189,7 @@ class NicSpec:
     pcie_gen: int
     power_w: int
     is_active: bool = True
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +203,7 @@ class BridgeSpec:
     ways: int
     slot_spacing: int
     is_active: bool = True
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
 PartSpec = GpuSpec | CpuSpec | ChassisSpec | PsuSpec | MemorySpec | StorageSpec | NicSpec | BridgeSpec

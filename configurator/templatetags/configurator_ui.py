@@ -27,7 +27,7 @@ from configurator.labels import (
     label_filters,
 )
 from configurator.web.viewmodels import cited as viewmodel_cited
-from configurator.wording import as_number, num, say
+from configurator.wording import CURRENCY_SIGNS, as_number, num, part_name, part_spec, say
 
 register = template.Library()
 label_filters(
@@ -39,8 +39,9 @@ label_filters(
     redundancy_label=Redundancy,
 )
 
-CURRENCY_SIGNS = {"RUB": "₽"}
 register.filter("num", num)
+register.filter("part_name", part_name)
+register.filter("part_spec", part_spec)
 register.filter("say", say)
 
 

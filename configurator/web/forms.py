@@ -42,7 +42,7 @@ from configurator.serializers import (
 )
 from configurator.services import MAX_LINES
 from configurator.use_cases import UseCase
-from configurator.wording import num, say
+from configurator.wording import num, part_name, say
 
 MAX_CONFIG_CHARS = 100_000
 RECOMMENDATION_LIMIT = 3
@@ -86,7 +86,7 @@ class WorkloadForm(forms.Form):
         help_text=_("Empty: an interactive 10 tokens/s."),
     )
     max_price = forms.DecimalField(
-        label=_("Budget, RUB incl. VAT"),
+        label=_("Budget, ₽ incl. VAT"),
         required=False,
         min_value=Decimal(0),
         max_digits=16,
@@ -253,7 +253,7 @@ def part_choices(
         if not spec.is_active:
             continue
         facts = _specs(kind, spec)
-        text = " · ".join(part for part in (spec.name, facts, f"{_money(spec.price)} ₽") if part)
+        text = " · ".join(part for part in (part_name(spec), facts, f"{_money(spec.price)} ₽") if part)
         misfit = part_misfit(kind, spec, chassis)
         if misfit is not None:
             reasons[spec.sku] = str(say(misfit))

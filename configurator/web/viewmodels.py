@@ -34,7 +34,7 @@ from configurator.labels import (
     Severity,
     label,
 )
-from configurator.wording import say
+from configurator.wording import part_name, say
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -227,7 +227,7 @@ def memory_bar(estimate: Estimate | None, snapshot: CatalogSnapshot | None = Non
         fits=layout.fits,
         segments=tuple(segments),
         usable_percent=round(usable / scale * 100, 2),
-        gpu_name=gpu.name if (gpu := (snapshot.gpus.get(layout.sku) if snapshot else None)) else layout.sku,
+        gpu_name=part_name(gpu) if (gpu := (snapshot.gpus.get(layout.sku) if snapshot else None)) else layout.sku,
     )
 
 
@@ -296,7 +296,7 @@ def part_rows(body: Mapping[str, Any], snapshot: CatalogSnapshot) -> tuple[PartR
                 "chassis",
                 label(PART_KIND_LABELS, "chassis"),
                 chassis.sku,
-                chassis.name,
+                part_name(chassis),
                 1,
                 chassis.price,
                 chassis.price,
@@ -310,14 +310,16 @@ def part_rows(body: Mapping[str, Any], snapshot: CatalogSnapshot) -> tuple[PartR
             if spec is None or not isinstance(qty, int) or not 1 <= qty <= MAX_QTY:
                 continue
             rows.append(
-                PartRow(kind, label(PART_KIND_LABELS, kind), sku, spec.name, qty, spec.price, money(spec.price * qty))
+                PartRow(
+                    kind, label(PART_KIND_LABELS, kind), sku, part_name(spec), qty, spec.price, money(spec.price * qty)
+                )
             )
     return tuple(rows)
 
 
 def gpu_title(build: BuildSpec) -> str:
     """The product a customer buys, by catalog names: "2 × NVIDIA RTX PRO 6000 Blackwell Max-Q"."""
-    return ", ".join(f"{line.qty} × {line.spec.name}" for line in build.gpus)
+    return ", ".join(f"{line.qty} × {part_name(line.spec)}" for line in build.gpus)
 
 
 def candidate_views(
@@ -338,7 +340,7 @@ def candidate_views(
                 rank=rank,
                 body=body,
                 chassis_sku=chassis.sku,
-                chassis_name=chassis.name,
+                chassis_name=part_name(chassis),
                 chassis_kind=label(ChassisKind, chassis.kind),
                 rack_units=chassis.rack_units,
                 rows=part_rows(body, snapshot),

@@ -22,6 +22,7 @@ from configurator.engine.types import CatalogSnapshot, Finding
 from configurator.models import SavedBuild
 from configurator.outputs import stored_verdict_data
 from configurator.services import build_validate
+from procurement.selectors import availability_reader
 from quotes.models import Quote, QuoteCounter, QuoteEventType, QuoteStatus
 from quotes.policy import quote_create_permission
 from quotes.pricing import LineDraft, line_draft, totals
@@ -126,6 +127,17 @@ def _lock_key(created_by: User, key: str) -> None:
         QuoteCounter.objects.filter(name=QUOTE_COUNTER_NAME).update(value=F("value"))
 
 
+def _ship_date_data(build: Any) -> dict[str, Any]:
+    """When the build can ship, from the suppliers' offers as they are now (kept with the quote's verdict, so the
+    PDF says the date the customer was offered; null when a part has no live offer)."""
+    availability = availability_reader()(build)
+    ship_date = availability.ship_date
+    return {
+        "ship_date": ship_date.isoformat() if ship_date else None,
+        "lead_time_days": availability.lead_time_days,
+    }
+
+
 def quote_create(
     *,
     customer: User,
@@ -226,7 +238,7 @@ def quote_create(
                 discount_percent=discount,
                 terms=quote_terms(vat_percent=vat_percent, validity_days=settings.QUOTE_VALIDITY_DAYS),
                 build_payload={**build_to_payload(build), "workload": payload.get("workload")},
-                verdict=stored_verdict_data(verdict),
+                verdict={**stored_verdict_data(verdict), **_ship_date_data(build)},
                 saved_build=saved_build,
                 idempotency_key=key or "",
                 idempotency_hash=request_hash if key is not None else "",

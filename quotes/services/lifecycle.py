@@ -20,7 +20,7 @@ from accounts.models import User
 from catalog.specs import catalog_snapshot
 from configurator.engine.errors import Conflict, ErrorCode, InvalidInput
 from quotes.models import Quote, QuoteEventType, QuoteLine, QuoteStatus
-from quotes.policy import quote_require
+from quotes.policy import quote_discount_permission, quote_require
 from quotes.pricing import LineDraft, line_draft, line_total, totals, unit_price
 from quotes.services._shared import event_add, lines_save, locked, spec_find, totals_dict, totals_set, transition
 from quotes.services.notify import quote_email_if_due
@@ -137,7 +137,9 @@ def quote_revise(*, quote: Quote, user: User, discount_percent: Decimal | int | 
                 kind=line.kind,
                 sku=line.sku,
                 name=line.name,
+                name_ru=line.name_ru,
                 spec_summary=line.spec_summary,
+                spec_summary_ru=line.spec_summary_ru,
                 qty=line.qty,
                 list_price=line.list_price,
                 discount_percent=discount,
@@ -180,11 +182,23 @@ def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
                 continue
             spec = found[1]
             new = line_draft(line.kind, spec, line.qty, quote.discount_percent, optional=line.optional)
-            if (new.list_price, new.name, new.spec_summary) != (line.list_price, line.name, line.spec_summary):
+            if (new.list_price, new.name, new.name_ru, new.spec_summary, new.spec_summary_ru) != (
+                line.list_price,
+                line.name,
+                line.name_ru,
+                line.spec_summary,
+                line.spec_summary_ru,
+            ):
                 changes.append(
                     {"sku": line.sku, "old": str(line.list_price), "new": str(new.list_price), "qty": line.qty}
                 )
-            line.name, line.spec_summary, line.list_price = new.name, new.spec_summary, new.list_price
+            line.name, line.name_ru, line.spec_summary, line.spec_summary_ru, line.list_price = (
+                new.name,
+                new.name_ru,
+                new.spec_summary,
+                new.spec_summary_ru,
+                new.list_price,
+            )
             line.discount_percent, line.unit_price, line.line_total = (
                 new.discount_percent,
                 new.unit_price,
@@ -197,7 +211,17 @@ def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
                 fields=unavailable,
             )
         QuoteLine.objects.bulk_update(
-            lines, ["name", "spec_summary", "list_price", "discount_percent", "unit_price", "line_total"]
+            lines,
+            [
+                "name",
+                "name_ru",
+                "spec_summary",
+                "spec_summary_ru",
+                "list_price",
+                "discount_percent",
+                "unit_price",
+                "line_total",
+            ],
         )
         totals_set(quote, totals(((line.line_total, line.optional) for line in lines), quote.vat_percent))
         quote.save(update_fields=["net_total", "vat_total", "gross_total", "updated_at"])
@@ -213,4 +237,34 @@ def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
         )
         if changes:
             render_mark_pending(quote)
+    return quote
+
+
+def quote_discount_set(*, quote: Quote, user: User, discount_percent: Decimal | int | str) -> Quote:
+    """Change a draft's discount in place (no new revision: nothing was issued yet) and re-price its hardware
+    lines from their copied list prices. Above the sales limit the draft then needs approval before it is sent."""
+    discount = Decimal(str(discount_percent))
+    with transaction.atomic():
+        quote = locked(quote)
+        decision = quote_discount_permission(user, quote, discount)
+        if not decision:
+            raise decision.error()
+        old = quote.discount_percent
+        lines = list(quote.lines.exclude(kind="services"))
+        for line in lines:
+            line.discount_percent = discount
+            line.unit_price = unit_price(line.list_price, discount)
+            line.line_total = line_total(line.list_price, line.qty, discount)
+        QuoteLine.objects.bulk_update(lines, ["discount_percent", "unit_price", "line_total"])
+        every_line = list(quote.lines.all())
+        totals_set(quote, totals(((line.line_total, line.optional) for line in every_line), quote.vat_percent))
+        quote.discount_percent = discount
+        quote.save(update_fields=["discount_percent", "net_total", "vat_total", "gross_total", "updated_at"])
+        event_add(
+            quote,
+            E.DISCOUNT_CHANGED,
+            user=user,
+            data={"discount_percent": {"old": str(old), "new": str(discount)}, "totals": totals_dict(quote)},
+        )
+        render_mark_pending(quote)
     return quote

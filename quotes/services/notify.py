@@ -10,6 +10,7 @@ from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
+from configurator.wording import CURRENCY_SIGNS, num
 from quotes.models import Quote, QuoteEvent, QuoteEventType, QuoteStatus, RenderStatus
 
 logger = logging.getLogger(__name__)
@@ -20,14 +21,15 @@ E = QuoteEventType
 
 def quote_email_texts(quote: Quote) -> tuple[str, str]:
     """The subject and body of the e-mail that carries `quote` to its customer, in QUOTE_LANGUAGE."""
-    context = {  # numbers as text: the e-mail shows them as the quote stores them, not localized
-        "quote": quote,
-        "revision": str(quote.revision),
-        "gross_total": str(quote.gross_total),
-        "customer_name": quote.owner.get_full_name() or quote.owner.username,
-        "valid_until": timezone.localtime(quote.valid_until).strftime("%d.%m.%Y") if quote.valid_until else "—",
-    }
     with translation.override(settings.QUOTE_LANGUAGE):
+        context = {  # numbers formatted as on the quote page and in the PDF (configurator.wording.num)
+            "quote": quote,
+            "revision": str(quote.revision),
+            "gross_total": num(quote.gross_total, 2),
+            "currency": CURRENCY_SIGNS.get(quote.currency, quote.currency),
+            "customer_name": quote.owner.get_full_name() or quote.owner.username,
+            "valid_until": timezone.localtime(quote.valid_until).strftime("%d.%m.%Y") if quote.valid_until else "—",
+        }
         subject = render_to_string("quotes/email/quote_sent_subject.txt", context)
         body = render_to_string("quotes/email/quote_sent_body.txt", context)
     return " ".join(subject.split()), body.rstrip("\n") + "\n"

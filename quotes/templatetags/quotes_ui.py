@@ -9,7 +9,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from configurator.labels import PART_KIND_LABELS, label, label_filters
-from quotes.labels import ACTION_LABELS, EVENT_LABELS, RENDER_LABELS, STATUS_LABELS
+from configurator.wording import num
+from quotes.labels import ACTION_LABELS, EVENT_LABELS, NEXT_STEPS, RENDER_LABELS, STATUS_LABELS
 
 register = template.Library()
 label_filters(
@@ -19,6 +20,7 @@ label_filters(
     event_label=EVENT_LABELS,
     action_label=ACTION_LABELS,
     line_kind_label=PART_KIND_LABELS,
+    next_step_label=NEXT_STEPS,
 )
 
 
@@ -35,6 +37,9 @@ def event_detail(event: Any) -> str:
         return _("from revision R%(revision)s") % {"revision": data["from_revision"]}
     if event.type == "emailed" and data.get("to"):
         return str(data["to"])
+    if event.type == "discount_changed" and isinstance(data.get("discount_percent"), dict):
+        change = data["discount_percent"]
+        return f"{num(change.get('old'), 2)} % → {num(change.get('new'), 2)} %"
     if event.type == "prices_refreshed":
         count = len(data.get("lines") or ())
         return ngettext("%(count)s line changed", "%(count)s lines changed", count) % {"count": count}

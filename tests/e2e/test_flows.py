@@ -73,6 +73,7 @@ def test_sales_engineer_fixes_power_saves_quotes_and_downloads_the_pdf(
     page: Page, live_server: Any, tmp_path: Path
 ) -> None:
     factories.sales(username="sam", password="sales-pass-2026")
+    factories.customer(username="carol", company="ООО «Нейросеть»")
     page.goto(f"{live_server.url}/accounts/login/?next=/builds/new")
     page.get_by_label("Имя пользователя").fill("sam")
     page.get_by_label("Пароль").fill("sales-pass-2026")
@@ -110,6 +111,9 @@ def test_sales_engineer_fixes_power_saves_quotes_and_downloads_the_pdf(
     expect(page.locator(".messages")).to_contain_text("Сборка сохранена")
     expect(page.locator("#id_psus-0-qty")).to_have_value("4")
 
+    page.get_by_role("button", name="Запросить КП").click()  # sales must choose the customer: no silent default
+    expect(page.locator("#id_customer")).to_have_attribute("aria-invalid", "true")
+    page.locator("#id_customer").select_option(label="carol — ООО «Нейросеть»")
     page.get_by_role("button", name="Запросить КП").click()
     # the quote is made and its PDF rendered in process before the redirect: slow on a shared machine
     expect(page).to_have_url(re.compile(r"/quotes/Q-\d{4}-\d{6}$"), timeout=30_000)
@@ -130,6 +134,7 @@ def test_sales_engineer_fixes_power_saves_quotes_and_downloads_the_pdf(
 
     quote = Quote.objects.get()
     assert quote.created_by.username == "sam"
+    assert quote.owner.username == "carol"
     assert quote.saved_build is not None
     assert {line.sku: line.qty for line in quote.lines.filter(kind="psus")} == {"psu-crps-3000w": 4}
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from openpyxl import Workbook
 
 from procurement.models import PriceListImport, Supplier, SupplierOffer
@@ -55,12 +55,21 @@ def test_a_bad_row_changes_nothing_and_names_line_column_and_value(client: Clien
     response = client.post(url, {"preview": "1", "file": SimpleUploadedFile("acme.csv", body)})
     assert response.status_code == 200
     page = response.content.decode()
-    assert "1 error(s) in acme.csv" in page
-    assert "<td>3</td><td>Цена</td><td>три сотни</td><td>not a number</td>" in page
+    assert "1 ошибка в acme.csv" in page  # the admin speaks Russian
+    assert "Строка 3, столбец Цена, значение &#x27;три сотни&#x27;: не число" in page
     price_import = PriceListImport.objects.get()
     assert price_import.status == "failed"
     assert price_import.report["errors"] == [
-        {"line": 3, "field": "purchase_price", "column": "Цена", "value": "три сотни", "message": "not a number"}
+        {
+            "line": 3,
+            "field": "purchase_price",
+            "column": "Цена",
+            "value": "три сотни",
+            "message": "not a number",
+            "params": {},
+            "reason": "не число",
+            "text": "Строка 3, столбец Цена, значение 'три сотни': не число",
+        }
     ]
     assert 'name="apply"' not in page
     response = client.post(url, {"apply": "1", "import_id": price_import.pk})
@@ -70,10 +79,11 @@ def test_a_bad_row_changes_nothing_and_names_line_column_and_value(client: Clien
 
 def test_unknown_sku_duplicate_and_missing_column_are_reported(supplier: Supplier) -> None:
     body = _csv([f"no-such-part;1;1;1;{VALID}", f"rtx-4090;1;1;1;{VALID}", "rtx-4090;2;1;400;01.13.2026"])
-    report = price_list_preview(supplier=supplier, filename="a.csv", content=body).report
-    assert [(e["line"], e["column"], e["value"], e["message"]) for e in report["errors"]] == [
+    with translation.override("en"):
+        report = price_list_preview(supplier=supplier, filename="a.csv", content=body).report
+    assert [(e["line"], e["column"], e["value"], e["reason"]) for e in report["errors"]] == [
         (2, "Артикул", "no-such-part", "unknown SKU"),
-        (4, "Артикул", "rtx-4090", "the SKU is already on line 3"),
+        (4, "Артикул", "rtx-4090", "the SKU is already on row 3"),
         (4, "Срок", "400", "must be between 0 and 365"),
         (4, "valid_until", "01.13.2026", "not a date (YYYY-MM-DD or DD.MM.YYYY)"),
     ]
@@ -87,15 +97,28 @@ def test_unknown_sku_duplicate_and_missing_column_are_reported(supplier: Supplie
     ]
 
 
+def test_a_bad_price_is_named_by_row_column_and_value_in_english_and_russian(supplier: Supplier) -> None:
+    """Issue 16: the first data row is row 2 as in the file; the second data row with a bad price is row 3."""
+    supplier.column_mapping = {**supplier.mapping(), "purchase_price": "price"}
+    supplier.save()
+    body = f"Артикул;price;Остаток;Срок;valid_until\nrtx-4090;210000;5;7;{VALID}\nrtx-5090;abc;5;7;{VALID}\n".encode()
+    with translation.override("en"):
+        english = price_list_preview(supplier=supplier, filename="a.csv", content=body).report["errors"]
+    with translation.override("ru"):
+        russian = price_list_preview(supplier=supplier, filename="a.csv", content=body).report["errors"]
+    assert [error["text"] for error in english] == ["Row 3, column price, value 'abc': not a number"]
+    assert [error["text"] for error in russian] == ["Строка 3, столбец price, значение 'abc': не число"]
+
+
 def test_a_good_list_previews_then_applies_and_logs_each_price_change(client: Client, supplier: Supplier) -> None:
     client.force_login(catalog_staff())
     url = reverse("admin:procurement_supplier_price_list", args=[supplier.pk])
     body = _csv([f"rtx-4090;220000,00;5;7;{VALID}", f"rtx-5090;303000;0;21;{VALID}", f"h200-nvl;3000000;1;20;{VALID}"])
     response = client.post(url, {"preview": "1", "file": SimpleUploadedFile("acme.csv", body)})
     page = response.content.decode()
-    assert "Preview of acme.csv: 3 row(s)" in page
+    assert "Проверка acme.csv: 3 строки" in page
     assert "rtx-4090: 200000.00 → 220000.00 (+10.0 %)" in page
-    assert "Offers gone: 1 l40s" in page
+    assert "Исчезнувшие предложения: 1 l40s" in page
     assert SupplierOffer.objects.get(sku="rtx-4090").purchase_price == Decimal("200000.00")  # preview only
     price_import = PriceListImport.objects.get()
     assert price_import.report["new"] == ["h200-nvl"]

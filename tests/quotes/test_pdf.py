@@ -27,12 +27,18 @@ def _text(pdf: bytes) -> str:
     return re.sub(r"\s+", " ", " ".join(page.extract_text() or "" for page in reader.pages))
 
 
-def test_money_is_formatted_the_russian_way() -> None:
+def test_money_is_formatted_as_on_the_page_in_each_language() -> None:
     from decimal import Decimal
 
-    assert format_money(Decimal("1234567.8")) == "1 234 567,80"
-    assert format_money(Decimal("990000")) == "990 000,00"
-    assert format_money(Decimal("0.05")) == "0,05"
+    from configurator.wording import num
+
+    with translation.override("ru"):
+        assert format_money(Decimal("1234567.8")) == "1\xa0234\xa0567,80"
+        assert format_money(Decimal("990000")) == "990\xa0000,00"
+        assert format_money(Decimal("0.05")) == "0,05"
+        assert format_money(Decimal("1234567.8")) == num(Decimal("1234567.8"), 2)
+    with translation.override("en"):
+        assert format_money(Decimal("1234567.8")) == "1,234,567.80"
 
 
 @pytest.mark.django_db
@@ -51,8 +57,9 @@ def test_pdf_text_has_number_skus_total_and_russian(
     assert quote.number in text
     for sku in quote.lines.values_list("sku", flat=True):
         assert sku in text, sku
-    assert format_money(quote.gross_total) in text
-    assert format_money(quote.net_total) in text
+    with translation.override("ru"):  # the document's language: numbers as the Russian page shows them
+        assert format_money(quote.gross_total).replace("\xa0", " ") in text
+        assert format_money(quote.net_total).replace("\xa0", " ") in text
     for russian in (
         "Коммерческое предложение",
         "Всего с НДС",

@@ -45,7 +45,7 @@ TRANSITION, LATEST, APPROVAL, EXPIRED = (
 TABLE: list[tuple[str, str, str, str]] = [
     # the customer
     ("alice", "draft", "refresh_prices", OK),
-    ("alice", "draft", "submit", FORBIDDEN),
+    ("alice", "draft", "submit", OK),  # a customer submits their own draft (issue 16)
     ("alice", "draft", "send", FORBIDDEN),
     ("alice", "draft", "revise", FORBIDDEN),
     ("alice", "draft", "accept", TRANSITION),
@@ -93,8 +93,8 @@ TABLE: list[tuple[str, str, str, str]] = [
 
 #: (user, status) → every action offered; the rest of the grid offers nothing.
 OFFERED: dict[tuple[str, str], set[str]] = {
-    ("alice", "draft"): {"refresh_prices"},
-    ("alice", "draft_big_discount"): {"refresh_prices"},
+    ("alice", "draft"): {"submit", "refresh_prices"},
+    ("alice", "draft_big_discount"): {"submit", "refresh_prices"},
     ("alice", "sent"): {"accept", "reject"},
     ("sam", "draft"): {"submit", "send", "refresh_prices"},
     ("sam", "draft_big_discount"): {"submit", "refresh_prices"},
@@ -177,8 +177,8 @@ def test_the_offered_actions_of_every_user_and_status(world: tuple[dict[str, Use
 
 def test_the_reasons_are_the_services_messages(world: tuple[dict[str, User], dict[str, Quote]]) -> None:
     users, quotes = world
-    assert quote_permission(users["alice"], quotes["draft"], "submit").reason == (
-        "Only sales engineers may submit a quote."
+    assert quote_permission(users["bob"], quotes["draft"], "submit").reason == (
+        "Only sales engineers or the quote's customer may submit a quote."
     )
     assert quote_permission(users["bob"], quotes["sent"], "accept").reason == "Only the customer may accept the quote."
     assert quote_permission(users["bob"], quotes["draft"], "refresh_prices").reason == (

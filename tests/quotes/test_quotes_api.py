@@ -362,8 +362,8 @@ def test_actions_by_the_wrong_people_are_denied_and_write_nothing(
         denied = client_for(sales_user).post(url)  # only the customer accepts or rejects
     elif action == "approve":
         denied = client_for(sales_user).post(url)  # the submitter cannot approve
-    elif action == "refresh-prices":
-        denied = None  # the owner may re-price their own draft
+    elif action in ("refresh-prices", "submit"):
+        denied = None  # the owner may re-price their own draft and submit it for approval
     else:
         denied = client_for(customer_user).post(url)
     if denied is not None:

@@ -49,7 +49,7 @@ def test_the_email_is_russian(make_quote: Callable[..., Quote], customer_user: U
     assert body == (
         "Здравствуйте, Алиса Иванова!\n\n"
         f"Направляем коммерческое предложение {quote.number}, редакция R1.\n"
-        "Сумма с НДС: 1234567.80 RUB.\n"
+        "Сумма с НДС: 1\xa0234\xa0567,80 ₽.\n"  # formatted as on the page (issue 16)
         "Предложение действительно до 14.12.2026 включительно.\n"
     )
 
@@ -59,8 +59,10 @@ def test_the_pdf_labels_are_russian(make_quote: Callable[..., Quote]) -> None:
     with translation.override("en"):
         context = quote_pdf_context(quote)
     assert context["title"] == "Коммерческое предложение"
-    assert context["currency"] == "руб."
-    assert {line["kind"] for line in context["lines"]} >= {"Платформа", "Процессор", "Видеокарта", "Блок питания"}
+    assert context["currency"] == "₽"
+    assert {line["kind"] for line in context["lines"]} >= {"Платформа", "Процессор", "Видеокарта"}
+    psu = next(line for line in context["lines"] if line["sku"].startswith("psu-"))
+    assert psu["name"].startswith("Блок питания") and psu["kind"] == ""  # the Russian name says the kind already
 
 
 def test_the_quote_modules_hold_no_russian_literals() -> None:

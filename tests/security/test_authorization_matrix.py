@@ -221,7 +221,8 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
     ("api/v1/quotes/", "GET"): Cell(signed_in(200), fixed("/api/v1/quotes/")),
     ("api/v1/quotes/", "POST"): Cell(signed_in(201), fixed("/api/v1/quotes/"), {"build": GOOD_BUILD}),
     ("api/v1/quotes/<quote_number:number>/", "GET"): Cell(own_or_sales(200), quote_url("draft")),
-    ("api/v1/quotes/<quote_number:number>/submit/", "POST"): Cell(sales_only(200), quote_url("draft", "submit")),
+    # the customer may submit their own draft for approval too (issue 16)
+    ("api/v1/quotes/<quote_number:number>/submit/", "POST"): Cell(own_or_sales(200), quote_url("draft", "submit")),
     ("api/v1/quotes/<quote_number:number>/approve/", "POST"): Cell(
         sales_only(200), quote_url("pending_approval", "approve")
     ),

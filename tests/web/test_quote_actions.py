@@ -100,7 +100,7 @@ def test_some_known_answers(catalog: None) -> None:
     maker = factories.sales(username="sam")
     other_sales = factories.sales(username="lena")
     quotes = _states(customer, maker, other_sales)
-    assert quote_allowed_actions(quote=quotes["draft"], user=customer) == {"refresh_prices"}
+    assert quote_allowed_actions(quote=quotes["draft"], user=customer) == {"submit", "refresh_prices"}
     assert quote_allowed_actions(quote=quotes["draft_big_discount"], user=maker) == {"submit", "refresh_prices"}
     assert quote_allowed_actions(quote=quotes["pending_approval"], user=maker) == {"revise"}
     assert quote_allowed_actions(quote=quotes["pending_approval"], user=other_sales) == {"approve", "revise"}

@@ -1,0 +1,90 @@
+"""Issue 16, language: the API speaks English unless Accept-Language asks otherwise (messages and field errors in
+one language), pages are Russian by default, part names follow the reader's language from one cached snapshot,
+one currency sign, and a favicon."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.utils import translation
+from rest_framework.test import APIClient
+
+from catalog.specs import catalog_snapshot
+from configurator.web.viewmodels import part_rows
+from configurator.wording import part_name
+from tests.builds import GOOD_BUILD
+
+ESTIMATE = "/api/v1/estimate"
+BAD_BODY = {"model": "llama-3.1-8b", "context_tokens": "many"}
+
+
+def _error(response: object) -> dict[str, object]:
+    body = response.json()  # type: ignore[attr-defined]
+    return body.get("error", body)
+
+
+@pytest.mark.django_db
+def test_the_api_answers_in_english_by_default_even_with_the_sites_russian_cookie(api_client: APIClient) -> None:
+    api_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "ru"
+    response = api_client.post(ESTIMATE, BAD_BODY, format="json")
+    assert response.status_code == 400
+    assert response["Content-Language"] == "en"
+    error = _error(response)
+    field_errors = " ".join(str(message) for message in error["fields"]["context_tokens"])  # type: ignore[index]
+    assert "A valid integer is required." in field_errors
+    assert not any("а" <= char <= "я" for char in str(error).lower())
+
+
+@pytest.mark.django_db
+def test_the_api_speaks_russian_when_accept_language_asks(api_client: APIClient) -> None:
+    response = api_client.post(ESTIMATE, BAD_BODY, format="json", HTTP_ACCEPT_LANGUAGE="ru-RU,ru;q=0.9,en;q=0.5")
+    assert response.status_code == 400
+    assert response["Content-Language"] == "ru"
+    field_errors = " ".join(str(m) for m in _error(response)["fields"]["context_tokens"])  # type: ignore[index]
+    assert "Введите правильное число." in field_errors or "целое число" in field_errors
+    unsupported = api_client.post(ESTIMATE, BAD_BODY, format="json", HTTP_ACCEPT_LANGUAGE="de-DE,fr;q=0.8")
+    assert unsupported["Content-Language"] == "en"
+
+
+@pytest.mark.django_db
+def test_pages_are_russian_by_default_whatever_the_browser_says(client: Client) -> None:
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE="en-US,en;q=0.9")
+    assert page["Content-Language"] == "ru"
+    assert '<html lang="ru">' in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_one_cached_snapshot_names_parts_in_each_readers_language(catalog: None) -> None:
+    snapshot = catalog_snapshot()
+    psu = snapshot.psus["psu-crps-2000w"]
+    gpu = snapshot.gpus["rtx-4090"]
+    with translation.override("ru"):
+        russian = {row.sku: row.name for row in part_rows(GOOD_BUILD, snapshot)}
+        assert part_name(gpu) == "NVIDIA GeForce RTX 4090"  # brand names stay
+    with translation.override("en"):
+        english = {row.sku: row.name for row in part_rows(GOOD_BUILD, snapshot)}
+    assert catalog_snapshot() is snapshot  # the same cached snapshot served both
+    assert russian["psu-crps-2000w"] == "Блок питания CRPS 2000 Вт с горячей заменой, 80 PLUS Titanium"
+    assert english["psu-crps-2000w"] == psu.name == "CRPS 2000 W hot-swap PSU, 80 PLUS Titanium"
+    assert russian["ws-tr-pro-2gpu-4u5"].startswith("ИИ-станция 4,5U")
+    assert english["ws-tr-pro-2gpu-4u5"].startswith("AI workstation 4.5U")
+
+
+@pytest.mark.django_db
+def test_the_favicon_is_linked_and_served(client: Client) -> None:
+    page = client.get("/").content.decode()
+    assert 'rel="icon"' in page and "favicon.svg" in page
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"].endswith("/static/favicon.ico")
+    assert (Path(settings.BASE_DIR) / "static" / "favicon.ico").read_bytes()[:4] == b"\x00\x00\x01\x00"
+
+
+@pytest.mark.django_db
+def test_pages_show_the_rouble_sign_never_the_code(client: Client, catalog: None) -> None:
+    page = client.get("/").content.decode()
+    assert "RUB" not in page
+    assert "₽" in page
