@@ -113,7 +113,9 @@ class PriceListImport(models.Model):
     content = models.BinaryField(
         _("content"),
     )
-    sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True, db_index=True, help_text=_("Of the file's bytes"))
+    sha256 = models.CharField(
+        _("SHA-256"), max_length=64, blank=True, db_index=True, help_text=_("Of the file's bytes")
+    )
     source = models.CharField(_("source"), max_length=8, choices=Source.choices, default=Source.ADMIN)
     status = models.CharField(_("status"), max_length=16, choices=Status.choices)
     report = models.JSONField(_("report"), default=dict, help_text=_("Errors or changes: new, moved, gone, unchanged"))

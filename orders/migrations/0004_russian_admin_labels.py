@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('orders', '0003_roles'),
-        ('procurement', '0003_russian_admin_labels'),
+        ('procurement', '0004_russian_admin_labels'),
         ('quotes', '0004_line_name_ru_discount_event_and_russian_admin_labels'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('procurement', '0002_roles'),
+        ('procurement', '0003_price_list_import_hash_and_source'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
