@@ -105,6 +105,7 @@ class OrderLine(models.Model):
     kind = models.CharField(_("kind"), max_length=20)
     sku = models.CharField(_("SKU"), max_length=64)
     name = models.CharField(_("name"), max_length=200)
+    name_ru = models.CharField(_("name (Russian)"), max_length=200, blank=True, help_text=_("As on the quote line"))
     qty = models.PositiveIntegerField(
         _("quantity"),
     )

@@ -89,6 +89,7 @@ def _order_create(quote: Quote, user: User) -> Order:
             kind=line.kind,
             sku=line.sku,
             name=line.name,
+            name_ru=line.name_ru,
             qty=line.qty,
             unit_price=line.unit_price,
             line_total=line.line_total,
