@@ -8,6 +8,7 @@ nested phrases said the same way. The template filters of the same names call th
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
@@ -88,3 +89,21 @@ def part_spec(line: Any) -> str:
     if russian and (get_language() or "").split("-")[0] == "ru":
         return russian
     return str(getattr(line, "spec_summary", "") or "")
+
+
+def with_part_names(text: str, names: Mapping[str, str]) -> str:
+    """The phrase with every value that is a catalog SKU said as the part's name (`names`: SKU → name in the
+    reader's language), so a page reads "add 2× CRPS 3000 W power supply" where the engine wrote the SKU. The
+    template and the other values are kept, so `say` still translates it; plain text is returned as it is."""
+    if not isinstance(text, Phrase) or not names:
+        return text
+    values: dict[str, PhraseValue] = {}
+    for key, value in text.values.items():
+        if isinstance(value, Phrase):
+            values[key] = with_part_names(value, names)
+        elif isinstance(value, str):
+            values[key] = names.get(value, value)
+        else:
+            values[key] = value
+    rebuild, args = text.__reduce__()[:2]  # the phrase's own constructor (plain or plural), new values last
+    return rebuild(*args[:-1], values)  # type: ignore[operator,index]

@@ -34,7 +34,7 @@ from configurator.labels import (
     Severity,
     label,
 )
-from configurator.wording import part_name, say
+from configurator.wording import part_name, say, with_part_names
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -231,18 +231,29 @@ def memory_bar(estimate: Estimate | None, snapshot: CatalogSnapshot | None = Non
     )
 
 
-def _fix_view(index: int, fix: Fix) -> FixView:
+def part_names(snapshot: CatalogSnapshot | None) -> dict[str, str]:
+    """Every catalog SKU → the part's name in the active language (for the sentences pages show)."""
+    if snapshot is None:
+        return {}
+    names = {sku: part_name(spec) for sku, spec in snapshot.chassis.items()}
+    for kind in PART_KINDS:
+        names.update((sku, part_name(spec)) for sku, spec in snapshot.kind(kind).items())
+    return names
+
+
+def _fix_view(index: int, fix: Fix, names: Mapping[str, str]) -> FixView:
     return FixView(
         index=index,
         ops=tuple(fix_op_data(op) for op in fix.ops),
-        text=fix.text,
+        text=with_part_names(fix.text, names),
         applicable=fix.applicable,
     )
 
 
-def finding_views(findings: Sequence[Finding]) -> tuple[FindingView, ...]:
+def finding_views(findings: Sequence[Finding], snapshot: CatalogSnapshot | None = None) -> tuple[FindingView, ...]:
     """Findings with translated titles, errors first, then warnings, then notes, each kind in the verdict's
     order; `index` is the position in the verdict."""
+    names = part_names(snapshot)
     views = [
         FindingView(
             index=index,
@@ -250,12 +261,12 @@ def finding_views(findings: Sequence[Finding]) -> tuple[FindingView, ...]:
             severity=f.severity,
             severity_label=label(Severity, f.severity),
             title=label(FINDING_TITLES, f.code),
-            message=f.message,
+            message=with_part_names(f.message, names),
             measured=f.measured,
             limit=f.limit,
             unit=f.unit,
             components=f.components,
-            fixes=tuple(_fix_view(i, fix) for i, fix in enumerate(f.fixes)),
+            fixes=tuple(_fix_view(i, fix, names) for i, fix in enumerate(f.fixes)),
             no_fix=f.no_fix,
             fixes_unchecked=f.fixes_unchecked,
         )
@@ -266,7 +277,7 @@ def finding_views(findings: Sequence[Finding]) -> tuple[FindingView, ...]:
 
 def verdict_view(verdict: Verdict, price: Price | None = None, snapshot: CatalogSnapshot | None = None) -> VerdictView:
     power, pcie, estimate = verdict.power, verdict.pcie, verdict.estimate
-    findings = finding_views(verdict.findings)
+    findings = finding_views(verdict.findings, snapshot)
     counts = {severity: sum(1 for f in findings if f.severity == severity) for severity in SEVERITY_ORDER}
     return VerdictView(
         valid=verdict.valid,

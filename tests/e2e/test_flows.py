@@ -100,7 +100,7 @@ def test_sales_engineer_fixes_power_saves_quotes_and_downloads_the_pdf(
     power = verdict.locator(".finding", has_text="Не хватает мощности блоков питания")
     expect(power).to_be_visible()
     expect(power.locator(".finding__measure")).to_contain_text("Вт")
-    power.get_by_role("button", name=re.compile(r"Применить: Добавить 2× psu-crps-3000w")).click()
+    power.get_by_role("button", name=re.compile(r"Применить: Добавить 2× Блок питания CRPS 3000 Вт")).click()
 
     expect(page.locator("#id_psus-0-qty")).to_have_value("4")
     expect(page.locator("#verdict [data-verdict='valid']")).to_be_visible()

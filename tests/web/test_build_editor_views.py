@@ -27,7 +27,8 @@ ClientFor = Callable[[User | None], Client]
 
 def _power_fix_index(body: str) -> str:
     """The `fix:<json>` value of the "add PSUs" button in a rendered verdict."""
-    match = re.search(r'name="op" value="(fix:[^"]*)"\s+aria-label="Применить: Добавить 2× psu-crps-3000w"', body)
+    label = r'aria-label="Применить: Добавить 2× Блок питания CRPS 3000 Вт[^"]*"'
+    match = re.search(r'name="op" value="(fix:[^"]*)"\s+' + label, body)
     assert match, "no apply button for the power fix"
     return html.unescape(match.group(1))
 
