@@ -42,7 +42,9 @@ def purchase_lists(*, user: User, order: Order) -> dict[str, list[PurchaseLine]]
     if not _staff(user):
         raise Forbidden("Only sales and catalog staff see purchase lists.")
     grouped: dict[str, list[PurchaseLine]] = defaultdict(list)
-    rows = order.purchases.select_related("supplier", "offer", "order").order_by("supplier__slug", "sku", "id")
+    rows = order.purchases.select_related("supplier", "offer", "order", "order_line").order_by(
+        "supplier__slug", "sku", "id"
+    )
     for purchase in rows:
         grouped[purchase.supplier.slug].append(purchase)
     return dict(grouped)
@@ -56,7 +58,7 @@ def purchase_lists_to_buy(*, user: User) -> dict[str, list[PurchaseLine]]:
     grouped: dict[str, list[PurchaseLine]] = defaultdict(list)
     rows = (
         PurchaseLine.objects.filter(order__status=OrderStatus.PLACED, released=False)
-        .select_related("supplier", "offer", "order")
+        .select_related("supplier", "offer", "order", "order_line")
         .order_by("supplier__slug", "order__created_at", "order__id", "sku", "id")
     )
     for purchase in rows:
