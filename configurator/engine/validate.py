@@ -106,7 +106,7 @@ def _context(
     )
 
 
-_Run = tuple[BuildSpec, RuleContext, list[int], dict[int, tuple[Finding, ...]], tuple[Finding, ...]]
+_Run = tuple[BuildSpec, RuleContext, frozenset[int], dict[int, tuple[Finding, ...]], tuple[Finding, ...]]
 
 
 class Rechecks:
@@ -115,45 +115,88 @@ class Rechecks:
     Only the rules that read a field the fix changed run again (rules.RULE_READS); the others' findings of the
     validated build stand, they would be the same. With a `focus` (the code being answered, the error codes
     the build already has) only the rules that can yield that code or a new error code run (rules.RULE_YIELDS),
-    each at most once per fixed build, without their fixes, and the findings come unordered; with
-    `fixes_for`, every changed rule runs, and those that find one of these codes run again with their fixes.
+    those yielding the code first, each at most once per fixed build, without their fixes; the findings come
+    unordered, and stop at the first that fails the proof (the answered finding still there, a new error
+    code). With `fixes_for`, every changed rule runs, and those that find one of these codes run again with
+    their fixes.
     """
 
     def __init__(self, base: RuleContext, per_rule: tuple[tuple[Finding, ...], ...]):
         self.base, self.per_rule = base, per_rule
         # id(fixed) → (fixed, its context, the rules to re-run, their findings so far, the other rules' findings)
         self.runs: dict[int, _Run] = {}
+        # changed fields → (the rules to re-run, the other rules' findings): many fixes change the same fields
+        self.stale: dict[frozenset[str], tuple[frozenset[int], tuple[Finding, ...]]] = {}
+        # (focus code, error codes) → the rules that can change such a proof, those yielding the code first
+        self.relevant: dict[tuple[str, frozenset[str]], tuple[int, ...]] = {}
 
     def _state(self, fixed: BuildSpec) -> _Run:
         state = self.runs.get(id(fixed))
         if state is None or state[0] is not fixed:
-            changed = {name for name in BUILD_FIELDS if getattr(fixed, name) is not getattr(self.base.build, name)}
+            base = self.base.build
+            changed = frozenset(name for name in BUILD_FIELDS if getattr(fixed, name) is not getattr(base, name))
+            if changed not in self.stale:
+                stale = frozenset(index for index, reads in enumerate(RULE_READS) if not reads.isdisjoint(changed))
+                kept = tuple(f for index, run in enumerate(self.per_rule) if index not in stale for f in run)
+                self.stale[changed] = (stale, kept)
+            stale, kept = self.stale[changed]
             ctx = _context(fixed, self.base.snapshot, self.base.workload, like=self.base)
-            stale = [index for index, reads in enumerate(RULE_READS) if not reads.isdisjoint(changed)]
-            gone = set(stale)
-            kept = tuple(f for index, run in enumerate(self.per_rule) if index not in gone for f in run)
             state = self.runs[id(fixed)] = (fixed, ctx, stale, {}, kept)
         return state
+
+    def _relevant(self, code: str, errors: frozenset[str]) -> tuple[int, ...]:
+        key = (code, errors)
+        if key not in self.relevant:
+            yielding = [index for index, codes in enumerate(RULE_CODES) if code in codes]
+            erring = [
+                index
+                for index, codes in enumerate(RULE_ERROR_CODES)
+                if code not in RULE_CODES[index] and not codes <= errors
+            ]
+            self.relevant[key] = tuple(yielding + erring)
+        return self.relevant[key]
+
+    def _focused(self, state: _Run, focus: Focus) -> tuple[Finding, ...]:
+        _, ctx, stale, done, kept = state
+        code, errors, components = focus
+
+        def fails(findings: tuple[Finding, ...]) -> bool:
+            return any(
+                (finding.severity == "error" and finding.code not in errors)
+                or (finding.code == code and (components is None or tuple(sorted(finding.components)) == components))
+                for finding in findings
+            )
+
+        if fails(kept):
+            return kept
+        found: list[Finding] = []
+        relevant = [index for index in self._relevant(code, errors) if index in stale]
+        for index in relevant:  # the rules already run on this build first: they cost nothing
+            if index in done:
+                found.extend(done[index])
+                if fails(done[index]):
+                    return kept + tuple(found)
+        with findings_only():
+            for index in relevant:
+                if index not in done:
+                    run = done[index] = tuple(RULES[index](ctx))
+                    found.extend(run)
+                    if fails(run):
+                        break
+        return kept + tuple(found)
 
     def __call__(
         self, fixed: BuildSpec, fixes_for: frozenset[str] | None = None, focus: Focus | None = None
     ) -> tuple[Finding, ...]:
-        _, ctx, stale, done, kept = self._state(fixed)
-        if focus is not None and not fixes_for:
-            code, errors = focus
-            missing = [
-                index
-                for index in stale
-                if index not in done and (code in RULE_CODES[index] or not RULE_ERROR_CODES[index] <= errors)
-            ]
-        else:
-            missing = [index for index in stale if index not in done]
+        state = self._state(fixed)
+        if focus is not None and not fixes_for:  # a proof reads sets: no order needed
+            return self._focused(state, focus)
+        _, ctx, stale, done, _ = state
+        missing = sorted(index for index in stale if index not in done)
         if missing:
             with findings_only():
                 for index in missing:
                     done[index] = tuple(RULES[index](ctx))
-        if focus is not None and not fixes_for:  # a proof reads sets: no order needed
-            return kept + tuple(finding for index in stale for finding in done.get(index, ()))
         found = list(self.per_rule)
         for index in stale:
             found[index] = done[index]
