@@ -31,14 +31,15 @@ MAX_OFFERED = 3  # proven fixes kept per finding (the rule's closest first)
 MAX_EXTRA_STEPS = 3  # fixes a combination may chain after the rule's own one
 MAX_CHECKS = 2000  # a safety stop on re-validations per verdict, far above any catalog build's need
 
-# a proof's focus: the code it answers, the error codes the build already has, and the sorted components of
-# the finding when the build shows its code more than once (None: any finding of the code keeps it); only a
-# rule that can yield that code or another error code can change the proof
-Focus = tuple[str, frozenset[str], "tuple[str, ...] | None"]
+# a proof's focus: the code it answers, the error codes the build already has, the sorted components of the
+# finding when the build shows its code more than once (None: any finding of the code keeps it), and whether
+# the check may stop at the first finding that fails the proof (the focus finding still there, or an error of
+# a code the build did not have); only a rule that can yield that code or another error code can change it
+Focus = tuple[str, frozenset[str], "tuple[str, ...] | None", bool]
 # (fixed build, codes whose findings must carry their fixes or None, a focus or None) → the fixed build's
-# findings, in validate's order (with a focus: any order, the findings of rules that cannot matter to it may
-# be left out, and the check may stop at the first finding that fails the proof: the focus finding still
-# there, or an error of a code the build did not have)
+# findings, in validate's order; with `fixes_for` the findings of rules that cannot yield those codes may be
+# left out; with a focus: any order, the findings of rules that cannot matter to it may be left out, and
+# (when it says so) the check may stop at the first finding that fails the proof
 Check = Callable[[BuildSpec, "frozenset[str] | None", "Focus | None"], tuple[Finding, ...]]
 
 
@@ -108,7 +109,7 @@ class _Prover:
 
     def _proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
         several = sum(1 for other in self.findings if other.code == finding.code) > 1
-        result = self.outcome(ops, focus=(finding.code, self.errors, _key(finding)[1] if several else None))
+        result = self.outcome(ops, focus=(finding.code, self.errors, _key(finding)[1] if several else None, True))
         if result is None:
             return False
         after = result[1]
@@ -119,7 +120,7 @@ class _Prover:
         new error or for the finding itself) after which it is proven; None when none within reach."""
         ops = fix.ops
         for _ in range(MAX_EXTRA_STEPS + 1):
-            result = self.outcome(ops)
+            result = self.outcome(ops, focus=(finding.code, self.errors, None, False))
             if result is None:
                 return None
             after = result[1]

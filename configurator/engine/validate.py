@@ -117,7 +117,8 @@ class Rechecks:
     the build already has) only the rules that can yield that code or a new error code run (rules.RULE_YIELDS),
     those yielding the code first, each at most once per fixed build, without their fixes; the findings come
     unordered, and stop at the first that fails the proof (the answered finding still there, a new error
-    code). With `fixes_for`, every changed rule runs, and those that find one of these codes run again with
+    code; unless the focus asks for every finding that can matter). With `fixes_for`, only the rules that can
+    yield one of these codes count: those changed run, and those that find one of these codes run again with
     their fixes.
     """
 
@@ -129,6 +130,8 @@ class Rechecks:
         self.stale: dict[frozenset[str], tuple[frozenset[int], tuple[Finding, ...]]] = {}
         # (focus code, error codes) → the rules that can change such a proof, those yielding the code first
         self.relevant: dict[tuple[str, frozenset[str]], tuple[int, ...]] = {}
+        # codes → the rules that can yield them
+        self.yielding: dict[frozenset[str], tuple[int, ...]] = {}
 
     def _state(self, fixed: BuildSpec) -> _Run:
         state = self.runs.get(id(fixed))
@@ -158,10 +161,10 @@ class Rechecks:
 
     def _focused(self, state: _Run, focus: Focus) -> tuple[Finding, ...]:
         _, ctx, stale, done, kept = state
-        code, errors, components = focus
+        code, errors, components, stop = focus
 
         def fails(findings: tuple[Finding, ...]) -> bool:
-            return any(
+            return stop and any(
                 (finding.severity == "error" and finding.code not in errors)
                 or (finding.code == code and (components is None or tuple(sorted(finding.components)) == components))
                 for finding in findings
@@ -192,17 +195,27 @@ class Rechecks:
         if focus is not None and not fixes_for:  # a proof reads sets: no order needed
             return self._focused(state, focus)
         _, ctx, stale, done, _ = state
-        missing = sorted(index for index in stale if index not in done)
+        wanted = range(len(RULES)) if not fixes_for else self._yielding(fixes_for)
+        missing = [index for index in wanted if index in stale and index not in done]
         if missing:
             with findings_only():
                 for index in missing:
                     done[index] = tuple(RULES[index](ctx))
-        found = list(self.per_rule)
-        for index in stale:
-            found[index] = done[index]
-            if fixes_for and any(finding.code in fixes_for for finding in found[index]):
-                found[index] = tuple(RULES[index](ctx))
-        return tuple(sorted((finding for run in found for finding in run), key=finding_order))
+        found: list[Finding] = []
+        for index in wanted:
+            run = self.per_rule[index]
+            if index in stale:
+                run = done[index]
+                if fixes_for and any(finding.code in fixes_for for finding in run):
+                    run = tuple(RULES[index](ctx))
+            found.extend(run)
+        return tuple(sorted(found, key=finding_order))
+
+    def _yielding(self, codes: frozenset[str]) -> tuple[int, ...]:
+        """The rules that can yield one of `codes`."""
+        if codes not in self.yielding:
+            self.yielding[codes] = tuple(index for index, own in enumerate(RULE_CODES) if not own.isdisjoint(codes))
+        return self.yielding[codes]
 
 
 def full_recheck(
