@@ -69,6 +69,9 @@ class _Prover:
     def __init__(self, build: BuildSpec, findings: tuple[Finding, ...], snapshot: CatalogSnapshot, check: Check):
         self.build, self.findings, self.snapshot, self.check = build, findings, snapshot, check
         self.errors = frozenset(f.code for f in findings if f.severity == "error")
+        self.several = frozenset(
+            code for code in {f.code for f in findings} if sum(f.code == code for f in findings) > 1
+        )
         # steps → the fixed build; None: the steps cannot be made or change nothing
         self.memo: dict[tuple[FixOp, ...], BuildSpec | None] = {}
         self.proofs: dict[tuple[tuple[FixOp, ...], str, tuple[str, ...]], bool] = {}
@@ -108,12 +111,15 @@ class _Prover:
         return self.proofs[key]
 
     def _proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
-        several = sum(1 for other in self.findings if other.code == finding.code) > 1
-        result = self.outcome(ops, focus=(finding.code, self.errors, _key(finding)[1] if several else None, True))
+        components = _key(finding)[1] if finding.code in self.several else None
+        result = self.outcome(ops, focus=(finding.code, self.errors, components, True))
         if result is None:
             return False
-        after = result[1]
-        return is_gone(finding, self.findings, after) and not new_error_codes(self.findings, after)
+        return not any(
+            (other.severity == "error" and other.code not in self.errors)
+            or (other.code == finding.code and (components is None or _key(other)[1] == components))
+            for other in result[1]
+        )  # is_gone and no new_error_codes, with what the prover knows of the build's findings
 
     def extend(self, finding: Finding, fix: Fix) -> Fix | None:
         """`fix` with the fewest further steps (each the first applicable fix the fixed build offers for a
@@ -150,7 +156,8 @@ class _Prover:
 
     def prove(self, finding: Finding) -> Finding:
         if not finding.fixes:
-            return replace(finding, no_fix=finding.severity == "error")
+            no_fix = finding.severity == "error"
+            return finding if finding.no_fix == no_fix else replace(finding, no_fix=no_fix)
         kept: list[Fix] = []
         seen: set[tuple[FixOp, ...]] = set()
         pending: list[Fix] = []
@@ -173,6 +180,8 @@ class _Prover:
                     kept.append(combined)
                     break
         no_fix = finding.severity == "error" and not any(fix.applicable for fix in kept)
+        if tuple(kept) == finding.fixes and no_fix == finding.no_fix:
+            return finding  # every fix proven: the finding as it is
         return replace(finding, fixes=tuple(kept), no_fix=no_fix)
 
 

@@ -128,8 +128,8 @@ class Rechecks:
         self.runs: dict[int, _Run] = {}
         # changed fields → (the rules to re-run, the other rules' findings): many fixes change the same fields
         self.stale: dict[frozenset[str], tuple[frozenset[int], tuple[Finding, ...]]] = {}
-        # (focus code, error codes) → the rules that can change such a proof, those yielding the code first
-        self.relevant: dict[tuple[str, frozenset[str]], tuple[int, ...]] = {}
+        # (changed rules, focus code, error codes) → the rules that can change such a proof, yielding it first
+        self.relevant: dict[tuple[frozenset[int], str, frozenset[str]], tuple[int, ...]] = {}
         # codes → the rules that can yield them
         self.yielding: dict[frozenset[str], tuple[int, ...]] = {}
 
@@ -147,8 +147,9 @@ class Rechecks:
             state = self.runs[id(fixed)] = (fixed, ctx, stale, {}, kept)
         return state
 
-    def _relevant(self, code: str, errors: frozenset[str]) -> tuple[int, ...]:
-        key = (code, errors)
+    def _relevant(self, stale: frozenset[int], code: str, errors: frozenset[str]) -> tuple[int, ...]:
+        """The changed rules that can change a proof of `code` on a build with `errors`, those yielding it first."""
+        key = (stale, code, errors)
         if key not in self.relevant:
             yielding = [index for index, codes in enumerate(RULE_CODES) if code in codes]
             erring = [
@@ -156,7 +157,7 @@ class Rechecks:
                 for index, codes in enumerate(RULE_ERROR_CODES)
                 if code not in RULE_CODES[index] and not codes <= errors
             ]
-            self.relevant[key] = tuple(yielding + erring)
+            self.relevant[key] = tuple(index for index in yielding + erring if index in stale)
         return self.relevant[key]
 
     def _focused(self, state: _Run, focus: Focus) -> tuple[Finding, ...]:
@@ -173,16 +174,12 @@ class Rechecks:
         if fails(kept):
             return kept
         found: list[Finding] = []
-        relevant = [index for index in self._relevant(code, errors) if index in stale]
-        for index in relevant:  # the rules already run on this build first: they cost nothing
-            if index in done:
-                found.extend(done[index])
-                if fails(done[index]):
-                    return kept + tuple(found)
         with findings_only():
-            for index in relevant:
-                if index not in done:
+            for index in self._relevant(stale, code, errors):
+                run = done.get(index)
+                if run is None:
                     run = done[index] = tuple(RULES[index](ctx))
+                if run:
                     found.extend(run)
                     if fails(run):
                         break
