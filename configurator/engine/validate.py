@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+from configurator.engine.budgets.lanes import LANE_INPUTS
 from configurator.engine.budgets.links import effective_link_gbs
 from configurator.engine.proving import Focus, prove_fixes
 from configurator.engine.rules import RULE_READS, RULE_YIELDS, RULES, RuleContext
@@ -29,6 +30,12 @@ BUILD_FIELDS = tuple(field.name for field in fields(BuildSpec))
 # per rule, the codes it can yield, and those it can yield as errors (rules.RULE_YIELDS)
 RULE_CODES = tuple(frozenset(code for code, _ in pairs) for pairs in RULE_YIELDS)
 RULE_ERROR_CODES = tuple(frozenset(code for code, severity in pairs if severity == "error") for pairs in RULE_YIELDS)
+# code → the rules that can yield it
+YIELDED_BY: dict[str, tuple[int, ...]] = {
+    code: tuple(index for index, codes in enumerate(RULE_CODES) if code in codes)
+    for codes in RULE_CODES
+    for code in codes
+}
 
 
 def finding_order(finding: Finding) -> tuple[int, str, tuple[str, ...], str]:
@@ -90,13 +97,14 @@ def validate(
 def _context(
     build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None, like: RuleContext | None = None
 ) -> RuleContext:
-    """The rules' context for `build`; the estimate of `like` when the fields it is made of are the same."""
+    """The rules' context for `build`; the estimate (and the lane plan) of `like` when the fields it is made of
+    are the same."""
     if like is not None and all(getattr(build, name) is getattr(like.build, name) for name in ESTIMATE_INPUTS):
         link_gbs, estimate, problem = like.link_gbs, like.estimate, like.estimate_problem
     else:
         link_gbs = effective_link_gbs(build)
         estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
-    return RuleContext(
+    ctx = RuleContext(
         build=build,
         snapshot=snapshot,
         workload=workload,
@@ -104,6 +112,13 @@ def _context(
         estimate_problem=problem,
         link_gbs=link_gbs,
     )
+    if (
+        like is not None
+        and "lanes" in vars(like)
+        and all(getattr(build, n) is getattr(like.build, n) for n in LANE_INPUTS)
+    ):
+        vars(ctx)["lanes"] = like.lanes  # the cached_property, filled: the plan is a function of these fields
+    return ctx
 
 
 _Run = tuple[BuildSpec, RuleContext, frozenset[int], dict[int, tuple[Finding, ...]], tuple[Finding, ...]]
@@ -130,6 +145,8 @@ class Rechecks:
         self.stale: dict[frozenset[str], tuple[frozenset[int], tuple[Finding, ...]]] = {}
         # (changed rules, focus code, error codes) → the rules that can change such a proof, yielding it first
         self.relevant: dict[tuple[frozenset[int], str, frozenset[str]], tuple[int, ...]] = {}
+        # error codes → the rules that can yield another error code
+        self.erring: dict[frozenset[str], tuple[int, ...]] = {}
         # codes → the rules that can yield them
         self.yielding: dict[frozenset[str], tuple[int, ...]] = {}
 
@@ -150,15 +167,18 @@ class Rechecks:
     def _relevant(self, stale: frozenset[int], code: str, errors: frozenset[str]) -> tuple[int, ...]:
         """The changed rules that can change a proof of `code` on a build with `errors`, those yielding it first."""
         key = (stale, code, errors)
-        if key not in self.relevant:
-            yielding = [index for index, codes in enumerate(RULE_CODES) if code in codes]
-            erring = [
-                index
-                for index, codes in enumerate(RULE_ERROR_CODES)
-                if code not in RULE_CODES[index] and not codes <= errors
-            ]
-            self.relevant[key] = tuple(index for index in yielding + erring if index in stale)
-        return self.relevant[key]
+        found = self.relevant.get(key)
+        if found is None:
+            erring = self.erring.get(errors)
+            if erring is None:
+                erring = self.erring[errors] = tuple(
+                    index for index, codes in enumerate(RULE_ERROR_CODES) if not codes <= errors
+                )
+            yielding = YIELDED_BY.get(code, ())
+            found = self.relevant[key] = tuple(index for index in yielding if index in stale) + tuple(
+                index for index in erring if index in stale and index not in yielding
+            )
+        return found
 
     def _focused(self, state: _Run, focus: Focus) -> tuple[Finding, ...]:
         _, ctx, stale, done, kept = state
