@@ -131,7 +131,8 @@ class Rechecks:
     validated build stand, they would be the same. With a `focus` (the code being answered, the error codes
     the build already has) only the rules that can yield that code or a new error code run (rules.RULE_YIELDS),
     those yielding the code first, each at most once per fixed build, without their fixes; the findings come
-    unordered, and stop at the first that fails the proof (the answered finding still there, a new error
+    unordered, without the unchanged rules' findings of other codes (they cannot matter), and stop at the
+    first that fails the proof (the answered finding still there, a new error
     code; unless the focus asks for every finding that can matter). With `fixes_for`, only the rules that can
     yield one of these codes count: those changed run, and those that find one of these codes run again with
     their fixes.
@@ -145,6 +146,8 @@ class Rechecks:
         self.stale: dict[frozenset[str], tuple[frozenset[int], tuple[Finding, ...]]] = {}
         # (changed rules, focus code, error codes) → the rules that can change such a proof, yielding it first
         self.relevant: dict[tuple[frozenset[int], str, frozenset[str]], tuple[int, ...]] = {}
+        # (changed rules, code) → the unchanged rules' findings of that code
+        self.same_code: dict[tuple[frozenset[int], str], tuple[Finding, ...]] = {}
         # error codes → the rules that can yield another error code
         self.erring: dict[frozenset[str], tuple[int, ...]] = {}
         # codes → the rules that can yield them
@@ -183,17 +186,13 @@ class Rechecks:
     def _focused(self, state: _Run, focus: Focus) -> tuple[Finding, ...]:
         _, ctx, stale, done, kept = state
         code, errors, components, stop = focus
-
-        def fails(findings: tuple[Finding, ...]) -> bool:
-            return stop and any(
-                (finding.severity == "error" and finding.code not in errors)
-                or (finding.code == code and (components is None or tuple(sorted(finding.components)) == components))
-                for finding in findings
-            )
-
-        if fails(kept):
-            return kept
-        found: list[Finding] = []
+        # of the unchanged rules' findings only those of the code can matter (their errors are not new)
+        same = self.same_code.get((stale, code))
+        if same is None:
+            same = self.same_code[stale, code] = tuple(finding for finding in kept if finding.code == code)
+        if stop and _fails(same, code, errors, components):
+            return same
+        found = list(same)
         with findings_only():
             for index in self._relevant(stale, code, errors):
                 run = done.get(index)
@@ -201,9 +200,9 @@ class Rechecks:
                     run = done[index] = tuple(RULES[index](ctx))
                 if run:
                     found.extend(run)
-                    if fails(run):
+                    if stop and _fails(run, code, errors, components):
                         break
-        return kept + tuple(found)
+        return tuple(found)
 
     def __call__(
         self, fixed: BuildSpec, fixes_for: frozenset[str] | None = None, focus: Focus | None = None
@@ -233,6 +232,18 @@ class Rechecks:
         if codes not in self.yielding:
             self.yielding[codes] = tuple(index for index, own in enumerate(RULE_CODES) if not own.isdisjoint(codes))
         return self.yielding[codes]
+
+
+def _fails(
+    findings: tuple[Finding, ...], code: str, errors: frozenset[str], components: tuple[str, ...] | None
+) -> bool:
+    """One of `findings` fails a proof of `code`: an error of a code not in `errors`, or the finding itself
+    (any of its code when `components` is None, else one with these sorted components)."""
+    return any(
+        (finding.severity == "error" and finding.code not in errors)
+        or (finding.code == code and (components is None or tuple(sorted(finding.components)) == components))
+        for finding in findings
+    )
 
 
 def full_recheck(
