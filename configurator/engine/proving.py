@@ -31,12 +31,15 @@ MAX_OFFERED = 3  # proven fixes kept per finding (the rule's closest first)
 MAX_EXTRA_STEPS = 3  # fixes a combination may chain after the rule's own one
 MAX_CHECKS = 2000  # a safety stop on re-validations per verdict, far above any catalog build's need
 
-# a proof's focus: the code it answers and the error codes the build already has; only a rule that can yield
-# that code or another error code can change the proof
-Focus = tuple[str, frozenset[str]]
+# a proof's focus: the code it answers, the error codes the build already has, the sorted components of the
+# finding when the build shows its code more than once (None: any finding of the code keeps it), and whether
+# the check may stop at the first finding that fails the proof (the focus finding still there, or an error of
+# a code the build did not have); only a rule that can yield that code or another error code can change it
+Focus = tuple[str, frozenset[str], "tuple[str, ...] | None", bool]
 # (fixed build, codes whose findings must carry their fixes or None, a focus or None) → the fixed build's
-# findings, in validate's order (with a focus: any order, and the findings of rules that cannot matter to
-# it may be left out)
+# findings, in validate's order; with `fixes_for` the findings of rules that cannot yield those codes may be
+# left out; with a focus: any order, the findings of rules that cannot matter to it may be left out, and
+# (when it says so) the check may stop at the first finding that fails the proof
 Check = Callable[[BuildSpec, "frozenset[str] | None", "Focus | None"], tuple[Finding, ...]]
 
 
@@ -66,6 +69,9 @@ class _Prover:
     def __init__(self, build: BuildSpec, findings: tuple[Finding, ...], snapshot: CatalogSnapshot, check: Check):
         self.build, self.findings, self.snapshot, self.check = build, findings, snapshot, check
         self.errors = frozenset(f.code for f in findings if f.severity == "error")
+        self.several = frozenset(
+            code for code in {f.code for f in findings} if sum(f.code == code for f in findings) > 1
+        )
         # steps → the fixed build; None: the steps cannot be made or change nothing
         self.memo: dict[tuple[FixOp, ...], BuildSpec | None] = {}
         self.proofs: dict[tuple[tuple[FixOp, ...], str, tuple[str, ...]], bool] = {}
@@ -105,18 +111,22 @@ class _Prover:
         return self.proofs[key]
 
     def _proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
-        result = self.outcome(ops, focus=(finding.code, self.errors))
+        components = _key(finding)[1] if finding.code in self.several else None
+        result = self.outcome(ops, focus=(finding.code, self.errors, components, True))
         if result is None:
             return False
-        after = result[1]
-        return is_gone(finding, self.findings, after) and not new_error_codes(self.findings, after)
+        return not any(
+            (other.severity == "error" and other.code not in self.errors)
+            or (other.code == finding.code and (components is None or _key(other)[1] == components))
+            for other in result[1]
+        )  # is_gone and no new_error_codes, with what the prover knows of the build's findings
 
     def extend(self, finding: Finding, fix: Fix) -> Fix | None:
         """`fix` with the fewest further steps (each the first applicable fix the fixed build offers for a
         new error or for the finding itself) after which it is proven; None when none within reach."""
         ops = fix.ops
         for _ in range(MAX_EXTRA_STEPS + 1):
-            result = self.outcome(ops)
+            result = self.outcome(ops, focus=(finding.code, self.errors, None, False))
             if result is None:
                 return None
             after = result[1]
@@ -146,7 +156,8 @@ class _Prover:
 
     def prove(self, finding: Finding) -> Finding:
         if not finding.fixes:
-            return replace(finding, no_fix=finding.severity == "error")
+            no_fix = finding.severity == "error"
+            return finding if finding.no_fix == no_fix else replace(finding, no_fix=no_fix)
         kept: list[Fix] = []
         seen: set[tuple[FixOp, ...]] = set()
         pending: list[Fix] = []
@@ -169,6 +180,8 @@ class _Prover:
                     kept.append(combined)
                     break
         no_fix = finding.severity == "error" and not any(fix.applicable for fix in kept)
+        if tuple(kept) == finding.fixes and no_fix == finding.no_fix:
+            return finding  # every fix proven: the finding as it is
         return replace(finding, fixes=tuple(kept), no_fix=no_fix)
 
 

@@ -62,6 +62,10 @@ def live_gpu_positions(build: BuildSpec) -> int:
     return min(positions, sum(per_socket[:filled]))
 
 
+# the build fields the lane plan is made of (engine.validate reuses a plan across builds that share them)
+LANE_INPUTS = ("chassis", "cpus", "gpus", "nics", "storage")
+
+
 def lane_plan(build: BuildSpec) -> LanePlan:
     chassis = build.chassis
     widths = [min(X16, line.spec.pcie_lanes) for line in build.gpus for _ in range(line.qty)]

@@ -14,8 +14,11 @@ from configurator.engine.rules.yields import YIELDS, rule_name
 CONCERNS = (power, pcie, fit, interconnect, cpu, memory, ecc, workload)
 
 RULES: list[Rule] = [rule for concern in CONCERNS for rule in concern.RULES]
-# per rule, the build fields it reads (its module's READS; tests/configurator/test_rule_reads.py checks them)
-RULE_READS: tuple[frozenset[str], ...] = tuple(concern.READS for concern in CONCERNS for _ in concern.RULES)
+# per rule, the build fields it reads (its module's READS_BY_RULE, else its module's READS;
+# tests/configurator/test_proving_incremental.py checks them)
+RULE_READS: tuple[frozenset[str], ...] = tuple(
+    concern.READS_BY_RULE.get(rule, concern.READS) for concern in CONCERNS for rule in concern.RULES
+)
 # per rule, the (code, severity) pairs it can yield (rules/yields.py; every rule is listed there)
 RULE_YIELDS: tuple[frozenset[tuple[str, str]], ...] = tuple(YIELDS[rule_name(rule)] for rule in RULES)
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Phrase
-from configurator.engine.rules.context import RuleContext, active, part_fix, use_chassis_fixes
+from configurator.engine.rules.context import Rule, RuleContext, active, part_fix, use_chassis_fixes
 from configurator.engine.types import CpuSpec, Finding, Fix
 
 
@@ -217,3 +217,8 @@ def empty_socket(ctx: RuleContext) -> Iterator[Finding]:
 RULES = (cpu_present, cpu_socket, cpu_count, one_socket_parts, identical_cpus, empty_socket)
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
 READS = frozenset({"chassis", "cpus"})
+# rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
+# none of these leaves their findings standing
+READS_BY_RULE: dict[Rule, frozenset[str]] = {
+    identical_cpus: frozenset({"cpus"}),
+}

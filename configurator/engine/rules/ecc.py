@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from configurator.engine.fixes import chassis_op, make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.rules.context import MAX_FIXES, RuleContext, active, chassis_takes_gpu
+from configurator.engine.rules.context import MAX_FIXES, Rule, RuleContext, active, chassis_takes_gpu
 from configurator.engine.types import Finding, GpuSpec
 
 SIMILAR_VRAM_SHARE = 0.8  # "similar" capacity: at least 80 % of the replaced GPU's VRAM
@@ -112,3 +112,8 @@ def memory_ecc(ctx: RuleContext) -> Iterator[Finding]:
 RULES = (gpu_ecc, memory_ecc)
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
 READS = frozenset({"chassis", "gpus", "memory"})
+# rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
+# none of these leaves their findings standing
+READS_BY_RULE: dict[Rule, frozenset[str]] = {
+    gpu_ecc: frozenset({"chassis", "gpus"}),
+}

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import (
+    Rule,
     RuleContext,
     active,
     build_gpus,
@@ -384,3 +385,18 @@ RULES = (
 )
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
 READS = frozenset({"chassis", "gpus", "storage"})
+# rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
+# none of these leaves their findings standing
+READS_BY_RULE: dict[Rule, frozenset[str]] = {
+    gpu_count: frozenset({"chassis", "gpus"}),
+    baseboard_count: frozenset({"chassis", "gpus"}),
+    gpu_slot_width: frozenset({"chassis", "gpus"}),
+    gpu_length: frozenset({"chassis", "gpus"}),
+    gpu_tdp: frozenset({"chassis", "gpus"}),
+    gpu_form_factor: frozenset({"chassis", "gpus"}),
+    gpu_height: frozenset({"chassis", "gpus"}),
+    passive_airflow: frozenset({"chassis", "gpus"}),
+    axial_density: frozenset({"gpus"}),
+    drive_bays: frozenset({"chassis", "storage"}),
+    chassis_kind: frozenset({"chassis"}),
+}

@@ -21,6 +21,7 @@ from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.rules.context import (
     MAX_FIXES,
+    Rule,
     RuleContext,
     active,
     chassis_takes_gpu,
@@ -456,3 +457,15 @@ RULES = (
 )
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
 READS = frozenset({"bridges", "chassis", "gpus"})
+# rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
+# none of these leaves their findings standing
+READS_BY_RULE: dict[Rule, frozenset[str]] = {
+    no_nvlink: frozenset({"bridges", "gpus"}),
+    bridge_mismatch: frozenset({"bridges", "gpus"}),
+    mixed_models: frozenset({"bridges", "gpus"}),
+    bridge_ways: frozenset({"bridges", "gpus"}),
+    bridge_count: frozenset({"bridges", "gpus"}),
+    bridge_suggested: frozenset({"bridges", "gpus"}),
+    mixed_gpus: frozenset({"gpus"}),
+    nvswitch: frozenset({"chassis", "gpus"}),
+}

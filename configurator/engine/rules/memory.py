@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from configurator.engine.fixes import make_fix, remove_op, replace_op
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.rules.context import RuleContext, active, part_fix
+from configurator.engine.rules.context import Rule, RuleContext, active, part_fix
 from configurator.engine.types import Finding, Fix, MemorySpec
 
 RAM_VRAM_WARN = 1.0  # §5.3 WARN below 1× total VRAM
@@ -372,3 +372,12 @@ def _adds_ram(ctx: RuleContext, fix: Fix) -> bool:
 RULES = (memory_present, memory_kind, memory_mix, dimm_slots, population, dimms_per_channel, ram_vs_vram)
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
 READS = frozenset({"chassis", "cpus", "gpus", "memory"})
+# rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
+# none of these leaves their findings standing
+READS_BY_RULE: dict[Rule, frozenset[str]] = {
+    memory_kind: frozenset({"chassis", "memory"}),
+    memory_mix: frozenset({"memory"}),
+    dimm_slots: frozenset({"chassis", "cpus", "memory"}),
+    population: frozenset({"chassis", "cpus", "memory"}),
+    dimms_per_channel: frozenset({"chassis", "cpus", "memory"}),
+}

@@ -15,6 +15,7 @@ from configurator.engine.fixes import chassis_op, make_fix, replace_op
 from configurator.engine.phrase import Phrase, PhraseValue
 from configurator.engine.rules.context import (
     MAX_FIXES,
+    Rule,
     RuleContext,
     active,
     build_gpus,
@@ -345,3 +346,9 @@ def dead_gpu_positions(ctx: RuleContext) -> Iterator[Finding]:
 RULES = (gpu_slot_links, dead_gpu_positions, shared_uplinks, switch_p2p, cpu_lane_budget)
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
 READS = frozenset({"chassis", "cpus", "gpus", "nics", "storage"})
+# rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
+# none of these leaves their findings standing
+READS_BY_RULE: dict[Rule, frozenset[str]] = {
+    shared_uplinks: frozenset({"chassis", "gpus"}),
+    switch_p2p: frozenset({"chassis", "gpus"}),
+}

@@ -33,6 +33,7 @@ from configurator.engine.fixes import add_op, chassis_op, make_fix, redundancy_v
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import (
     MAX_FIXES,
+    Rule,
     RuleContext,
     active,
     build_gpus,
@@ -491,3 +492,8 @@ RULES = (
 )
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
 READS = frozenset({"chassis", "cpus", "gpus", "memory", "nics", "psu_redundancy", "psus", "site_voltage", "storage"})
+# rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
+# none of these leaves their findings standing
+READS_BY_RULE: dict[Rule, frozenset[str]] = {
+    psu_models: frozenset({"psus"}),
+}

@@ -13,7 +13,7 @@ from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate, min_gpus_to_fit
 from configurator.engine.fixes import add_op, chassis_op, make_fix, replace_op, workload_fix
 from configurator.engine.phrase import Num, Phrase, PhraseValue
-from configurator.engine.rules.context import MAX_FIXES, RuleContext, active, chassis_for_gpus, chassis_takes_gpu
+from configurator.engine.rules.context import MAX_FIXES, Rule, RuleContext, active, chassis_for_gpus, chassis_takes_gpu
 from configurator.engine.types import BuildSpec, Estimate, Finding, Fix, FixOp, GpuSpec, Workload
 
 MAX_GPUS = 16  # the estimator's search limit for "how many GPUs would fit"
@@ -235,3 +235,8 @@ def engine_support(ctx: RuleContext) -> Iterator[Finding]:
 RULES = (estimate_problem, vram_fit, decode_speed, engine_support)
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
 READS = frozenset({"bridges", "chassis", "gpus"})
+# rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
+# none of these leaves their findings standing
+READS_BY_RULE: dict[Rule, frozenset[str]] = {
+    engine_support: frozenset({"gpus"}),
+}
