@@ -26,6 +26,7 @@ from configurator.engine.phrase import Phrase, phrase_from_data, phrase_to_data
 from configurator.engine.recommend.policy import machine_class
 from configurator.engine.types import BuildSpec, FixOpKind, Price, Verdict
 from configurator.engine.types import Fix as FixData
+from configurator.wording import with_part_names
 
 
 class PhraseField(serializers.CharField):
@@ -373,9 +374,10 @@ def _stored_fix(raw: Mapping[str, Any]) -> dict[str, Any]:
     return fix
 
 
-def stored_findings(verdict: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+def stored_findings(verdict: Mapping[str, Any] | None, names: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """A stored verdict's findings with `message` and each fix's `text` as phrases again (rows stored before
-    the phrases were kept show their English text)."""
+    the phrases were kept show their English text); `names` (SKU → the part's name in the reader's language,
+    e.g. from the quote's lines) says the parts by name instead of SKU."""
     findings: Sequence[Any] = (verdict or {}).get("findings") or []
     shown = []
     for raw in findings:
@@ -384,8 +386,10 @@ def stored_findings(verdict: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         finding = dict(raw)
         message = phrase_from_data(raw.get("phrase"))
         if isinstance(message, Phrase):
-            finding["message"] = message
+            finding["message"] = with_part_names(message, names or {})
         finding["fixes"] = [_stored_fix(fix) for fix in raw.get("fixes") or [] if isinstance(fix, Mapping)]
+        for fix in finding["fixes"]:
+            fix["text"] = with_part_names(fix.get("text", ""), names or {})
         shown.append(finding)
     return shown
 

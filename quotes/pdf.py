@@ -148,11 +148,11 @@ def _ship_date(verdict: dict[str, Any]) -> str:
         return ""
 
 
-def _findings(verdict: dict[str, Any]) -> list[dict[str, str]]:
+def _findings(verdict: dict[str, Any], names: dict[str, str]) -> list[dict[str, str]]:
     """The stored findings said in the active language: the rule's title and its sentence (phrases kept with
     the quote; a row stored before they were kept shows its English text)."""
     rows = []
-    for finding in stored_findings(verdict):
+    for finding in stored_findings(verdict, names):
         severity = str(finding.get("severity", ""))
         code = str(finding.get("code", ""))
         rows.append(
@@ -213,7 +213,7 @@ def _context(quote: Quote) -> dict[str, Any]:
             for line in lines
             if line.optional
         ],
-        "findings": _findings(quote.verdict or {}),
+        "findings": _findings(quote.verdict or {}, {line.sku: part_name(line) for line in lines}),
         "discount": format_percent(quote.discount_percent) if quote.discount_percent else "",
         "vat_percent": format_percent(quote.vat_percent),
         "net": format_money(quote.net_total),

@@ -26,6 +26,7 @@ from configurator.engine.errors import ApplicationError
 from configurator.outputs import stored_findings
 from configurator.services import saved_build_update
 from configurator.web.views import EditorPost
+from configurator.wording import part_name
 from quotes import services
 from quotes.forms import DiscountForm, QuoteFilterForm, QuoteRequestForm, RejectForm, ReviseForm, RevisionForm
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
@@ -104,7 +105,7 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         ),
         "revise_form": ReviseForm(initial={"revision": quote.revision, "discount_percent": quote.discount_percent}),
         "reject_form": RejectForm(initial={"revision": quote.revision}),
-        "findings": stored_findings(quote.verdict),
+        "findings": stored_findings(quote.verdict, {line.sku: part_name(line) for line in quote.lines.all()}),
         "active": "quotes",
     }
     return render(request, "quotes/quote_detail.html", context)

@@ -16,7 +16,7 @@ from pypdf import PdfReader
 
 from accounts.models import User
 from configurator.outputs import stored_findings
-from configurator.wording import say
+from configurator.wording import part_name, say
 from quotes.models import Quote
 from quotes.pdf import render_quote_pdf
 from tests.builds import WARNING_BUILD
@@ -34,8 +34,14 @@ def warned_quote(make_quote: Callable[..., Quote]) -> Quote:
     return make_quote(payload=copy.deepcopy(WARNING_BUILD), acknowledge_warnings=True)
 
 
-def _warnings(quote: Quote) -> list[dict[str, Any]]:
-    warnings = [f for f in stored_findings(quote.verdict) if f["severity"] == "warning"]
+def _warnings(quote: Quote, language: str | None = None) -> list[dict[str, Any]]:
+    """The quote's warnings; with `language`, the parts named as the page and PDF say them (by the quote
+    lines' names in that language, not by SKU)."""
+    names: dict[str, str] = {}
+    if language is not None:
+        with translation.override(language):
+            names = {line.sku: part_name(line) for line in quote.lines.all()}
+    warnings = [f for f in stored_findings(quote.verdict, names) if f["severity"] == "warning"]
     assert warnings, "WARNING_BUILD has warnings"
     return warnings
 
@@ -53,7 +59,7 @@ def test_the_russian_quote_page_says_the_warnings_in_russian(
 ) -> None:
     client.force_login(customer_user)
     body = client.get(f"/quotes/{warned_quote.number}", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
-    for warning in _warnings(warned_quote):
+    for warning in _warnings(warned_quote, "ru"):
         with translation.override("ru"):
             russian = str(say(warning["message"]))
         assert russian != str(warning["message"])  # there is a Russian sentence to show
@@ -63,7 +69,7 @@ def test_the_russian_quote_page_says_the_warnings_in_russian(
 
 def test_the_russian_pdf_says_the_warnings_in_russian(warned_quote: Quote) -> None:
     text = _text(render_quote_pdf(warned_quote)).replace("\xa0", " ")
-    for warning in _warnings(warned_quote):
+    for warning in _warnings(warned_quote, "ru"):
         with translation.override("ru"):
             russian = re.sub(r"\s+", " ", str(say(warning["message"]))).replace("\xa0", " ")
         assert russian[:40] in text
@@ -81,5 +87,5 @@ def test_the_pdf_follows_the_quote_language(warned_quote: Quote, settings: Any) 
     settings.QUOTE_LANGUAGE = "en"
     text = _text(render_quote_pdf(warned_quote))
     assert "Total incl. VAT:" in text and "Всего с НДС" not in text
-    for warning in _warnings(warned_quote):
+    for warning in _warnings(warned_quote, "en"):
         assert str(warning["message"])[:40] in text
