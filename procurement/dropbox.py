@@ -35,6 +35,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
+from django.utils import translation
 
 from procurement.conf import setting
 from procurement.models import PriceListImport, Supplier
@@ -151,7 +152,13 @@ def _unreadable(supplier: Supplier, path: Path, exc: Exception) -> DropOutcome:
 
 def price_list_drop_scan(*, root: Path | None = None, settle_seconds: float | None = None) -> list[DropOutcome]:
     """Import every waiting file of every supplier's folder under the drop directory (see the module's
-    docstring). Folders named after no supplier are logged and left alone."""
+    docstring). Folders named after no supplier are logged and left alone. The reports are written in the
+    site's language (settings.LANGUAGE_CODE), whatever language the process last had active."""
+    with translation.override(settings.LANGUAGE_CODE):
+        return _scan(root=root, settle_seconds=settle_seconds)
+
+
+def _scan(*, root: Path | None, settle_seconds: float | None) -> list[DropOutcome]:
     root = root or drop_dir()
     settle = setting("PRICE_LIST_SETTLE_SECONDS") if settle_seconds is None else settle_seconds
     if not root.is_dir():

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from django.conf import settings
-from django.utils import timezone
+from django.utils import timezone, translation
 from openpyxl import Workbook
 
 from procurement.dropbox import price_list_drop_scan
@@ -228,3 +228,11 @@ def test_a_file_the_import_chokes_on_goes_to_failed_and_the_others_are_still_tak
     [error] = _report(drop / "failed" / "a-choke.csv")["errors"]
     assert error["message"] == "could not be imported: RuntimeError('reader bug')"
     assert SupplierOffer.objects.get(sku="rtx-4090").purchase_price == Decimal(220000)
+
+
+def test_the_report_is_in_the_sites_language_whatever_was_active(drop: Path) -> None:
+    (drop / "bad.csv").write_bytes(_csv([f"rtx-5090;три сотни;5;7;{VALID}"]))
+    with translation.override("en"):  # a language left active by whatever the worker ran before
+        price_list_drop_scan()
+    [error] = _report(drop / "failed" / "bad.csv")["errors"]
+    assert error["text"] == "Строка 2, столбец Цена, значение 'три сотни': не число"
