@@ -21,6 +21,8 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, DataError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils import translation
+from django.utils.translation import gettext
 from django.views import defaults
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers, status
@@ -97,12 +99,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             if hasattr(exc, "error_dict")
             else {"non_field_errors": [str(m) for m in exc.messages]}
         )
-        return Response(error_body(ErrorCode.INVALID, "The request is not valid.", fields), status=400)
+        return Response(error_body(ErrorCode.INVALID, gettext("The request is not valid."), fields), status=400)
     if isinstance(exc, DataError):
         return Response({"error": UNSTORABLE}, status=400)
     if isinstance(exc, DatabaseError) and not isinstance(exc, exceptions.APIException):
         unavailable = Response(
-            error_body(ErrorCode.SERVICE_UNAVAILABLE, "The database is unavailable; try again shortly."),
+            error_body(ErrorCode.SERVICE_UNAVAILABLE, gettext("The database is unavailable; try again shortly.")),
             status=status.HTTP_503_SERVICE_UNAVAILABLE,
         )
         unavailable["Retry-After"] = "5"
@@ -117,10 +119,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     response: Response = drf_response
     if isinstance(exc, exceptions.ValidationError):
-        body = error_body(ErrorCode.INVALID, "The request is not valid.", _flatten(exc.detail))
+        body = error_body(ErrorCode.INVALID, gettext("The request is not valid."), _flatten(exc.detail))
     elif isinstance(exc, exceptions.APIException):
         detail = exc.detail
-        message = str(detail) if not isinstance(detail, dict | list) else "Request failed."
+        message = str(detail) if not isinstance(detail, dict | list) else gettext("Request failed.")
         code = exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code
         body = error_body(str(code), message)
     else:  # pragma: no cover - DRF only hands us APIException subclasses here
@@ -137,11 +139,14 @@ _reused = threading.local()
 def _reused_serializer(serializer_class: type[serializers.BaseSerializer[Any]]) -> Any:
     """One instance of `serializer_class` per thread, its fields bound once. DRF deep-copies every declared
     field (and every nested serializer's) each time a serializer is made and read: ~1-2 ms of a verdict's
-    or an estimate's answer, more than the engine's work."""
-    made: dict[type[Any], Any] = _reused.__dict__.setdefault("serializers", {})
-    serializer = made.get(serializer_class)
+    or an estimate's answer, more than the engine's work. One per language too: DRF's validators format
+    their messages lazily and keep the first text made (`lazy_format`), so a serializer shared across
+    languages would answer a Russian caller in English after an English one, or the other way round."""
+    made: dict[tuple[type[Any], str], Any] = _reused.__dict__.setdefault("serializers", {})
+    key = (serializer_class, translation.get_language() or "")
+    serializer = made.get(key)
     if serializer is None:
-        serializer = made[serializer_class] = serializer_class()
+        serializer = made[key] = serializer_class()
     return serializer
 
 
@@ -207,7 +212,7 @@ def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
         return defaults.bad_request(request, exception)
     if isinstance(exception, RequestDataTooBig):
         return _too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
-    return error_response(400, ErrorCode.BAD_REQUEST, "The request is not valid.")
+    return error_response(400, ErrorCode.BAD_REQUEST, gettext("The request is not valid."))
 
 
 def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -5,6 +5,7 @@ one currency sign, and a favicon."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -88,3 +89,25 @@ def test_pages_show_the_rouble_sign_never_the_code(client: Client, catalog: None
     page = client.get("/").content.decode()
     assert "RUB" not in page
     assert "₽" in page
+
+
+@pytest.mark.django_db
+def test_one_language_per_answer_whatever_the_previous_caller_asked(api_client: APIClient) -> None:
+    """The API's serializers are reused per thread: a Russian caller after an English one (and back) gets every
+    message of its answer in its own language, the top-level message included."""
+    body = {"model": "llama-3.1-8b", "precision": "q9", "concurrent_users": 0}
+    answers: dict[str, list[dict[str, Any]]] = {}
+    for language in ("en", "ru", "en"):
+        response = api_client.post(ESTIMATE, body, format="json", HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 400
+        answers.setdefault(language, []).append(_error(response))
+    english, russian = answers["en"][0], answers["ru"][0]
+    assert answers["en"][1] == english  # the same words after a Russian answer
+    assert english["message"] == "The request is not valid."
+    assert russian["message"] == "Запрос некорректен."
+    for messages in russian["fields"].values():
+        for message in messages:
+            assert any("а" <= char <= "я" for char in message.lower()), message
+    for messages in english["fields"].values():
+        for message in messages:
+            assert not any("а" <= char <= "я" for char in message.lower()), message
