@@ -187,6 +187,9 @@ GPU_SKU_BY_NAME: dict[str, str] = {
     "H100 PCIe 80GB": "h100-pcie", "H100 NVL": "h100-nvl", "H100 SXM 80GB": "h100-sxm", "H200 NVL": "h200-nvl",
     "H200 SXM 141GB": "h200-sxm", "B200 SXM": "b200-sxm", "L4": "l4", "L40": "l40", "L40S": "l40s", "T4": "t4",
     "RX 7900 XTX": "rx-7900-xtx", "Radeon PRO W7900": "radeon-pro-w7900", "MI300X": "mi300x",
+    "RTX 3080 Ti": "rtx-3080-ti", "RTX 4080": "rtx-4080", "RTX 4070 Ti SUPER": "rtx-4070-ti-super",
+    "RTX 5070 Ti": "rtx-5070-ti", "RTX 4000 Ada": "rtx-4000-ada", "RTX 5000 Ada": "rtx-5000-ada",
+    "RTX A4000": "rtx-a4000",
 }  # fmt: skip
 
 
