@@ -213,17 +213,6 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[Decoder
         common.update(glm4_moe_fields(config, layers))
     if model_type == "olmoe":
         common.update(olmoe_fields(config))
-    if model_type in HYBRID_TYPES:
-        hybrid = hybrid_fields(config, layers, hidden)
-        common.update(linear_layers=hybrid["linear_layers"], linear_params=hybrid["linear_params"], qk_norm=True)
-        common["q_gate"] = read_bool(config, "attn_output_gate", True)
-        if config.get("num_experts") not in (None, 0):
-            common.update(qwen_moe_fields(config, layers, read_int_list))
-        extra.update(linear_attention_layers=hybrid["linear_layers"], linear_state_elements=hybrid["linear_state"])
-    if model_type == "glm4_moe":
-        common.update(glm4_moe_fields(config, layers))
-    if model_type == "olmoe":
-        common.update(olmoe_fields(config))
     if model_type == "gpt_oss":
         experts = _int(config, "num_local_experts")
         active_field = "num_experts_per_tok" if config.get("num_experts_per_tok") is not None else "experts_per_token"

@@ -10,11 +10,7 @@ from playwright.sync_api import Page, expect
 
 from tests import factories
 from tests.e2e.test_order_walk import _accepted_quote
-
-
-def _english(page: Page) -> None:
-    page.get_by_role("button", name="English").click()
-    expect(page.locator("html")).to_have_attribute("lang", "en")
+from tests.e2e.test_pages import _english
 
 
 def test_screenshots_of_the_lists_the_order_pages_and_the_sign_in_pages(
