@@ -81,6 +81,17 @@ def _russian() -> bool:
     return (get_language() or "").startswith("ru")
 
 
+def _efficiency(grade: str) -> str:
+    """A PSU's 80 PLUS grade as the certificate names it ("80 PLUS Titanium"); the same words in Russian catalogues
+    (CLEAResult 80 PLUS programme: Bronze, Silver, Gold, Platinum, Titanium)."""
+    return f"80 PLUS {grade.capitalize()}" if grade else ""
+
+
+def _interface(interface: str) -> str:
+    """A storage interface as the standards spell it (NVMe, SATA, SAS)."""
+    return {"nvme": "NVMe"}.get(interface.lower(), interface.upper())
+
+
 def spec_summary(spec: Any) -> str:
     """One line a customer can read, with units, for the quote table, in the active language."""
     if isinstance(spec, specs.GpuSpec):
@@ -100,17 +111,17 @@ def spec_summary(spec: Any) -> str:
         }  # fmt: skip
     if isinstance(spec, specs.PsuSpec):
         return _("%(watts)s W, %(efficiency)s, %(form)s") % {
-            "watts": spec.watts_high_line, "efficiency": spec.efficiency, "form": spec.form_factor.upper()
+            "watts": spec.watts_high_line, "efficiency": _efficiency(spec.efficiency), "form": spec.form_factor.upper()
         }  # fmt: skip
     if isinstance(spec, specs.MemorySpec):
         ecc = ", ECC" if spec.ecc else ""
         return _("%(capacity)s GB %(type)s %(kind)s %(speed)s MT/s%(ecc)s") % {
-            "capacity": spec.capacity_gb, "type": spec.memory_type, "kind": spec.kind.upper(),
+            "capacity": spec.capacity_gb, "type": spec.memory_type.upper(), "kind": spec.kind.upper(),
             "speed": spec.speed_mts, "ecc": ecc,
         }  # fmt: skip
     if isinstance(spec, specs.StorageSpec):
         return _("%(capacity)s TB, %(interface)s, %(form)s") % {
-            "capacity": _g(spec.capacity_tb), "interface": spec.interface, "form": spec.form_factor
+            "capacity": _g(spec.capacity_tb), "interface": _interface(spec.interface), "form": spec.form_factor.upper()
         }  # fmt: skip
     if isinstance(spec, specs.NicSpec):
         return _("%(ports)s × %(speed)s Gb/s, PCIe %(gen)s.0 x%(lanes)s") % {

@@ -123,3 +123,22 @@ def test_unknown_optional_sku_is_refused_with_the_field(make_quote: Callable[...
         make_quote(optional_lines=[{"sku": "no-such-part", "qty": 1}])
     assert caught.value.fields == {"optional_lines[0].sku": ["unknown or inactive SKU 'no-such-part'"]}
     assert Quote.objects.count() == 0
+
+
+def test_spec_lines_spell_grades_and_interfaces_as_their_standards_do() -> None:
+    """The catalog stores "titanium", "ddr5", "nvme", "u.2"; a quote line reads "80 PLUS Titanium", "DDR5", "NVMe, U.2"
+    in both languages (the names are the standards' own, Russian catalogues write them the same way)."""
+    from catalog.fixture import fixture_snapshot
+    from quotes.pricing import spec_summaries
+
+    snapshot = fixture_snapshot()
+    psu = next(p for p in snapshot.psus.values() if p.efficiency == "titanium")
+    memory = next(m for m in snapshot.memory.values() if m.memory_type == "ddr5")
+    storage = next(s for s in snapshot.storage.values() if s.interface == "nvme" and s.form_factor == "u.2")
+    for text in spec_summaries(psu):
+        assert "80 PLUS Titanium" in text and "titanium" not in text
+    for text in spec_summaries(memory):
+        assert "DDR5" in text and "ddr5" not in text
+    english, russian = spec_summaries(storage)
+    assert "NVMe, U.2" in english and "NVMe, U.2" in russian
+    assert "ТБ" in russian or "TB" in russian  # the unit is still there in either language
