@@ -37,6 +37,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from config.observability import UNSTORABLE
 from config.throttle import retry_after, throttle_counter
 from configurator.engine.errors import ApplicationError, Conflict, ErrorCode, Forbidden, Mismatch, NotFound
+from configurator.wording import said_fields, say
 
 API_PREFIX = "/api/"
 
@@ -92,7 +93,7 @@ def error_status(error: ApplicationError) -> int:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApplicationError):
-        return Response(error_body(exc.code, exc.message, exc.fields), status=error_status(exc))
+        return Response(error_body(exc.code, say(exc.message), said_fields(exc.fields)), status=error_status(exc))
     if isinstance(exc, DjangoValidationError):
         fields = (
             {k: [str(m) for m in v] for k, v in exc.message_dict.items()}

@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from configurator.engine.errors import DomainError
 from configurator.models import SavedBuild
 from configurator.services import build_validate, saved_build_update
+from configurator.wording import said_fields, say
 
 
 class SavedBuildForm(forms.ModelForm):
@@ -28,7 +29,9 @@ class SavedBuildForm(forms.ModelForm):
         try:
             build_validate(payload=payload)
         except DomainError as error:
-            reasons = [f"{name}: {'; '.join(why)}" for name, why in error.fields.items()] or [error.message]
+            reasons = [f"{name}: {'; '.join(why)}" for name, why in said_fields(error.fields).items()] or [
+                say(error.message)
+            ]
             raise forms.ValidationError(reasons) from None
         return payload
 

@@ -28,6 +28,7 @@ from configurator.engine.types import (
     TASKS,
     Workload,
 )
+from configurator.wording import said_fields
 
 MAX_CONTEXT_TOKENS = 2_097_152
 MAX_USERS = 10_000
@@ -45,7 +46,7 @@ class StrictKeysMixin:
         if isinstance(data, Mapping):
             unknown = unknown_keys(data, tuple(self.fields))
             if unknown:
-                raise serializers.ValidationError(unknown)
+                raise serializers.ValidationError(said_fields(unknown))
         return super().to_internal_value(data)  # type: ignore[misc]
 
 

@@ -8,7 +8,7 @@ nested phrases said the same way. The template filters of the same names call th
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
@@ -56,6 +56,12 @@ def say(value: Any) -> Any:
     is a plural phrase; numbers localized, nested phrases said the same way); any other value passes through
     unchanged."""
     return _said(value) if isinstance(value, Phrase) else value
+
+
+def said_fields(fields: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
+    """An error's field reasons (name → reasons) in the active language: the engine's reasons are Phrases
+    (`say` translates them), the services' are lazy gettext strings, plain text passes through."""
+    return {name: [say(reason) for reason in reasons] for name, reasons in fields.items()}
 
 
 def _said(value: PhraseValue) -> str:

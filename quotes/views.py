@@ -26,7 +26,7 @@ from configurator.engine.errors import ApplicationError
 from configurator.outputs import stored_findings
 from configurator.services import saved_build_update
 from configurator.web.views import EditorPost
-from configurator.wording import part_name
+from configurator.wording import part_name, say
 from quotes import services
 from quotes.forms import DiscountForm, QuoteFilterForm, QuoteRequestForm, RejectForm, ReviseForm, RevisionForm
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
@@ -207,7 +207,7 @@ def quote_request_form(request: HttpRequest, bound: bool) -> QuoteRequestForm:
 
 def _error_message(error: ApplicationError) -> str:
     found = ERROR_MESSAGES.get(error.code)
-    return str(found) if found is not None else error.message
+    return str(found) if found is not None else str(say(error.message))
 
 
 def quote_request(post: EditorPost) -> HttpResponse:

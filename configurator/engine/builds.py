@@ -13,6 +13,7 @@ from difflib import get_close_matches
 from typing import Any
 
 from configurator.engine.errors import DomainError
+from configurator.engine.phrase import Phrase
 from configurator.engine.types import (
     REDUNDANCY_MODES,
     SITE_VOLTAGES,
@@ -63,8 +64,8 @@ def unknown_key_reason(key: str, valid: Iterable[str]) -> str:
     valid = tuple(valid)
     close = closest_key(key, valid)
     if close:
-        return f"unknown field {key!r}; did you mean {close!r}?"
-    return f"unknown field {key!r}; expected one of {', '.join(valid)}"
+        return Phrase("unknown field %(key)s; did you mean %(close)s?", key=repr(key), close=repr(close))
+    return Phrase("unknown field %(key)s; expected one of %(valid)s", key=repr(key), valid=", ".join(valid))
 
 
 def unknown_keys(body: Mapping[str, Any], valid: Iterable[str], *, prefix: str = "") -> dict[str, list[str]]:
@@ -81,36 +82,42 @@ def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) ->
     chassis_sku = payload.get("chassis")
     chassis = snapshot.chassis.get(chassis_sku) if isinstance(chassis_sku, str) else None
     if chassis is None:
-        errors["chassis"] = [f"unknown chassis SKU {chassis_sku!r}" if chassis_sku else "a chassis is required"]
+        errors["chassis"] = [
+            Phrase("unknown chassis SKU %(sku)s", sku=repr(chassis_sku))
+            if chassis_sku
+            else Phrase("a chassis is required")
+        ]
 
     lines: dict[str, tuple[Line[Any], ...]] = {}
     for kind in PART_KINDS:
         raw_lines = payload.get(kind) or []
         if not isinstance(raw_lines, Sequence) or isinstance(raw_lines, str | bytes):
-            errors[kind] = ["must be a list of {sku, qty}"]
+            errors[kind] = [Phrase("must be a list of {sku, qty}")]
             continue
         catalog_part = snapshot.kind(kind)
         merged: dict[str, int] = {}
         for index, raw in enumerate(raw_lines):
             where = f"{kind}[{index}]"
             if not isinstance(raw, Mapping):
-                errors[where] = ["must be an object {sku, qty}"]
+                errors[where] = [Phrase("must be an object {sku, qty}")]
                 continue
             errors.update(unknown_keys(raw, LINE_KEYS, prefix=f"{where}."))
             sku, qty = raw.get("sku"), raw.get("qty", 1)
             if not isinstance(sku, str) or sku not in catalog_part:
-                errors[f"{where}.sku"] = [f"unknown {kind} SKU {sku!r}"]
+                errors[f"{where}.sku"] = [Phrase("unknown %(kind)s SKU %(sku)s", kind=kind, sku=repr(sku))]
             if isinstance(qty, bool) or not isinstance(qty, int):
-                errors[f"{where}.qty"] = ["must be an integer"]
+                errors[f"{where}.qty"] = [Phrase("must be an integer")]
             elif qty < 1:
-                errors[f"{where}.qty"] = ["must be at least 1"]
+                errors[f"{where}.qty"] = [Phrase("must be at least 1")]
             elif qty > MAX_QTY:
-                errors[f"{where}.qty"] = [f"must be at most {MAX_QTY}"]
+                errors[f"{where}.qty"] = [Phrase("must be at most %(most)s", most=MAX_QTY)]
             elif isinstance(sku, str) and sku in catalog_part:
                 merged[sku] = merged.get(sku, 0) + qty
         for sku, total in merged.items():
             if total > MAX_QTY:
-                errors[kind] = [f"{sku}: {total} in total, at most {MAX_QTY}"]
+                errors[kind] = [
+                    Phrase("%(sku)s: %(total)s in total, at most %(most)s", sku=sku, total=total, most=MAX_QTY)
+                ]
         lines[kind] = tuple(Line(spec=catalog_part[sku], qty=qty) for sku, qty in merged.items())
 
     # a rack runs its PSUs redundant (its first supported mode); "none" would make every such body invalid
@@ -119,13 +126,13 @@ def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) ->
     )
     redundancy = payload.get("psu_redundancy", default_mode)
     if redundancy not in REDUNDANCY_MODES:
-        errors["psu_redundancy"] = [f"must be one of {', '.join(REDUNDANCY_MODES)}"]
+        errors["psu_redundancy"] = [Phrase("must be one of %(choices)s", choices=", ".join(REDUNDANCY_MODES))]
     voltage = payload.get("site_voltage", 230)
     if voltage not in SITE_VOLTAGES or isinstance(voltage, bool):
-        errors["site_voltage"] = [f"must be one of {', '.join(map(str, SITE_VOLTAGES))}"]
+        errors["site_voltage"] = [Phrase("must be one of %(choices)s", choices=", ".join(map(str, SITE_VOLTAGES)))]
 
     if errors or chassis is None:
-        raise DomainError("The build is not valid input.", fields=errors)
+        raise DomainError(Phrase("The build is not valid input."), fields=errors)
     return BuildSpec(
         chassis=chassis,
         psu_redundancy=str(redundancy),
@@ -167,8 +174,13 @@ def build_price(build: BuildSpec, *, vat_percent: Decimal) -> Price:
     for _, spec, qty in build_lines(build):
         if spec.currency != currency:
             raise DomainError(
-                f"{spec.sku} is priced in {spec.currency}, the build in {currency}.",
-                fields={"currency": ["mixed currencies in one build"]},
+                Phrase(
+                    "%(sku)s is priced in %(currency)s, the build in %(build_currency)s.",
+                    sku=spec.sku,
+                    currency=spec.currency,
+                    build_currency=currency,
+                ),
+                fields={"currency": [Phrase("mixed currencies in one build")]},
             )
         net += money(spec.price * qty)
     vat = money(net * vat_percent / Decimal(100))

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from configurator.engine.errors import DomainError
+from configurator.engine.phrase import Num, Phrase
 
 MAX_LAYERS = 1_000
 MAX_HIDDEN = 65_536
@@ -69,9 +70,10 @@ FIELD_BOUNDS: dict[str, tuple[int, int]] = {
 
 
 def invalid(name: str, reason: str, message: str | None = None) -> DomainError:
-    """The error for one bad field of the pasted config (400 `invalid_model_config` naming it)."""
+    """The error for one bad field of the pasted config (400 `invalid_model_config` naming it). `reason` and
+    `message` are Phrases where they are said to people, so a Russian page says them in Russian."""
     return DomainError(
-        message or f"`{name}` in the pasted config.json is not usable: {reason}",
+        message or Phrase("`%(name)s` in the pasted config.json is not usable: %(reason)s", name=name, reason=reason),
         fields={f"model_config.{name}": [reason]},
         code="invalid_model_config",
     )
@@ -79,8 +81,8 @@ def invalid(name: str, reason: str, message: str | None = None) -> DomainError:
 
 def missing(name: str) -> DomainError:
     return DomainError(
-        f"The pasted config.json has no `{name}`; it is needed to size the model.",
-        fields={f"model_config.{name}": ["This field is required."]},
+        Phrase("The pasted config.json has no `%(name)s`; it is needed to size the model.", name=name),
+        fields={f"model_config.{name}": [Phrase("This field is required.")]},
         code="invalid_model_config",
     )
 
@@ -107,7 +109,7 @@ def read_int(config: Mapping[str, Any], name: str, default: int | None = None) -
     low, high = FIELD_BOUNDS[name]
     number = _as_int(value)
     if number is None or not low <= number <= high:
-        raise invalid(name, f"An integer from {low:,} to {high:,} is required.")
+        raise invalid(name, Phrase("An integer from %(low)s to %(high)s is required.", low=Num(low), high=Num(high)))
     return number
 
 
@@ -116,7 +118,7 @@ def read_bool(config: Mapping[str, Any], name: str, default: bool) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise invalid(name, "true or false is required.")
+        raise invalid(name, Phrase("true or false is required."))
     return value
 
 
@@ -126,10 +128,12 @@ def read_int_list(config: Mapping[str, Any], name: str, *, low: int, high: int, 
     if value is None:
         return []
     if not isinstance(value, list) or len(value) > max_len:
-        raise invalid(name, f"A list of at most {max_len:,} layer indexes is required.")
+        raise invalid(name, Phrase("A list of at most %(most)s layer indexes is required.", most=Num(max_len)))
     numbers = [_as_int(item) for item in value]
     if any(n is None or not low <= n <= high for n in numbers):
-        raise invalid(name, f"Every entry must be an integer from {low:,} to {high:,}.")
+        raise invalid(
+            name, Phrase("Every entry must be an integer from %(low)s to %(high)s.", low=Num(low), high=Num(high))
+        )
     return [n for n in numbers if n is not None]
 
 
@@ -139,7 +143,9 @@ def read_layer_types(config: Mapping[str, Any], layers: int) -> list[str] | None
     if value is None:
         return None
     if not isinstance(value, list) or len(value) != layers or not all(isinstance(kind, str) for kind in value):
-        raise invalid("layer_types", f"A list of {layers:,} strings (one per layer) is required.")
+        raise invalid(
+            "layer_types", Phrase("A list of %(layers)s strings (one per layer) is required.", layers=Num(layers))
+        )
     return value
 
 
@@ -150,21 +156,30 @@ def check_heads(hidden: int, heads: int, kv_heads: int, head_dim_given: bool) ->
     if kv_heads > heads or heads % kv_heads:
         raise invalid(
             "num_key_value_heads",
-            f"Must divide num_attention_heads ({heads}); got {kv_heads}.",
+            Phrase("Must divide num_attention_heads (%(heads)s); got %(kv_heads)s.", heads=heads, kv_heads=kv_heads),
         )
     if not head_dim_given and hidden % heads:
         raise invalid(
             "num_attention_heads",
-            f"Must divide hidden_size ({hidden}) when head_dim is not given; got {heads}.",
+            Phrase(
+                "Must divide hidden_size (%(hidden)s) when head_dim is not given; got %(heads)s.",
+                hidden=hidden,
+                heads=heads,
+            ),
         )
 
 
 def check_experts(experts_field: str, experts: int, active_field: str, active: int) -> None:
     """A mixture of experts routes each token to 1..E of its E ≥ 1 experts."""
     if experts < 1:
-        raise invalid(experts_field, "An MoE model needs at least one routed expert.")
+        raise invalid(experts_field, Phrase("An MoE model needs at least one routed expert."))
     if not 1 <= active <= experts:
-        raise invalid(active_field, f"Must be from 1 to the number of experts ({experts}); got {active}.")
+        raise invalid(
+            active_field,
+            Phrase(
+                "Must be from 1 to the number of experts (%(experts)s); got %(active)s.", experts=experts, active=active
+            ),
+        )
 
 
 def read_text(config: Mapping[str, Any], name: str, max_len: int = 200) -> str:
@@ -172,5 +187,5 @@ def read_text(config: Mapping[str, Any], name: str, max_len: int = 200) -> str:
     if value is None:
         return ""
     if not isinstance(value, str) or len(value) > max_len:
-        raise invalid(name, f"A string of at most {max_len} characters is required.")
+        raise invalid(name, Phrase("A string of at most %(most)s characters is required.", most=max_len))
     return value

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from configurator.engine.config_fields import check_experts, invalid, read_bool, read_int, read_layer_types
+from configurator.engine.phrase import Phrase
 
 HYBRID_TYPES = ("qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_text")
 HYBRID_LAYER_KINDS = ("full_attention", "linear_attention")
@@ -33,13 +34,15 @@ def hybrid_fields(config: dict[str, Any], layers: int, hidden: int) -> dict[str,
     kinds = read_layer_types(config, layers)
     if kinds is not None:
         if any(kind not in HYBRID_LAYER_KINDS for kind in kinds):
-            raise invalid("layer_types", f"Each entry must be one of: {', '.join(HYBRID_LAYER_KINDS)}.")
+            raise invalid(
+                "layer_types", Phrase("Each entry must be one of: %(kinds)s.", kinds=", ".join(HYBRID_LAYER_KINDS))
+            )
         linear = sum(1 for kind in kinds if kind == "linear_attention")
     else:
         interval = read_int(config, "full_attention_interval", 4)
         linear = sum(1 for i in range(layers) if (i + 1) % interval)
     if linear >= layers:
-        raise invalid("full_attention_interval", "At least one layer must be full attention.")
+        raise invalid("full_attention_interval", Phrase("At least one layer must be full attention."))
     n_k = read_int(config, "linear_num_key_heads")
     n_v = read_int(config, "linear_num_value_heads")
     d_k = read_int(config, "linear_key_head_dim")

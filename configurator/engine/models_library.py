@@ -41,6 +41,7 @@ from configurator.engine.model_families import (
     qwen_moe_fields,
 )
 from configurator.engine.model_params import DecoderShape, count_params
+from configurator.engine.phrase import Phrase
 from configurator.engine.types import ModelArch
 
 LLM_MODELS_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "llm_models.json"
@@ -93,8 +94,13 @@ def _refuse_unknown(model_type: str, key: str) -> DomainError:
     supported = ", ".join(SUPPORTED_MODEL_TYPES)
     return invalid(
         "model_type",
-        f"model_type '{model_type}' is not supported and its `{key}` shows a layout the generic dense rule "
-        f"cannot size. Supported types: {supported}.",
+        Phrase(
+            "model_type '%(model_type)s' is not supported and its `%(key)s` shows a layout the generic dense rule "
+            "cannot size. Supported types: %(supported)s.",
+            model_type=model_type,
+            key=key,
+            supported=supported,
+        ),
     )
 
 
@@ -156,7 +162,7 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[Decoder
         active = _int(config, "num_experts_per_tok")
         check_experts("n_routed_experts", experts, "num_experts_per_tok", active)
         if nope + rope < 1:
-            raise invalid("qk_nope_head_dim", "qk_nope_head_dim + qk_rope_head_dim must be positive.")
+            raise invalid("qk_nope_head_dim", Phrase("qk_nope_head_dim + qk_rope_head_dim must be positive."))
         common.update(
             head_dim=nope + rope,
             intermediate=_int(config, "intermediate_size"),
@@ -255,8 +261,8 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
     """
     if not isinstance(config, dict):
         raise DomainError(
-            "model_config must be a JSON object (the model's config.json).",
-            fields={"model_config": ["Expected a JSON object."]},
+            Phrase("model_config must be a JSON object (the model's config.json)."),
+            fields={"model_config": [Phrase("Expected a JSON object.")]},
             code="invalid_model_config",
         )
     text_config = config.get("text_config")
@@ -276,7 +282,7 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
     native = "bf16"
     quant = config.get("quantization_config")
     if quant is not None and not isinstance(quant, dict):
-        raise invalid("quantization_config", "A JSON object is required.")
+        raise invalid("quantization_config", Phrase("A JSON object is required."))
     maps: tuple[tuple[str, tuple[str, ...], tuple[int, ...], str], ...] = ()
     if isinstance(quant, dict):
         native = quantized_precision(quant) or native
@@ -376,9 +382,12 @@ def model_get(key: str) -> ModelArch:
         if slug is not None:
             return by_slug[slug]
     raise UnknownModelError(
-        f"Unknown model '{key}'. Use a slug from GET /api/v1/llm-models/, a Hugging Face id of one of them, "
-        "or paste the model's config.json as model_config.",
-        fields={"model": [f"Unknown model '{key}'."]},
+        Phrase(
+            "Unknown model '%(key)s'. Use a slug from GET /api/v1/llm-models/, a Hugging Face id of one of them, "
+            "or paste the model's config.json as model_config.",
+            key=key,
+        ),
+        fields={"model": [Phrase("Unknown model '%(key)s'.", key=key)]},
     )
 
 

@@ -189,7 +189,7 @@ class WorkloadForm(forms.Form):
             self.add_error("model", _("Unknown model. Pick one from the list or paste its config.json."))
         except DomainError as error:
             target = "model_config" if cleaned.get("model_config") is not None else None
-            reasons = [reason for values in error.fields.values() for reason in values] or [error.message]
+            reasons = [say(reason) for values in error.fields.values() for reason in values] or [say(error.message)]
             for reason in reasons:
                 self.add_error(target, _("The workload cannot be estimated: %(reason)s") % {"reason": reason})
         return cleaned

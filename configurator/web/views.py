@@ -47,6 +47,7 @@ from configurator.services import (
 from configurator.use_cases import use_cases
 from configurator.web.forms import RECOMMENDATION_LIMIT, BuildEditor, WorkloadForm
 from configurator.web.viewmodels import candidate_views, part_rows, result_view, verdict_view, workload_memory
+from configurator.wording import said_fields, say
 from procurement.selectors import availability_reader
 
 LOGIN_URL = reverse_lazy("accounts:login")
@@ -115,7 +116,7 @@ def workload_page(request: HttpRequest) -> HttpResponse:
                 availability=availability,
             )
         except DomainError as error:
-            context["error"] = error.message
+            context["error"] = say(error.message)
         else:
             context.update(
                 result=result_view(result),
@@ -157,7 +158,9 @@ def _check(body: Mapping[str, Any]) -> dict[str, Any]:
     try:
         build, verdict, price = build_validate(payload=body, snapshot=snapshot)
     except DomainError as error:
-        problems = [f"{name}: {'; '.join(reasons)}" for name, reasons in error.fields.items()] or [error.message]
+        problems = [f"{name}: {'; '.join(reasons)}" for name, reasons in said_fields(error.fields).items()] or [
+            say(error.message)
+        ]
         return {"verdict": None, "problems": problems, "rows": part_rows(body, snapshot)}
     availability = availability_reader()(build)
     return {
@@ -261,7 +264,7 @@ ERROR_MESSAGES = {
 
 def _domain_message(error: DomainError) -> str:
     found = ERROR_MESSAGES.get(error.code)
-    return str(found) if found is not None else error.message
+    return str(found) if found is not None else str(say(error.message))
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ one currency sign, and a favicon."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +112,41 @@ def test_one_language_per_answer_whatever_the_previous_caller_asked(api_client: 
     for messages in english["fields"].values():
         for message in messages:
             assert not any("а" <= char <= "я" for char in message.lower()), message
+
+
+@pytest.mark.django_db
+def test_the_engines_own_reasons_follow_the_callers_language(api_client: APIClient, catalog: None) -> None:
+    """The engine's messages are Phrases: a typo'd build key, an unknown SKU and a bad pasted config are said in
+    Russian to a Russian caller, the message and every field reason, and stay English otherwise."""
+    build = {**GOOD_BUILD, "gpu": GOOD_BUILD["gpus"], "cpus": [{"sku": "no-such-cpu", "qty": 1}]}
+    build.pop("gpus")
+    config = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": -3}
+    for language in ("ru", "en"):
+        said = api_client.post("/api/v1/builds/validate", build, format="json", HTTP_ACCEPT_LANGUAGE=language)
+        pasted = api_client.post(ESTIMATE, {"model_config": config}, format="json", HTTP_ACCEPT_LANGUAGE=language)
+        assert said.status_code == pasted.status_code == 400
+        fields = {**_error(said)["fields"], **_error(pasted)["fields"]}  # type: ignore[dict-item]
+        gpu, cpu, layers = fields["gpu"][0], fields["cpus[0].sku"][0], fields["model_config.num_hidden_layers"][0]
+        message = str(_error(pasted)["message"])
+        if language == "ru":
+            assert gpu == "неизвестное поле 'gpu'; возможно, имелось в виду 'gpus'?"
+            assert cpu == "неизвестный артикул 'no-such-cpu' (cpus)"
+            assert layers.startswith("Нужно целое число от 1 до ")
+            assert message.startswith("Поле `num_hidden_layers` во вставленном config.json не подходит: Нужно")
+        else:
+            assert gpu == "unknown field 'gpu'; did you mean 'gpus'?"
+            assert cpu == "unknown cpus SKU 'no-such-cpu'"
+            assert layers.startswith("An integer from 1 to ")
+            assert message.startswith("`num_hidden_layers` in the pasted config.json is not usable: An integer")
+            assert not any("а" <= char <= "я" for char in f"{gpu}{cpu}{layers}{message}".lower())
+
+
+@pytest.mark.django_db
+def test_the_workload_page_says_a_bad_pasted_config_in_russian(client: Client, catalog: None) -> None:
+    config = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32}
+    config |= {"num_key_value_heads": 5, "intermediate_size": 14336, "vocab_size": 128256}
+    body = {"model": "", "model_config": json.dumps(config), "task": "inference", "precision": "bf16"}
+    body |= {"context_tokens": "8192", "concurrent_users": "1", "form_factor": "any"}
+    page = client.post("/", body).content.decode()
+    assert "Должно делить num_attention_heads (32); указано 5." in page
+    assert "Must divide" not in page

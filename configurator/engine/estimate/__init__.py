@@ -119,7 +119,9 @@ def estimate(
     (from the GPU's generation and lanes). Raises DomainError (fields named) for workloads that cannot run.
     """
     if gpu_count < 1:
-        raise DomainError("gpu_count must be at least 1.", fields={"gpu_count": ["Must be at least 1."]})
+        raise DomainError(
+            Phrase("gpu_count must be at least 1."), fields={"gpu_count": [Phrase("Must be at least 1.")]}
+        )
     plan = _plan(workload)
     count = gpu_count if gpu is not None else 1
     overhead = GPU_CONTEXT_GIB * count

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate.weights import _HF_QUANTIZED
+from configurator.engine.phrase import Phrase
 from configurator.engine.types import (
     ENGINES,
     FRAMEWORKS,
@@ -37,6 +38,10 @@ def default_engine(precision: str) -> str:
     return "llama.cpp" if precision in GGUF_PRECISIONS else "vllm"
 
 
+def _one_of(choices: tuple[str, ...]) -> Phrase:
+    return Phrase("Must be one of: %(choices)s.", choices=", ".join(choices))
+
+
 def workload_problems(workload: Workload) -> dict[str, list[str]]:
     """Field-named reasons a workload cannot be estimated as given (empty when it can)."""
     problems: dict[str, list[str]] = {}
@@ -45,39 +50,53 @@ def workload_problems(workload: Workload) -> dict[str, list[str]]:
         problems.setdefault(field, []).append(reason)
 
     if workload.task not in TASKS:
-        add("task", f"Must be one of: {', '.join(TASKS)}.")
+        add("task", _one_of(TASKS))
     if workload.precision not in PRECISIONS:
-        add("precision", f"Must be one of: {', '.join(PRECISIONS)}.")
+        add("precision", _one_of(PRECISIONS))
     if workload.kv_cache_precision not in KV_PRECISIONS:
-        add("kv_cache_precision", f"Must be one of: {', '.join(KV_PRECISIONS)}.")
+        add("kv_cache_precision", _one_of(KV_PRECISIONS))
     if workload.engine not in ENGINES:
-        add("engine", f"Must be one of: {', '.join(ENGINES)}.")
+        add("engine", _one_of(ENGINES))
     if workload.optimizer not in OPTIMIZERS:
-        add("optimizer", f"Must be one of: {', '.join(OPTIMIZERS)}.")
+        add("optimizer", _one_of(OPTIMIZERS))
     if workload.framework not in FRAMEWORKS:
-        add("framework", f"Must be one of: {', '.join(FRAMEWORKS)}.")
+        add("framework", _one_of(FRAMEWORKS))
     if workload.offload not in OFFLOADS:
-        add("offload", f"Must be one of: {', '.join(OFFLOADS)}.")
+        add("offload", _one_of(OFFLOADS))
     if workload.zero_stage not in (0, 1, 2, 3):
-        add("zero_stage", "Must be 0, 1, 2 or 3.")
+        add("zero_stage", Phrase("Must be 0, 1, 2 or 3."))
     for name in ("context_tokens", "concurrent_users", "batch_size", "sequence_length", "lora_rank"):
         if getattr(workload, name) < 1:
-            add(name, "Must be at least 1.")
+            add(name, Phrase("Must be at least 1."))
     if problems or workload.task != "inference":
         return problems
     engine, precision, kv = workload.engine, workload.precision, workload.kv_cache_precision
     if precision in GGUF_PRECISIONS and engine in ("tensorrt-llm", "transformers"):
-        add("engine", f"{precision.upper()} is a GGUF type: it runs on llama.cpp (or vLLM's GGUF loader).")
+        add(
+            "engine",
+            Phrase(
+                "%(precision)s is a GGUF type: it runs on llama.cpp (or vLLM's GGUF loader).",
+                precision=precision.upper(),
+            ),
+        )
     if engine == "llama.cpp" and precision in _HF_QUANTIZED:
-        add("precision", f"llama.cpp does not load {precision} checkpoints; use a GGUF type or bf16/fp16.")
+        add(
+            "precision",
+            Phrase(
+                "llama.cpp does not load %(precision)s checkpoints; use a GGUF type or bf16/fp16.", precision=precision
+            ),
+        )
     if engine == "llama.cpp" and kv == "fp8":
-        add("kv_cache_precision", "llama.cpp has no fp8 KV cache; use q8_0 or q4_0.")
+        add("kv_cache_precision", Phrase("llama.cpp has no fp8 KV cache; use q8_0 or q4_0."))
     if engine != "llama.cpp" and kv in ("q8_0", "q4_0"):
-        add("kv_cache_precision", f"{kv} KV cache is a llama.cpp type; {engine} supports f16/bf16 or fp8.")
+        add(
+            "kv_cache_precision",
+            Phrase("%(kv)s KV cache is a llama.cpp type; %(engine)s supports f16/bf16 or fp8.", kv=kv, engine=engine),
+        )
     return problems
 
 
 def _check(workload: Workload) -> None:
     problems = workload_problems(workload)
     if problems:
-        raise DomainError("The workload cannot be estimated as given.", fields=problems)
+        raise DomainError(Phrase("The workload cannot be estimated as given."), fields=problems)

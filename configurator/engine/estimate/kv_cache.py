@@ -5,6 +5,7 @@ K and V in their full-attention layers only and keep a fixed state per sequence 
 from __future__ import annotations
 
 from configurator.engine.errors import DomainError
+from configurator.engine.phrase import Phrase
 from configurator.engine.types import KV_PRECISIONS, ModelArch
 
 # Bytes per cached element: f16/bf16 2; vLLM `kv_cache_dtype=fp8` 1; llama.cpp `--cache-type-k/v q8_0 | q4_0`
@@ -27,8 +28,8 @@ def _kv_element_bytes(kv_precision: str) -> float:
         return KV_BYTES_PER_ELEMENT[kv_precision]
     except KeyError:
         raise DomainError(
-            f"Unknown KV cache precision '{kv_precision}'.",
-            fields={"kv_cache_precision": [f"Must be one of: {', '.join(KV_PRECISIONS)}."]},
+            Phrase("Unknown KV cache precision '%(kv)s'.", kv=kv_precision),
+            fields={"kv_cache_precision": [Phrase("Must be one of: %(choices)s.", choices=", ".join(KV_PRECISIONS))]},
             code="invalid_precision",
         ) from None
 

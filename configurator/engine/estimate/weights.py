@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from configurator.engine.errors import DomainError
+from configurator.engine.phrase import Phrase
 from configurator.engine.types import GGUF_PRECISIONS, PRECISIONS, ModelArch
 
 GIB = float(2**30)
@@ -76,8 +77,8 @@ def bits_per_weight(precision: str) -> float:
     if precision in HF_LINEAR_BITS:
         return HF_LINEAR_BITS[precision]
     raise DomainError(
-        f"Unknown precision '{precision}'.",
-        fields={"precision": [f"Must be one of: {', '.join(PRECISIONS)}."]},
+        Phrase("Unknown precision '%(precision)s'.", precision=precision),
+        fields={"precision": [Phrase("Must be one of: %(choices)s.", choices=", ".join(PRECISIONS))]},
         code="invalid_precision",
     )
 
