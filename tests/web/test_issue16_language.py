@@ -125,7 +125,7 @@ def test_the_engines_own_reasons_follow_the_callers_language(api_client: APIClie
         said = api_client.post("/api/v1/builds/validate", build, format="json", HTTP_ACCEPT_LANGUAGE=language)
         pasted = api_client.post(ESTIMATE, {"model_config": config}, format="json", HTTP_ACCEPT_LANGUAGE=language)
         assert said.status_code == pasted.status_code == 400
-        fields = {**_error(said)["fields"], **_error(pasted)["fields"]}  # type: ignore[dict-item]
+        fields: dict[str, list[str]] = {**_error(said)["fields"], **_error(pasted)["fields"]}  # type: ignore[dict-item]
         gpu, cpu, layers = fields["gpu"][0], fields["cpus[0].sku"][0], fields["model_config.num_hidden_layers"][0]
         message = str(_error(pasted)["message"])
         if language == "ru":
