@@ -44,20 +44,23 @@ class DecodeConstants:
     kquant_extra: float = 0.0  # extra seconds per second of K-quant weight bytes / bandwidth (dequant ALU)
 
 
-# Fitted by `fit_decode_supported` on 31 single-stream llama.cpp rows of fixtures/decode_calibration.csv
-# (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413,
-# llama.cpp PRs #26284/#17505/#17891, discussions #10879/#15013/#15021); bench/accuracy.py reproduces these
-# numbers. The rows of early-2024 builds (OLD_BUILDS) get a per-layer time of their own (93 µs) and inform η
-# and τ_hop only: the τ_layer below is the current builds' one.
-LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=31)
-LLAMACPP_ETA_GDDR = 0.962
-LLAMACPP_ETA_HBM = 0.519
-LLAMACPP_TAU_LAYER_S = 63.1e-6
-PIPELINE_HOP_S = 145e-6  # per GPU boundary of a layer split (same fit)
+# Fitted by `fit_decode_supported` on 49 single-stream llama.cpp rows of fixtures/decode_calibration.csv
+# (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413 and its PR #18,
+# llama.cpp PRs #26284/#17505/#17891/#20586/#21086, discussions #10879/#15013/#15021); bench/accuracy.py
+# reproduces these numbers. The rows of old builds (OLD_BUILDS) get a per-layer time of their own (78 µs) and
+# inform η and τ_hop only: the τ_layer below is the current builds' one.
+LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=49)
+LLAMACPP_ETA_GDDR = 0.921
+LLAMACPP_ETA_HBM = 0.495
+LLAMACPP_TAU_LAYER_S = 33.3e-6
+PIPELINE_HOP_S = 192e-6  # per GPU boundary of a layer split (same fit)
 # K-quant weights (Q4_K_M, Q6_K …: 256-weight super-blocks with 6-bit sub-scales) cost more ALU per byte to
 # dequantize than Q4_0/Q8_0/F16, so their mat-vec streams slower: extra seconds per second of their bytes over
 # the bandwidth (same fit; a linear column, determined by the rows that run K-quant and legacy types alike).
-LLAMACPP_KQUANT_EXTRA = 0.113
+LLAMACPP_KQUANT_EXTRA = 0.110
+# MoE layers run more kernels per step than dense ones (router mat-vec, softmax/top-k, get_rows, three
+# MUL_MAT_ID, weighting and sum): extra fixed seconds per MoE layer (same fit; determined by the MoE rows).
+LLAMACPP_TAU_MOE_LAYER_S = 11.7e-6
 
 SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 
@@ -78,12 +81,17 @@ _PRIOR = Phrase("prior (no single-stream rows for this engine in decode_calibrat
 _SERVER = DecodeConstants(SERVER_ETA_HBM, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
 _SERVER_GDDR = DecodeConstants(SERVER_ETA_GDDR, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
 DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
-    ("llama.cpp", "gddr"): DecodeConstants(
-        LLAMACPP_ETA_GDDR, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE, kquant_extra=LLAMACPP_KQUANT_EXTRA
-    ),
-    ("llama.cpp", "hbm"): DecodeConstants(
-        LLAMACPP_ETA_HBM, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE, kquant_extra=LLAMACPP_KQUANT_EXTRA
-    ),
+    **{
+        ("llama.cpp", memory): DecodeConstants(
+            eta,
+            LLAMACPP_TAU_LAYER_S,
+            0.0,
+            LLAMACPP_FIT_SOURCE,
+            tau_moe_layer_s=LLAMACPP_TAU_MOE_LAYER_S,
+            kquant_extra=LLAMACPP_KQUANT_EXTRA,
+        )
+        for memory, eta in (("gddr", LLAMACPP_ETA_GDDR), ("hbm", LLAMACPP_ETA_HBM))
+    },
     **{(engine, "hbm"): _SERVER for engine in SERVER_ENGINES},
     **{(engine, "gddr"): _SERVER_GDDR for engine in SERVER_ENGINES},
     ("transformers", "gddr"): DecodeConstants(0.80, 400e-6, 2.0e-3, _PRIOR),
@@ -210,6 +218,9 @@ def model_slug_for(name: str) -> str | None:
         ("llama 3.2 3b", "llama-3.2-3b"),
         ("llama-3.2-3b", "llama-3.2-3b"),
         ("gpt-oss 20b", "gpt-oss-20b"),
+        ("qwen3moe 30b.a3b", "qwen3-30b-a3b"),
+        ("qwen3 14b", "qwen3-14b"),
+        ("qwen2 32b", "qwen2.5-32b"),  # llama-bench names Qwen2.5-32B's architecture `qwen2 32B`
     )
     for needle, slug in rules:
         if needle in text:
@@ -237,8 +248,8 @@ def depth_for(row: CalibrationRow) -> int:
     short prompt → ~560; `tg64 @ depth 4096` → 4128; Ollama obench (a few hundred tokens) → 400."""
     metric = row.metric.lower()
     deep = re.search(r"@d(\d+)", metric)
-    if deep and metric.startswith("pp512"):  # 512 tokens one per step after `depth` cached ones
-        return int(deep.group(1)) + 256
+    if metric.startswith("pp512") and "microbatch 1" in metric:  # 512 tokens one per step after `depth` cached
+        return (int(deep.group(1)) if deep else 0) + 256
     if "d4096" in metric or "depth 4096" in row.context.lower():
         return 4096 + 32
     if "1024" in metric:
@@ -269,6 +280,12 @@ class DecodeSample:
     hops: int
     era: str = "current"  # "old": a build before the one the estimator models (OLD_BUILDS)
     kquant_bytes_s: float = 0.0  # weight bytes / bandwidth when they are GGUF K-quants (more ALU per byte)
+    moe_layers: int = 0  # layers with routed experts (router, top-k, MUL_MAT_ID: more kernels per layer)
+    read_bytes_s: float = 0.0  # weights + KV read / bandwidth, no MoE read penalty (the constant-η rule's bytes)
+
+    @property
+    def baseline_bytes_s(self) -> float:
+        return self.read_bytes_s or self.bytes_over_bandwidth_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,11 +296,12 @@ class DecodeFit:
     tau_hop_s: float
     tau_layer_old_s: float = 0.0  # per-layer time of the old builds' rows (fitted apart, never used to estimate)
     kquant_extra: float = 0.0  # extra seconds per (byte / bandwidth) second of K-quant weights: dequant ALU
+    tau_moe_layer_s: float = 0.0  # extra fixed seconds per MoE layer per step
 
     def seconds_per_token(self, sample: DecodeSample) -> float:
         eta = self.eta_hbm if sample.memory_class == "hbm" else self.eta_gddr
         tau = self.tau_layer_old_s if sample.era == "old" and self.tau_layer_old_s else self.tau_layer_s
-        extra = self.kquant_extra * sample.kquant_bytes_s
+        extra = self.kquant_extra * sample.kquant_bytes_s + self.tau_moe_layer_s * sample.moe_layers
         return sample.bytes_over_bandwidth_s / eta + extra + sample.layers * tau + sample.hops * self.tau_hop_s
 
 
@@ -349,6 +367,9 @@ OLD_BUILDS: dict[str, str] = {
     "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md": "llama.cpp builds of early 2024, before CUDA graphs "
     "(llama.cpp PR #6766, May 2024) and the 2024-25 mmvq/FA rewrites",
     "ggml-org/llama.cpp PR #4766": "llama.cpp build of January 2024",
+    "geerlingguy/ai-benchmarks PR #18": "Ollama of February 2025, a week after the RTX 5090 launch; the same README "
+    "table has an RTX 4090 at 216.48 and 237.05 tok/s on Llama 3.2 3B with the Ollama of that month (PR #11) "
+    "and at 334.67 with the Ollama of December 2025 (issue #43): software, not the GPU, moved it by half",
     "sgl-project/sglang PR #2643": "SGLang v0.4.1.post2, the first week of DeepSeek-V3 support (Dec 2024): "
     "untuned block-FP8 MoE kernels, ≈ 0.5 ms per layer",
 }
@@ -371,14 +392,16 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     determines is not invented from the held-out data — a missing memory class takes the other's η and a
     missing hop term is 0 (no GPU boundary seen, no cost learnt). Rows of old builds get a per-layer time of
     their own (their kernels and launch path differ: CUDA graphs, mmvq rewrites since), so they inform η and
-    τ_hop but not the current builds' τ_layer."""
+    τ_hop but not the current builds' τ_layer. MoE layers get an extra fixed time (τ_moe) when the training set
+    has MoE rows; without them it is 0 (not invented)."""
     has_gddr = any(s.memory_class != "hbm" for s in samples)
     has_hbm = any(s.memory_class == "hbm" for s in samples)
     has_hops = any(s.hops for s in samples)
     has_old = any(s.era == "old" for s in samples)
     has_current = any(s.era != "old" for s in samples)
     has_kquant = any(s.kquant_bytes_s for s in samples) and not all(s.kquant_bytes_s for s in samples)
-    columns = [has_gddr, has_hbm, has_current, has_hops, has_old, has_kquant]
+    has_moe = any(s.moe_layers for s in samples)
+    columns = [has_gddr, has_hbm, has_current, has_hops, has_old, has_kquant, has_moe]
     design: list[list[float]] = []
     for s in samples:
         t = s.seconds_per_token
@@ -387,7 +410,7 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
         current = s.layers / t if s.era != "old" else 0.0
         old = s.layers / t if s.era == "old" else 0.0
         kquant = s.kquant_bytes_s / t
-        row = [gddr, hbm, current, s.hops / t, old, kquant]
+        row = [gddr, hbm, current, s.hops / t, old, kquant, s.moe_layers / t]
         design.append([value for value, keep in zip(row, columns, strict=True) if keep])
     size = sum(columns)
     normal = [[sum(row[i] * row[j] for row in design) for j in range(size)] for i in range(size)]
@@ -397,12 +420,12 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     inv_gddr = values[0] if has_gddr else values[1]
     inv_hbm = values[1] if has_hbm else values[0]
     tau = values[2] if has_current else values[4]
-    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, tau, values[3], values[4], values[5])
+    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, tau, values[3], values[4], values[5], values[6])
 
 
 def constant_eta(samples: Sequence[DecodeSample]) -> float:
     """The constant-efficiency rule fitted the same way: median η = bytes / (bandwidth × seconds per token)."""
-    return percentile((s.bytes_over_bandwidth_s / s.seconds_per_token for s in samples), 0.5)
+    return percentile((s.baseline_bytes_s / s.seconds_per_token for s in samples), 0.5)
 
 
 def leave_one_source_out(
@@ -419,6 +442,6 @@ def leave_one_source_out(
         fit = fit_decode_supported(train)
         eta = constant_eta(train)
         ours = [s.seconds_per_token / fit.seconds_per_token(s) - 1 for s in test]
-        baseline = [s.seconds_per_token * eta / s.bytes_over_bandwidth_s - 1 for s in test]
+        baseline = [s.seconds_per_token * eta / s.baseline_bytes_s - 1 for s in test]
         result[held] = (ours, baseline)
     return result
