@@ -77,6 +77,7 @@ def main() -> int:
         cal.PIPELINE_HOP_S,
         kquant_extra=cal.LLAMACPP_KQUANT_EXTRA,
         tau_moe_layer_s=cal.LLAMACPP_TAU_MOE_LAYER_S,
+        kquant_extra_amd=cal.LLAMACPP_KQUANT_EXTRA_AMD,
     )
     for row, workload, sku in used:
         gpu = gpus[sku]
@@ -98,6 +99,7 @@ def main() -> int:
             kquant_bytes_s=terms.kquant_bytes_s,
             moe_layers=terms.moe_layers,
             read_bytes_s=decode_terms(workload, gpu, row.gpu_count)[0],
+            amd=cal.is_amd(gpu.vendor),
         )
         samples.append(sample)
         consistency = max(consistency, abs(ours * fit_now.seconds_per_token(sample) - 1))
@@ -174,10 +176,11 @@ def main() -> int:
     print(
         f"\nfit on these rows: η_bw GDDR {fit.eta_gddr:.3f}, HBM {fit.eta_hbm:.3f}, "
         f"τ_layer {fit.tau_layer_s * 1e6:.1f} µs (old builds {fit.tau_layer_old_s * 1e6:.1f} µs), "
-        f"τ_hop {fit.tau_hop_s * 1e6:.0f} µs, K-quant extra {fit.kquant_extra:.3f}, "
+        f"τ_hop {fit.tau_hop_s * 1e6:.0f} µs, K-quant extra {fit.kquant_extra:.3f} (AMD {fit.kquant_extra_amd:.3f}), "
         f"τ_moe {fit.tau_moe_layer_s * 1e6:.1f} µs per MoE layer "
         f"(configurator/calibration.py: {cal.LLAMACPP_ETA_GDDR}, {cal.LLAMACPP_ETA_HBM}, "
-        f"{cal.LLAMACPP_TAU_LAYER_S * 1e6:.1f} µs, {cal.PIPELINE_HOP_S * 1e6:.0f} µs, {cal.LLAMACPP_KQUANT_EXTRA}, "
+        f"{cal.LLAMACPP_TAU_LAYER_S * 1e6:.1f} µs, {cal.PIPELINE_HOP_S * 1e6:.0f} µs, {cal.LLAMACPP_KQUANT_EXTRA} "
+        f"(AMD {cal.LLAMACPP_KQUANT_EXTRA_AMD}), "
         f"{cal.LLAMACPP_TAU_MOE_LAYER_S * 1e6:.1f} µs); "
         f"estimate() vs the fit formula: max deviation {consistency * 100:.2f} %"
     )

@@ -42,25 +42,35 @@ class DecodeConstants:
     source: str
     tau_moe_layer_s: float = 0.0  # extra fixed seconds per MoE layer (router, top-k, permute, grouped GEMMs)
     kquant_extra: float = 0.0  # extra seconds per second of K-quant weight bytes / bandwidth (dequant ALU)
+    kquant_extra_amd: float = 0.0  # the same on AMD GPUs (ROCm/HIP build)
+
+    def kquant_extra_for(self, vendor: str) -> float:
+        return self.kquant_extra_amd if is_amd(vendor) else self.kquant_extra
 
 
-# Fitted by `fit_decode_supported` on 49 single-stream llama.cpp rows of fixtures/decode_calibration.csv
+# Fitted by `fit_decode_supported` on 52 single-stream llama.cpp rows of fixtures/decode_calibration.csv
 # (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413 and its PR #18,
-# llama.cpp PRs #26284/#17505/#17891/#20586/#21086, discussions #10879/#15013/#15021); bench/accuracy.py
-# reproduces these numbers. The rows of old builds (OLD_BUILDS) get a per-layer time of their own (78 µs) and
+# llama.cpp PRs #26284/#26705/#17505/#17891/#20586/#21086, discussions #10879/#15013/#15021); bench/accuracy.py
+# reproduces these numbers. The rows of old builds (OLD_BUILDS) get a per-layer time of their own (80 µs) and
 # inform η and τ_hop only: the τ_layer below is the current builds' one.
-LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=49)
-LLAMACPP_ETA_GDDR = 0.921
-LLAMACPP_ETA_HBM = 0.495
-LLAMACPP_TAU_LAYER_S = 33.3e-6
-PIPELINE_HOP_S = 192e-6  # per GPU boundary of a layer split (same fit)
+LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=52)
+LLAMACPP_ETA_GDDR = 0.916
+LLAMACPP_ETA_HBM = 0.496
+LLAMACPP_TAU_LAYER_S = 31.6e-6
+PIPELINE_HOP_S = 196e-6  # per GPU boundary of a layer split (same fit)
 # K-quant weights (Q4_K_M, Q6_K …: 256-weight super-blocks with 6-bit sub-scales) cost more ALU per byte to
 # dequantize than Q4_0/Q8_0/F16, so their mat-vec streams slower: extra seconds per second of their bytes over
 # the bandwidth (same fit; a linear column, determined by the rows that run K-quant and legacy types alike).
-LLAMACPP_KQUANT_EXTRA = 0.110
+LLAMACPP_KQUANT_EXTRA = 0.091
+# The same cost on AMD GPUs (ROCm/HIP build), fitted on its own column: the RX 7900 XTX rows (RDNA3) of llama.cpp
+# PRs #26284 and #26705 predict each other within 6 % with it and are 34-49 % too fast without it. RDNA3's K-quant
+# mat-vec is bound by unpacking the 6-bit sub-block scales, not by memory: PR #26705's branchless Q4_K/Q5_K unpack
+# alone sped Q3_K_M decode on the 7900 XTX up by 7 %, which a bandwidth-bound kernel could not show. Applied to
+# every AMD GPU (only RDNA3 rows measured it).
+LLAMACPP_KQUANT_EXTRA_AMD = 0.771
 # MoE layers run more kernels per step than dense ones (router mat-vec, softmax/top-k, get_rows, three
 # MUL_MAT_ID, weighting and sum): extra fixed seconds per MoE layer (same fit; determined by the MoE rows).
-LLAMACPP_TAU_MOE_LAYER_S = 11.7e-6
+LLAMACPP_TAU_MOE_LAYER_S = 15.9e-6
 
 SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 
@@ -89,6 +99,7 @@ DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
             LLAMACPP_FIT_SOURCE,
             tau_moe_layer_s=LLAMACPP_TAU_MOE_LAYER_S,
             kquant_extra=LLAMACPP_KQUANT_EXTRA,
+            kquant_extra_amd=LLAMACPP_KQUANT_EXTRA_AMD,
         )
         for memory, eta in (("gddr", LLAMACPP_ETA_GDDR), ("hbm", LLAMACPP_ETA_HBM))
     },
@@ -127,6 +138,10 @@ def moe_efficiency(experts: int) -> float:
     if experts >= 128:
         return 0.65
     return 0.95 - 0.30 * math.log(experts / 8) / math.log(128 / 8)
+
+
+def is_amd(vendor: str) -> bool:
+    return vendor.strip().lower() == "amd"
 
 
 def memory_class(memory_type: str) -> str:
@@ -233,7 +248,7 @@ def precision_for(quant: str) -> str | None:
     text = quant.lower()
     if text.startswith("f16"):
         return "fp16"
-    for name in ("q4_k_m", "q4_k_s", "q4_0", "q8_0", "q6_k", "mxfp4"):
+    for name in ("q4_k_m", "q4_k_s", "q4_0", "q8_0", "q6_k", "q5_k_m", "q3_k_m", "q2_k", "mxfp4"):
         if name in text:
             return name
     if text.startswith("fp8"):
@@ -245,11 +260,13 @@ def precision_for(quant: str) -> str | None:
 
 def depth_for(row: CalibrationRow) -> int:
     """Mean context depth of the generated tokens: tg128 from an empty cache → 64; 1024 generated after a
-    short prompt → ~560; `tg64 @ depth 4096` → 4128; Ollama obench (a few hundred tokens) → 400."""
+    short prompt → ~560; `tg64 @ depth 4096` → 4128; Ollama obench (a few hundred tokens) → 400; llama-bench
+    `pp512@d32768` at microbatch 1 (one token per step) → 33024."""
     metric = row.metric.lower()
     deep = re.search(r"@d(\d+)", metric)
-    if metric.startswith("pp512") and "microbatch 1" in metric:  # 512 tokens one per step after `depth` cached
-        return (int(deep.group(1)) if deep else 0) + 256
+    prompt = re.match(r"pp(\d+)", metric)
+    if prompt and "microbatch 1" in metric:  # `pp` tokens one per step after `depth` cached ones
+        return (int(deep.group(1)) if deep else 0) + int(prompt.group(1)) // 2
     if "d4096" in metric or "depth 4096" in row.context.lower():
         return 4096 + 32
     if "1024" in metric:
@@ -282,6 +299,7 @@ class DecodeSample:
     kquant_bytes_s: float = 0.0  # weight bytes / bandwidth when they are GGUF K-quants (more ALU per byte)
     moe_layers: int = 0  # layers with routed experts (router, top-k, MUL_MAT_ID: more kernels per layer)
     read_bytes_s: float = 0.0  # weights + KV read / bandwidth, no MoE read penalty (the constant-η rule's bytes)
+    amd: bool = False  # an AMD GPU: its K-quant bytes take their own dequant cost
 
     @property
     def baseline_bytes_s(self) -> float:
@@ -297,11 +315,13 @@ class DecodeFit:
     tau_layer_old_s: float = 0.0  # per-layer time of the old builds' rows (fitted apart, never used to estimate)
     kquant_extra: float = 0.0  # extra seconds per (byte / bandwidth) second of K-quant weights: dequant ALU
     tau_moe_layer_s: float = 0.0  # extra fixed seconds per MoE layer per step
+    kquant_extra_amd: float = 0.0  # K-quant extra on AMD GPUs
 
     def seconds_per_token(self, sample: DecodeSample) -> float:
         eta = self.eta_hbm if sample.memory_class == "hbm" else self.eta_gddr
         tau = self.tau_layer_old_s if sample.era == "old" and self.tau_layer_old_s else self.tau_layer_s
-        extra = self.kquant_extra * sample.kquant_bytes_s + self.tau_moe_layer_s * sample.moe_layers
+        kquant = self.kquant_extra_amd if sample.amd else self.kquant_extra
+        extra = kquant * sample.kquant_bytes_s + self.tau_moe_layer_s * sample.moe_layers
         return sample.bytes_over_bandwidth_s / eta + extra + sample.layers * tau + sample.hops * self.tau_hop_s
 
 
@@ -393,7 +413,8 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     missing hop term is 0 (no GPU boundary seen, no cost learnt). Rows of old builds get a per-layer time of
     their own (their kernels and launch path differ: CUDA graphs, mmvq rewrites since), so they inform η and
     τ_hop but not the current builds' τ_layer. MoE layers get an extra fixed time (τ_moe) when the training set
-    has MoE rows; without them it is 0 (not invented)."""
+    has MoE rows; without them it is 0 (not invented). K-quant rows on AMD GPUs get their own dequant cost; a
+    training set without them gives AMD the other vendors' one."""
     has_gddr = any(s.memory_class != "hbm" for s in samples)
     has_hbm = any(s.memory_class == "hbm" for s in samples)
     has_hops = any(s.hops for s in samples)
@@ -401,7 +422,8 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     has_current = any(s.era != "old" for s in samples)
     has_kquant = any(s.kquant_bytes_s for s in samples) and not all(s.kquant_bytes_s for s in samples)
     has_moe = any(s.moe_layers for s in samples)
-    columns = [has_gddr, has_hbm, has_current, has_hops, has_old, has_kquant, has_moe]
+    has_amd_kquant = has_kquant and any(s.kquant_bytes_s and s.amd for s in samples)
+    columns = [has_gddr, has_hbm, has_current, has_hops, has_old, has_kquant, has_moe, has_amd_kquant]
     design: list[list[float]] = []
     for s in samples:
         t = s.seconds_per_token
@@ -409,8 +431,9 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
         hbm = s.bytes_over_bandwidth_s / t if s.memory_class == "hbm" else 0.0
         current = s.layers / t if s.era != "old" else 0.0
         old = s.layers / t if s.era == "old" else 0.0
-        kquant = s.kquant_bytes_s / t
-        row = [gddr, hbm, current, s.hops / t, old, kquant, s.moe_layers / t]
+        amd_kquant = s.kquant_bytes_s / t if s.amd and has_amd_kquant else 0.0
+        kquant = s.kquant_bytes_s / t - amd_kquant
+        row = [gddr, hbm, current, s.hops / t, old, kquant, s.moe_layers / t, amd_kquant]
         design.append([value for value, keep in zip(row, columns, strict=True) if keep])
     size = sum(columns)
     normal = [[sum(row[i] * row[j] for row in design) for j in range(size)] for i in range(size)]
@@ -420,7 +443,8 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     inv_gddr = values[0] if has_gddr else values[1]
     inv_hbm = values[1] if has_hbm else values[0]
     tau = values[2] if has_current else values[4]
-    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, tau, values[3], values[4], values[5], values[6])
+    kquant_amd = values[7] if has_amd_kquant else values[5]
+    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, tau, values[3], values[4], values[5], values[6], kquant_amd)
 
 
 def constant_eta(samples: Sequence[DecodeSample]) -> float:

@@ -109,3 +109,33 @@ def test_the_constant_eta_rule_reads_no_moe_penalty() -> None:
     """The baseline divides by the bytes actually read (weights + KV), not our MoE-penalised bytes."""
     sample = cal.DecodeSample("m", 0.010, 0.009, "gddr", layers=24, hops=0, moe_layers=24, read_bytes_s=0.006)
     assert cal.constant_eta([sample]) == pytest.approx(0.6)
+
+
+def test_amd_k_quants_get_their_own_dequant_cost_or_the_other_vendors_one() -> None:
+    """Rows made with K-quant extra 0.1 on NVIDIA and 0.7 on AMD give both back; without AMD K-quant rows in the
+    training set AMD takes the NVIDIA value."""
+    shapes = [
+        (0.004, False, False),
+        (0.008, True, False),
+        (0.002, True, False),
+        (0.006, True, True),
+        (0.003, True, True),
+    ]
+    samples = [
+        cal.DecodeSample(
+            f"r{i}",
+            b / 0.9 + (b * (0.7 if amd else 0.1) if k else 0.0) + 32 * 30e-6,
+            b,
+            "gddr",
+            layers=32,
+            hops=0,
+            kquant_bytes_s=b if k else 0.0,
+            amd=amd,
+        )
+        for i, (b, k, amd) in enumerate(shapes)
+    ]
+    fit = cal.fit_decode_supported(samples)
+    assert fit.kquant_extra == pytest.approx(0.1, rel=1e-6)
+    assert fit.kquant_extra_amd == pytest.approx(0.7, rel=1e-6)
+    nvidia_only = cal.fit_decode_supported([s for s in samples if not s.amd])
+    assert nvidia_only.kquant_extra_amd == nvidia_only.kquant_extra
