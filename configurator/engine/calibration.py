@@ -48,29 +48,29 @@ class DecodeConstants:
         return self.kquant_extra_amd if is_amd(vendor) else self.kquant_extra
 
 
-# Fitted by `fit_decode_supported` on 52 single-stream llama.cpp rows of fixtures/decode_calibration.csv
+# Fitted by `fit_decode_supported` on 61 single-stream llama.cpp rows of fixtures/decode_calibration.csv
 # (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413 and its PR #18,
 # llama.cpp PRs #26284/#26705/#17505/#17891/#20586/#21086, discussions #10879/#15013/#15021); bench/accuracy.py
-# reproduces these numbers. The rows of old builds (OLD_BUILDS) get a per-layer time of their own (80 µs) and
+# reproduces these numbers. The rows of old builds (OLD_BUILDS) get a per-layer time of their own (85 µs) and
 # inform η and τ_hop only: the τ_layer below is the current builds' one.
-LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=52)
-LLAMACPP_ETA_GDDR = 0.916
-LLAMACPP_ETA_HBM = 0.496
-LLAMACPP_TAU_LAYER_S = 31.6e-6
-PIPELINE_HOP_S = 196e-6  # per GPU boundary of a layer split (same fit)
+LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=61)
+LLAMACPP_ETA_GDDR = 0.922
+LLAMACPP_ETA_HBM = 0.569
+LLAMACPP_TAU_LAYER_S = 34.2e-6
+PIPELINE_HOP_S = 260e-6  # per GPU boundary of a layer split (same fit)
 # K-quant weights (Q4_K_M, Q6_K …: 256-weight super-blocks with 6-bit sub-scales) cost more ALU per byte to
 # dequantize than Q4_0/Q8_0/F16, so their mat-vec streams slower: extra seconds per second of their bytes over
 # the bandwidth (same fit; a linear column, determined by the rows that run K-quant and legacy types alike).
-LLAMACPP_KQUANT_EXTRA = 0.091
+LLAMACPP_KQUANT_EXTRA = 0.064
 # The same cost on AMD GPUs (ROCm/HIP build), fitted on its own column: the RX 7900 XTX rows (RDNA3) of llama.cpp
 # PRs #26284 and #26705 predict each other within 6 % with it and are 34-49 % too fast without it. RDNA3's K-quant
 # mat-vec is bound by unpacking the 6-bit sub-block scales, not by memory: PR #26705's branchless Q4_K/Q5_K unpack
 # alone sped Q3_K_M decode on the 7900 XTX up by 7 %, which a bandwidth-bound kernel could not show. Applied to
 # every AMD GPU (only RDNA3 rows measured it).
-LLAMACPP_KQUANT_EXTRA_AMD = 0.771
+LLAMACPP_KQUANT_EXTRA_AMD = 0.757
 # MoE layers run more kernels per step than dense ones (router mat-vec, softmax/top-k, get_rows, three
 # MUL_MAT_ID, weighting and sum): extra fixed seconds per MoE layer (same fit; determined by the MoE rows).
-LLAMACPP_TAU_MOE_LAYER_S = 15.9e-6
+LLAMACPP_TAU_MOE_LAYER_S = 13.9e-6
 
 SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 
@@ -83,7 +83,7 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=9)
 SERVER_ETA_HBM = 0.865
 SERVER_TAU_LAYER_S = 77.1e-6
-# No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.89 GDDR vs 0.48 HBM),
+# No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.92 GDDR vs 0.57 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM
 # HF transformers decodes eagerly (no CUDA graphs): launch-bound at ~0.4 ms per layer (prior).

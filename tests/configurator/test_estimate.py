@@ -256,12 +256,13 @@ def test_decode_speed_against_measurements(
     snapshot: CatalogSnapshot, sku: str, count: int, slug: str, precision: str, measured: float
 ) -> None:
     """XiongjieDai/GPU-Benchmarks-on-LLM-Inference README @aa72e0ec (llama.cpp, 1024 generated tokens): builds of
-    early 2024 (calibration.OLD_BUILDS). estimate() models current builds, which lose less time per layer (32 µs
-    against the old rows' 80 µs in `make accuracy`): never more than 10 % slower than these rows, and at most
-    25 % faster (a small model on 2 TB/s HBM gains most: the H100 row)."""
+    early 2024 (calibration.OLD_BUILDS). estimate() models current builds, which lose less time per layer (34 µs
+    against the old rows' 85 µs in `make accuracy`): never more than 10 % slower than these rows, and at most
+    35 % faster — a small model on 2 TB/s HBM gains most (the H100 row, about 29 %), in line with issue 13's
+    "current builds run 19-29 % faster" on small models."""
     result = estimate(_infer(slug, precision, engine="llama.cpp", context_tokens=560), snapshot.gpus[sku], count)
     assert result.throughput is not None
-    assert 0.9 * measured <= result.throughput.decode_tokens_per_s_per_user <= 1.25 * measured
+    assert 0.9 * measured <= result.throughput.decode_tokens_per_s_per_user <= 1.35 * measured
 
 
 def test_tensor_parallel_speeds_up_less_over_pcie(snapshot: CatalogSnapshot) -> None:
@@ -349,7 +350,7 @@ def test_assumptions_state_the_numbers(snapshot: CatalogSnapshot) -> None:
     text = "\n".join(result.assumptions)
     assert "Q4_K_M = 4.89 bits/weight" in text
     assert "128.0 KiB per token" in text
-    assert "η_bw = 0.85" in text  # 1 / (1 / 0.916 + 0.091): Q4_K_M is a K-quant
+    assert "η_bw = 0.87" in text  # 1 / (1 / 0.922 + 0.064): Q4_K_M is a K-quant
     assert "token_embd" in text
     vllm_text = "\n".join(estimate(_infer("llama-3.1-8b", "bf16"), snapshot.gpus["rtx-4090"]).assumptions)
     assert "gpu_memory_utilization 0.90" in vllm_text
