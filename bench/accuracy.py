@@ -76,6 +76,8 @@ def main() -> int:
         cal.LLAMACPP_TAU_LAYER_S,
         cal.PIPELINE_HOP_S,
         kquant_extra=cal.LLAMACPP_KQUANT_EXTRA,
+        tau_moe_layer_s=cal.LLAMACPP_TAU_MOE_LAYER_S,
+        kquant_extra_amd=cal.LLAMACPP_KQUANT_EXTRA_AMD,
     )
     for row, workload, sku in used:
         gpu = gpus[sku]
@@ -85,17 +87,19 @@ def main() -> int:
         baseline = BASELINE_ETA * gpu.bandwidth_gbs * 1e9 / weight_bytes(workload.model, workload.precision)
         ours_err.append(abs(ours / row.tokens_per_s - 1))
         base_err.append(abs(baseline / row.tokens_per_s - 1))
-        bytes_s, layers, hops = decode_terms(workload, gpu, row.gpu_count)
-        kquant_s = workload_step_terms(workload, gpu, row.gpu_count).kquant_bytes_s
+        terms = workload_step_terms(workload, gpu, row.gpu_count)  # the terms estimate() multiplies
         sample = cal.DecodeSample(
             label=f"{row.gpu_name} ×{row.gpu_count} {workload.model.slug} {workload.precision}",
             seconds_per_token=1 / row.tokens_per_s,
-            bytes_over_bandwidth_s=bytes_s,
+            bytes_over_bandwidth_s=terms.bytes_s,
             memory_class=cal.memory_class(gpu.memory_type),
-            layers=layers,
-            hops=hops,
+            layers=terms.layers,
+            hops=terms.hops,
             era=cal.era_of(cal.source_group(row.source)),
-            kquant_bytes_s=kquant_s,
+            kquant_bytes_s=terms.kquant_bytes_s,
+            moe_layers=terms.moe_layers,
+            read_bytes_s=decode_terms(workload, gpu, row.gpu_count)[0],
+            amd=cal.is_amd(gpu.vendor),
         )
         samples.append(sample)
         consistency = max(consistency, abs(ours * fit_now.seconds_per_token(sample) - 1))
@@ -172,9 +176,12 @@ def main() -> int:
     print(
         f"\nfit on these rows: η_bw GDDR {fit.eta_gddr:.3f}, HBM {fit.eta_hbm:.3f}, "
         f"τ_layer {fit.tau_layer_s * 1e6:.1f} µs (old builds {fit.tau_layer_old_s * 1e6:.1f} µs), "
-        f"τ_hop {fit.tau_hop_s * 1e6:.0f} µs, K-quant extra {fit.kquant_extra:.3f} "
+        f"τ_hop {fit.tau_hop_s * 1e6:.0f} µs, K-quant extra {fit.kquant_extra:.3f} (AMD {fit.kquant_extra_amd:.3f}), "
+        f"τ_moe {fit.tau_moe_layer_s * 1e6:.1f} µs per MoE layer "
         f"(configurator/calibration.py: {cal.LLAMACPP_ETA_GDDR}, {cal.LLAMACPP_ETA_HBM}, "
-        f"{cal.LLAMACPP_TAU_LAYER_S * 1e6:.1f} µs, {cal.PIPELINE_HOP_S * 1e6:.0f} µs, {cal.LLAMACPP_KQUANT_EXTRA}); "
+        f"{cal.LLAMACPP_TAU_LAYER_S * 1e6:.1f} µs, {cal.PIPELINE_HOP_S * 1e6:.0f} µs, {cal.LLAMACPP_KQUANT_EXTRA} "
+        f"(AMD {cal.LLAMACPP_KQUANT_EXTRA_AMD}), "
+        f"{cal.LLAMACPP_TAU_MOE_LAYER_S * 1e6:.1f} µs); "
         f"estimate() vs the fit formula: max deviation {consistency * 100:.2f} %"
     )
     bands = {"< 8 GB": (0, 8e9), "8-30 GB": (8e9, 30e9), "> 30 GB": (30e9, 1e15)}

@@ -42,22 +42,35 @@ class DecodeConstants:
     source: str
     tau_moe_layer_s: float = 0.0  # extra fixed seconds per MoE layer (router, top-k, permute, grouped GEMMs)
     kquant_extra: float = 0.0  # extra seconds per second of K-quant weight bytes / bandwidth (dequant ALU)
+    kquant_extra_amd: float = 0.0  # the same on AMD GPUs (ROCm/HIP build)
+
+    def kquant_extra_for(self, vendor: str) -> float:
+        return self.kquant_extra_amd if is_amd(vendor) else self.kquant_extra
 
 
-# Fitted by `fit_decode_supported` on 31 single-stream llama.cpp rows of fixtures/decode_calibration.csv
-# (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413,
-# llama.cpp PRs #26284/#17505/#17891, discussions #10879/#15013/#15021); bench/accuracy.py reproduces these
-# numbers. The rows of early-2024 builds (OLD_BUILDS) get a per-layer time of their own (93 µs) and inform η
-# and τ_hop only: the τ_layer below is the current builds' one.
-LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=31)
-LLAMACPP_ETA_GDDR = 0.962
-LLAMACPP_ETA_HBM = 0.519
-LLAMACPP_TAU_LAYER_S = 63.1e-6
-PIPELINE_HOP_S = 145e-6  # per GPU boundary of a layer split (same fit)
+# Fitted by `fit_decode_supported` on 61 single-stream llama.cpp rows of fixtures/decode_calibration.csv
+# (XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec, geerlingguy/ai-benchmarks @bdf94413 and its PR #18,
+# llama.cpp PRs #26284/#26705/#17505/#17891/#20586/#21086, discussions #10879/#15013/#15021); bench/accuracy.py
+# reproduces these numbers. The rows of old builds (OLD_BUILDS) get a per-layer time of their own (85 µs) and
+# inform η and τ_hop only: the τ_layer below is the current builds' one.
+LLAMACPP_FIT_SOURCE = Phrase("fitted on %(rows)s llama.cpp rows of decode_calibration.csv (bench/accuracy.py)", rows=61)
+LLAMACPP_ETA_GDDR = 0.922
+LLAMACPP_ETA_HBM = 0.569
+LLAMACPP_TAU_LAYER_S = 34.2e-6
+PIPELINE_HOP_S = 260e-6  # per GPU boundary of a layer split (same fit)
 # K-quant weights (Q4_K_M, Q6_K …: 256-weight super-blocks with 6-bit sub-scales) cost more ALU per byte to
 # dequantize than Q4_0/Q8_0/F16, so their mat-vec streams slower: extra seconds per second of their bytes over
 # the bandwidth (same fit; a linear column, determined by the rows that run K-quant and legacy types alike).
-LLAMACPP_KQUANT_EXTRA = 0.113
+LLAMACPP_KQUANT_EXTRA = 0.064
+# The same cost on AMD GPUs (ROCm/HIP build), fitted on its own column: the RX 7900 XTX rows (RDNA3) of llama.cpp
+# PRs #26284 and #26705 predict each other within 6 % with it and are 34-49 % too fast without it. RDNA3's K-quant
+# mat-vec is bound by unpacking the 6-bit sub-block scales, not by memory: PR #26705's branchless Q4_K/Q5_K unpack
+# alone sped Q3_K_M decode on the 7900 XTX up by 7 %, which a bandwidth-bound kernel could not show. Applied to
+# every AMD GPU (only RDNA3 rows measured it).
+LLAMACPP_KQUANT_EXTRA_AMD = 0.757
+# MoE layers run more kernels per step than dense ones (router mat-vec, softmax/top-k, get_rows, three
+# MUL_MAT_ID, weighting and sum): extra fixed seconds per MoE layer (same fit; determined by the MoE rows).
+LLAMACPP_TAU_MOE_LAYER_S = 13.9e-6
 
 SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 
@@ -70,7 +83,7 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=9)
 SERVER_ETA_HBM = 0.865
 SERVER_TAU_LAYER_S = 77.1e-6
-# No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.89 GDDR vs 0.48 HBM),
+# No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.92 GDDR vs 0.57 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM
 # HF transformers decodes eagerly (no CUDA graphs): launch-bound at ~0.4 ms per layer (prior).
@@ -78,12 +91,18 @@ _PRIOR = Phrase("prior (no single-stream rows for this engine in decode_calibrat
 _SERVER = DecodeConstants(SERVER_ETA_HBM, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
 _SERVER_GDDR = DecodeConstants(SERVER_ETA_GDDR, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
 DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
-    ("llama.cpp", "gddr"): DecodeConstants(
-        LLAMACPP_ETA_GDDR, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE, kquant_extra=LLAMACPP_KQUANT_EXTRA
-    ),
-    ("llama.cpp", "hbm"): DecodeConstants(
-        LLAMACPP_ETA_HBM, LLAMACPP_TAU_LAYER_S, 0.0, LLAMACPP_FIT_SOURCE, kquant_extra=LLAMACPP_KQUANT_EXTRA
-    ),
+    **{
+        ("llama.cpp", memory): DecodeConstants(
+            eta,
+            LLAMACPP_TAU_LAYER_S,
+            0.0,
+            LLAMACPP_FIT_SOURCE,
+            tau_moe_layer_s=LLAMACPP_TAU_MOE_LAYER_S,
+            kquant_extra=LLAMACPP_KQUANT_EXTRA,
+            kquant_extra_amd=LLAMACPP_KQUANT_EXTRA_AMD,
+        )
+        for memory, eta in (("gddr", LLAMACPP_ETA_GDDR), ("hbm", LLAMACPP_ETA_HBM))
+    },
     **{(engine, "hbm"): _SERVER for engine in SERVER_ENGINES},
     **{(engine, "gddr"): _SERVER_GDDR for engine in SERVER_ENGINES},
     ("transformers", "gddr"): DecodeConstants(0.80, 400e-6, 2.0e-3, _PRIOR),
@@ -119,6 +138,10 @@ def moe_efficiency(experts: int) -> float:
     if experts >= 128:
         return 0.65
     return 0.95 - 0.30 * math.log(experts / 8) / math.log(128 / 8)
+
+
+def is_amd(vendor: str) -> bool:
+    return vendor.strip().lower() == "amd"
 
 
 def memory_class(memory_type: str) -> str:
@@ -210,6 +233,9 @@ def model_slug_for(name: str) -> str | None:
         ("llama 3.2 3b", "llama-3.2-3b"),
         ("llama-3.2-3b", "llama-3.2-3b"),
         ("gpt-oss 20b", "gpt-oss-20b"),
+        ("qwen3moe 30b.a3b", "qwen3-30b-a3b"),
+        ("qwen3 14b", "qwen3-14b"),
+        ("qwen2 32b", "qwen2.5-32b"),  # llama-bench names Qwen2.5-32B's architecture `qwen2 32B`
     )
     for needle, slug in rules:
         if needle in text:
@@ -222,7 +248,7 @@ def precision_for(quant: str) -> str | None:
     text = quant.lower()
     if text.startswith("f16"):
         return "fp16"
-    for name in ("q4_k_m", "q4_k_s", "q4_0", "q8_0", "q6_k", "mxfp4"):
+    for name in ("q4_k_m", "q4_k_s", "q4_0", "q8_0", "q6_k", "q5_k_m", "q3_k_m", "q2_k", "mxfp4"):
         if name in text:
             return name
     if text.startswith("fp8"):
@@ -234,11 +260,13 @@ def precision_for(quant: str) -> str | None:
 
 def depth_for(row: CalibrationRow) -> int:
     """Mean context depth of the generated tokens: tg128 from an empty cache → 64; 1024 generated after a
-    short prompt → ~560; `tg64 @ depth 4096` → 4128; Ollama obench (a few hundred tokens) → 400."""
+    short prompt → ~560; `tg64 @ depth 4096` → 4128; Ollama obench (a few hundred tokens) → 400; llama-bench
+    `pp512@d32768` at microbatch 1 (one token per step) → 33024."""
     metric = row.metric.lower()
     deep = re.search(r"@d(\d+)", metric)
-    if deep and metric.startswith("pp512"):  # 512 tokens one per step after `depth` cached ones
-        return int(deep.group(1)) + 256
+    prompt = re.match(r"pp(\d+)", metric)
+    if prompt and "microbatch 1" in metric:  # `pp` tokens one per step after `depth` cached ones
+        return (int(deep.group(1)) if deep else 0) + int(prompt.group(1)) // 2
     if "d4096" in metric or "depth 4096" in row.context.lower():
         return 4096 + 32
     if "1024" in metric:
@@ -269,6 +297,13 @@ class DecodeSample:
     hops: int
     era: str = "current"  # "old": a build before the one the estimator models (OLD_BUILDS)
     kquant_bytes_s: float = 0.0  # weight bytes / bandwidth when they are GGUF K-quants (more ALU per byte)
+    moe_layers: int = 0  # layers with routed experts (router, top-k, MUL_MAT_ID: more kernels per layer)
+    read_bytes_s: float = 0.0  # weights + KV read / bandwidth, no MoE read penalty (the constant-η rule's bytes)
+    amd: bool = False  # an AMD GPU: its K-quant bytes take their own dequant cost
+
+    @property
+    def baseline_bytes_s(self) -> float:
+        return self.read_bytes_s or self.bytes_over_bandwidth_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,11 +314,14 @@ class DecodeFit:
     tau_hop_s: float
     tau_layer_old_s: float = 0.0  # per-layer time of the old builds' rows (fitted apart, never used to estimate)
     kquant_extra: float = 0.0  # extra seconds per (byte / bandwidth) second of K-quant weights: dequant ALU
+    tau_moe_layer_s: float = 0.0  # extra fixed seconds per MoE layer per step
+    kquant_extra_amd: float = 0.0  # K-quant extra on AMD GPUs
 
     def seconds_per_token(self, sample: DecodeSample) -> float:
         eta = self.eta_hbm if sample.memory_class == "hbm" else self.eta_gddr
         tau = self.tau_layer_old_s if sample.era == "old" and self.tau_layer_old_s else self.tau_layer_s
-        extra = self.kquant_extra * sample.kquant_bytes_s
+        kquant = self.kquant_extra_amd if sample.amd else self.kquant_extra
+        extra = kquant * sample.kquant_bytes_s + self.tau_moe_layer_s * sample.moe_layers
         return sample.bytes_over_bandwidth_s / eta + extra + sample.layers * tau + sample.hops * self.tau_hop_s
 
 
@@ -349,6 +387,9 @@ OLD_BUILDS: dict[str, str] = {
     "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md": "llama.cpp builds of early 2024, before CUDA graphs "
     "(llama.cpp PR #6766, May 2024) and the 2024-25 mmvq/FA rewrites",
     "ggml-org/llama.cpp PR #4766": "llama.cpp build of January 2024",
+    "geerlingguy/ai-benchmarks PR #18": "Ollama of February 2025, a week after the RTX 5090 launch; the same README "
+    "table has an RTX 4090 at 216.48 and 237.05 tok/s on Llama 3.2 3B with the Ollama of that month (PR #11) "
+    "and at 334.67 with the Ollama of December 2025 (issue #43): software, not the GPU, moved it by half",
     "sgl-project/sglang PR #2643": "SGLang v0.4.1.post2, the first week of DeepSeek-V3 support (Dec 2024): "
     "untuned block-FP8 MoE kernels, ≈ 0.5 ms per layer",
 }
@@ -371,14 +412,18 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     determines is not invented from the held-out data — a missing memory class takes the other's η and a
     missing hop term is 0 (no GPU boundary seen, no cost learnt). Rows of old builds get a per-layer time of
     their own (their kernels and launch path differ: CUDA graphs, mmvq rewrites since), so they inform η and
-    τ_hop but not the current builds' τ_layer."""
+    τ_hop but not the current builds' τ_layer. MoE layers get an extra fixed time (τ_moe) when the training set
+    has MoE rows; without them it is 0 (not invented). K-quant rows on AMD GPUs get their own dequant cost; a
+    training set without them gives AMD the other vendors' one."""
     has_gddr = any(s.memory_class != "hbm" for s in samples)
     has_hbm = any(s.memory_class == "hbm" for s in samples)
     has_hops = any(s.hops for s in samples)
     has_old = any(s.era == "old" for s in samples)
     has_current = any(s.era != "old" for s in samples)
     has_kquant = any(s.kquant_bytes_s for s in samples) and not all(s.kquant_bytes_s for s in samples)
-    columns = [has_gddr, has_hbm, has_current, has_hops, has_old, has_kquant]
+    has_moe = any(s.moe_layers for s in samples)
+    has_amd_kquant = has_kquant and any(s.kquant_bytes_s and s.amd for s in samples)
+    columns = [has_gddr, has_hbm, has_current, has_hops, has_old, has_kquant, has_moe, has_amd_kquant]
     design: list[list[float]] = []
     for s in samples:
         t = s.seconds_per_token
@@ -386,8 +431,9 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
         hbm = s.bytes_over_bandwidth_s / t if s.memory_class == "hbm" else 0.0
         current = s.layers / t if s.era != "old" else 0.0
         old = s.layers / t if s.era == "old" else 0.0
-        kquant = s.kquant_bytes_s / t
-        row = [gddr, hbm, current, s.hops / t, old, kquant]
+        amd_kquant = s.kquant_bytes_s / t if s.amd and has_amd_kquant else 0.0
+        kquant = s.kquant_bytes_s / t - amd_kquant
+        row = [gddr, hbm, current, s.hops / t, old, kquant, s.moe_layers / t, amd_kquant]
         design.append([value for value, keep in zip(row, columns, strict=True) if keep])
     size = sum(columns)
     normal = [[sum(row[i] * row[j] for row in design) for j in range(size)] for i in range(size)]
@@ -397,12 +443,13 @@ def fit_decode_supported(samples: Sequence[DecodeSample]) -> DecodeFit:
     inv_gddr = values[0] if has_gddr else values[1]
     inv_hbm = values[1] if has_hbm else values[0]
     tau = values[2] if has_current else values[4]
-    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, tau, values[3], values[4], values[5])
+    kquant_amd = values[7] if has_amd_kquant else values[5]
+    return DecodeFit(1.0 / inv_gddr, 1.0 / inv_hbm, tau, values[3], values[4], values[5], values[6], kquant_amd)
 
 
 def constant_eta(samples: Sequence[DecodeSample]) -> float:
     """The constant-efficiency rule fitted the same way: median η = bytes / (bandwidth × seconds per token)."""
-    return percentile((s.bytes_over_bandwidth_s / s.seconds_per_token for s in samples), 0.5)
+    return percentile((s.baseline_bytes_s / s.seconds_per_token for s in samples), 0.5)
 
 
 def leave_one_source_out(
@@ -419,6 +466,6 @@ def leave_one_source_out(
         fit = fit_decode_supported(train)
         eta = constant_eta(train)
         ours = [s.seconds_per_token / fit.seconds_per_token(s) - 1 for s in test]
-        baseline = [s.seconds_per_token * eta / s.bytes_over_bandwidth_s - 1 for s in test]
+        baseline = [s.seconds_per_token * eta / s.baseline_bytes_s - 1 for s in test]
         result[held] = (ours, baseline)
     return result

