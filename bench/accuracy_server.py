@@ -3,7 +3,7 @@ leave-one-source-out.
 
 - Per-user decode (vLLM, SGLang): each publication is predicted by `server_calibration.fit_server` fitted on
   the other publications' current-build rows, next to a constant-η rule (median bytes/time of the same rows).
-- Full-load output tokens/s (TensorRT-LLM, SGLang): each publication is predicted with the prefill MFU fitted
+- Full-load output tokens/s (TensorRT-LLM, SGLang, vLLM): each publication is predicted with the prefill MFU fitted
   (`fit_server_mfu`) on the other publications, next to the same model with prefill ignored (what estimate()
   said before prefill shared the GPUs).
 """

@@ -214,7 +214,10 @@ def served_throughput(
     """Output tokens/s under continuous batching with every request queued (trtllm-bench `throughput`,
     `bench_serving --request-rate inf`): prompts and decode steps share the GPUs, so each generated token
     costs its share of a decode step of `b` sequences plus prompt/output of one prompt token's prefill
-    (2 × active params + attention FLOPs at the engine's MFU over all GPUs). `b` runs over powers of two
+    (2 × active params + attention FLOPs at the engine's MFU over all GPUs, plus under tensor parallelism the
+    2 all-reduces per layer of its hidden states, as in `_prefill_s`: their bytes scale with hidden × layers,
+    not with the active parameters, so they weigh ~3× more on a sparse MoE such as Qwen3-235B-A22B than on a
+    dense 405B). `b` runs over powers of two
     up to the engine's cap on running sequences while the KV cache at the mean depth (prompt + output/2)
     fits; the best `b` is the answer. `mfu` and `constants` override the fitted ones (bench/accuracy.py)."""
     engine = cal.engine_family(workload.engine)
@@ -223,7 +226,11 @@ def served_throughput(
     mfu = mfu or cal.PREFILL_MFU[engine]
     constants = constants or cal.DECODE_CONSTANTS[(engine, cal.memory_class(gpu.memory_type))]
     peak = _peak_flops(gpu, prompt_plan.weight_precision, engine)
-    prefill_s = prompt_tokens * prompt_plan.prefill_flops / (gpu_count * mfu * peak) if with_prefill else 0.0
+    prefill_s = 0.0
+    if with_prefill:
+        prefill_s = prompt_tokens * prompt_plan.prefill_flops / (gpu_count * mfu * peak)
+        tp = gpu_count if _parallelism(prompt_plan, gpu_count) == "tensor" else 1
+        prefill_s += _allreduce_s(workload.model, prompt_tokens, tp, link)
     best = Served(0.0, 0, 1.0)
     sequences = 1
     while sequences <= cal.MAX_RUNNING_SEQUENCES.get(engine, 256):
