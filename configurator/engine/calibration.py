@@ -68,8 +68,8 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 # judges them leave-one-source-out. τ_layer is the whole fixed cost of a layer per step on these engines: the
 # kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) — all-reduces are counted apart.
 SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=9)
-SERVER_ETA_HBM = 0.865
-SERVER_TAU_LAYER_S = 77.1e-6
+SERVER_ETA_HBM = 0.874
+SERVER_TAU_LAYER_S = 77.0e-6
 # No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.89 GDDR vs 0.48 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM
@@ -93,7 +93,7 @@ DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
 # Share of dense tensor-core peak reached by prefill and by compute-bound batched decode GEMMs. Server engines:
 # fitted by `fit_server_mfu` on the full-load rows of fixtures/server_speed.csv (bench/accuracy.py, judged
 # leave-one-source-out); llama.cpp and transformers: priors (llm-analysis README @d841e40 advises ≤ 0.7 of peak).
-SERVER_MFU = 0.37
+SERVER_MFU = 0.40
 PREFILL_MFU: dict[str, float] = {"llama.cpp": 0.35, "transformers": 0.4, **dict.fromkeys(SERVER_ENGINES, SERVER_MFU)}
 TRAINING_MFU = 0.4
 

@@ -27,7 +27,9 @@ GPU_CONTEXT_GIB = 0.5
 GPU_MEMORY_UTILIZATION: dict[str, float] = {"vllm": 0.90, "sglang": 0.88, "tensorrt-llm": 0.90}
 LLAMACPP_UBATCH = 512  # llama.cpp `n_ubatch` default: tokens per compute-graph pass
 # vLLM profiles activations with max_num_batched_tokens (vllm/engine/arg_utils.py default for the OpenAI server
-# 2048; 8192 on ≥ 70 GiB GPUs — from memory of that file, not re-read) and samples up to 256 sequences.
+# 2048; 8192 on ≥ 70 GiB GPUs other than A100, where max_num_seqs is 1024 instead of 256: re-read in
+# vllm/engine/arg_utils.py get_batch_defaults, find_string 'default_max_num_seqs = {' hit id 25872476;
+# server_memory.server_batch) and samples up to 256 sequences on the smaller GPUs.
 VLLM_BATCHED_TOKENS_SMALL = 2048
 VLLM_MAX_NUM_SEQS = 256
 

@@ -68,6 +68,30 @@ def _allreduce_s(model: ModelArch, tokens: int, tp: int, link: _Link) -> float:
     return 2 * model.layers * max(link.floor_s, size / (link.gbs * 1e9))
 
 
+ACT_BYTES = 2  # bf16 activations between kernels
+
+
+def _activation_bytes(model: ModelArch, tp: int) -> float:
+    """HBM bytes one GPU moves per token, over all layers, in the memory-bound kernels between the GEMMs.
+
+    Per layer: two fused residual-add + RMSNorm kernels (read x and residual, write both: 8h values); RoPE on
+    the q/k heads of this GPU; the gated activation of the MLP (`silu_and_mul`: read 2I/t, write I/t). An MoE
+    layer runs it on the top-k expert rows (k·I/t each), and its second grouped GEMM writes a [tokens, k, h]
+    tensor that `moe_sum` reads back and reduces to h (vLLM `fused_experts_impl`, vllm-project/vllm
+    vllm/model_executor/layers/fused_moe/fused_moe.py @000d1458: intermediate_cache1/2/3 then ops.moe_sum;
+    SGLang's fused_moe_triton the same). Under tensor parallelism every GPU does this for every token while
+    doing only 1/t of the FLOPs, and k·h does not shrink with t: on Qwen3-235B-A22B at TP8 it is ~21 MB a
+    token, whose moving takes about as long as the token's FLOPs at the prefill MFU; on a dense 405B ~8 % of
+    it. Not counted: FP8 activation-quantization kernels and the attention kernels' own reads."""
+    h, k = model.hidden, model.active_experts
+    rope = 2 * (model.heads + model.kv_heads) * model.head_dim / tp
+    moe_layers = model.layers - model.dense_layers if model.is_moe else 0
+    dense = (8 * h + rope + 3 * model.intermediate / tp) * (model.layers - moe_layers)
+    shared = model.shared_experts * model.moe_intermediate
+    moe = (8 * h + rope + 3 * (k * model.moe_intermediate + shared) / tp + 2 * k * h + h) * moe_layers
+    return (dense + moe) * ACT_BYTES
+
+
 @dataclass(frozen=True, slots=True)
 class StepTerms:
     """One decode step of `sequences` sequences on one GPU, split into the terms the constants multiply:
@@ -110,6 +134,7 @@ def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     kv = plan.kv_read_per_seq * sequences
     tp = count if parallelism == "tensor" else 1
     moved = weights / tp + kv * _kv_share(model, tp) if tp > 1 else weights + kv
+    moved += sequences * _activation_bytes(model, tp)
     compute = sequences * plan.decode_flops / (tp * _peak_flops(gpu, plan.weight_precision, plan.engine))
     kquant = weights / tp if "_k" in plan.weight_precision else 0.0
     return StepTerms(
@@ -155,7 +180,8 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     fixed = passes * (model.layers * constants.tau_layer_s + constants.tau_step_s)
     if parallelism == "pipeline":
         fixed += passes * (count - 1) * cal.PIPELINE_HOP_S
-    return max(compute_s, memory_s) + fixed + _allreduce_s(model, tokens, tp, link)
+    activations_s = tokens * _activation_bytes(model, tp) / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
+    return max(compute_s, memory_s) + activations_s + fixed + _allreduce_s(model, tokens, tp, link)
 
 
 def _throughput(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> Throughput:
@@ -217,9 +243,13 @@ def served_throughput(
     (2 × active params + attention FLOPs at the engine's MFU over all GPUs, plus under tensor parallelism the
     2 all-reduces per layer of its hidden states, as in `_prefill_s`: their bytes scale with hidden × layers,
     not with the active parameters, so they weigh ~3× more on a sparse MoE such as Qwen3-235B-A22B than on a
-    dense 405B). `b` runs over powers of two
-    up to the engine's cap on running sequences while the KV cache at the mean depth (prompt + output/2)
-    fits; the best `b` is the answer. `mfu` and `constants` override the fitted ones (bench/accuracy.py)."""
+    dense 405B; and the activation traffic of `_activation_bytes`). `b` runs over powers of two up to the
+    engine's cap on running sequences (`calibration.MAX_RUNNING_SEQUENCES`; vLLM 256, although its default on
+    ≥ 70 GiB GPUs is 1024 (`server_memory.server_batch`): at 1024 the gpustack ShareGPT rows of Qwen3-235B
+    come out at 3× their measured output rate, above even their measured peak, so some large-batch cost of
+    vLLM's MoE decode is missing from the step model; the lower cap stays until it is found) while the KV
+    cache at the mean depth (prompt + output/2) fits;
+    the best `b` is the answer. `mfu` and `constants` override the fitted ones (bench/accuracy.py)."""
     engine = cal.engine_family(workload.engine)
     link = _link(gpu, link_gbs)
     prompt_plan = _plan(replace(workload, context_tokens=prompt_tokens, concurrent_users=1, batch_size=1))
@@ -231,6 +261,8 @@ def served_throughput(
         prefill_s = prompt_tokens * prompt_plan.prefill_flops / (gpu_count * mfu * peak)
         tp = gpu_count if _parallelism(prompt_plan, gpu_count) == "tensor" else 1
         prefill_s += _allreduce_s(workload.model, prompt_tokens, tp, link)
+        moved = prompt_tokens * _activation_bytes(workload.model, tp) * tp / gpu_count
+        prefill_s += moved / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
     best = Served(0.0, 0, 1.0)
     sequences = 1
     while sequences <= cal.MAX_RUNNING_SEQUENCES.get(engine, 256):
