@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, replace
 
 from configurator.engine import calibration as cal
-from configurator.engine.estimate.engines import LLAMACPP_UBATCH, VLLM_BATCHED_TOKENS_SMALL
+from configurator.engine.estimate.engines import LLAMACPP_UBATCH, MOE_GEMM_EFFICIENCY, VLLM_BATCHED_TOKENS_SMALL
 from configurator.engine.estimate.layout import _kv_share, _parallelism, _per_gpu_bytes, _usable_gib
 from configurator.engine.estimate.plans import _Plan, _plan
 from configurator.engine.estimate.training_speed import training_step
@@ -92,6 +92,19 @@ def _activation_bytes(model: ModelArch, tp: int) -> float:
     return (dense + moe) * ACT_BYTES
 
 
+def _routed_flops(model: ModelArch) -> float:
+    """FLOPs per token of the routed experts (k SwiGLU experts: gate, up and down projections, h × I each)."""
+    if not model.is_moe:
+        return 0.0
+    return 2.0 * 3 * model.active_experts * model.hidden * model.moe_intermediate * (model.layers - model.dense_layers)
+
+
+def _moe_extra_flops(model: ModelArch, efficiency: float) -> float:
+    """FLOPs to add per token so that the routed experts' FLOPs run at `efficiency` of the dense GEMMs' rate
+    (engines.MOE_GEMM_EFFICIENCY)."""
+    return _routed_flops(model) * (1.0 / efficiency - 1.0)
+
+
 @dataclass(frozen=True, slots=True)
 class StepTerms:
     """One decode step of `sequences` sequences on one GPU, split into the terms the constants multiply:
@@ -112,7 +125,13 @@ def _routed_union(model: ModelArch, tokens: int) -> float:
     return 1.0 - (1.0 - model.active_experts / model.experts) ** tokens
 
 
-def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> StepTerms:
+def _moe_efficiency(engine: str, override: float | None = None) -> float:
+    return override or (MOE_GEMM_EFFICIENCY if engine in cal.SERVER_ENGINES else 1.0)
+
+
+def step_terms(
+    plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link, moe_efficiency: float | None = None
+) -> StepTerms:
     """Bytes, FLOPs and fixed costs of one decode step of `plan.sequences` sequences.
 
     MoE: a step reads the dense weights once and every expert some token of the batch routes to (the union);
@@ -135,7 +154,8 @@ def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     tp = count if parallelism == "tensor" else 1
     moved = weights / tp + kv * _kv_share(model, tp) if tp > 1 else weights + kv
     moved += sequences * _activation_bytes(model, tp)
-    compute = sequences * plan.decode_flops / (tp * _peak_flops(gpu, plan.weight_precision, plan.engine))
+    flops = plan.decode_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency))
+    compute = sequences * flops / (tp * _peak_flops(gpu, plan.weight_precision, plan.engine))
     kquant = weights / tp if "_k" in plan.weight_precision else 0.0
     return StepTerms(
         bytes_s=moved / (gpu.bandwidth_gbs * 1e9),
@@ -167,10 +187,9 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
     tp = count if parallelism == "tensor" else 1
     tokens = w.context_tokens
+    flops = plan.prefill_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine))
     compute_s = (
-        tokens
-        * plan.prefill_flops
-        / (tp * cal.PREFILL_MFU[plan.engine] * _peak_flops(gpu, plan.weight_precision, plan.engine))
+        tokens * flops / (tp * cal.PREFILL_MFU[plan.engine] * _peak_flops(gpu, plan.weight_precision, plan.engine))
     )
     chunk = LLAMACPP_UBATCH if plan.engine == "llama.cpp" else VLLM_BATCHED_TOKENS_SMALL
     passes = math.ceil(tokens / chunk)
@@ -236,6 +255,8 @@ def served_throughput(
     mfu: float | None = None,
     constants: cal.DecodeConstants | None = None,
     with_prefill: bool = True,
+    max_sequences: int | None = None,
+    moe_efficiency: float | None = None,
 ) -> Served:
     """Output tokens/s under continuous batching with every request queued (trtllm-bench `throughput`,
     `bench_serving --request-rate inf`): prompts and decode steps share the GPUs, so each generated token
@@ -258,14 +279,18 @@ def served_throughput(
     peak = _peak_flops(gpu, prompt_plan.weight_precision, engine)
     prefill_s = 0.0
     if with_prefill:
-        prefill_s = prompt_tokens * prompt_plan.prefill_flops / (gpu_count * mfu * peak)
+        flops = prompt_plan.prefill_flops + _moe_extra_flops(workload.model, _moe_efficiency(engine, moe_efficiency))
+        prefill_s = prompt_tokens * flops / (gpu_count * mfu * peak)
         tp = gpu_count if _parallelism(prompt_plan, gpu_count) == "tensor" else 1
         prefill_s += _allreduce_s(workload.model, prompt_tokens, tp, link)
         moved = prompt_tokens * _activation_bytes(workload.model, tp) * tp / gpu_count
         prefill_s += moved / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
     best = Served(0.0, 0, 1.0)
-    sequences = 1
-    while sequences <= cal.MAX_RUNNING_SEQUENCES.get(engine, 256):
+    cap = cal.MAX_RUNNING_SEQUENCES.get(engine, 256)
+    batches = [1 << i for i in range(cap.bit_length()) if 1 << i <= cap]
+    if max_sequences:  # a benchmark of N requests never runs more than N sequences at once
+        batches = [b for b in batches if b < max_sequences] + [min(max_sequences, cap)]
+    for sequences in batches:
         running = replace(
             workload, context_tokens=prompt_tokens + output_tokens // 2, concurrent_users=sequences, batch_size=1
         )
@@ -273,9 +298,8 @@ def served_throughput(
         parallelism = _parallelism(plan, gpu_count)
         if _per_gpu_bytes(plan, parallelism, gpu_count) > _usable_gib(plan, gpu) * GIB:
             break
-        step = step_seconds(step_terms(plan, gpu, gpu_count, parallelism, link), constants, mfu)
+        step = step_seconds(step_terms(plan, gpu, gpu_count, parallelism, link, moe_efficiency), constants, mfu)
         per_token = step / sequences + prefill_s / output_tokens
         if 1.0 / per_token > best.tokens_per_s:
             best = Served(1.0 / per_token, sequences, step / sequences / per_token)
-        sequences *= 2
     return best
