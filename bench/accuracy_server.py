@@ -5,7 +5,8 @@ leave-one-source-out.
   the other publications' current-build rows, next to a constant-η rule (median bytes/time of the same rows).
 - Full-load output tokens/s (TensorRT-LLM, SGLang, vLLM): each publication is predicted with the prefill MFU and
   the MoE grouped-GEMM efficiency fitted (`fit_server_prefill`) on the other publications, next to the same
-  model with prefill ignored (what estimate() said before prefill shared the GPUs).
+  model with prefill ignored (what estimate() said before prefill shared the GPUs). Runs of variable-length
+  requests no larger than what the engine runs at once (`single_wave`) are listed apart and not judged.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from configurator.engine import calibration as cal
 from configurator.engine import server_calibration as srv
 from configurator.engine.estimate.engines import MOE_GEMM_EFFICIENCY
-from configurator.engine.estimate.speed import served_throughput
+from configurator.engine.estimate.speed import max_running_sequences, served_throughput
 
 TARGET_MEDIAN = 0.20
 TARGET_P90 = 0.40
@@ -89,8 +90,18 @@ def per_user(gpus: dict[str, Any]) -> tuple[list[Judged], bool]:
     return judged, ok
 
 
+def single_wave(row: srv.ServerRow, gpu: Any) -> bool:
+    """A run of variable-length requests (ShareGPT) no larger than what the engine runs at once: every request
+    starts in the first seconds and the run lasts until its longest reply is done, decoding alone at the end;
+    its output rate is set by that tail, which a steady state at the mean lengths does not describe."""
+    variable = "sharegpt" in (row.source + row.notes).lower()
+    return variable and 0 < row.requests <= max_running_sequences(cal.engine_family(row.engine), gpu)
+
+
 def full_load(gpus: dict[str, Any]) -> list[Judged]:
-    rows = [r for r in srv.read_server_rows() if r.metric == "total_output"]
+    every = [r for r in srv.read_server_rows() if r.metric == "total_output"]
+    waves = [r for r in every if single_wave(r, gpus[cal.GPU_SKU_BY_NAME[r.gpu_name]])]
+    rows = [r for r in every if r not in waves]
     groups = [cal.source_group(r.source) for r in rows]
 
     def ratios(mfu: float, efficiency: float, subset: list[srv.ServerRow], prefill: bool = True) -> list[float]:
@@ -106,6 +117,7 @@ def full_load(gpus: dict[str, Any]) -> list[Judged]:
 
     print("\n== Server engines, output tokens/s of the whole build at full load (prefill shares the GPUs) ==")
     shipped = ratios(cal.SERVER_MFU, MOE_GEMM_EFFICIENCY, rows)
+    print(f"({len(waves)} single-wave ShareGPT runs listed apart below)")
     for row, ratio in zip(rows, shipped, strict=True):
         label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.precision} {row.engine}"
         label += f" {row.prompt_tokens}/{row.output_tokens}"
@@ -132,8 +144,18 @@ def full_load(gpus: dict[str, Any]) -> list[Judged]:
               f"{cal.percentile(ours, 0.9) * 100:>8.1f}% {cal.percentile(base, 0.5) * 100:>14.1f}% "
               f"{cal.percentile(base, 0.9) * 100:>6.1f}%   (fitted without it: MFU {mfu:.2f}, "
               f"MoE {efficiency:.1f})")  # fmt: skip
+    print(f"\nsingle-wave ShareGPT runs (all requests at once: set by the longest reply), NOT judged, by the "
+          f"constants fitted on all judged rows (MFU {fitted[0]:.2f}, MoE {fitted[1]:.1f}):")  # fmt: skip
+    wave_errors = []
+    for row, ratio in zip(waves, ratios(fitted[0], fitted[1], waves), strict=True):
+        wave_errors.append(abs(ratio - 1))
+        label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.precision} {row.engine} {row.requests} requests"
+        predicted = ratio * row.tokens_per_s
+        print(f"  {label[:64]:<64} {row.tokens_per_s:>9.0f} {predicted:>8.0f} {(ratio - 1) * 100:>+6.1f}%")
     judged = [Judged("full load", "ours, leave-one-source-out (reported, no target)", ours_all),
               Judged("", "prefill ignored (the old estimate), same MFU (baseline)", base_all)]  # fmt: skip
+    if wave_errors:
+        judged.append(Judged("", "single-wave ShareGPT runs, all-row fit (NOT judged)", wave_errors))
     for engine, errors in sorted(by_engine.items()):
         judged.append(Judged(f"  {engine}", "ours, leave-one-source-out (its rows)", errors))
     if not math.isfinite(sum(ours_all)):

@@ -95,7 +95,7 @@ DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
 # fitted with engines.MOE_GEMM_EFFICIENCY by `server_calibration.fit_server_prefill` on the full-load rows of
 # fixtures/server_speed.csv (bench/accuracy.py, judged leave-one-source-out); llama.cpp and transformers:
 # priors (llm-analysis README @d841e40 advises ≤ 0.7 of peak).
-SERVER_MFU = 0.38
+SERVER_MFU = 0.42
 PREFILL_MFU: dict[str, float] = {"llama.cpp": 0.35, "transformers": 0.4, **dict.fromkeys(SERVER_ENGINES, SERVER_MFU)}
 TRAINING_MFU = 0.4
 

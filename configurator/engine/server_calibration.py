@@ -121,13 +121,16 @@ def constant_eta_server(samples: Sequence[ServerSample]) -> float:
 
 def fit_server_prefill(predict: Callable[[float, float], Sequence[float]]) -> tuple[float, float]:
     """(MFU, MoE grouped-GEMM efficiency) whose predictions (`predict(mfu, efficiency)` → predicted / measured
-    per row) have the smallest median absolute log error: MFU 0.20–0.90 in steps of 0.02, efficiency 0.1–1.0 in
-    steps of 0.1 (a row without MoE does not depend on the efficiency)."""
+    per row) have the smallest mean absolute log error (every row counts: the efficiency moves only the MoE rows,
+    which a median could ignore): MFU 0.20–0.90 in steps of 0.02, efficiency 1.0 down to
+    0.1 in steps of 0.1. A row without MoE does not depend on the efficiency, so rows without MoE leave it at
+    1.0: a parameter no training row determines is not invented (ties keep the first, higher value)."""
     best, best_error = (0.5, 1.0), math.inf
     for step in range(10, 46):
-        for tenth in range(1, 11):
+        for tenth in range(10, 0, -1):
             mfu, efficiency = step / 50, tenth / 10
-            error = percentile((abs(math.log(ratio)) for ratio in predict(mfu, efficiency)), 0.5)
+            logs = [abs(math.log(ratio)) for ratio in predict(mfu, efficiency)]
+            error = sum(logs) / len(logs)
             if error < best_error - 1e-12:
                 best, best_error = (mfu, efficiency), error
     return best

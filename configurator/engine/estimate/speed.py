@@ -11,6 +11,7 @@ from configurator.engine import calibration as cal
 from configurator.engine.estimate.engines import LLAMACPP_UBATCH, MOE_GEMM_EFFICIENCY, VLLM_BATCHED_TOKENS_SMALL
 from configurator.engine.estimate.layout import _kv_share, _parallelism, _per_gpu_bytes, _usable_gib
 from configurator.engine.estimate.plans import _Plan, _plan
+from configurator.engine.estimate.server_memory import server_batch
 from configurator.engine.estimate.training_speed import training_step
 from configurator.engine.estimate.weights import GIB
 from configurator.engine.phrase import Num, Phrase
@@ -235,6 +236,14 @@ def workload_step_terms(
     return step_terms(plan, gpu, gpu_count, _parallelism(plan, gpu_count), _link(gpu, link_gbs))
 
 
+def max_running_sequences(engine: str, gpu: GpuSpec) -> int:
+    """Sequences an engine runs at once by default: vLLM's `max_num_seqs` for this GPU (1024 on ≥ 70 GiB GPUs
+    other than A100, else 256: `server_memory.server_batch`), the others `calibration.MAX_RUNNING_SEQUENCES`."""
+    if engine == "vllm":
+        return server_batch(gpu)[1]
+    return cal.MAX_RUNNING_SEQUENCES.get(engine, 256)
+
+
 @dataclass(frozen=True, slots=True)
 class Served:
     """Output tokens/s of a whole build at full load, and the running sequences that reach it."""
@@ -265,12 +274,9 @@ def served_throughput(
     2 all-reduces per layer of its hidden states, as in `_prefill_s`: their bytes scale with hidden × layers,
     not with the active parameters, so they weigh ~3× more on a sparse MoE such as Qwen3-235B-A22B than on a
     dense 405B; and the activation traffic of `_activation_bytes`). `b` runs over powers of two up to the
-    engine's cap on running sequences (`calibration.MAX_RUNNING_SEQUENCES`; vLLM 256, although its default on
-    ≥ 70 GiB GPUs is 1024 (`server_memory.server_batch`): at 1024 the gpustack ShareGPT rows of Qwen3-235B
-    come out at 3× their measured output rate, above even their measured peak, so some large-batch cost of
-    vLLM's MoE decode is missing from the step model; the lower cap stays until it is found) while the KV
-    cache at the mean depth (prompt + output/2) fits;
-    the best `b` is the answer. `mfu` and `constants` override the fitted ones (bench/accuracy.py)."""
+    engine's cap on running sequences (`max_running_sequences`) while the KV cache at the mean depth (prompt +
+    output/2) fits, and not above `max_sequences` (the requests of a finite benchmark run); the best `b` is the
+    answer. `mfu`, `constants` and `moe_efficiency` override the fitted ones (bench/accuracy.py)."""
     engine = cal.engine_family(workload.engine)
     link = _link(gpu, link_gbs)
     prompt_plan = _plan(replace(workload, context_tokens=prompt_tokens, concurrent_users=1, batch_size=1))
@@ -286,7 +292,7 @@ def served_throughput(
         moved = prompt_tokens * _activation_bytes(workload.model, tp) * tp / gpu_count
         prefill_s += moved / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
     best = Served(0.0, 0, 1.0)
-    cap = cal.MAX_RUNNING_SEQUENCES.get(engine, 256)
+    cap = max_running_sequences(engine, gpu)
     batches = [1 << i for i in range(cap.bit_length()) if 1 << i <= cap]
     if max_sequences:  # a benchmark of N requests never runs more than N sequences at once
         batches = [b for b in batches if b < max_sequences] + [min(max_sequences, cap)]
