@@ -77,12 +77,13 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 # Server engines (vLLM, SGLang, TensorRT-LLM) replay each decode step as a CUDA graph and share kernel families
 # (cuBLAS/CUTLASS/DeepGEMM GEMMs, FlashInfer/FlashAttention, fused-MoE grouped GEMMs), so they share one set of
 # constants: too few published rows per engine to fit each apart. `fit_server` fitted them on the per-user rows
-# of fixtures/server_speed.csv (SGLang and vLLM, TP8 on H100/H200); bench/accuracy.py reproduces the numbers and
-# judges them leave-one-source-out. τ_layer is the whole fixed cost of a layer per step on these engines: the
-# kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) — all-reduces are counted apart.
-SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=9)
-SERVER_ETA_HBM = 0.865
-SERVER_TAU_LAYER_S = 77.1e-6
+# of fixtures/server_speed.csv (SGLang, vLLM and TensorRT-LLM, TP1-8 on H100/H200); bench/accuracy.py
+# reproduces the numbers and judges them leave-one-source-out. τ_layer is the whole fixed cost of a layer per
+# step on these engines: the kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) —
+# all-reduces are counted apart.
+SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=18)
+SERVER_ETA_HBM = 0.9215
+SERVER_TAU_LAYER_S = 78.4e-6
 # No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.92 GDDR vs 0.57 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM
@@ -110,9 +111,10 @@ DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
 }
 
 # Share of dense tensor-core peak reached by prefill and by compute-bound batched decode GEMMs. Server engines:
-# fitted by `fit_server_mfu` on the full-load rows of fixtures/server_speed.csv (bench/accuracy.py, judged
-# leave-one-source-out); llama.cpp and transformers: priors (llm-analysis README @d841e40 advises ≤ 0.7 of peak).
-SERVER_MFU = 0.37
+# fitted with engines.MOE_GEMM_EFFICIENCY by `server_calibration.fit_server_prefill` on the full-load rows of
+# fixtures/server_speed.csv (bench/accuracy.py, judged leave-one-source-out); llama.cpp and transformers:
+# priors (llm-analysis README @d841e40 advises ≤ 0.7 of peak).
+SERVER_MFU = 0.42
 PREFILL_MFU: dict[str, float] = {"llama.cpp": 0.35, "transformers": 0.4, **dict.fromkeys(SERVER_ENGINES, SERVER_MFU)}
 TRAINING_MFU = 0.4
 

@@ -12,8 +12,9 @@ A per-user row is reduced to the terms of one decode step as estimate() lays the
 
 is fitted by least squares on relative error (`fit_server`: two parameters, pooled over the engines; every
 published server row is a CUDA-graph replay on H100/H200, too few rows per engine to fit each apart).
-A full-load row is predicted by `estimate.speed.served_throughput`, whose one free constant is the share of
-the tensor-core peak that prefill and compute-bound decode reach (`fit_server_mfu`, a 1-D search).
+A full-load row is predicted by `estimate.speed.served_throughput`, whose two free constants are the share of
+the tensor-core peak that prefill and compute-bound decode reach, with the share of it the MoE grouped GEMMs
+reach (`fit_server_prefill`, a 2-D grid search).
 bench/accuracy.py judges both leave-one-source-out (`calibration.source_group`) next to a constant-η rule.
 """
 
@@ -51,6 +52,7 @@ class ServerRow:
     tokens_per_s: float
     source: str
     notes: str
+    requests: int = 0  # requests in the run (full-load rows): no more sequences than that can ever run at once
 
 
 def read_server_rows(path: Path = SERVER_CSV) -> list[ServerRow]:
@@ -72,6 +74,7 @@ def read_server_rows(path: Path = SERVER_CSV) -> list[ServerRow]:
                 tokens_per_s=float(row["tokens_per_s"]),
                 source=row["source"],
                 notes=row["notes"],
+                requests=int(row["requests"] or 0),
             )
             for row in csv.DictReader(handle)
         ]
@@ -116,15 +119,20 @@ def constant_eta_server(samples: Sequence[ServerSample]) -> float:
     return percentile((s.bytes_s / s.seconds_per_token for s in samples), 0.5)
 
 
-def fit_server_mfu(predict: Callable[[float], Sequence[float]]) -> float:
-    """The MFU whose predictions (`predict(mfu)` → predicted / measured per row) have the smallest median
-    absolute log error, searched over 0.20–0.90 in steps of 0.01."""
-    best, best_error = 0.5, math.inf
-    for step in range(20, 91):
-        mfu = step / 100
-        error = percentile((abs(math.log(ratio)) for ratio in predict(mfu)), 0.5)
-        if error < best_error:
-            best, best_error = mfu, error
+def fit_server_prefill(predict: Callable[[float, float], Sequence[float]]) -> tuple[float, float]:
+    """(MFU, MoE grouped-GEMM efficiency) whose predictions (`predict(mfu, efficiency)` → predicted / measured
+    per row) have the smallest mean absolute log error (every row counts: the efficiency moves only the MoE rows,
+    which a median could ignore): MFU 0.20–0.90 in steps of 0.02, efficiency 1.0 down to
+    0.1 in steps of 0.1. A row without MoE does not depend on the efficiency, so rows without MoE leave it at
+    1.0: a parameter no training row determines is not invented (ties keep the first, higher value)."""
+    best, best_error = (0.5, 1.0), math.inf
+    for step in range(10, 46):
+        for tenth in range(10, 0, -1):
+            mfu, efficiency = step / 50, tenth / 10
+            logs = [abs(math.log(ratio)) for ratio in predict(mfu, efficiency)]
+            error = sum(logs) / len(logs)
+            if error < best_error - 1e-12:
+                best, best_error = (mfu, efficiency), error
     return best
 
 

@@ -28,9 +28,18 @@ GPU_CONTEXT_GIB = 0.5
 GPU_MEMORY_UTILIZATION: dict[str, float] = {"vllm": 0.90, "sglang": 0.88, "tensorrt-llm": 0.90}
 LLAMACPP_UBATCH = 512  # llama.cpp `n_ubatch` default: tokens per compute-graph pass
 # vLLM profiles activations with max_num_batched_tokens (vllm/engine/arg_utils.py default for the OpenAI server
-# 2048; 8192 on ≥ 70 GiB GPUs — from memory of that file, not re-read) and samples up to 256 sequences.
+# 2048; 8192 on ≥ 70 GiB GPUs other than A100, where max_num_seqs is 1024 instead of 256: re-read in
+# vllm/engine/arg_utils.py get_batch_defaults, find_string 'default_max_num_seqs = {' hit id 25872476;
+# server_memory.server_batch) and samples up to 256 sequences on the smaller GPUs.
 VLLM_BATCHED_TOKENS_SMALL = 2048
 VLLM_MAX_NUM_SEQS = 256
+# Share of the dense GEMMs' tensor-core rate that the routed experts' grouped GEMMs reach on the server engines
+# (applied to their FLOPs in prefill and batched decode; estimate.speed._moe_extra_flops). MoE prefill runs at
+# 22–27 % MFU on Qwen3-235B-A22B in the strongest distributed baselines of arXiv 2605.02960 (MoE-Prefill:
+# 29.8–36.2 % for their system, 1.35–1.37× the baselines) against ~40 % for dense models here; the value is
+# fitted with the prefill MFU by bench/accuracy_server.py (`fit_server_prefill`: 0.4 on the 30 judged full-load
+# rows, 0.4–0.6 with any one publication left out), judged leave-one-source-out.
+MOE_GEMM_EFFICIENCY = 0.4
 
 
 def default_engine(precision: str) -> str:

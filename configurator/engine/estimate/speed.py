@@ -8,9 +8,10 @@ import math
 from dataclasses import dataclass, replace
 
 from configurator.engine import calibration as cal
-from configurator.engine.estimate.engines import LLAMACPP_UBATCH, VLLM_BATCHED_TOKENS_SMALL
+from configurator.engine.estimate.engines import LLAMACPP_UBATCH, MOE_GEMM_EFFICIENCY, VLLM_BATCHED_TOKENS_SMALL
 from configurator.engine.estimate.layout import _kv_share, _parallelism, _per_gpu_bytes, _usable_gib
 from configurator.engine.estimate.plans import _Plan, _plan
+from configurator.engine.estimate.server_memory import server_batch
 from configurator.engine.estimate.training_speed import training_step
 from configurator.engine.estimate.weights import GIB
 from configurator.engine.phrase import Num, Phrase
@@ -68,6 +69,43 @@ def _allreduce_s(model: ModelArch, tokens: int, tp: int, link: _Link) -> float:
     return 2 * model.layers * max(link.floor_s, size / (link.gbs * 1e9))
 
 
+ACT_BYTES = 2  # bf16 activations between kernels
+
+
+def _activation_bytes(model: ModelArch, tp: int) -> float:
+    """HBM bytes one GPU moves per token, over all layers, in the memory-bound kernels between the GEMMs.
+
+    Per layer: two fused residual-add + RMSNorm kernels (read x and residual, write both: 8h values); RoPE on
+    the q/k heads of this GPU; the gated activation of the MLP (`silu_and_mul`: read 2I/t, write I/t). An MoE
+    layer runs it on the top-k expert rows (k·I/t each), and its second grouped GEMM writes a [tokens, k, h]
+    tensor that `moe_sum` reads back and reduces to h (vLLM `fused_experts_impl`, vllm-project/vllm
+    vllm/model_executor/layers/fused_moe/fused_moe.py @000d1458: intermediate_cache1/2/3 then ops.moe_sum;
+    SGLang's fused_moe_triton the same). Under tensor parallelism every GPU does this for every token while
+    doing only 1/t of the FLOPs, and k·h does not shrink with t: on Qwen3-235B-A22B at TP8 it is ~21 MB a
+    token, whose moving takes about as long as the token's FLOPs at the prefill MFU; on a dense 405B ~8 % of
+    it. Not counted: FP8 activation-quantization kernels and the attention kernels' own reads."""
+    h, k = model.hidden, model.active_experts
+    rope = 2 * (model.heads + model.kv_heads) * model.head_dim / tp
+    moe_layers = model.layers - model.dense_layers if model.is_moe else 0
+    dense = (8 * h + rope + 3 * model.intermediate / tp) * (model.layers - moe_layers)
+    shared = model.shared_experts * model.moe_intermediate
+    moe = (8 * h + rope + 3 * (k * model.moe_intermediate + shared) / tp + 2 * k * h + h) * moe_layers
+    return (dense + moe) * ACT_BYTES
+
+
+def _routed_flops(model: ModelArch) -> float:
+    """FLOPs per token of the routed experts (k SwiGLU experts: gate, up and down projections, h × I each)."""
+    if not model.is_moe:
+        return 0.0
+    return 2.0 * 3 * model.active_experts * model.hidden * model.moe_intermediate * (model.layers - model.dense_layers)
+
+
+def _moe_extra_flops(model: ModelArch, efficiency: float) -> float:
+    """FLOPs to add per token so that the routed experts' FLOPs run at `efficiency` of the dense GEMMs' rate
+    (engines.MOE_GEMM_EFFICIENCY)."""
+    return _routed_flops(model) * (1.0 / efficiency - 1.0)
+
+
 @dataclass(frozen=True, slots=True)
 class StepTerms:
     """One decode step of `sequences` sequences on one GPU, split into the terms the constants multiply:
@@ -89,7 +127,13 @@ def _routed_union(model: ModelArch, tokens: int) -> float:
     return 1.0 - (1.0 - model.active_experts / model.experts) ** tokens
 
 
-def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> StepTerms:
+def _moe_efficiency(engine: str, override: float | None = None) -> float:
+    return override or (MOE_GEMM_EFFICIENCY if engine in cal.SERVER_ENGINES else 1.0)
+
+
+def step_terms(
+    plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link, moe_efficiency: float | None = None
+) -> StepTerms:
     """Bytes, FLOPs and fixed costs of one decode step of `plan.sequences` sequences.
 
     MoE: a step reads the dense weights once and every expert some token of the batch routes to (the union);
@@ -111,7 +155,9 @@ def step_terms(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     kv = plan.kv_read_per_seq * sequences
     tp = count if parallelism == "tensor" else 1
     moved = weights / tp + kv * _kv_share(model, tp) if tp > 1 else weights + kv
-    compute = sequences * plan.decode_flops / (tp * _peak_flops(gpu, plan.weight_precision, plan.engine))
+    moved += sequences * _activation_bytes(model, tp)
+    flops = plan.decode_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency))
+    compute = sequences * flops / (tp * _peak_flops(gpu, plan.weight_precision, plan.engine))
     kquant = weights / tp if "_k" in plan.weight_precision else 0.0
     return StepTerms(
         bytes_s=moved / (gpu.bandwidth_gbs * 1e9),
@@ -144,10 +190,9 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
     tp = count if parallelism == "tensor" else 1
     tokens = w.context_tokens
+    flops = plan.prefill_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine))
     compute_s = (
-        tokens
-        * plan.prefill_flops
-        / (tp * cal.PREFILL_MFU[plan.engine] * _peak_flops(gpu, plan.weight_precision, plan.engine))
+        tokens * flops / (tp * cal.PREFILL_MFU[plan.engine] * _peak_flops(gpu, plan.weight_precision, plan.engine))
     )
     chunk = LLAMACPP_UBATCH if plan.engine == "llama.cpp" else VLLM_BATCHED_TOKENS_SMALL
     passes = math.ceil(tokens / chunk)
@@ -157,7 +202,8 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     fixed = passes * (model.layers * constants.tau_layer_s + constants.tau_step_s)
     if parallelism == "pipeline":
         fixed += passes * (count - 1) * cal.PIPELINE_HOP_S
-    return max(compute_s, memory_s) + fixed + _allreduce_s(model, tokens, tp, link)
+    activations_s = tokens * _activation_bytes(model, tp) / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
+    return max(compute_s, memory_s) + activations_s + fixed + _allreduce_s(model, tokens, tp, link)
 
 
 def _throughput(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> Throughput:
@@ -192,6 +238,14 @@ def workload_step_terms(
     return step_terms(plan, gpu, gpu_count, _parallelism(plan, gpu_count), _link(gpu, link_gbs))
 
 
+def max_running_sequences(engine: str, gpu: GpuSpec) -> int:
+    """Sequences an engine runs at once by default: vLLM's `max_num_seqs` for this GPU (1024 on ≥ 70 GiB GPUs
+    other than A100, else 256: `server_memory.server_batch`), the others `calibration.MAX_RUNNING_SEQUENCES`."""
+    if engine == "vllm":
+        return server_batch(gpu)[1]
+    return cal.MAX_RUNNING_SEQUENCES.get(engine, 256)
+
+
 @dataclass(frozen=True, slots=True)
 class Served:
     """Output tokens/s of a whole build at full load, and the running sequences that reach it."""
@@ -212,23 +266,39 @@ def served_throughput(
     mfu: float | None = None,
     constants: cal.DecodeConstants | None = None,
     with_prefill: bool = True,
+    max_sequences: int | None = None,
+    moe_efficiency: float | None = None,
 ) -> Served:
     """Output tokens/s under continuous batching with every request queued (trtllm-bench `throughput`,
     `bench_serving --request-rate inf`): prompts and decode steps share the GPUs, so each generated token
     costs its share of a decode step of `b` sequences plus prompt/output of one prompt token's prefill
-    (2 × active params + attention FLOPs at the engine's MFU over all GPUs). `b` runs over powers of two
-    up to the engine's cap on running sequences while the KV cache at the mean depth (prompt + output/2)
-    fits; the best `b` is the answer. `mfu` and `constants` override the fitted ones (bench/accuracy.py)."""
+    (2 × active params + attention FLOPs at the engine's MFU over all GPUs, plus under tensor parallelism the
+    2 all-reduces per layer of its hidden states, as in `_prefill_s`: their bytes scale with hidden × layers,
+    not with the active parameters, so they weigh ~3× more on a sparse MoE such as Qwen3-235B-A22B than on a
+    dense 405B; and the activation traffic of `_activation_bytes`). `b` runs over powers of two up to the
+    engine's cap on running sequences (`max_running_sequences`) while the KV cache at the mean depth (prompt +
+    output/2) fits, and not above `max_sequences` (the requests of a finite benchmark run); the best `b` is the
+    answer. `mfu`, `constants` and `moe_efficiency` override the fitted ones (bench/accuracy.py)."""
     engine = cal.engine_family(workload.engine)
     link = _link(gpu, link_gbs)
     prompt_plan = _plan(replace(workload, context_tokens=prompt_tokens, concurrent_users=1, batch_size=1))
     mfu = mfu or cal.PREFILL_MFU[engine]
     constants = constants or cal.DECODE_CONSTANTS[(engine, cal.memory_class(gpu.memory_type))]
     peak = _peak_flops(gpu, prompt_plan.weight_precision, engine)
-    prefill_s = prompt_tokens * prompt_plan.prefill_flops / (gpu_count * mfu * peak) if with_prefill else 0.0
+    prefill_s = 0.0
+    if with_prefill:
+        flops = prompt_plan.prefill_flops + _moe_extra_flops(workload.model, _moe_efficiency(engine, moe_efficiency))
+        prefill_s = prompt_tokens * flops / (gpu_count * mfu * peak)
+        tp = gpu_count if _parallelism(prompt_plan, gpu_count) == "tensor" else 1
+        prefill_s += _allreduce_s(workload.model, prompt_tokens, tp, link)
+        moved = prompt_tokens * _activation_bytes(workload.model, tp) * tp / gpu_count
+        prefill_s += moved / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
     best = Served(0.0, 0, 1.0)
-    sequences = 1
-    while sequences <= cal.MAX_RUNNING_SEQUENCES.get(engine, 256):
+    cap = max_running_sequences(engine, gpu)
+    batches = [1 << i for i in range(cap.bit_length()) if 1 << i <= cap]
+    if max_sequences:  # a benchmark of N requests never runs more than N sequences at once
+        batches = [b for b in batches if b < max_sequences] + [min(max_sequences, cap)]
+    for sequences in batches:
         running = replace(
             workload, context_tokens=prompt_tokens + output_tokens // 2, concurrent_users=sequences, batch_size=1
         )
@@ -236,9 +306,8 @@ def served_throughput(
         parallelism = _parallelism(plan, gpu_count)
         if _per_gpu_bytes(plan, parallelism, gpu_count) > _usable_gib(plan, gpu) * GIB:
             break
-        step = step_seconds(step_terms(plan, gpu, gpu_count, parallelism, link), constants, mfu)
+        step = step_seconds(step_terms(plan, gpu, gpu_count, parallelism, link, moe_efficiency), constants, mfu)
         per_token = step / sequences + prefill_s / output_tokens
         if 1.0 / per_token > best.tokens_per_s:
             best = Served(1.0 / per_token, sequences, step / sequences / per_token)
-        sequences *= 2
     return best
