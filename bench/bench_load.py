@@ -13,12 +13,17 @@ rounds) after a warm-up:
 * `POST /api/v1/recommendations` for a team of 5 on Llama 3.1 70B Q4_K_M (3 builds).
 
 Printed side by side: requests per second, p50 and p99 latency as the clients see them, and each
-endpoint's throughput as a fraction of the baseline's. The client is asyncio in this process and
-shares the machine's cores with the server, as a load balancer on the same host would. Anonymous
-throttles are raised for the run (THROTTLE_ANON_*), so every request is served, but still counted: the
-counters live in Redis (CACHE_URL, default the broker's server, database BENCH_CACHE_DB=6) as in
-production, so every request pays the throttle's round trip. Without PostgreSQL on DATABASE_URL (or
-127.0.0.1:5432) the database is a SQLite file, and the output says so.
+endpoint's throughput as a fraction of the baseline's. Also the CPU time the gunicorn workers spent per
+request (user + system, from /proc) and the baseline's CPU per request as a fraction of the endpoint's:
+the throughput ratio the server's own work allows, which moves much less than req/s when other
+processes share the machine (it leaves out the client's, the kernel's network and Redis's share).
+
+The client is asyncio in this process and shares the machine's cores with the server, as a load
+balancer on the same host would. Anonymous throttles are raised for the run (THROTTLE_ANON_*), so every
+request is served, but still counted: the counters live in Redis (CACHE_URL, default the broker's
+server, database BENCH_CACHE_DB=6) as in production, so every request pays the throttle's round trip.
+Without PostgreSQL on DATABASE_URL (or 127.0.0.1:5432) the database is a SQLite file, and the output
+says so.
 
 Run: .venv/bin/python bench/bench_load.py
 """
@@ -108,6 +113,13 @@ class Result:
     latencies_s: list[float] = field(default_factory=list)
     statuses: Counter[int] = field(default_factory=Counter)
     elapsed_s: float = 0.0
+    server_cpu_s: float | None = 0.0  # the gunicorn workers' CPU time over the run (None: not on Linux)
+
+    @property
+    def cpu_ms_per_request(self) -> float | None:
+        if self.server_cpu_s is None or not self.latencies_s:
+            return None
+        return 1000 * self.server_cpu_s / len(self.latencies_s)
 
     @property
     def rate(self) -> float:
@@ -212,6 +224,28 @@ def wait_until_serving(port: int, process: subprocess.Popen[bytes], timeout_s: f
     raise RuntimeError("gunicorn did not start")
 
 
+def process_cpu_s(root_pid: int) -> float | None:
+    """User + system CPU seconds of a process and its children so far (the gunicorn master and workers),
+    from /proc; None where there is no /proc."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total, pending, seen = 0, [root_pid], set()
+    try:
+        while pending:
+            pid = pending.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+            children = Path(f"/proc/{pid}/task/{pid}/children")
+            if children.exists():
+                pending += [int(child) for child in children.read_text().split()]
+    except (OSError, ValueError, IndexError):
+        return None
+    return total / tick
+
+
 def measure_once(port: int, endpoint: Endpoint = BASELINE) -> int:
     return asyncio.run(_one(port, endpoint.request(port)))
 
@@ -288,11 +322,17 @@ def main() -> int:
         results: dict[Endpoint, Result] = {endpoint: Result() for endpoint in ENDPOINTS}
         for _ in range(ROUNDS):
             for endpoint in ENDPOINTS:
+                cpu_before = process_cpu_s(server.pid)
                 part = measure(port, endpoint, SECONDS / ROUNDS)
+                cpu_after = process_cpu_s(server.pid)
                 total = results[endpoint]
                 total.latencies_s += part.latencies_s
                 total.statuses.update(part.statuses)
                 total.elapsed_s += part.elapsed_s
+                if cpu_before is None or cpu_after is None or total.server_cpu_s is None:
+                    total.server_cpu_s = None
+                else:
+                    total.server_cpu_s += cpu_after - cpu_before
         return report(results)
     finally:
         if server is not None and server.poll() is None:
@@ -305,14 +345,22 @@ def main() -> int:
 
 def report(results: dict[Endpoint, Result]) -> int:
     baseline = results[BASELINE].rate
-    print(f"{'':54}{'requests':>10}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'vs ping':>9}")
+    baseline_cpu = results[BASELINE].cpu_ms_per_request
+    print(
+        f"{'':54}{'requests':>10}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'vs ping':>9}"
+        f"{'cpu ms/req':>12}{'cpu vs ping':>13}"
+    )
     failed = 0
     for endpoint, result in results.items():
         ok = result.statuses.get(200, 0)
         failed += len(result.latencies_s) - ok
+        cpu = result.cpu_ms_per_request
+        cpu_ratio = f"{baseline_cpu / cpu:>13.2f}" if cpu and baseline_cpu else f"{'n/a':>13}"
         print(
             f"{endpoint.label:54}{len(result.latencies_s):>10}{result.rate:>9.1f}"
             f"{result.percentile_ms(0.50):>9.1f}{result.percentile_ms(0.99):>9.1f}{result.rate / baseline:>9.2f}"
+            + (f"{cpu:>12.3f}" if cpu is not None else f"{'n/a':>12}")
+            + cpu_ratio
         )
         if ok != len(result.latencies_s):
             print(f"  non-200 answers: {dict(result.statuses)}")

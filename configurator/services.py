@@ -15,7 +15,6 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from catalog.specs import catalog_snapshot
-from config.api import serialize
 from configurator.engine.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
 from configurator.engine.errors import DomainError
 from configurator.engine.fixes import apply_fix, fix_from_data
@@ -23,7 +22,8 @@ from configurator.engine.recommend import Recommendation, VramReserve, recommend
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Constraints, Price, Verdict, Workload
 from configurator.engine.validate import validate
 from configurator.models import SavedBuild
-from configurator.outputs import RecommendationOutputSerializer, stored_verdict_data
+from configurator.output_data import recommendation_data
+from configurator.outputs import stored_verdict_data
 from configurator.serializers import WorkloadInputSerializer
 from procurement.selectors import availability_reader
 
@@ -222,4 +222,4 @@ def recommendation_make(*, workload: Workload, constraints: Mapping[str, Any], l
     """`recommendation_find` as the API's response body (with each build's ship date)."""
     availability = availability_reader()
     result = recommendation_find(workload=workload, constraints=constraints, limit=limit, availability=availability)
-    return dict(serialize(RecommendationOutputSerializer, result, {"availability": availability}))
+    return recommendation_data(result, availability)

@@ -17,6 +17,7 @@ from configurator.engine.availability import (
     OfferBook,
     OfferInfo,
     PartAvailability,
+    PartMemo,
     Schedule,
     build_availability,
     part_availability,
@@ -85,9 +86,10 @@ def schedule() -> Schedule:
 def availability_reader(*, today: dt.date | None = None) -> Callable[[BuildSpec], BuildAvailability]:
     """build → its availability, from the offers as they are now (read once for all the builds asked)."""
     book, plan, day = offer_book_recent(), schedule(), today or timezone.localdate()
+    memo: PartMemo = {}  # each part once per reader: a recommendation reads dozens of builds sharing parts
 
     def availability(build: BuildSpec) -> BuildAvailability:
-        return build_availability(build, book, today=day, schedule=plan)
+        return build_availability(build, book, today=day, schedule=plan, memo=memo)
 
     return availability
 

@@ -12,12 +12,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.specs import catalog_snapshot
-from config.api import ApiErrorSerializer, deserialize, serialize
+from config.api import ApiErrorSerializer, deserialize
 from configurator.api import PublicApi
 from configurator.engine.errors import UnknownSkuError
 from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_search
 from configurator.engine.types import GpuSpec
+from configurator.output_data import estimate_data
 from configurator.outputs import EstimateOutputSerializer
 from configurator.serializers import WorkloadInputSerializer, workload_from_data
 
@@ -60,7 +61,7 @@ class EstimateApi(PublicApi):
             data["gpu_count"],
             link_gbs=gpu_link_gbs(gpu) if gpu is not None else None,
         )
-        return Response(serialize(EstimateOutputSerializer, result))
+        return Response(estimate_data(result))
 
 
 class LlmModelListApi(APIView):

@@ -9,7 +9,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api import ApiErrorSerializer
+from config.api import ApiErrorSerializer, deserialize
 from configurator.api import PublicApi
 from configurator.engine.types import SITE_VOLTAGES
 from configurator.outputs import RecommendationOutputSerializer
@@ -52,9 +52,7 @@ class RecommendationApi(PublicApi):
         responses={200: RecommendationOutputSerializer, 400: ApiErrorSerializer},
     )
     def post(self, request: Request) -> Response:
-        serializer = RecommendationInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data: dict[str, Any] = serializer.validated_data
+        data: dict[str, Any] = deserialize(RecommendationInputSerializer, request.data)
         workload = workload_from_data(data["workload"], field_prefix="workload.")
         body = recommendation_make(workload=workload, constraints=data.get("constraints") or {}, limit=data["limit"])
         return Response(body)

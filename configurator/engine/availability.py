@@ -86,18 +86,38 @@ def build_quantities(build: BuildSpec) -> Counter[str]:
     return wanted
 
 
-def build_availability(build: BuildSpec, offers: OfferBook, *, today: dt.date, schedule: Schedule) -> BuildAvailability:
-    return quantities_availability(build_quantities(build), offers, today=today, schedule=schedule)
+#: (sku, qty) → that part's availability, for one offer book and schedule (a reader's, see `build_availability`)
+PartMemo = dict[tuple[str, int], PartAvailability]
+
+
+def build_availability(
+    build: BuildSpec, offers: OfferBook, *, today: dt.date, schedule: Schedule, memo: PartMemo | None = None
+) -> BuildAvailability:
+    """`memo` keeps each part's availability for the next builds read against the same offers and schedule
+    (a recommendation reads dozens of builds that share most of their parts)."""
+    return quantities_availability(build_quantities(build), offers, today=today, schedule=schedule, memo=memo)
 
 
 def quantities_availability(
-    quantities: Mapping[str, int], offers: OfferBook, *, today: dt.date, schedule: Schedule
+    quantities: Mapping[str, int],
+    offers: OfferBook,
+    *,
+    today: dt.date,
+    schedule: Schedule,
+    memo: PartMemo | None = None,
 ) -> BuildAvailability:
     """As `build_availability`, for units per SKU (an order's lines)."""
-    parts = tuple(
-        part_availability(offers.get(sku, ()), sku, qty, stock_days=schedule.stock_days)
-        for sku, qty in sorted(quantities.items())
-    )
+    known = {} if memo is None else memo
+    parts = []
+    for sku, qty in sorted(quantities.items()):
+        part = known.get((sku, qty))
+        if part is None:
+            part = known[(sku, qty)] = part_availability(offers.get(sku, ()), sku, qty, stock_days=schedule.stock_days)
+        parts.append(part)
+    return _shipping(tuple(parts), today=today, schedule=schedule)
+
+
+def _shipping(parts: tuple[PartAvailability, ...], *, today: dt.date, schedule: Schedule) -> BuildAvailability:
     if any(part.days is None for part in parts):
         return BuildAvailability(parts=parts, lead_time_days=None, ship_date=None)
     slowest = max(part.days or 0 for part in parts)

@@ -22,12 +22,13 @@ from tests.security.bodies import ESTIMATE  # noqa: E402
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def counter() -> throttle.RedisCounter:
-    return throttle.RedisCounter(BROKER_URL)
+@pytest.fixture(params=[throttle.RespCounter, throttle.RedisCounter], ids=["plain-socket", "redis-py"])
+def counter(request: pytest.FixtureRequest) -> throttle.Counter:
+    made: throttle.Counter = request.param(BROKER_URL)
+    return made
 
 
-def test_concurrent_hits_are_counted_once_each(counter: throttle.RedisCounter) -> None:
+def test_concurrent_hits_are_counted_once_each(counter: throttle.Counter) -> None:
     key = f"it-{uuid.uuid4().hex}"
     with ThreadPoolExecutor(8) as pool:
         counts = sorted(pool.map(lambda _: counter.hit(key, 60)[0], range(200)))
@@ -52,5 +53,5 @@ def test_the_api_answers_429_with_retry_after_from_redis_counts(
     assert refused.status_code == 429
     assert refused["Retry-After"] == "30"
     assert APIClient(REMOTE_ADDR=address + "1").post("/api/v1/estimate", ESTIMATE, format="json").status_code == 200
-    assert isinstance(throttle.throttle_counter(), throttle.RedisCounter)
+    assert isinstance(throttle.throttle_counter(), throttle.RespCounter)
     redis.Redis.from_url(BROKER_URL).delete(*redis.Redis.from_url(BROKER_URL).scan_iter(match=f"*{address}*"))

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from config import throttle
-from config.throttle import CacheCounter, retry_after
+from config.throttle import CacheCounter, RespCounter, RespError, retry_after
+from tests.security.fake_redis import FakeRedis
 
 
 @pytest.fixture
@@ -37,5 +38,50 @@ def test_without_redis_the_process_uses_the_cache_counter(settings: pytest.Fixtu
     assert isinstance(throttle.throttle_counter(), CacheCounter)
     settings.CACHE_URL = "redis://127.0.0.1:1/0"  # type: ignore[attr-defined]
     counter = throttle.throttle_counter()
-    assert isinstance(counter, throttle.RedisCounter)
-    assert throttle.throttle_counter() is counter  # one pool per process, not one per request
+    assert isinstance(counter, RespCounter)
+    assert throttle.throttle_counter() is counter  # one connection per process, not one per request
+    settings.CACHE_URL = "rediss://127.0.0.1:1/0"  # type: ignore[attr-defined]
+    assert isinstance(throttle.throttle_counter(), throttle.RedisCounter)  # TLS: through redis-py
+
+
+def test_the_resp_counter_signs_in_picks_the_database_and_counts_on_one_connection(clock: list[float]) -> None:
+    with FakeRedis() as server:
+        counter = RespCounter(f"redis://user:p%40ss@127.0.0.1:{server.port}/6")
+        assert [counter.hit("scope:a", 60) for _ in range(3)] == [(1, 60.0), (2, 60.0), (3, 60.0)]
+        assert counter.hit("scope:b", 60) == (1, 60.0)
+    assert server.connections == 1
+    assert server.commands[:2] == [[b"AUTH", b"user", b"p@ss"], [b"SELECT", b"6"]]
+    assert server.commands[2:4] == [[b"INCR", b"throttle:scope:a:100"], [b"EXPIRE", b"throttle:scope:a:100", b"61"]]
+    assert server.expiries == {b"throttle:scope:a:100": 61, b"throttle:scope:b:100": 61}
+
+
+def test_the_resp_counter_on_database_0_sends_no_setup(clock: list[float]) -> None:
+    with FakeRedis() as server:
+        assert RespCounter(f"redis://127.0.0.1:{server.port}").hit("k", 10) == (1, 10.0)
+    assert [command[0] for command in server.commands] == [b"INCR", b"EXPIRE"]
+
+
+def test_an_error_reply_raises_and_drops_the_connection(clock: list[float]) -> None:
+    with FakeRedis(refuse=b"-NOAUTH Authentication required.") as server:
+        counter = RespCounter(f"redis://127.0.0.1:{server.port}/0")
+        with pytest.raises(RespError, match="NOAUTH"):
+            counter.hit("k", 60)
+        server.refuse = None
+        assert counter.hit("k", 60) == (1, 60.0)  # a new connection: no stale reply read as this one's
+    assert server.connections == 2
+
+
+def test_a_connection_the_server_closed_is_opened_again_once(clock: list[float]) -> None:
+    with FakeRedis() as server:
+        counter = RespCounter(f"redis://127.0.0.1:{server.port}/0")
+        assert counter.hit("k", 60)[0] == 1
+        server.drop_clients()  # a Redis restart or its idle timeout
+        assert counter.hit("k", 60)[0] == 2
+    assert server.connections == 2
+
+
+def test_an_unreachable_server_raises_so_the_throttle_fails_open() -> None:
+    with FakeRedis() as server:
+        port = server.port
+    with pytest.raises(ConnectionRefusedError):
+        RespCounter(f"redis://127.0.0.1:{port}/0").hit("k", 60)

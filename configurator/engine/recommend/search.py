@@ -130,6 +130,36 @@ def _option_net(option: GpuOption, drive: Line[StorageSpec]) -> Decimal:
     return option.gpu.price * option.count + bridges + drive.spec.price * drive.qty
 
 
+class _StockRank:
+    """`Judge.in_stock_rank(build)` as a heap key, worked out only when two builds tie on price: most priced
+    builds never reach the front, and reading a build's availability cost as much as pricing it."""
+
+    __slots__ = ("_build", "_judge", "_rank")
+
+    def __init__(self, judge: Judge, build: BuildSpec) -> None:
+        self._judge, self._build, self._rank = judge, build, -1
+
+    def rank(self) -> int:
+        if self._rank < 0:
+            self._rank = self._judge.in_stock_rank(self._build)
+        return self._rank
+
+    @staticmethod
+    def _of(other: object) -> Any:
+        return other.rank() if isinstance(other, _StockRank) else other
+
+    def __eq__(self, other: object) -> bool:
+        return bool(self.rank() == self._of(other))
+
+    def __lt__(self, other: object) -> bool:
+        return bool(self.rank() < self._of(other))
+
+    def __gt__(self, other: object) -> bool:
+        return bool(self.rank() > self._of(other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class Stream:
     """The policy builds of one GPU option in one form-factor class, cheapest first, priced lazily.
 
@@ -152,7 +182,9 @@ class Stream:
         self.floor = _gross(self.option_net + self._takers[0][0], judge.vat_percent) if self._takers else None
         self._entered = 0
         # (gross, stock rank, label, serial, build, the build validated with its warning fixes applied)
-        self._heap: list[tuple[Decimal, int, str, int, BuildSpec, tuple[Candidate, tuple[Fix, ...]] | None]] = []
+        self._heap: list[
+            tuple[Decimal, _StockRank | int, str, int, BuildSpec, tuple[Candidate, tuple[Fix, ...]] | None]
+        ] = []
         self._serial = 0
         self._valid: Candidate | None = None  # the cheapest build without an error or a warning
         self._warned: Candidate | None = None  # the cheapest without an error, when it has warnings
@@ -214,7 +246,7 @@ class Stream:
                 self._serial += 1
                 price = self.gross(build)
                 label = f"{chassis.sku}/{build.cpus[0].spec.sku}"
-                heappush(self._heap, (price, self.judge.in_stock_rank(build), label, self._serial, build, None))
+                heappush(self._heap, (price, _StockRank(self.judge, build), label, self._serial, build, None))
         return self._heap[0][0] if self._heap else None
 
     def valid(self) -> Candidate | None:

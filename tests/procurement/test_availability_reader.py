@@ -1,0 +1,44 @@
+"""`availability_reader`: one reader answers many builds (a recommendation reads dozens); it keeps each
+part's availability once and answers exactly what `build_availability` answers for each build alone."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.core.management import call_command
+
+from catalog.specs import catalog_snapshot
+from configurator.engine import availability as engine_availability
+from configurator.engine.availability import build_availability
+from configurator.engine.builds import build_from_payload
+from procurement.selectors import availability_reader, offer_book, schedule
+from tests.builds import ARCHITECTURE_EXAMPLE, ERROR_BUILD, GOOD_BUILD, TOO_FEW_PSUS, WARNING_BUILD
+
+TODAY = dt.date(2026, 3, 2)
+
+
+@pytest.mark.django_db
+def test_one_reader_answers_each_build_as_alone_reading_each_part_once(
+    catalog: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    call_command("load_offers", verbosity=0)
+    snapshot = catalog_snapshot()
+    builds = [
+        build_from_payload(body, snapshot)
+        for body in (GOOD_BUILD, WARNING_BUILD, ERROR_BUILD, TOO_FEW_PSUS, ARCHITECTURE_EXAMPLE, TOO_FEW_PSUS)
+    ]
+    alone = [build_availability(build, offer_book(), today=TODAY, schedule=schedule()) for build in builds]
+    read: list[tuple[str, int]] = []
+    part_availability = engine_availability.part_availability
+
+    def counted(offers: object, sku: str, qty: int, *, stock_days: int) -> object:
+        read.append((sku, qty))
+        return part_availability(offers, sku, qty, stock_days=stock_days)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine_availability, "part_availability", counted)
+    reader = availability_reader(today=TODAY)
+    assert [reader(build) for build in builds] == alone
+    assert sorted(read) == sorted(set(read))  # each (SKU, quantity) once for all six builds
+    assert any(answer.ship_date for answer in alone)  # offers were there to read
+    assert len(read) < sum(len(answer.parts) for answer in alone)
