@@ -5,12 +5,15 @@ Pure: takes the CatalogSnapshot (for fixes that name catalog SKUs) and never tou
 
 from __future__ import annotations
 
-from dataclasses import fields
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from operator import attrgetter
 
 from configurator.engine.budgets.lanes import LANE_INPUTS
 from configurator.engine.budgets.links import effective_link_gbs
+from configurator.engine.budgets.power import LOAD_INPUTS
 from configurator.engine.proving import Focus, prove_fixes
-from configurator.engine.rules import RULE_READS, RULE_YIELDS, RULES, RuleContext
+from configurator.engine.rules import RULE_FINDING_READS, RULE_READS, RULE_YIELDS, RULES, RuleContext
 from configurator.engine.rules.context import ESTIMATE_INPUTS, findings_only
 from configurator.engine.rules.workload import workload_estimate
 from configurator.engine.types import (
@@ -94,17 +97,11 @@ def validate(
     )
 
 
-def _context(
-    build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None, like: RuleContext | None = None
-) -> RuleContext:
-    """The rules' context for `build`; the estimate (and the lane plan) of `like` when the fields it is made of
-    are the same."""
-    if like is not None and all(getattr(build, name) is getattr(like.build, name) for name in ESTIMATE_INPUTS):
-        link_gbs, estimate, problem = like.link_gbs, like.estimate, like.estimate_problem
-    else:
-        link_gbs = effective_link_gbs(build)
-        estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
-    ctx = RuleContext(
+def _context(build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None) -> RuleContext:
+    """The rules' context for `build`."""
+    link_gbs = effective_link_gbs(build)
+    estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
+    return RuleContext(
         build=build,
         snapshot=snapshot,
         workload=workload,
@@ -112,87 +109,159 @@ def _context(
         estimate_problem=problem,
         link_gbs=link_gbs,
     )
-    if (
-        like is not None
-        and "lanes" in vars(like)
-        and all(getattr(build, n) is getattr(like.build, n) for n in LANE_INPUTS)
-    ):
-        vars(ctx)["lanes"] = like.lanes  # the cached_property, filled: the plan is a function of these fields
-    return ctx
 
 
-_Run = tuple[BuildSpec, RuleContext, frozenset[int], dict[int, tuple[Finding, ...]], tuple[Finding, ...]]
+# rule sets as bit masks (bit i: RULES[i]); per build field, the rules that read it, with and without fixes
+_VALUES = attrgetter(*BUILD_FIELDS)
+_READ_BY = tuple(sum(1 << i for i, reads in enumerate(RULE_READS) if name in reads) for name in BUILD_FIELDS)
+_FOUND_BY = tuple(sum(1 << i for i, reads in enumerate(RULE_FINDING_READS) if name in reads) for name in BUILD_FIELDS)
+_YIELD_MASK = {code: sum(1 << i for i in rules) for code, rules in YIELDED_BY.items()}
+_ESTIMATE_BITS = sum(1 << BUILD_FIELDS.index(name) for name in ESTIMATE_INPUTS)
+_LANE_BITS = sum(1 << BUILD_FIELDS.index(name) for name in LANE_INPUTS)
+_LOAD_BITS = sum(1 << BUILD_FIELDS.index(name) for name in LOAD_INPUTS)
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """What a set of changed build fields (a bit per BUILD_FIELDS) makes stale: the rules that read one of them
+    (`stale`), those that read one while only finding (`found`), and which derived facts stand."""
+
+    stale: int
+    found: int
+    same_estimate: bool
+    same_lanes: bool
+    same_load: bool
+
+
+_CHANGES: dict[int, _Change] = {}  # at most 2 ** len(BUILD_FIELDS) entries
+_INDICES: dict[int, tuple[int, ...]] = {}  # a rule mask → its rules' indices, in order
+
+
+def _change(bits: int) -> _Change:
+    change = _CHANGES.get(bits)
+    if change is None:
+        fields_ = [index for index in range(len(BUILD_FIELDS)) if bits >> index & 1]
+        change = _CHANGES[bits] = _Change(
+            stale=_or(_READ_BY[index] for index in fields_),
+            found=_or(_FOUND_BY[index] for index in fields_),
+            same_estimate=not bits & _ESTIMATE_BITS,
+            same_lanes=not bits & _LANE_BITS,
+            same_load=not bits & _LOAD_BITS,
+        )
+    return change
+
+
+def _or(masks: Iterable[int]) -> int:
+    found = 0
+    for mask in masks:
+        found |= mask
+    return found
+
+
+def _indices(mask: int) -> tuple[int, ...]:
+    found = _INDICES.get(mask)
+    if found is None:
+        if len(_INDICES) > 4096:
+            _INDICES.clear()
+        found = _INDICES[mask] = tuple(index for index in range(len(RULES)) if mask >> index & 1)
+    return found
+
+
+class _Fixed:
+    """A build a fix made, its rules' context and the rules run on it so far (findings only)."""
+
+    __slots__ = ("build", "change", "ctx", "done")
+
+    def __init__(self, build: BuildSpec, change: _Change, ctx: RuleContext):
+        self.build, self.change, self.ctx = build, change, ctx
+        self.done: dict[int, tuple[Finding, ...]] = {}
 
 
 class Rechecks:
     """The findings of builds a fix made from the validated one, proving off, for engine.proving.
 
-    Only the rules that read a field the fix changed run again (rules.RULE_READS); the others' findings of the
-    validated build stand, they would be the same. With a `focus` (the code being answered, the error codes
-    the build already has) only the rules that can yield that code or a new error code run (rules.RULE_YIELDS),
-    those yielding the code first, each at most once per fixed build, without their fixes; the findings come
-    unordered, without the unchanged rules' findings of other codes (they cannot matter), and stop at the
-    first that fails the proof (the answered finding still there, a new error
-    code; unless the focus asks for every finding that can matter). With `fixes_for`, only the rules that can
-    yield one of these codes count: those changed run, and those that find one of these codes run again with
-    their fixes.
+    Only the rules that read a field the fix changed run again (rules.RULE_READS; in a focused proof, where no
+    fix is searched, RULE_FINDING_READS); the others' findings of the validated build stand, they would be
+    the same. With a `focus` (the code being answered, the error codes the build already has) only the rules
+    that can yield that code or a new error code run (rules.RULE_YIELDS), those yielding the code first, each
+    at most once per fixed build, without their fixes; the findings come unordered, without the unchanged
+    rules' findings of other codes (they cannot matter), and stop at the first that fails the proof (the
+    answered finding still there, a new error code; unless the focus asks for every finding that can
+    matter). With `fixes_for`, only the rules that can yield one of these codes count: those changed run, and
+    those that find one of these codes run again with their fixes. The fixed build's power load, lane plan
+    and estimate are the validated build's when the fields they are made of did not change.
     """
 
     def __init__(self, base: RuleContext, per_rule: tuple[tuple[Finding, ...], ...]):
         self.base, self.per_rule = base, per_rule
-        # id(fixed) → (fixed, its context, the rules to re-run, their findings so far, the other rules' findings)
-        self.runs: dict[int, _Run] = {}
-        # changed fields → (the rules to re-run, the other rules' findings): many fixes change the same fields
-        self.stale: dict[frozenset[str], tuple[frozenset[int], tuple[Finding, ...]]] = {}
-        # (changed rules, focus code, error codes) → the rules that can change such a proof, yielding it first
-        self.relevant: dict[tuple[frozenset[int], str, frozenset[str]], tuple[int, ...]] = {}
-        # (changed rules, code) → the unchanged rules' findings of that code
-        self.same_code: dict[tuple[frozenset[int], str], tuple[Finding, ...]] = {}
-        # error codes → the rules that can yield another error code
-        self.erring: dict[frozenset[str], tuple[int, ...]] = {}
-        # codes → the rules that can yield them
-        self.yielding: dict[frozenset[str], tuple[int, ...]] = {}
+        self.values = _VALUES(base.build)
+        self.runs: dict[int, _Fixed] = {}  # id(fixed build) → its state
+        # code → (rule index, finding) of the validated build
+        self.by_code: dict[str, list[tuple[int, Finding]]] = {}
+        for index, run in enumerate(per_rule):
+            for finding in run:
+                self.by_code.setdefault(finding.code, []).append((index, finding))
+        # (rules re-run, code) → the other rules' findings of that code
+        self.same_code: dict[tuple[int, str], tuple[Finding, ...]] = {}
+        # (rules re-run, focus code, error codes) → the rules that can change such a proof, yielding it first
+        self.relevant: dict[tuple[int, str, frozenset[str]], tuple[int, ...]] = {}
+        self.erring: dict[frozenset[str], int] = {}  # error codes → the rules that can yield another error code
 
-    def _state(self, fixed: BuildSpec) -> _Run:
+    def _state(self, fixed: BuildSpec) -> _Fixed:
         state = self.runs.get(id(fixed))
-        if state is None or state[0] is not fixed:
-            base = self.base.build
-            changed = frozenset(name for name in BUILD_FIELDS if getattr(fixed, name) is not getattr(base, name))
-            if changed not in self.stale:
-                stale = frozenset(index for index, reads in enumerate(RULE_READS) if not reads.isdisjoint(changed))
-                kept = tuple(f for index, run in enumerate(self.per_rule) if index not in stale for f in run)
-                self.stale[changed] = (stale, kept)
-            stale, kept = self.stale[changed]
-            ctx = _context(fixed, self.base.snapshot, self.base.workload, like=self.base)
-            state = self.runs[id(fixed)] = (fixed, ctx, stale, {}, kept)
+        if state is None or state.build is not fixed:
+            bits = 0
+            for index, (new, old) in enumerate(zip(_VALUES(fixed), self.values, strict=True)):
+                if new is not old:
+                    bits |= 1 << index
+            change = _change(bits)
+            base = self.base
+            if change.same_estimate:
+                link_gbs, estimate, problem = base.link_gbs, base.estimate, base.estimate_problem
+            else:
+                link_gbs = effective_link_gbs(fixed)
+                estimate, problem = workload_estimate(fixed, base.workload, link_gbs=link_gbs)
+            ctx = RuleContext(
+                build=fixed,
+                snapshot=base.snapshot,
+                workload=base.workload,
+                estimate=estimate,
+                estimate_problem=problem,
+                link_gbs=link_gbs,
+                load_of=base.power if change.same_load and "power" in vars(base) else None,
+            )
+            if change.same_lanes and "lanes" in vars(base):
+                vars(ctx)["lanes"] = base.lanes  # the cached_property, filled: the plan is a function of these fields
+            state = self.runs[id(fixed)] = _Fixed(fixed, change, ctx)
         return state
 
-    def _relevant(self, stale: frozenset[int], code: str, errors: frozenset[str]) -> tuple[int, ...]:
+    def _relevant(self, stale: int, code: str, errors: frozenset[str]) -> tuple[int, ...]:
         """The changed rules that can change a proof of `code` on a build with `errors`, those yielding it first."""
         key = (stale, code, errors)
         found = self.relevant.get(key)
         if found is None:
             erring = self.erring.get(errors)
             if erring is None:
-                erring = self.erring[errors] = tuple(
-                    index for index, codes in enumerate(RULE_ERROR_CODES) if not codes <= errors
+                erring = self.erring[errors] = _or(
+                    1 << index for index, codes in enumerate(RULE_ERROR_CODES) if not codes <= errors
                 )
-            yielding = YIELDED_BY.get(code, ())
-            found = self.relevant[key] = tuple(index for index in yielding if index in stale) + tuple(
-                index for index in erring if index in stale and index not in yielding
-            )
+            yielding = _YIELD_MASK.get(code, 0) & stale
+            found = self.relevant[key] = _indices(yielding) + _indices(erring & stale & ~yielding)
         return found
 
-    def _focused(self, state: _Run, focus: Focus) -> tuple[Finding, ...]:
-        _, ctx, stale, done, kept = state
+    def _focused(self, state: _Fixed, focus: Focus) -> tuple[Finding, ...]:
         code, errors, components, stop = focus
+        stale = state.change.found
         # of the unchanged rules' findings only those of the code can matter (their errors are not new)
         same = self.same_code.get((stale, code))
         if same is None:
-            same = self.same_code[stale, code] = tuple(finding for finding in kept if finding.code == code)
-        if stop and _fails(same, code, errors, components):
+            same = self.same_code[stale, code] = tuple(
+                finding for index, finding in self.by_code.get(code, ()) if not stale >> index & 1
+            )
+        if stop and same and _fails(same, code, errors, components):
             return same
         found = list(same)
+        done, ctx = state.done, state.ctx
         with findings_only():
             for index in self._relevant(stale, code, errors):
                 run = done.get(index)
@@ -210,9 +279,9 @@ class Rechecks:
         state = self._state(fixed)
         if focus is not None and not fixes_for:  # a proof reads sets: no order needed
             return self._focused(state, focus)
-        _, ctx, stale, done, _ = state
+        stale, done, ctx = state.change.stale, state.done, state.ctx
         wanted = range(len(RULES)) if not fixes_for else self._yielding(fixes_for)
-        missing = [index for index in wanted if index in stale and index not in done]
+        missing = [index for index in wanted if stale >> index & 1 and index not in done]
         if missing:
             with findings_only():
                 for index in missing:
@@ -220,18 +289,17 @@ class Rechecks:
         found: list[Finding] = []
         for index in wanted:
             run = self.per_rule[index]
-            if index in stale:
+            if stale >> index & 1:
                 run = done[index]
                 if fixes_for and any(finding.code in fixes_for for finding in run):
                     run = tuple(RULES[index](ctx))
             found.extend(run)
         return tuple(sorted(found, key=finding_order))
 
-    def _yielding(self, codes: frozenset[str]) -> tuple[int, ...]:
+    @staticmethod
+    def _yielding(codes: frozenset[str]) -> tuple[int, ...]:
         """The rules that can yield one of `codes`."""
-        if codes not in self.yielding:
-            self.yielding[codes] = tuple(index for index, own in enumerate(RULE_CODES) if not own.isdisjoint(codes))
-        return self.yielding[codes]
+        return _indices(_or(_YIELD_MASK.get(code, 0) for code in codes))
 
 
 def _fails(
@@ -239,11 +307,12 @@ def _fails(
 ) -> bool:
     """One of `findings` fails a proof of `code`: an error of a code not in `errors`, or the finding itself
     (any of its code when `components` is None, else one with these sorted components)."""
-    return any(
-        (finding.severity == "error" and finding.code not in errors)
-        or (finding.code == code and (components is None or tuple(sorted(finding.components)) == components))
-        for finding in findings
-    )
+    for finding in findings:
+        if finding.severity == "error" and finding.code not in errors:
+            return True
+        if finding.code == code and (components is None or tuple(sorted(finding.components)) == components):
+            return True
+    return False
 
 
 def full_recheck(

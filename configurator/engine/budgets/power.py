@@ -65,16 +65,26 @@ def load_w(build: BuildSpec) -> float:
     return power_budget(build).load_w
 
 
-def power_budget(build: BuildSpec) -> PowerBudget:
+# the build fields the load is made of (the PSU side reads psus, site_voltage and psu_redundancy)
+LOAD_INPUTS = ("chassis", "cpus", "gpus", "memory", "nics", "storage")
+
+
+def power_budget(build: BuildSpec, *, load_of: PowerBudget | None = None) -> PowerBudget:
     """load = (Σ GPU TDP + Σ CPU TDP + Σ DIMM W + Σ drive W + Σ NIC W + chassis base) × 1.10 [S33];
-    usable = (N − R) × PSU watts at the site voltage, R = 0 / 1 / N/2 for none / N+1 / N+N (§1.2)."""
-    gpu_w = float(sum(line.spec.tdp_w * line.qty for line in build.gpus))
-    cpu_w = float(sum(line.spec.tdp_w * line.qty for line in build.cpus))
-    memory_w = float(sum(line.spec.power_w * line.qty for line in build.memory))
-    storage_w = float(sum(line.spec.power_w * line.qty for line in build.storage))
-    nic_w = float(sum(line.spec.power_w * line.qty for line in build.nics))
-    base_w = float(build.chassis.base_power_w)
-    raw = gpu_w + cpu_w + memory_w + storage_w + nic_w + base_w
+    usable = (N − R) × PSU watts at the site voltage, R = 0 / 1 / N/2 for none / N+1 / N+N (§1.2).
+    `load_of`: the budget of a build with the same LOAD_INPUTS (a fixed build whose PSUs alone changed): its
+    load is taken as it is."""
+    if load_of is None:
+        gpu_w = float(sum(line.spec.tdp_w * line.qty for line in build.gpus))
+        cpu_w = float(sum(line.spec.tdp_w * line.qty for line in build.cpus))
+        memory_w = float(sum(line.spec.power_w * line.qty for line in build.memory))
+        storage_w = float(sum(line.spec.power_w * line.qty for line in build.storage))
+        nic_w = float(sum(line.spec.power_w * line.qty for line in build.nics))
+        base_w = float(build.chassis.base_power_w)
+        load = (gpu_w + cpu_w + memory_w + storage_w + nic_w + base_w) * (1 + COOLING_MARGIN)
+    else:
+        gpu_w, cpu_w, memory_w = load_of.gpu_w, load_of.cpu_w, load_of.memory_w
+        storage_w, nic_w, base_w, load = load_of.storage_w, load_of.nic_w, load_of.base_w, load_of.load_w
     ratings = sorted(float(line.spec.watts_at(build.site_voltage) or 0) for line in build.psus for _ in range(line.qty))
     count = len(ratings)
     redundant = redundant_units(build.psu_redundancy, count)
@@ -85,7 +95,7 @@ def power_budget(build: BuildSpec) -> PowerBudget:
         storage_w=storage_w,
         nic_w=nic_w,
         base_w=base_w,
-        load_w=raw * (1 + COOLING_MARGIN),
+        load_w=load,
         psu_count=count,
         redundant_count=redundant,
         installed_w=sum(ratings),

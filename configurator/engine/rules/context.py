@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, TypeVar
 
@@ -62,12 +62,14 @@ class RuleContext:
     estimate: Estimate | None = None
     estimate_problem: str | None = None  # why the workload could not be estimated on this build
     link_gbs: float | None = None  # GPU-to-GPU NVLink/NVSwitch bandwidth the estimate used, None = PCIe
+    # the power budget of a build with the same load inputs (budgets.power.LOAD_INPUTS): its load is reused
+    load_of: PowerBudget | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def power(self) -> PowerBudget:
         from configurator.engine.budgets.power import power_budget
 
-        return power_budget(self.build)
+        return power_budget(self.build, load_of=self.load_of)
 
     @cached_property
     def lanes(self) -> LanePlan:
