@@ -22,20 +22,23 @@ call, so one build is validated once however many findings offer the same fix.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from configurator.engine.fixes import FixNotApplicable, apply_fix
-from configurator.engine.types import BuildSpec, CatalogSnapshot, Finding, Fix, FixOp
+from configurator.engine.phrase import Phrase
+from configurator.engine.types import BuildSpec, CatalogSnapshot, Finding, Fix, FixOp, FixOpKind
 
 MAX_OFFERED = 3  # proven fixes kept per finding (the rule's closest first)
 MAX_EXTRA_STEPS = 3  # fixes a combination may chain after the rule's own one
+_BUILD_FIELDS = tuple(field.name for field in fields(BuildSpec))
 MAX_CHECKS = 2000  # a safety stop on re-validations per verdict, far above any catalog build's need
 
-# a proof's focus: the code it answers, the error codes the build already has, the sorted components of the
-# finding when the build shows its code more than once (None: any finding of the code keeps it), and whether
-# the check may stop at the first finding that fails the proof (the focus finding still there, or an error of
-# a code the build did not have); only a rule that can yield that code or another error code can change it
-Focus = tuple[str, frozenset[str], "tuple[str, ...] | None", bool]
+# a proof's focus: the codes it answers (one; the combined fix: several), the error codes the build already
+# has, the sorted components of the finding when the build shows its code more than once (None: any finding
+# of the code keeps it), and whether the check may stop at the first finding that fails the proof (the focus
+# finding still there, or an error of a code the build did not have); only a rule that can yield one of the
+# codes or another error code can change it
+Focus = tuple[frozenset[str], frozenset[str], "tuple[str, ...] | None", bool]
 # (fixed build, codes whose findings must carry their fixes or None, a focus or None) → the fixed build's
 # findings, in validate's order; with `fixes_for` the findings of rules that cannot yield those codes may be
 # left out; with a focus: any order, the findings of rules that cannot matter to it may be left out, and
@@ -75,7 +78,10 @@ class _Prover:
         # steps → the fixed build; None: the steps cannot be made or change nothing
         self.memo: dict[tuple[FixOp, ...], BuildSpec | None] = {}
         self.proofs: dict[tuple[tuple[FixOp, ...], str, tuple[str, ...]], bool] = {}
+        # (steps, codes) → the fixed build's findings of these codes with their fixes (a combination's next step)
+        self.offered: dict[tuple[tuple[FixOp, ...], frozenset[str]], tuple[Finding, ...]] = {}
         self.checks = 0
+        self.singles: dict[str, frozenset[str]] = {}  # code → {code}, one object per code (a focus key)
 
     def _spend(self) -> None:
         if self.checks >= MAX_CHECKS:
@@ -83,13 +89,14 @@ class _Prover:
         self.checks += 1
 
     def fixed(self, ops: tuple[FixOp, ...]) -> BuildSpec | None:
-        if ops not in self.memo:
+        fixed = self.memo.get(ops, self.build)
+        if fixed is self.build:  # not made yet
             try:
-                fixed: BuildSpec | None = apply_fix(self.build, Fix(ops=ops), self.snapshot)
+                fixed = apply_fix(self.build, Fix(ops=ops), self.snapshot)
             except FixNotApplicable:
                 fixed = None
-            self.memo[ops] = None if fixed == self.build else fixed
-        return self.memo[ops]
+            fixed = self.memo[ops] = None if fixed == self.build else fixed
+        return fixed
 
     def outcome(
         self, ops: tuple[FixOp, ...], fixes_for: frozenset[str] | None = None, focus: Focus | None = None
@@ -102,6 +109,12 @@ class _Prover:
         self._spend()
         return fixed, self.check(fixed, fixes_for, focus)
 
+    def _codes(self, code: str) -> frozenset[str]:
+        codes = self.singles.get(code)
+        if codes is None:
+            codes = self.singles[code] = frozenset((code,))
+        return codes
+
     def proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
         """On the fixed build `finding` is gone and no new error code appears: only the rules that can yield
         its code or an error code the build does not have yet need to run."""
@@ -112,7 +125,7 @@ class _Prover:
 
     def _proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
         components = _key(finding)[1] if finding.code in self.several else None
-        result = self.outcome(ops, focus=(finding.code, self.errors, components, True))
+        result = self.outcome(ops, focus=(self._codes(finding.code), self.errors, components, True))
         if result is None:
             return False
         return not any(
@@ -126,7 +139,7 @@ class _Prover:
         new error or for the finding itself) after which it is proven; None when none within reach."""
         ops = fix.ops
         for _ in range(MAX_EXTRA_STEPS + 1):
-            result = self.outcome(ops, focus=(finding.code, self.errors, None, False))
+            result = self.outcome(ops, focus=(self._codes(finding.code), self.errors, None, False))
             if result is None:
                 return None
             after = result[1]
@@ -135,8 +148,10 @@ class _Prover:
             if not fresh and not still:
                 return replace(fix, ops=ops)
             wanted = frozenset(fresh | ({finding.code} if still else set()))
-            self._spend()
-            offered = self.check(result[0], wanted, None)
+            offered = self.offered.get((ops, wanted))
+            if offered is None:
+                self._spend()
+                offered = self.offered[ops, wanted] = self.check(result[0], wanted, None)
             blockers = [f for f in offered if f.severity == "error" and f.code in fresh]
             if still:
                 blockers += [f for f in offered if f.code == finding.code]
@@ -206,4 +221,62 @@ def prove_fixes(
         except BudgetSpent:
             unchecked = tuple(fix for fix in finding.fixes if not fix.applicable)
             proven.append(replace(finding, fixes=unchecked, fixes_unchecked=any(f.applicable for f in finding.fixes)))
+    try:
+        return _with_combined(prover, proven)
+    except BudgetSpent:
+        return tuple(proven)
+
+
+def _op_field(op: FixOp) -> str:
+    """The build field a step changes."""
+    if op.op == FixOpKind.SWAP_CHASSIS:
+        return "chassis"
+    return str(op.field if op.op == FixOpKind.SET else op.kind)
+
+
+def _with_combined(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...]:
+    """`proven` with one more fix, first on the first error it answers: the first proven fix of every error
+    applied together (each error's, in the verdict's order, skipped when it changes a field an earlier one
+    changed), offered when the build validated again has no new error code and at least two of the errors
+    are gone; it answers those. One re-validation, on builds whose errors have two or more fixes to combine.
+
+    The fixes change disjoint fields and each step reads only the field it changes, so the combined build is
+    the validated one with each field as its fix made it: the same objects, so the rules that read the
+    fields of one fix only are not run again (engine.validate.Rechecks)."""
+    ops: tuple[FixOp, ...] = ()
+    values = {name: getattr(prover.build, name) for name in _BUILD_FIELDS}
+    codes: set[str] = set()
+    taken = 0
+    for finding in proven:
+        first = next((fix for fix in finding.fixes if fix.applicable), None) if finding.severity == "error" else None
+        fixed = prover.fixed(first.ops) if first is not None else None
+        if first is None or fixed is None:
+            continue
+        fields = {_op_field(op) for op in first.ops}
+        if any(values[name] is not getattr(prover.build, name) for name in fields):
+            continue  # a field an earlier fix changed
+        ops, taken = ops + first.ops, taken + 1
+        values.update((name, getattr(fixed, name)) for name in fields)
+        codes.add(finding.code)
+    if taken < 2:
+        return tuple(proven)
+    prover.memo[ops] = BuildSpec(**values)
+    result = prover.outcome(ops, focus=(frozenset(codes), prover.errors, None, False))
+    if result is None or new_error_codes(prover.findings, result[1]):
+        return tuple(proven)
+    # is_gone, for every answered error at once
+    after = result[1]
+    left = {finding.code for finding in after}
+    left_keys = {_key(finding) for finding in after if finding.code in prover.several}
+    gone = [
+        index
+        for index, finding in enumerate(proven)
+        if finding.code in codes
+        and (_key(finding) not in left_keys if finding.code in prover.several else finding.code not in left)
+    ]
+    if len(gone) < 2:
+        return tuple(proven)
+    combined = Fix(ops=ops, reason=Phrase("the proposed fixes together: they clear %(count)s errors", count=len(gone)))
+    answered = proven[gone[0]]
+    proven[gone[0]] = replace(answered, fixes=(combined, *answered.fixes), no_fix=False)
     return tuple(proven)

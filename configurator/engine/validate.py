@@ -11,7 +11,6 @@ from operator import attrgetter
 
 from configurator.engine.budgets.lanes import LANE_INPUTS
 from configurator.engine.budgets.links import effective_link_gbs
-from configurator.engine.budgets.power import LOAD_INPUTS
 from configurator.engine.proving import Focus, prove_fixes
 from configurator.engine.rules import RULE_FINDING_READS, RULE_READS, RULE_YIELDS, RULES, RuleContext
 from configurator.engine.rules.context import ESTIMATE_INPUTS, findings_only
@@ -115,10 +114,13 @@ def _context(build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | N
 _VALUES = attrgetter(*BUILD_FIELDS)
 _READ_BY = tuple(sum(1 << i for i, reads in enumerate(RULE_READS) if name in reads) for name in BUILD_FIELDS)
 _FOUND_BY = tuple(sum(1 << i for i, reads in enumerate(RULE_FINDING_READS) if name in reads) for name in BUILD_FIELDS)
+# per rule, the fields it reads while finding (a bit per BUILD_FIELDS)
+_FINDING_BITS = tuple(
+    sum(1 << i for i, name in enumerate(BUILD_FIELDS) if name in reads) for reads in RULE_FINDING_READS
+)
 _YIELD_MASK = {code: sum(1 << i for i in rules) for code, rules in YIELDED_BY.items()}
 _ESTIMATE_BITS = sum(1 << BUILD_FIELDS.index(name) for name in ESTIMATE_INPUTS)
 _LANE_BITS = sum(1 << BUILD_FIELDS.index(name) for name in LANE_INPUTS)
-_LOAD_BITS = sum(1 << BUILD_FIELDS.index(name) for name in LOAD_INPUTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +132,8 @@ class _Change:
     found: int
     same_estimate: bool
     same_lanes: bool
-    same_load: bool
+    same: frozenset[str]  # the fields not changed
+    fields: tuple[int, ...]  # the changed ones
 
 
 _CHANGES: dict[int, _Change] = {}  # at most 2 ** len(BUILD_FIELDS) entries
@@ -146,7 +149,8 @@ def _change(bits: int) -> _Change:
             found=_or(_FOUND_BY[index] for index in fields_),
             same_estimate=not bits & _ESTIMATE_BITS,
             same_lanes=not bits & _LANE_BITS,
-            same_load=not bits & _LOAD_BITS,
+            same=frozenset(name for index, name in enumerate(BUILD_FIELDS) if not bits >> index & 1),
+            fields=tuple(fields_),
         )
     return change
 
@@ -163,18 +167,24 @@ def _indices(mask: int) -> tuple[int, ...]:
     if found is None:
         if len(_INDICES) > 4096:
             _INDICES.clear()
-        found = _INDICES[mask] = tuple(index for index in range(len(RULES)) if mask >> index & 1)
+        indices, left = [], mask
+        while left:
+            low = left & -left
+            indices.append(low.bit_length() - 1)
+            left ^= low
+        found = _INDICES[mask] = tuple(indices)
     return found
 
 
 class _Fixed:
     """A build a fix made, its rules' context and the rules run on it so far (findings only)."""
 
-    __slots__ = ("build", "change", "ctx", "done")
+    __slots__ = ("bits", "build", "change", "ctx", "done", "parts", "values")
 
-    def __init__(self, build: BuildSpec, change: _Change, ctx: RuleContext):
-        self.build, self.change, self.ctx = build, change, ctx
+    def __init__(self, build: BuildSpec, values: tuple[object, ...], bits: int, ctx: RuleContext):
+        self.build, self.values, self.bits, self.change, self.ctx = build, values, bits, _change(bits), ctx
         self.done: dict[int, tuple[Finding, ...]] = {}
+        self.parts: tuple[_Fixed, ...] = ()  # fixed builds it is made of (the combined fix's)
 
 
 class Rechecks:
@@ -202,16 +212,16 @@ class Rechecks:
             for finding in run:
                 self.by_code.setdefault(finding.code, []).append((index, finding))
         # (rules re-run, code) → the other rules' findings of that code
-        self.same_code: dict[tuple[int, str], tuple[Finding, ...]] = {}
+        self.same_code: dict[tuple[int, frozenset[str]], tuple[Finding, ...]] = {}
         # (rules re-run, focus code, error codes) → the rules that can change such a proof, yielding it first
-        self.relevant: dict[tuple[int, str, frozenset[str]], tuple[int, ...]] = {}
+        self.relevant: dict[tuple[int, frozenset[str], frozenset[str]], tuple[int, ...]] = {}
         self.erring: dict[frozenset[str], int] = {}  # error codes → the rules that can yield another error code
 
     def _state(self, fixed: BuildSpec) -> _Fixed:
         state = self.runs.get(id(fixed))
         if state is None or state.build is not fixed:
-            bits = 0
-            for index, (new, old) in enumerate(zip(_VALUES(fixed), self.values, strict=True)):
+            bits, values = 0, _VALUES(fixed)
+            for index, (new, old) in enumerate(zip(values, self.values, strict=True)):
                 if new is not old:
                     bits |= 1 << index
             change = _change(bits)
@@ -228,16 +238,18 @@ class Rechecks:
                 estimate=estimate,
                 estimate_problem=problem,
                 link_gbs=link_gbs,
-                load_of=base.power if change.same_load and "power" in vars(base) else None,
+                power_like=base.power if "power" in vars(base) else None,
+                power_same=change.same,
             )
             if change.same_lanes and "lanes" in vars(base):
                 vars(ctx)["lanes"] = base.lanes  # the cached_property, filled: the plan is a function of these fields
-            state = self.runs[id(fixed)] = _Fixed(fixed, change, ctx)
+            state = self.runs[id(fixed)] = _Fixed(fixed, values, bits, ctx)
         return state
 
-    def _relevant(self, stale: int, code: str, errors: frozenset[str]) -> tuple[int, ...]:
-        """The changed rules that can change a proof of `code` on a build with `errors`, those yielding it first."""
-        key = (stale, code, errors)
+    def _relevant(self, stale: int, codes: frozenset[str], errors: frozenset[str]) -> tuple[int, ...]:
+        """The changed rules that can change a proof of `codes` on a build with `errors`, those yielding them
+        first."""
+        key = (stale, codes, errors)
         found = self.relevant.get(key)
         if found is None:
             erring = self.erring.get(errors)
@@ -245,31 +257,62 @@ class Rechecks:
                 erring = self.erring[errors] = _or(
                     1 << index for index, codes in enumerate(RULE_ERROR_CODES) if not codes <= errors
                 )
-            yielding = _YIELD_MASK.get(code, 0) & stale
+            yielding = (
+                _or(_YIELD_MASK.get(code, 0) for code in codes)
+                if len(codes) > 1
+                else _YIELD_MASK.get(next(iter(codes)), 0)
+            )
+            yielding &= stale
             found = self.relevant[key] = _indices(yielding) + _indices(erring & stale & ~yielding)
         return found
 
+    def _run(self, state: _Fixed, index: int) -> tuple[Finding, ...]:
+        """The findings of rule `index` on the fixed build (fixes not searched), once per build; on a build
+        made of other fixed builds' fields, those of a part that has the same objects in every field the rule
+        reads while finding, when it ran there."""
+        run = state.done.get(index)
+        if run is None:
+            # the fields it reads that the build changed, all changed (to the same objects) in the part
+            changed = _FINDING_BITS[index] & state.bits
+            for part in state.parts:
+                if not changed & ~part.bits and index in part.done:
+                    run = part.done[index]
+                    break
+            else:
+                run = tuple(RULES[index](state.ctx))
+            state.done[index] = run
+        return run
+
+    def _parts(self, state: _Fixed) -> tuple[_Fixed, ...]:
+        """The fixed builds whose every changed field `state` has, the same object (the combined fix's)."""
+        values = state.values
+        return tuple(
+            part
+            for part in self.runs.values()
+            if part is not state
+            and all(part.values[j] is values[j] for j, base in enumerate(self.values) if part.values[j] is not base)
+        )
+
     def _focused(self, state: _Fixed, focus: Focus) -> tuple[Finding, ...]:
-        code, errors, components, stop = focus
+        codes, errors, components, stop = focus
         stale = state.change.found
-        # of the unchanged rules' findings only those of the code can matter (their errors are not new)
-        same = self.same_code.get((stale, code))
+        # of the unchanged rules' findings only those of the codes can matter (their errors are not new)
+        same = self.same_code.get((stale, codes))
         if same is None:
-            same = self.same_code[stale, code] = tuple(
-                finding for index, finding in self.by_code.get(code, ()) if not stale >> index & 1
+            same = self.same_code[stale, codes] = tuple(
+                finding for code in codes for index, finding in self.by_code.get(code, ()) if not stale >> index & 1
             )
-        if stop and same and _fails(same, code, errors, components):
+        if stop and same and _fails(same, codes, errors, components):
             return same
         found = list(same)
-        done, ctx = state.done, state.ctx
+        if len(codes) > 1 and not state.parts:  # the combined fix: a build made of fixed builds' fields
+            state.parts = self._parts(state)
         with findings_only():
-            for index in self._relevant(stale, code, errors):
-                run = done.get(index)
-                if run is None:
-                    run = done[index] = tuple(RULES[index](ctx))
+            for index in self._relevant(stale, codes, errors):
+                run = self._run(state, index)
                 if run:
                     found.extend(run)
-                    if stop and _fails(run, code, errors, components):
+                    if stop and _fails(run, codes, errors, components):
                         break
         return tuple(found)
 
@@ -285,7 +328,7 @@ class Rechecks:
         if missing:
             with findings_only():
                 for index in missing:
-                    done[index] = tuple(RULES[index](ctx))
+                    self._run(state, index)
         found: list[Finding] = []
         for index in wanted:
             run = self.per_rule[index]
@@ -303,14 +346,14 @@ class Rechecks:
 
 
 def _fails(
-    findings: tuple[Finding, ...], code: str, errors: frozenset[str], components: tuple[str, ...] | None
+    findings: tuple[Finding, ...], codes: frozenset[str], errors: frozenset[str], components: tuple[str, ...] | None
 ) -> bool:
-    """One of `findings` fails a proof of `code`: an error of a code not in `errors`, or the finding itself
-    (any of its code when `components` is None, else one with these sorted components)."""
+    """One of `findings` fails a proof of `codes`: an error of a code not in `errors`, or the finding itself
+    (any of its codes when `components` is None, else one with these sorted components)."""
     for finding in findings:
         if finding.severity == "error" and finding.code not in errors:
             return True
-        if finding.code == code and (components is None or tuple(sorted(finding.components)) == components):
+        if finding.code in codes and (components is None or tuple(sorted(finding.components)) == components):
             return True
     return False
 

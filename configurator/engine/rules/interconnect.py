@@ -92,7 +92,8 @@ def no_nvlink(ctx: RuleContext) -> Iterator[Finding]:
         measured=", ".join(sorted({gpu.nvlink_kind for gpu in gpus})) or "no GPU",
         limit=" or ".join(BRIDGE_KINDS),
         components=(*(gpu.sku for gpu in gpus), *(line.spec.sku for line in build.bridges)),
-        fixes=_remove_bridges(build),
+        # no GPU takes a bridge: every bridge goes, in one fix (one removal alone leaves the error)
+        fixes=(make_fix(*(op for fix in _remove_bridges(build) for op in fix.ops)),),
     )
 
 
