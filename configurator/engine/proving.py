@@ -21,6 +21,7 @@ call, so one build is validated once however many findings offer the same fix.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
 
@@ -72,15 +73,14 @@ class _Prover:
     def __init__(self, build: BuildSpec, findings: tuple[Finding, ...], snapshot: CatalogSnapshot, check: Check):
         self.build, self.findings, self.snapshot, self.check = build, findings, snapshot, check
         self.errors = frozenset(f.code for f in findings if f.severity == "error")
-        self.several = frozenset(
-            code for code in {f.code for f in findings} if sum(f.code == code for f in findings) > 1
-        )
+        self.several = frozenset(code for code, count in Counter(f.code for f in findings).items() if count > 1)
         # steps → the fixed build; None: the steps cannot be made or change nothing
         self.memo: dict[tuple[FixOp, ...], BuildSpec | None] = {}
         self.proofs: dict[tuple[tuple[FixOp, ...], str, tuple[str, ...]], bool] = {}
-        # (steps, codes) → the fixed build's findings of these codes with their fixes (a combination's next step)
-        self.offered: dict[tuple[tuple[FixOp, ...], frozenset[str]], tuple[Finding, ...]] = {}
+        # (steps, code) → the fixed build's findings of that code with their fixes (a combination's next step)
+        self.offered: dict[tuple[tuple[FixOp, ...], str], tuple[Finding, ...]] = {}
         self.checks = 0
+        self.by_id: dict[int, tuple[tuple[FixOp, ...], BuildSpec | None]] = {}  # id(steps) → (steps, memo)
         self.singles: dict[str, frozenset[str]] = {}  # code → {code}, one object per code (a focus key)
 
     def _spend(self) -> None:
@@ -89,6 +89,9 @@ class _Prover:
         self.checks += 1
 
     def fixed(self, ops: tuple[FixOp, ...]) -> BuildSpec | None:
+        known = self.by_id.get(id(ops))  # the same steps object (a fix proven for several findings): no hashing
+        if known is not None and known[0] is ops:
+            return known[1]
         fixed = self.memo.get(ops, self.build)
         if fixed is self.build:  # not made yet
             try:
@@ -96,6 +99,7 @@ class _Prover:
             except FixNotApplicable:
                 fixed = None
             fixed = self.memo[ops] = None if fixed == self.build else fixed
+        self.by_id[id(ops)] = (ops, fixed)
         return fixed
 
     def outcome(
@@ -147,27 +151,31 @@ class _Prover:
             still = not is_gone(finding, self.findings, after)
             if not fresh and not still:
                 return replace(fix, ops=ops)
-            wanted = frozenset(fresh | ({finding.code} if still else set()))
-            offered = self.offered.get((ops, wanted))
-            if offered is None:
-                self._spend()
-                offered = self.offered[ops, wanted] = self.check(result[0], wanted, None)
-            blockers = [f for f in offered if f.severity == "error" and f.code in fresh]
-            if still:
-                blockers += [f for f in offered if f.code == finding.code]
-            step = next(
-                (
-                    more
-                    for blocker in blockers
-                    for more in blocker.fixes
-                    if more.applicable and not _undoes(ops, more.ops)
-                ),
-                None,
-            )
+            # the first applicable step of the first blocker (the new errors by code, then the finding itself),
+            # the fixes of one code at a time: most often the first blocker's first fix is the step
+            step = None
+            for code in (*sorted(fresh), *((finding.code,) if still else ())):
+                for blocker in self._offered(ops, result[0], code):
+                    if blocker.code == code and (blocker.severity == "error" or code not in fresh):
+                        step = next(
+                            (more for more in blocker.fixes if more.applicable and not _undoes(ops, more.ops)), None
+                        )
+                        if step is not None:
+                            break
+                if step is not None:
+                    break
             if step is None:
                 return None
             ops = ops + step.ops
         return None
+
+    def _offered(self, ops: tuple[FixOp, ...], fixed: BuildSpec, code: str) -> tuple[Finding, ...]:
+        """The findings of `code` on the build `ops` made, with their fixes, in validate's order."""
+        offered = self.offered.get((ops, code))
+        if offered is None:
+            self._spend()
+            offered = self.offered[ops, code] = self.check(fixed, self._codes(code), None)
+        return offered
 
     def prove(self, finding: Finding) -> Finding:
         if not finding.fixes:
@@ -176,15 +184,17 @@ class _Prover:
         kept: list[Fix] = []
         seen: set[tuple[FixOp, ...]] = set()
         pending: list[Fix] = []
+        proven = 0
         for fix in finding.fixes:
             if not fix.applicable:
                 kept.append(fix)  # a workload decision: shown, never applied
-            elif sum(1 for done in kept if done.applicable) >= MAX_OFFERED:
+            elif proven >= MAX_OFFERED:
                 break
             elif self.proves(finding, fix.ops):
                 if fix.ops not in seen:
                     seen.add(fix.ops)
                     kept.append(fix)
+                    proven += 1
             else:
                 pending.append(fix)
         if finding.severity == "error" and not any(fix.applicable for fix in kept):

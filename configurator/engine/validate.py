@@ -181,8 +181,8 @@ class _Fixed:
 
     __slots__ = ("bits", "build", "change", "ctx", "done", "parts", "values")
 
-    def __init__(self, build: BuildSpec, values: tuple[object, ...], bits: int, ctx: RuleContext):
-        self.build, self.values, self.bits, self.change, self.ctx = build, values, bits, _change(bits), ctx
+    def __init__(self, build: BuildSpec, values: tuple[object, ...], bits: int, change: _Change, ctx: RuleContext):
+        self.build, self.values, self.bits, self.change, self.ctx = build, values, bits, change, ctx
         self.done: dict[int, tuple[Finding, ...]] = {}
         self.parts: tuple[_Fixed, ...] = ()  # fixed builds it is made of (the combined fix's)
 
@@ -243,7 +243,7 @@ class Rechecks:
             )
             if change.same_lanes and "lanes" in vars(base):
                 vars(ctx)["lanes"] = base.lanes  # the cached_property, filled: the plan is a function of these fields
-            state = self.runs[id(fixed)] = _Fixed(fixed, values, bits, ctx)
+            state = self.runs[id(fixed)] = _Fixed(fixed, values, bits, change, ctx)
         return state
 
     def _relevant(self, stale: int, codes: frozenset[str], errors: frozenset[str]) -> tuple[int, ...]:
@@ -252,11 +252,7 @@ class Rechecks:
         key = (stale, codes, errors)
         found = self.relevant.get(key)
         if found is None:
-            erring = self.erring.get(errors)
-            if erring is None:
-                erring = self.erring[errors] = _or(
-                    1 << index for index, codes in enumerate(RULE_ERROR_CODES) if not codes <= errors
-                )
+            erring = self._erring(errors)
             yielding = (
                 _or(_YIELD_MASK.get(code, 0) for code in codes)
                 if len(codes) > 1
@@ -293,6 +289,31 @@ class Rechecks:
             and all(part.values[j] is values[j] for j, base in enumerate(self.values) if part.values[j] is not base)
         )
 
+    def _erring(self, errors: frozenset[str]) -> int:
+        """The rules that can yield an error code not in `errors`."""
+        erring = self.erring.get(errors)
+        if erring is None:
+            erring = self.erring[errors] = _or(
+                1 << index for index, codes in enumerate(RULE_ERROR_CODES) if not codes <= errors
+            )
+        return erring
+
+    def _combined(self, state: _Fixed, codes: frozenset[str], errors: frozenset[str]) -> tuple[int, ...]:
+        """The rules that can change the proof of the combined fix (engine.proving): those yielding `codes`,
+        and of those that can yield a new error code, the ones reading fields that two of its parts changed.
+        A rule reading the changed fields of one part finds on the combined build what it found on that
+        part, where the part's proof ran it (it passed, so every rule that could matter ran) and saw no new
+        error code."""
+        stale, bits, parts = state.change.found, state.bits, state.parts
+        yielding = _or(_YIELD_MASK.get(code, 0) for code in codes) & stale
+        covered = _or(part.bits for part in parts)
+        cross = 0
+        for index in _indices(self._erring(errors) & stale & ~yielding):
+            reads = _FINDING_BITS[index] & bits
+            if reads & ~covered or sum(1 for part in parts if reads & part.bits) > 1:
+                cross |= 1 << index
+        return _indices(yielding) + _indices(cross)
+
     def _focused(self, state: _Fixed, focus: Focus) -> tuple[Finding, ...]:
         codes, errors, components, stop = focus
         stale = state.change.found
@@ -305,11 +326,18 @@ class Rechecks:
         if stop and same and _fails(same, codes, errors, components):
             return same
         found = list(same)
-        if len(codes) > 1 and not state.parts:  # the combined fix: a build made of fixed builds' fields
-            state.parts = self._parts(state)
+        if len(codes) > 1:  # the combined fix: a build made of proven fixed builds' fields
+            if not state.parts:
+                state.parts = self._parts(state)
+            relevant = self._combined(state, codes, errors)
+        else:
+            relevant = self._relevant(stale, codes, errors)
+        done = state.done
         with findings_only():
-            for index in self._relevant(stale, codes, errors):
-                run = self._run(state, index)
+            for index in relevant:
+                run = done.get(index)
+                if run is None:
+                    run = self._run(state, index)
                 if run:
                     found.extend(run)
                     if stop and _fails(run, codes, errors, components):
