@@ -232,7 +232,7 @@ def _apply_op(build: BuildSpec, op: FixOp, snapshot: CatalogSnapshot) -> BuildSp
             )
         count = _qty(op) if op.qty is not None else (sum(line.qty for line in gone) or 1)
         at = lines.index(gone[0]) if gone else len(lines)
-        kept = [line for line in lines if line not in gone]
+        kept = [line for line in lines if all(line is not out for out in gone)]  # by identity: no spec compares
         same = next((i for i, line in enumerate(kept) if line.spec.sku == spec.sku), None)
         if same is not None:
             kept[same] = Line(spec=spec, qty=kept[same].qty + count)

@@ -176,6 +176,14 @@ def _indices(mask: int) -> tuple[int, ...]:
     return found
 
 
+def _new_context(**values: object) -> RuleContext:
+    """RuleContext(**values) without the frozen dataclass's per-field setattr (proving makes one per fixed
+    build): every field given (a field left out would fail the first rule that reads it), no __post_init__."""
+    ctx = object.__new__(RuleContext)
+    vars(ctx).update(values)
+    return ctx
+
+
 class _Fixed:
     """A build a fix made, its rules' context and the rules run on it so far (findings only)."""
 
@@ -231,7 +239,7 @@ class Rechecks:
             else:
                 link_gbs = effective_link_gbs(fixed)
                 estimate, problem = workload_estimate(fixed, base.workload, link_gbs=link_gbs)
-            ctx = RuleContext(
+            ctx = _new_context(
                 build=fixed,
                 snapshot=base.snapshot,
                 workload=base.workload,
