@@ -270,7 +270,7 @@ def _with_combined(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...
         codes.add(finding.code)
     if taken < 2:
         return tuple(proven)
-    prover.memo[ops] = BuildSpec(**values)
+    prover.by_id[id(ops)] = (ops, BuildSpec(**values))  # made from its parts, not hashed: it is long
     result = prover.outcome(ops, focus=(frozenset(codes), prover.errors, None, False))
     if result is None or new_error_codes(prover.findings, result[1]):
         return tuple(proven)

@@ -289,13 +289,16 @@ class Rechecks:
 
     def _parts(self, state: _Fixed) -> tuple[_Fixed, ...]:
         """The fixed builds whose every changed field `state` has, the same object (the combined fix's)."""
-        values = state.values
-        return tuple(
-            part
-            for part in self.runs.values()
-            if part is not state
-            and all(part.values[j] is values[j] for j, base in enumerate(self.values) if part.values[j] is not base)
-        )
+        values, bits, parts = state.values, state.bits, []
+        for part in self.runs.values():
+            if part is state or not part.bits or part.bits & ~bits:
+                continue
+            for field_ in part.change.fields:
+                if part.values[field_] is not values[field_]:
+                    break
+            else:
+                parts.append(part)
+        return tuple(parts)
 
     def _erring(self, errors: frozenset[str]) -> int:
         """The rules that can yield an error code not in `errors`."""
@@ -315,10 +318,12 @@ class Rechecks:
         stale, bits, parts = state.change.found, state.bits, state.parts
         yielding = _or(_YIELD_MASK.get(code, 0) for code in codes) & stale
         covered = _or(part.bits for part in parts)
-        cross = 0
+        cross, spans = 0, {}  # spans: fields read → whether they come from no single part
         for index in _indices(self._erring(errors) & stale & ~yielding):
             reads = _FINDING_BITS[index] & bits
-            if reads & ~covered or sum(1 for part in parts if reads & part.bits) > 1:
+            if reads not in spans:
+                spans[reads] = bool(reads & ~covered) or sum(1 for part in parts if reads & part.bits) > 1
+            if spans[reads]:
                 cross |= 1 << index
         return _indices(yielding) + _indices(cross)
 
