@@ -198,3 +198,35 @@ def test_declared_yields_cover_the_known_builds(workload: Workload | None) -> No
 def test_declared_yields_cover_random_builds(build: BuildSpec) -> None:
     for workload in WORKLOADS:
         _assert_yields_declared(build, workload)
+
+
+def _assert_findings_only_finds_the_same(build: BuildSpec, workload: Workload | None) -> None:
+    """Without fixes (proving's re-validations) every rule finds the same codes, severities and components."""
+    link_gbs = effective_link_gbs(build)
+    estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
+    ctx = RuleContext(
+        build=build,
+        snapshot=SNAPSHOT,
+        workload=workload,
+        estimate=estimate,
+        estimate_problem=problem,
+        link_gbs=link_gbs,
+    )
+    for rule in RULES:
+        full = [(finding.code, finding.severity, finding.components) for finding in rule(ctx)]
+        with findings_only():
+            only = [(finding.code, finding.severity, finding.components) for finding in rule(ctx)]
+        assert only == full, rule_name(rule)
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=["none", "70b", "8b-ecc"])
+def test_findings_only_finds_the_same_on_the_known_builds(workload: Workload | None) -> None:
+    for build in KNOWN:
+        _assert_findings_only_finds_the_same(build, workload)
+
+
+@PROFILE
+@given(builds())
+def test_findings_only_finds_the_same_on_random_builds(build: BuildSpec) -> None:
+    for workload in WORKLOADS:
+        _assert_findings_only_finds_the_same(build, workload)

@@ -92,6 +92,12 @@ def active(parts: dict[str, PartT]) -> list[PartT]:
     return [part for sku, part in sorted(parts.items()) if getattr(part, "is_active", True)]
 
 
+def fix_options(parts: dict[str, PartT]) -> list[PartT]:
+    """The active catalog parts a rule builds its fixes from; none while only findings are wanted (proving's
+    re-validations: the findings' codes, severities and components do not depend on them, a test checks)."""
+    return active(parts) if fixes_wanted() else []
+
+
 def chassis_takes_gpu(chassis: ChassisSpec, gpu: GpuSpec, count: int = 1) -> bool:
     """The chassis physically takes `count` × `gpu` and cools it (the fit and cooling rules, in one test)."""
     if count > min(chassis.max_gpu_count, chassis.gpu_bays):

@@ -35,9 +35,9 @@ from configurator.engine.rules.context import (
     MAX_FIXES,
     Rule,
     RuleContext,
-    active,
     build_gpus,
     chassis_takes_gpu,
+    fix_options,
     fixes_wanted,
     remove_gpus_fix,
 )
@@ -59,7 +59,7 @@ def psu_options(
     load = ctx.power.load_w if load is None else load  # read only when fixes are wanted
     redundancy = build.psu_redundancy if redundancy is None else redundancy
     options: list[PsuOption] = []
-    for psu in active(ctx.snapshot.psus):
+    for psu in fix_options(ctx.snapshot.psus):
         watts = psu.watts_at(build.site_voltage)
         if psu.form_factor != build.chassis.psu_form_factor or not watts:
             continue
@@ -352,7 +352,7 @@ def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
             )
             fixes.extend(psu_fix(option, build, why=cables) for option in options[:1])
         else:
-            for chassis in active(ctx.snapshot.chassis):
+            for chassis in fix_options(ctx.snapshot.chassis):
                 moved = replace(build, chassis=chassis)
                 if (
                     chassis.sku != build.chassis.sku
