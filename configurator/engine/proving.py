@@ -9,6 +9,11 @@ mode that needs more PSUs), each of its fixes in turn is extended with the first
 for what went wrong, a few steps deep: the first combination proven is offered as ONE fix. An error left
 with no applicable fix says so (`no_fix`), so nobody follows a fix that does not exist.
 
+A build with several errors gets one more fix, offered first on the first error it clears: every error's
+first proven fix applied together ("the proposed fixes together"), proven like the others (the errors it
+names gone, no new error code), so a person clears a badly wrong build in a step or two, not one error a
+step (`_with_combined`).
+
 The search is complete over that space: every fix of every finding is tried, nothing is cut by a budget.
 Should a verdict ever need more than MAX_CHECKS re-validations (no catalog build comes near: see
 tests/configurator/test_fix_proving.py), the findings not reached say so (`fixes_unchecked`) instead of
