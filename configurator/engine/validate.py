@@ -366,7 +366,12 @@ class Rechecks:
         stale, done, ctx = state.change.stale, state.done, state.ctx
         wanted = range(len(RULES)) if not fixes_for else self._yielding(fixes_for)
         missing = [index for index in wanted if stale >> index & 1 and index not in done]
-        if missing:
+        if missing and fixes_for:
+            # run with their fixes once: the findings are those without (a test checks codes, severities and
+            # components), and those of these codes carry the fixes asked for
+            for index in missing:
+                done[index] = tuple(RULES[index](ctx))
+        elif missing:
             with findings_only():
                 for index in missing:
                     self._run(state, index)
@@ -375,7 +380,7 @@ class Rechecks:
             run = self.per_rule[index]
             if stale >> index & 1:
                 run = done[index]
-                if fixes_for and any(finding.code in fixes_for for finding in run):
+                if fixes_for and index not in missing and any(finding.code in fixes_for for finding in run):
                     run = tuple(RULES[index](ctx))
             found.extend(run)
         return tuple(sorted(found, key=finding_order))
