@@ -245,9 +245,14 @@ def _apply_op(build: BuildSpec, op: FixOp, snapshot: CatalogSnapshot) -> BuildSp
 def apply_fix(build: BuildSpec, fix: Fix, snapshot: CatalogSnapshot) -> BuildSpec:
     """The build with every step of `fix` made, in order. Raises FixNotApplicable (naming the field) for a
     workload change, an unknown SKU or a line the build does not have; the caller validates the result."""
-    if not fix.ops:
+    return apply_ops(build, fix.ops, snapshot)
+
+
+def apply_ops(build: BuildSpec, ops: tuple[FixOp, ...], snapshot: CatalogSnapshot) -> BuildSpec:
+    """`apply_fix` of the fix made of `ops` (engine.proving applies steps it already holds)."""
+    if not ops:
         raise FixNotApplicable("A fix needs at least one step.", fields={"fix.ops": ["at least one step"]})
-    for op in fix.ops:
+    for op in ops:
         build = _apply_op(build, op, snapshot)
     return build
 

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
 
-from configurator.engine.fixes import FixNotApplicable, apply_fix
+from configurator.engine.fixes import FixNotApplicable, apply_ops
 from configurator.engine.phrase import Phrase
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Finding, Fix, FixOp, FixOpKind
 
@@ -100,7 +100,7 @@ class _Prover:
         fixed = self.memo.get(ops, self.build)
         if fixed is self.build:  # not made yet
             try:
-                fixed = apply_fix(self.build, Fix(ops=ops), self.snapshot)
+                fixed = apply_ops(self.build, ops, self.snapshot)
             except FixNotApplicable:
                 fixed = None
             fixed = self.memo[ops] = None if fixed == self.build else fixed

@@ -167,7 +167,7 @@ def psu_capacity(ctx: RuleContext) -> Iterator[Finding]:
             limit=round(budget.usable_w, 1),
             unit="W",
             components=psus,
-            fixes=_capacity_fixes(ctx, budget.load_w),
+            fixes=_capacity_fixes(ctx, budget.load_w) if fixes_wanted() else (),
         )
     elif budget.utilization is not None and budget.utilization > HEADROOM_SHARE:
         options = psu_options(ctx, budget.load_w / HEADROOM_SHARE, redundancy=build.psu_redundancy)
