@@ -138,6 +138,9 @@ class _Change:
 
 _CHANGES: dict[int, _Change] = {}  # at most 2 ** len(BUILD_FIELDS) entries
 _INDICES: dict[int, tuple[int, ...]] = {}  # a rule mask → its rules' indices, in order
+# (rules re-run, focus codes, error codes) → the rules that can change such a proof, yielding them first
+_RELEVANT: dict[tuple[int, frozenset[str], frozenset[str]], tuple[int, ...]] = {}
+_ERRING: dict[frozenset[str], int] = {}  # error codes → the rules that can yield another error code
 
 
 def _change(bits: int) -> _Change:
@@ -222,8 +225,12 @@ class Rechecks:
         # (rules re-run, code) → the other rules' findings of that code
         self.same_code: dict[tuple[int, frozenset[str]], tuple[Finding, ...]] = {}
         # (rules re-run, focus code, error codes) → the rules that can change such a proof, yielding it first
-        self.relevant: dict[tuple[int, frozenset[str], frozenset[str]], tuple[int, ...]] = {}
-        self.erring: dict[frozenset[str], int] = {}  # error codes → the rules that can yield another error code
+        # (both functions of the rules alone: kept across validations, like _CHANGES)
+        self.relevant = _RELEVANT
+        self.erring = _ERRING
+        if len(_RELEVANT) > 20000 or len(_ERRING) > 5000:
+            _RELEVANT.clear()
+            _ERRING.clear()
 
     def _state(self, fixed: BuildSpec) -> _Fixed:
         state = self.runs.get(id(fixed))
