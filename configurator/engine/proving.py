@@ -9,6 +9,11 @@ mode that needs more PSUs), each of its fixes in turn is extended with the first
 for what went wrong, a few steps deep: the first combination proven is offered as ONE fix. An error left
 with no applicable fix says so (`no_fix`), so nobody follows a fix that does not exist.
 
+A build with several errors gets one more fix, offered first on the first error it clears: every error's
+first proven fix applied together ("the proposed fixes together"), proven like the others (the errors it
+names gone, no new error code), so a person clears a badly wrong build in a step or two, not one error a
+step (`_with_combined`).
+
 The search is complete over that space: every fix of every finding is tried, nothing is cut by a budget.
 Should a verdict ever need more than MAX_CHECKS re-validations (no catalog build comes near: see
 tests/configurator/test_fix_proving.py), the findings not reached say so (`fixes_unchecked`) instead of
@@ -21,21 +26,25 @@ call, so one build is validated once however many findings offer the same fix.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import fields, replace
 
-from configurator.engine.fixes import FixNotApplicable, apply_fix
-from configurator.engine.types import BuildSpec, CatalogSnapshot, Finding, Fix, FixOp
+from configurator.engine.fixes import FixNotApplicable, apply_ops
+from configurator.engine.phrase import Phrase
+from configurator.engine.types import BuildSpec, CatalogSnapshot, Finding, Fix, FixOp, FixOpKind
 
 MAX_OFFERED = 3  # proven fixes kept per finding (the rule's closest first)
 MAX_EXTRA_STEPS = 3  # fixes a combination may chain after the rule's own one
+_BUILD_FIELDS = tuple(field.name for field in fields(BuildSpec))
 MAX_CHECKS = 2000  # a safety stop on re-validations per verdict, far above any catalog build's need
 
-# a proof's focus: the code it answers, the error codes the build already has, the sorted components of the
-# finding when the build shows its code more than once (None: any finding of the code keeps it), and whether
-# the check may stop at the first finding that fails the proof (the focus finding still there, or an error of
-# a code the build did not have); only a rule that can yield that code or another error code can change it
-Focus = tuple[str, frozenset[str], "tuple[str, ...] | None", bool]
+# a proof's focus: the codes it answers (one; the combined fix: several), the error codes the build already
+# has, the sorted components of the finding when the build shows its code more than once (None: any finding
+# of the code keeps it), and whether the check may stop at the first finding that fails the proof (the focus
+# finding still there, or an error of a code the build did not have); only a rule that can yield one of the
+# codes or another error code can change it
+Focus = tuple[frozenset[str], frozenset[str], "tuple[str, ...] | None", bool]
 # (fixed build, codes whose findings must carry their fixes or None, a focus or None) → the fixed build's
 # findings, in validate's order; with `fixes_for` the findings of rules that cannot yield those codes may be
 # left out; with a focus: any order, the findings of rules that cannot matter to it may be left out, and
@@ -69,13 +78,15 @@ class _Prover:
     def __init__(self, build: BuildSpec, findings: tuple[Finding, ...], snapshot: CatalogSnapshot, check: Check):
         self.build, self.findings, self.snapshot, self.check = build, findings, snapshot, check
         self.errors = frozenset(f.code for f in findings if f.severity == "error")
-        self.several = frozenset(
-            code for code in {f.code for f in findings} if sum(f.code == code for f in findings) > 1
-        )
+        self.several = frozenset(code for code, count in Counter(f.code for f in findings).items() if count > 1)
         # steps → the fixed build; None: the steps cannot be made or change nothing
         self.memo: dict[tuple[FixOp, ...], BuildSpec | None] = {}
         self.proofs: dict[tuple[tuple[FixOp, ...], str, tuple[str, ...]], bool] = {}
+        # (steps, code) → the fixed build's findings of that code with their fixes (a combination's next step)
+        self.offered: dict[tuple[tuple[FixOp, ...], str], tuple[Finding, ...]] = {}
         self.checks = 0
+        self.by_id: dict[int, tuple[tuple[FixOp, ...], BuildSpec | None]] = {}  # id(steps) → (steps, memo)
+        self.singles: dict[str, frozenset[str]] = {}  # code → {code}, one object per code (a focus key)
 
     def _spend(self) -> None:
         if self.checks >= MAX_CHECKS:
@@ -83,13 +94,18 @@ class _Prover:
         self.checks += 1
 
     def fixed(self, ops: tuple[FixOp, ...]) -> BuildSpec | None:
-        if ops not in self.memo:
+        known = self.by_id.get(id(ops))  # the same steps object (a fix proven for several findings): no hashing
+        if known is not None and known[0] is ops:
+            return known[1]
+        fixed = self.memo.get(ops, self.build)
+        if fixed is self.build:  # not made yet
             try:
-                fixed: BuildSpec | None = apply_fix(self.build, Fix(ops=ops), self.snapshot)
+                fixed = apply_ops(self.build, ops, self.snapshot)
             except FixNotApplicable:
                 fixed = None
-            self.memo[ops] = None if fixed == self.build else fixed
-        return self.memo[ops]
+            fixed = self.memo[ops] = None if fixed == self.build else fixed
+        self.by_id[id(ops)] = (ops, fixed)
+        return fixed
 
     def outcome(
         self, ops: tuple[FixOp, ...], fixes_for: frozenset[str] | None = None, focus: Focus | None = None
@@ -102,6 +118,12 @@ class _Prover:
         self._spend()
         return fixed, self.check(fixed, fixes_for, focus)
 
+    def _codes(self, code: str) -> frozenset[str]:
+        codes = self.singles.get(code)
+        if codes is None:
+            codes = self.singles[code] = frozenset((code,))
+        return codes
+
     def proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
         """On the fixed build `finding` is gone and no new error code appears: only the rules that can yield
         its code or an error code the build does not have yet need to run."""
@@ -112,7 +134,7 @@ class _Prover:
 
     def _proves(self, finding: Finding, ops: tuple[FixOp, ...]) -> bool:
         components = _key(finding)[1] if finding.code in self.several else None
-        result = self.outcome(ops, focus=(finding.code, self.errors, components, True))
+        result = self.outcome(ops, focus=(self._codes(finding.code), self.errors, components, True))
         if result is None:
             return False
         return not any(
@@ -126,7 +148,7 @@ class _Prover:
         new error or for the finding itself) after which it is proven; None when none within reach."""
         ops = fix.ops
         for _ in range(MAX_EXTRA_STEPS + 1):
-            result = self.outcome(ops, focus=(finding.code, self.errors, None, False))
+            result = self.outcome(ops, focus=(self._codes(finding.code), self.errors, None, False))
             if result is None:
                 return None
             after = result[1]
@@ -134,25 +156,31 @@ class _Prover:
             still = not is_gone(finding, self.findings, after)
             if not fresh and not still:
                 return replace(fix, ops=ops)
-            wanted = frozenset(fresh | ({finding.code} if still else set()))
-            self._spend()
-            offered = self.check(result[0], wanted, None)
-            blockers = [f for f in offered if f.severity == "error" and f.code in fresh]
-            if still:
-                blockers += [f for f in offered if f.code == finding.code]
-            step = next(
-                (
-                    more
-                    for blocker in blockers
-                    for more in blocker.fixes
-                    if more.applicable and not _undoes(ops, more.ops)
-                ),
-                None,
-            )
+            # the first applicable step of the first blocker (the new errors by code, then the finding itself),
+            # the fixes of one code at a time: most often the first blocker's first fix is the step
+            step = None
+            for code in (*sorted(fresh), *((finding.code,) if still else ())):
+                for blocker in self._offered(ops, result[0], code):
+                    if blocker.code == code and (blocker.severity == "error" or code not in fresh):
+                        step = next(
+                            (more for more in blocker.fixes if more.applicable and not _undoes(ops, more.ops)), None
+                        )
+                        if step is not None:
+                            break
+                if step is not None:
+                    break
             if step is None:
                 return None
             ops = ops + step.ops
         return None
+
+    def _offered(self, ops: tuple[FixOp, ...], fixed: BuildSpec, code: str) -> tuple[Finding, ...]:
+        """The findings of `code` on the build `ops` made, with their fixes, in validate's order."""
+        offered = self.offered.get((ops, code))
+        if offered is None:
+            self._spend()
+            offered = self.offered[ops, code] = self.check(fixed, self._codes(code), None)
+        return offered
 
     def prove(self, finding: Finding) -> Finding:
         if not finding.fixes:
@@ -161,15 +189,17 @@ class _Prover:
         kept: list[Fix] = []
         seen: set[tuple[FixOp, ...]] = set()
         pending: list[Fix] = []
+        proven = 0
         for fix in finding.fixes:
             if not fix.applicable:
                 kept.append(fix)  # a workload decision: shown, never applied
-            elif sum(1 for done in kept if done.applicable) >= MAX_OFFERED:
+            elif proven >= MAX_OFFERED:
                 break
             elif self.proves(finding, fix.ops):
                 if fix.ops not in seen:
                     seen.add(fix.ops)
                     kept.append(fix)
+                    proven += 1
             else:
                 pending.append(fix)
         if finding.severity == "error" and not any(fix.applicable for fix in kept):
@@ -206,4 +236,62 @@ def prove_fixes(
         except BudgetSpent:
             unchecked = tuple(fix for fix in finding.fixes if not fix.applicable)
             proven.append(replace(finding, fixes=unchecked, fixes_unchecked=any(f.applicable for f in finding.fixes)))
+    try:
+        return _with_combined(prover, proven)
+    except BudgetSpent:
+        return tuple(proven)
+
+
+def _op_field(op: FixOp) -> str:
+    """The build field a step changes."""
+    if op.op == FixOpKind.SWAP_CHASSIS:
+        return "chassis"
+    return str(op.field if op.op == FixOpKind.SET else op.kind)
+
+
+def _with_combined(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...]:
+    """`proven` with one more fix, first on the first error it answers: the first proven fix of every error
+    applied together (each error's, in the verdict's order, skipped when it changes a field an earlier one
+    changed), offered when the build validated again has no new error code and at least two of the errors
+    are gone; it answers those. One re-validation, on builds whose errors have two or more fixes to combine.
+
+    The fixes change disjoint fields and each step reads only the field it changes, so the combined build is
+    the validated one with each field as its fix made it: the same objects, so the rules that read the
+    fields of one fix only are not run again (engine.validate.Rechecks)."""
+    ops: tuple[FixOp, ...] = ()
+    values = {name: getattr(prover.build, name) for name in _BUILD_FIELDS}
+    codes: set[str] = set()
+    taken = 0
+    for finding in proven:
+        first = next((fix for fix in finding.fixes if fix.applicable), None) if finding.severity == "error" else None
+        fixed = prover.fixed(first.ops) if first is not None else None
+        if first is None or fixed is None:
+            continue
+        fields = {_op_field(op) for op in first.ops}
+        if any(values[name] is not getattr(prover.build, name) for name in fields):
+            continue  # a field an earlier fix changed
+        ops, taken = ops + first.ops, taken + 1
+        values.update((name, getattr(fixed, name)) for name in fields)
+        codes.add(finding.code)
+    if taken < 2:
+        return tuple(proven)
+    prover.by_id[id(ops)] = (ops, BuildSpec(**values))  # made from its parts, not hashed: it is long
+    result = prover.outcome(ops, focus=(frozenset(codes), prover.errors, None, False))
+    if result is None or new_error_codes(prover.findings, result[1]):
+        return tuple(proven)
+    # is_gone, for every answered error at once
+    after = result[1]
+    left = {finding.code for finding in after}
+    left_keys = {_key(finding) for finding in after if finding.code in prover.several}
+    gone = [
+        index
+        for index, finding in enumerate(proven)
+        if finding.code in codes
+        and (_key(finding) not in left_keys if finding.code in prover.several else finding.code not in left)
+    ]
+    if len(gone) < 2:
+        return tuple(proven)
+    combined = Fix(ops=ops, reason=Phrase("the proposed fixes together: they clear %(count)s errors", count=len(gone)))
+    answered = proven[gone[0]]
+    proven[gone[0]] = replace(answered, fixes=(combined, *answered.fixes), no_fix=False)
     return tuple(proven)

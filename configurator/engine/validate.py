@@ -5,12 +5,14 @@ Pure: takes the CatalogSnapshot (for fixes that name catalog SKUs) and never tou
 
 from __future__ import annotations
 
-from dataclasses import fields
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from operator import attrgetter
 
 from configurator.engine.budgets.lanes import LANE_INPUTS
 from configurator.engine.budgets.links import effective_link_gbs
 from configurator.engine.proving import Focus, prove_fixes
-from configurator.engine.rules import RULE_READS, RULE_YIELDS, RULES, RuleContext
+from configurator.engine.rules import RULE_FINDING_READS, RULE_READS, RULE_YIELDS, RULES, RuleContext
 from configurator.engine.rules.context import ESTIMATE_INPUTS, findings_only
 from configurator.engine.rules.workload import workload_estimate
 from configurator.engine.types import (
@@ -94,17 +96,11 @@ def validate(
     )
 
 
-def _context(
-    build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None, like: RuleContext | None = None
-) -> RuleContext:
-    """The rules' context for `build`; the estimate (and the lane plan) of `like` when the fields it is made of
-    are the same."""
-    if like is not None and all(getattr(build, name) is getattr(like.build, name) for name in ESTIMATE_INPUTS):
-        link_gbs, estimate, problem = like.link_gbs, like.estimate, like.estimate_problem
-    else:
-        link_gbs = effective_link_gbs(build)
-        estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
-    ctx = RuleContext(
+def _context(build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None) -> RuleContext:
+    """The rules' context for `build`."""
+    link_gbs = effective_link_gbs(build)
+    estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
+    return RuleContext(
         build=build,
         snapshot=snapshot,
         workload=workload,
@@ -112,95 +108,259 @@ def _context(
         estimate_problem=problem,
         link_gbs=link_gbs,
     )
-    if (
-        like is not None
-        and "lanes" in vars(like)
-        and all(getattr(build, n) is getattr(like.build, n) for n in LANE_INPUTS)
-    ):
-        vars(ctx)["lanes"] = like.lanes  # the cached_property, filled: the plan is a function of these fields
+
+
+# rule sets as bit masks (bit i: RULES[i]); per build field, the rules that read it, with and without fixes
+_VALUES = attrgetter(*BUILD_FIELDS)
+_READ_BY = tuple(sum(1 << i for i, reads in enumerate(RULE_READS) if name in reads) for name in BUILD_FIELDS)
+_FOUND_BY = tuple(sum(1 << i for i, reads in enumerate(RULE_FINDING_READS) if name in reads) for name in BUILD_FIELDS)
+# per rule, the fields it reads while finding (a bit per BUILD_FIELDS)
+_FINDING_BITS = tuple(
+    sum(1 << i for i, name in enumerate(BUILD_FIELDS) if name in reads) for reads in RULE_FINDING_READS
+)
+_YIELD_MASK = {code: sum(1 << i for i in rules) for code, rules in YIELDED_BY.items()}
+_ESTIMATE_BITS = sum(1 << BUILD_FIELDS.index(name) for name in ESTIMATE_INPUTS)
+_LANE_BITS = sum(1 << BUILD_FIELDS.index(name) for name in LANE_INPUTS)
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """What a set of changed build fields (a bit per BUILD_FIELDS) makes stale: the rules that read one of them
+    (`stale`), those that read one while only finding (`found`), and which derived facts stand."""
+
+    stale: int
+    found: int
+    same_estimate: bool
+    same_lanes: bool
+    same: frozenset[str]  # the fields not changed
+    fields: tuple[int, ...]  # the changed ones
+
+
+_CHANGES: dict[int, _Change] = {}  # at most 2 ** len(BUILD_FIELDS) entries
+_INDICES: dict[int, tuple[int, ...]] = {}  # a rule mask → its rules' indices, in order
+# (rules re-run, focus codes, error codes) → the rules that can change such a proof, yielding them first
+_RELEVANT: dict[tuple[int, frozenset[str], frozenset[str]], tuple[int, ...]] = {}
+_ERRING: dict[frozenset[str], int] = {}  # error codes → the rules that can yield another error code
+
+
+def _change(bits: int) -> _Change:
+    change = _CHANGES.get(bits)
+    if change is None:
+        fields_ = [index for index in range(len(BUILD_FIELDS)) if bits >> index & 1]
+        change = _CHANGES[bits] = _Change(
+            stale=_or(_READ_BY[index] for index in fields_),
+            found=_or(_FOUND_BY[index] for index in fields_),
+            same_estimate=not bits & _ESTIMATE_BITS,
+            same_lanes=not bits & _LANE_BITS,
+            same=frozenset(name for index, name in enumerate(BUILD_FIELDS) if not bits >> index & 1),
+            fields=tuple(fields_),
+        )
+    return change
+
+
+def _or(masks: Iterable[int]) -> int:
+    found = 0
+    for mask in masks:
+        found |= mask
+    return found
+
+
+def _indices(mask: int) -> tuple[int, ...]:
+    found = _INDICES.get(mask)
+    if found is None:
+        if len(_INDICES) > 4096:
+            _INDICES.clear()
+        indices, left = [], mask
+        while left:
+            low = left & -left
+            indices.append(low.bit_length() - 1)
+            left ^= low
+        found = _INDICES[mask] = tuple(indices)
+    return found
+
+
+def _new_context(**values: object) -> RuleContext:
+    """RuleContext(**values) without the frozen dataclass's per-field setattr (proving makes one per fixed
+    build): every field given (a field left out would fail the first rule that reads it), no __post_init__."""
+    ctx = object.__new__(RuleContext)
+    vars(ctx).update(values)
     return ctx
 
 
-_Run = tuple[BuildSpec, RuleContext, frozenset[int], dict[int, tuple[Finding, ...]], tuple[Finding, ...]]
+class _Fixed:
+    """A build a fix made, its rules' context and the rules run on it so far (findings only)."""
+
+    __slots__ = ("bits", "build", "change", "ctx", "done", "parts", "values")
+
+    def __init__(self, build: BuildSpec, values: tuple[object, ...], bits: int, change: _Change, ctx: RuleContext):
+        self.build, self.values, self.bits, self.change, self.ctx = build, values, bits, change, ctx
+        self.done: dict[int, tuple[Finding, ...]] = {}
+        self.parts: tuple[_Fixed, ...] = ()  # fixed builds it is made of (the combined fix's)
 
 
 class Rechecks:
     """The findings of builds a fix made from the validated one, proving off, for engine.proving.
 
-    Only the rules that read a field the fix changed run again (rules.RULE_READS); the others' findings of the
-    validated build stand, they would be the same. With a `focus` (the code being answered, the error codes
-    the build already has) only the rules that can yield that code or a new error code run (rules.RULE_YIELDS),
-    those yielding the code first, each at most once per fixed build, without their fixes; the findings come
-    unordered, without the unchanged rules' findings of other codes (they cannot matter), and stop at the
-    first that fails the proof (the answered finding still there, a new error
-    code; unless the focus asks for every finding that can matter). With `fixes_for`, only the rules that can
-    yield one of these codes count: those changed run, and those that find one of these codes run again with
-    their fixes.
+    Only the rules that read a field the fix changed run again (rules.RULE_READS; in a focused proof, where no
+    fix is searched, RULE_FINDING_READS); the others' findings of the validated build stand, they would be
+    the same. With a `focus` (the code being answered, the error codes the build already has) only the rules
+    that can yield that code or a new error code run (rules.RULE_YIELDS), those yielding the code first, each
+    at most once per fixed build, without their fixes; the findings come unordered, without the unchanged
+    rules' findings of other codes (they cannot matter), and stop at the first that fails the proof (the
+    answered finding still there, a new error code; unless the focus asks for every finding that can
+    matter). With `fixes_for`, only the rules that can yield one of these codes count: those changed run, and
+    those that find one of these codes run again with their fixes. The fixed build's power load, lane plan
+    and estimate are the validated build's when the fields they are made of did not change.
     """
 
     def __init__(self, base: RuleContext, per_rule: tuple[tuple[Finding, ...], ...]):
         self.base, self.per_rule = base, per_rule
-        # id(fixed) → (fixed, its context, the rules to re-run, their findings so far, the other rules' findings)
-        self.runs: dict[int, _Run] = {}
-        # changed fields → (the rules to re-run, the other rules' findings): many fixes change the same fields
-        self.stale: dict[frozenset[str], tuple[frozenset[int], tuple[Finding, ...]]] = {}
-        # (changed rules, focus code, error codes) → the rules that can change such a proof, yielding it first
-        self.relevant: dict[tuple[frozenset[int], str, frozenset[str]], tuple[int, ...]] = {}
-        # (changed rules, code) → the unchanged rules' findings of that code
-        self.same_code: dict[tuple[frozenset[int], str], tuple[Finding, ...]] = {}
-        # error codes → the rules that can yield another error code
-        self.erring: dict[frozenset[str], tuple[int, ...]] = {}
-        # codes → the rules that can yield them
-        self.yielding: dict[frozenset[str], tuple[int, ...]] = {}
+        self.values = _VALUES(base.build)
+        self.runs: dict[int, _Fixed] = {}  # id(fixed build) → its state
+        # code → (rule index, finding) of the validated build
+        self.by_code: dict[str, list[tuple[int, Finding]]] = {}
+        for index, run in enumerate(per_rule):
+            for finding in run:
+                self.by_code.setdefault(finding.code, []).append((index, finding))
+        # (rules re-run, code) → the other rules' findings of that code
+        self.same_code: dict[tuple[int, frozenset[str]], tuple[Finding, ...]] = {}
+        # (rules re-run, focus code, error codes) → the rules that can change such a proof, yielding it first
+        # (both functions of the rules alone: kept across validations, like _CHANGES)
+        self.relevant = _RELEVANT
+        self.erring = _ERRING
+        if len(_RELEVANT) > 20000 or len(_ERRING) > 5000:
+            _RELEVANT.clear()
+            _ERRING.clear()
 
-    def _state(self, fixed: BuildSpec) -> _Run:
+    def _state(self, fixed: BuildSpec) -> _Fixed:
         state = self.runs.get(id(fixed))
-        if state is None or state[0] is not fixed:
-            base = self.base.build
-            changed = frozenset(name for name in BUILD_FIELDS if getattr(fixed, name) is not getattr(base, name))
-            if changed not in self.stale:
-                stale = frozenset(index for index, reads in enumerate(RULE_READS) if not reads.isdisjoint(changed))
-                kept = tuple(f for index, run in enumerate(self.per_rule) if index not in stale for f in run)
-                self.stale[changed] = (stale, kept)
-            stale, kept = self.stale[changed]
-            ctx = _context(fixed, self.base.snapshot, self.base.workload, like=self.base)
-            state = self.runs[id(fixed)] = (fixed, ctx, stale, {}, kept)
+        if state is None or state.build is not fixed:
+            bits, values = 0, _VALUES(fixed)
+            for index, (new, old) in enumerate(zip(values, self.values, strict=True)):
+                if new is not old:
+                    bits |= 1 << index
+            change = _change(bits)
+            base = self.base
+            if change.same_estimate:
+                link_gbs, estimate, problem = base.link_gbs, base.estimate, base.estimate_problem
+            else:
+                link_gbs = effective_link_gbs(fixed)
+                estimate, problem = workload_estimate(fixed, base.workload, link_gbs=link_gbs)
+            ctx = _new_context(
+                build=fixed,
+                snapshot=base.snapshot,
+                workload=base.workload,
+                estimate=estimate,
+                estimate_problem=problem,
+                link_gbs=link_gbs,
+                power_like=base.power if "power" in vars(base) else None,
+                power_same=change.same,
+            )
+            if change.same_lanes and "lanes" in vars(base):
+                vars(ctx)["lanes"] = base.lanes  # the cached_property, filled: the plan is a function of these fields
+            state = self.runs[id(fixed)] = _Fixed(fixed, values, bits, change, ctx)
         return state
 
-    def _relevant(self, stale: frozenset[int], code: str, errors: frozenset[str]) -> tuple[int, ...]:
-        """The changed rules that can change a proof of `code` on a build with `errors`, those yielding it first."""
-        key = (stale, code, errors)
+    def _relevant(self, stale: int, codes: frozenset[str], errors: frozenset[str]) -> tuple[int, ...]:
+        """The changed rules that can change a proof of `codes` on a build with `errors`, those yielding them
+        first."""
+        key = (stale, codes, errors)
         found = self.relevant.get(key)
         if found is None:
-            erring = self.erring.get(errors)
-            if erring is None:
-                erring = self.erring[errors] = tuple(
-                    index for index, codes in enumerate(RULE_ERROR_CODES) if not codes <= errors
-                )
-            yielding = YIELDED_BY.get(code, ())
-            found = self.relevant[key] = tuple(index for index in yielding if index in stale) + tuple(
-                index for index in erring if index in stale and index not in yielding
+            erring = self._erring(errors)
+            yielding = (
+                _or(_YIELD_MASK.get(code, 0) for code in codes)
+                if len(codes) > 1
+                else _YIELD_MASK.get(next(iter(codes)), 0)
             )
+            yielding &= stale
+            found = self.relevant[key] = _indices(yielding) + _indices(erring & stale & ~yielding)
         return found
 
-    def _focused(self, state: _Run, focus: Focus) -> tuple[Finding, ...]:
-        _, ctx, stale, done, kept = state
-        code, errors, components, stop = focus
-        # of the unchanged rules' findings only those of the code can matter (their errors are not new)
-        same = self.same_code.get((stale, code))
+    def _run(self, state: _Fixed, index: int) -> tuple[Finding, ...]:
+        """The findings of rule `index` on the fixed build (fixes not searched), once per build; on a build
+        made of other fixed builds' fields, those of a part that has the same objects in every field the rule
+        reads while finding, when it ran there."""
+        run = state.done.get(index)
+        if run is None:
+            # the fields it reads that the build changed, all changed (to the same objects) in the part
+            changed = _FINDING_BITS[index] & state.bits
+            for part in state.parts:
+                if not changed & ~part.bits and index in part.done:
+                    run = part.done[index]
+                    break
+            else:
+                run = tuple(RULES[index](state.ctx))
+            state.done[index] = run
+        return run
+
+    def _parts(self, state: _Fixed) -> tuple[_Fixed, ...]:
+        """The fixed builds whose every changed field `state` has, the same object (the combined fix's)."""
+        values, bits, parts = state.values, state.bits, []
+        for part in self.runs.values():
+            if part is state or not part.bits or part.bits & ~bits:
+                continue
+            for field_ in part.change.fields:
+                if part.values[field_] is not values[field_]:
+                    break
+            else:
+                parts.append(part)
+        return tuple(parts)
+
+    def _erring(self, errors: frozenset[str]) -> int:
+        """The rules that can yield an error code not in `errors`."""
+        erring = self.erring.get(errors)
+        if erring is None:
+            erring = self.erring[errors] = _or(
+                1 << index for index, codes in enumerate(RULE_ERROR_CODES) if not codes <= errors
+            )
+        return erring
+
+    def _combined(self, state: _Fixed, codes: frozenset[str], errors: frozenset[str]) -> tuple[int, ...]:
+        """The rules that can change the proof of the combined fix (engine.proving): those yielding `codes`,
+        and of those that can yield a new error code, the ones reading fields that two of its parts changed.
+        A rule reading the changed fields of one part finds on the combined build what it found on that
+        part, where the part's proof ran it (it passed, so every rule that could matter ran) and saw no new
+        error code."""
+        stale, bits, parts = state.change.found, state.bits, state.parts
+        yielding = _or(_YIELD_MASK.get(code, 0) for code in codes) & stale
+        covered = _or(part.bits for part in parts)
+        cross, spans = 0, {}  # spans: fields read → whether they come from no single part
+        for index in _indices(self._erring(errors) & stale & ~yielding):
+            reads = _FINDING_BITS[index] & bits
+            if reads not in spans:
+                spans[reads] = bool(reads & ~covered) or sum(1 for part in parts if reads & part.bits) > 1
+            if spans[reads]:
+                cross |= 1 << index
+        return _indices(yielding) + _indices(cross)
+
+    def _focused(self, state: _Fixed, focus: Focus) -> tuple[Finding, ...]:
+        codes, errors, components, stop = focus
+        stale = state.change.found
+        # of the unchanged rules' findings only those of the codes can matter (their errors are not new)
+        same = self.same_code.get((stale, codes))
         if same is None:
-            same = self.same_code[stale, code] = tuple(finding for finding in kept if finding.code == code)
-        if stop and _fails(same, code, errors, components):
+            same = self.same_code[stale, codes] = tuple(
+                finding for code in codes for index, finding in self.by_code.get(code, ()) if not stale >> index & 1
+            )
+        if stop and same and _fails(same, codes, errors, components):
             return same
         found = list(same)
+        if len(codes) > 1:  # the combined fix: a build made of proven fixed builds' fields
+            if not state.parts:
+                state.parts = self._parts(state)
+            relevant = self._combined(state, codes, errors)
+        else:
+            relevant = self._relevant(stale, codes, errors)
+        done = state.done
         with findings_only():
-            for index in self._relevant(stale, code, errors):
+            for index in relevant:
                 run = done.get(index)
                 if run is None:
-                    run = done[index] = tuple(RULES[index](ctx))
+                    run = self._run(state, index)
                 if run:
                     found.extend(run)
-                    if stop and _fails(run, code, errors, components):
+                    if stop and _fails(run, codes, errors, components):
                         break
         return tuple(found)
 
@@ -210,40 +370,45 @@ class Rechecks:
         state = self._state(fixed)
         if focus is not None and not fixes_for:  # a proof reads sets: no order needed
             return self._focused(state, focus)
-        _, ctx, stale, done, _ = state
+        stale, done, ctx = state.change.stale, state.done, state.ctx
         wanted = range(len(RULES)) if not fixes_for else self._yielding(fixes_for)
-        missing = [index for index in wanted if index in stale and index not in done]
-        if missing:
+        missing = [index for index in wanted if stale >> index & 1 and index not in done]
+        if missing and fixes_for:
+            # run with their fixes once: the findings are those without (a test checks codes, severities and
+            # components), and those of these codes carry the fixes asked for
+            for index in missing:
+                done[index] = tuple(RULES[index](ctx))
+        elif missing:
             with findings_only():
                 for index in missing:
-                    done[index] = tuple(RULES[index](ctx))
+                    self._run(state, index)
         found: list[Finding] = []
         for index in wanted:
             run = self.per_rule[index]
-            if index in stale:
+            if stale >> index & 1:
                 run = done[index]
-                if fixes_for and any(finding.code in fixes_for for finding in run):
+                if fixes_for and index not in missing and any(finding.code in fixes_for for finding in run):
                     run = tuple(RULES[index](ctx))
             found.extend(run)
         return tuple(sorted(found, key=finding_order))
 
-    def _yielding(self, codes: frozenset[str]) -> tuple[int, ...]:
+    @staticmethod
+    def _yielding(codes: frozenset[str]) -> tuple[int, ...]:
         """The rules that can yield one of `codes`."""
-        if codes not in self.yielding:
-            self.yielding[codes] = tuple(index for index, own in enumerate(RULE_CODES) if not own.isdisjoint(codes))
-        return self.yielding[codes]
+        return _indices(_or(_YIELD_MASK.get(code, 0) for code in codes))
 
 
 def _fails(
-    findings: tuple[Finding, ...], code: str, errors: frozenset[str], components: tuple[str, ...] | None
+    findings: tuple[Finding, ...], codes: frozenset[str], errors: frozenset[str], components: tuple[str, ...] | None
 ) -> bool:
-    """One of `findings` fails a proof of `code`: an error of a code not in `errors`, or the finding itself
-    (any of its code when `components` is None, else one with these sorted components)."""
-    return any(
-        (finding.severity == "error" and finding.code not in errors)
-        or (finding.code == code and (components is None or tuple(sorted(finding.components)) == components))
-        for finding in findings
-    )
+    """One of `findings` fails a proof of `codes`: an error of a code not in `errors`, or the finding itself
+    (any of its codes when `components` is None, else one with these sorted components)."""
+    for finding in findings:
+        if finding.severity == "error" and finding.code not in errors:
+            return True
+        if finding.code in codes and (components is None or tuple(sorted(finding.components)) == components):
+            return True
+    return False
 
 
 def full_recheck(

@@ -103,3 +103,33 @@ def test_a_spent_budget_says_fixes_unchecked_not_no_fix(monkeypatch: pytest.Monk
     unchecked = [finding for finding in spent.findings if finding.fixes_unchecked]
     assert [finding.code for finding in unchecked] == [f.code for f in full.findings if f.fixes]
     assert all(not finding.no_fix and not any(fix.applicable for fix in finding.fixes) for finding in unchecked)
+
+
+def test_several_errors_get_one_combined_fix_first() -> None:
+    """Issue 12: with several errors the first fix offered applies every error's proposed fix at once, proven
+    like the others (the errors it names gone, none new); the single fixes are still offered after it."""
+    body = body_of(
+        "ws-tr-pro-6gpu-6u5: 1 tr-pro-7995wx, 3 psu-crps-1600w, 3 nvlink-bridge-rtx-3090-2way",
+        psu_redundancy="n+1",
+        site_voltage=120,
+    )
+    build = build_from_payload(body, SNAPSHOT)
+    verdict = validate(build, snapshot=SNAPSHOT)
+    assert {finding.code for finding in verdict.errors} == {"interconnect.no_nvlink", "memory.none"}
+    bridges, memory = (
+        next(f for f in verdict.errors if f.code == code) for code in ("interconnect.no_nvlink", "memory.none")
+    )
+    combined = bridges.fixes[0]
+    assert combined.text == (
+        "remove 3× nvlink-bridge-rtx-3090-2way; add 8× ddr5-rdimm-16gb "
+        "(the proposed fixes together: they clear 2 errors)"
+    )
+    assert combined.ops == bridges.fixes[1].ops + memory.fixes[0].ops  # each error's own fix, still offered
+    assert validate(apply_fix(build, combined, SNAPSHOT), snapshot=SNAPSHOT).valid
+
+
+def test_one_error_gets_no_combined_fix() -> None:
+    body = body_of("ws-tr-pro-6gpu-6u5: 1 tr-pro-7995wx, 3 psu-crps-1600w", psu_redundancy="n+1", site_voltage=120)
+    verdict = validate(build_from_payload(body, SNAPSHOT), snapshot=SNAPSHOT)
+    assert [finding.code for finding in verdict.errors] == ["memory.none"]
+    assert [fix.text for fix in verdict.errors[0].fixes] == ["add 8× ddr5-rdimm-16gb"]

@@ -3,6 +3,7 @@ straightforward proving (each fixed build validated whole) offers.
 
 - every rule's declared READS (rules/<concern>.py) covers the build fields it really reads, recorded while it
   runs on the shared test builds, the platform checks and random catalog builds, with and without workloads;
+  and its FINDING_READS (rules/yields.py) those it reads when no fixes are wanted;
 - every rule's declared YIELDS (rules/yields.py) covers the (code, severity) pairs it yields on those builds;
 - validate()'s proven findings equal those of engine.proving over `full_recheck` on the same builds.
 """
@@ -24,7 +25,8 @@ from configurator.engine.builds import build_from_payload
 from configurator.engine.enums import FindingCode
 from configurator.engine.models_library import model_get
 from configurator.engine.proving import prove_fixes
-from configurator.engine.rules import RULE_READS, RULE_YIELDS, RULES, RuleContext
+from configurator.engine.rules import RULE_FINDING_READS, RULE_READS, RULE_YIELDS, RULES, RuleContext
+from configurator.engine.rules.context import findings_only
 from configurator.engine.rules.workload import workload_estimate
 from configurator.engine.rules.yields import YIELDS, rule_name
 from configurator.engine.types import BuildSpec, Finding, Workload
@@ -108,9 +110,13 @@ def _assert_reads_declared(build: BuildSpec, workload: Workload | None) -> None:
         estimate_problem=problem,
         link_gbs=link_gbs,
     )
-    for rule, declared in zip(RULES, RULE_READS, strict=True):
+    for rule, declared, finding in zip(RULES, RULE_READS, RULE_FINDING_READS, strict=True):
         read = fields_read(rule, ctx)
         assert read <= declared, (rule.__module__, rule.__name__, sorted(read - declared))
+        assert finding <= declared, (rule.__module__, rule.__name__)
+        with findings_only():  # what proving's focused checks re-run it for
+            read = fields_read(rule, ctx)
+        assert read <= finding, (rule.__module__, rule.__name__, sorted(read - finding))
 
 
 def test_the_shared_and_platform_builds_are_known() -> None:
@@ -192,3 +198,35 @@ def test_declared_yields_cover_the_known_builds(workload: Workload | None) -> No
 def test_declared_yields_cover_random_builds(build: BuildSpec) -> None:
     for workload in WORKLOADS:
         _assert_yields_declared(build, workload)
+
+
+def _assert_findings_only_finds_the_same(build: BuildSpec, workload: Workload | None) -> None:
+    """Without fixes (proving's re-validations) every rule finds the same codes, severities and components."""
+    link_gbs = effective_link_gbs(build)
+    estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
+    ctx = RuleContext(
+        build=build,
+        snapshot=SNAPSHOT,
+        workload=workload,
+        estimate=estimate,
+        estimate_problem=problem,
+        link_gbs=link_gbs,
+    )
+    for rule in RULES:
+        full = [(finding.code, finding.severity, finding.components) for finding in rule(ctx)]
+        with findings_only():
+            only = [(finding.code, finding.severity, finding.components) for finding in rule(ctx)]
+        assert only == full, rule_name(rule)
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=["none", "70b", "8b-ecc"])
+def test_findings_only_finds_the_same_on_the_known_builds(workload: Workload | None) -> None:
+    for build in KNOWN:
+        _assert_findings_only_finds_the_same(build, workload)
+
+
+@PROFILE
+@given(builds())
+def test_findings_only_finds_the_same_on_random_builds(build: BuildSpec) -> None:
+    for workload in WORKLOADS:
+        _assert_findings_only_finds_the_same(build, workload)

@@ -65,19 +65,37 @@ def load_w(build: BuildSpec) -> float:
     return power_budget(build).load_w
 
 
-def power_budget(build: BuildSpec) -> PowerBudget:
+# the build fields the PSU side of the budget is made of
+_SUPPLY_INPUTS = frozenset({"psus", "site_voltage", "psu_redundancy"})
+
+
+def power_budget(
+    build: BuildSpec, *, like: PowerBudget | None = None, same: frozenset[str] = frozenset()
+) -> PowerBudget:
     """load = (Σ GPU TDP + Σ CPU TDP + Σ DIMM W + Σ drive W + Σ NIC W + chassis base) × 1.10 [S33];
-    usable = (N − R) × PSU watts at the site voltage, R = 0 / 1 / N/2 for none / N+1 / N+N (§1.2)."""
-    gpu_w = float(sum(line.spec.tdp_w * line.qty for line in build.gpus))
-    cpu_w = float(sum(line.spec.tdp_w * line.qty for line in build.cpus))
-    memory_w = float(sum(line.spec.power_w * line.qty for line in build.memory))
-    storage_w = float(sum(line.spec.power_w * line.qty for line in build.storage))
-    nic_w = float(sum(line.spec.power_w * line.qty for line in build.nics))
-    base_w = float(build.chassis.base_power_w)
+    usable = (N − R) × PSU watts at the site voltage, R = 0 / 1 / N/2 for none / N+1 / N+N (§1.2).
+    `like`: the budget of a build whose fields named in `same` are these (a build a fix made): the parts of
+    it those fields make are taken as they are."""
+    if like is None:
+        like, same = _NO_BUDGET, frozenset()
+    gpu_w = like.gpu_w if "gpus" in same else float(sum(line.spec.tdp_w * line.qty for line in build.gpus))
+    cpu_w = like.cpu_w if "cpus" in same else float(sum(line.spec.tdp_w * line.qty for line in build.cpus))
+    memory_w = like.memory_w if "memory" in same else float(sum(line.spec.power_w * line.qty for line in build.memory))
+    storage_w = (
+        like.storage_w if "storage" in same else float(sum(line.spec.power_w * line.qty for line in build.storage))
+    )
+    nic_w = like.nic_w if "nics" in same else float(sum(line.spec.power_w * line.qty for line in build.nics))
+    base_w = like.base_w if "chassis" in same else float(build.chassis.base_power_w)
     raw = gpu_w + cpu_w + memory_w + storage_w + nic_w + base_w
-    ratings = sorted(float(line.spec.watts_at(build.site_voltage) or 0) for line in build.psus for _ in range(line.qty))
-    count = len(ratings)
-    redundant = redundant_units(build.psu_redundancy, count)
+    if same >= _SUPPLY_INPUTS:
+        count, redundant, installed, usable = like.psu_count, like.redundant_count, like.installed_w, like.usable_w
+    else:
+        ratings = sorted(
+            float(line.spec.watts_at(build.site_voltage) or 0) for line in build.psus for _ in range(line.qty)
+        )
+        count = len(ratings)
+        redundant = redundant_units(build.psu_redundancy, count)
+        installed, usable = sum(ratings), sum(ratings[: count - redundant])
     return PowerBudget(
         gpu_w=gpu_w,
         cpu_w=cpu_w,
@@ -88,9 +106,12 @@ def power_budget(build: BuildSpec) -> PowerBudget:
         load_w=raw * (1 + COOLING_MARGIN),
         psu_count=count,
         redundant_count=redundant,
-        installed_w=sum(ratings),
-        usable_w=sum(ratings[: count - redundant]),
+        installed_w=installed,
+        usable_w=usable,
     )
+
+
+_NO_BUDGET = PowerBudget(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0.0)  # `like` of a budget made from scratch
 
 
 def valid_psu_counts(redundancy: str, bays: int) -> list[int]:

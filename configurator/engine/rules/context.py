@@ -6,10 +6,9 @@ cached on the context. Helpers here build fixes that name real, active catalog S
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, TypeVar
 
@@ -44,14 +43,17 @@ def fixes_wanted() -> bool:
     return _FIXES_WANTED.get()
 
 
-@contextmanager
-def findings_only() -> Iterator[None]:
-    """Rules inside skip searching for fixes (their findings are the same)."""
-    token = _FIXES_WANTED.set(False)
-    try:
-        yield
-    finally:
-        _FIXES_WANTED.reset(token)
+class findings_only:
+    """Rules inside skip searching for fixes (their findings are the same). A class, not a generator: proving
+    enters it once per re-validation."""
+
+    __slots__ = ("token",)
+
+    def __enter__(self) -> None:
+        self.token = _FIXES_WANTED.set(False)
+
+    def __exit__(self, *exc: object) -> None:
+        _FIXES_WANTED.reset(self.token)
 
 
 @dataclass(frozen=True)
@@ -62,12 +64,16 @@ class RuleContext:
     estimate: Estimate | None = None
     estimate_problem: str | None = None  # why the workload could not be estimated on this build
     link_gbs: float | None = None  # GPU-to-GPU NVLink/NVSwitch bandwidth the estimate used, None = PCIe
+    # the power budget of a build whose fields in `power_same` are this build's (the build a fix was made from):
+    # what those fields make of it is reused
+    power_like: PowerBudget | None = field(default=None, compare=False, repr=False)
+    power_same: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     @cached_property
     def power(self) -> PowerBudget:
         from configurator.engine.budgets.power import power_budget
 
-        return power_budget(self.build)
+        return power_budget(self.build, like=self.power_like, same=self.power_same)
 
     @cached_property
     def lanes(self) -> LanePlan:
@@ -84,6 +90,12 @@ PartT = TypeVar("PartT")
 def active(parts: dict[str, PartT]) -> list[PartT]:
     """Active catalog parts in SKU order (deterministic)."""
     return [part for sku, part in sorted(parts.items()) if getattr(part, "is_active", True)]
+
+
+def fix_options(parts: dict[str, PartT]) -> list[PartT]:
+    """The active catalog parts a rule builds its fixes from; none while only findings are wanted (proving's
+    re-validations: the findings' codes, severities and components do not depend on them, a test checks)."""
+    return active(parts) if fixes_wanted() else []
 
 
 def chassis_takes_gpu(chassis: ChassisSpec, gpu: GpuSpec, count: int = 1) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Phrase
-from configurator.engine.rules.context import Rule, RuleContext, active, part_fix, use_chassis_fixes
+from configurator.engine.rules.context import Rule, RuleContext, fix_options, part_fix, use_chassis_fixes
 from configurator.engine.types import CpuSpec, Finding, Fix
 
 
@@ -19,7 +19,7 @@ def _cpus_for(ctx: RuleContext, *, like: CpuSpec | None, sockets: int) -> list[C
     chassis = ctx.build.chassis
     cores = like.cores if like else 0
     options = [
-        cpu for cpu in active(ctx.snapshot.cpus) if cpu.socket == chassis.cpu_socket and cpu.max_sockets >= sockets
+        cpu for cpu in fix_options(ctx.snapshot.cpus) if cpu.socket == chassis.cpu_socket and cpu.max_sockets >= sockets
     ]
     return sorted(options, key=lambda cpu: (abs(cpu.cores - cores), cpu.price, cpu.sku))
 
@@ -60,7 +60,7 @@ def cpu_socket(ctx: RuleContext) -> Iterator[Finding]:
             continue
         boards = [
             c
-            for c in active(ctx.snapshot.chassis)
+            for c in fix_options(ctx.snapshot.chassis)
             if c.cpu_socket == cpu.socket and c.cpu_sockets >= line.qty and c.is_rack == chassis.is_rack
         ]
         yield Finding(

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from configurator.engine.fixes import chassis_op, make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.rules.context import MAX_FIXES, Rule, RuleContext, active, chassis_takes_gpu
+from configurator.engine.rules.context import MAX_FIXES, Rule, RuleContext, chassis_takes_gpu, fix_options
 from configurator.engine.types import Finding, GpuSpec
 
 SIMILAR_VRAM_SHARE = 0.8  # "similar" capacity: at least 80 % of the replaced GPU's VRAM
@@ -33,7 +33,7 @@ def ecc_gpus_like(ctx: RuleContext, gpu: GpuSpec, count: int) -> list[GpuSpec]:
     chassis = ctx.build.chassis
     options = [
         other
-        for other in active(ctx.snapshot.gpus)
+        for other in fix_options(ctx.snapshot.gpus)
         if other.ecc and other.vram_gib >= SIMILAR_VRAM_SHARE * gpu.vram_gib
     ]
     return sorted(
@@ -81,7 +81,7 @@ def memory_ecc(ctx: RuleContext) -> Iterator[Finding]:
     if plain:
         racks = [
             chassis
-            for chassis in active(ctx.snapshot.chassis)
+            for chassis in fix_options(ctx.snapshot.chassis)
             if chassis.memory_kind == "rdimm"
             and all(chassis_takes_gpu(chassis, line.spec, ctx.build.gpu_count) for line in ctx.build.gpus)
         ]

@@ -14,11 +14,11 @@ from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import (
     Rule,
     RuleContext,
-    active,
     build_gpus,
     chassis_for_gpus,
     chassis_takes_gpu,
     exceeds,
+    fix_options,
     part_fix,
     remove_heaviest_gpus_fix,
     use_chassis_fixes,
@@ -75,7 +75,7 @@ def _gpu_fixes(ctx: RuleContext, gpu: GpuSpec) -> tuple[Fix, ...]:
     chassis, count = ctx.build.chassis, ctx.build.gpu_count
     options = [
         other
-        for other in active(ctx.snapshot.gpus)
+        for other in fix_options(ctx.snapshot.gpus)
         if other.sku != gpu.sku
         and other.vram_gib >= gpu.vram_gib
         and other.bandwidth_gbs >= SIMILAR_SPEED_SHARE * gpu.bandwidth_gbs

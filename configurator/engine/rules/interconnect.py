@@ -25,6 +25,7 @@ from configurator.engine.rules.context import (
     RuleContext,
     active,
     chassis_takes_gpu,
+    fix_options,
     part_fix,
     use_chassis_fixes,
 )
@@ -92,7 +93,8 @@ def no_nvlink(ctx: RuleContext) -> Iterator[Finding]:
         measured=", ".join(sorted({gpu.nvlink_kind for gpu in gpus})) or "no GPU",
         limit=" or ".join(BRIDGE_KINDS),
         components=(*(gpu.sku for gpu in gpus), *(line.spec.sku for line in build.bridges)),
-        fixes=_remove_bridges(build),
+        # no GPU takes a bridge: every bridge goes, in one fix (one removal alone leaves the error)
+        fixes=(make_fix(*(op for fix in _remove_bridges(build) for op in fix.ops)),),
     )
 
 
@@ -303,7 +305,7 @@ def nvswitch(ctx: RuleContext) -> Iterator[Finding]:
         if line.spec.nvlink_kind == "nvswitch-sxm" and not chassis.has_nvswitch:
             hosts = [
                 c
-                for c in active(ctx.snapshot.chassis)
+                for c in fix_options(ctx.snapshot.chassis)
                 if c.has_nvswitch and chassis_takes_gpu(c, line.spec, ctx.build.gpu_count)
             ]
             yield Finding(
@@ -333,7 +335,7 @@ def bridge_spacing(ctx: RuleContext) -> Iterator[Finding]:
         if bridge.slot_spacing != pitch and bridge_targets(ctx.build, bridge):
             others = [
                 b
-                for b in active(ctx.snapshot.bridges)
+                for b in fix_options(ctx.snapshot.bridges)
                 if b.slot_spacing == pitch and b.ways == bridge.ways and set(bridge.gpu_skus) & set(b.gpu_skus)
             ]
             yield Finding(

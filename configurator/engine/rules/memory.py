@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from configurator.engine.fixes import make_fix, remove_op, replace_op
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.rules.context import Rule, RuleContext, active, part_fix
+from configurator.engine.rules.context import Rule, RuleContext, fix_options, part_fix
 from configurator.engine.types import Finding, Fix, MemorySpec
 
 RAM_VRAM_WARN = 1.0  # §5.3 WARN below 1× total VRAM
@@ -42,7 +42,7 @@ def usable_dimm_slots(ctx: RuleContext) -> int:
 
 def _dimms_of_kind(ctx: RuleContext, kind: str, capacity_gb: int) -> list[MemorySpec]:
     """Active DIMMs of `kind`, the capacity closest to `capacity_gb` first (not smaller when possible)."""
-    options = [dimm for dimm in active(ctx.snapshot.memory) if dimm.kind == kind]
+    options = [dimm for dimm in fix_options(ctx.snapshot.memory) if dimm.kind == kind]
     return sorted(
         options, key=lambda d: (d.capacity_gb < capacity_gb, abs(d.capacity_gb - capacity_gb), d.price, d.sku)
     )
@@ -54,7 +54,7 @@ def _fill_fix(ctx: RuleContext, *, replace: bool) -> Fix | None:
     count = channels_per_socket(ctx) * populated_sockets(ctx)
     wanted_gb = RAM_VRAM_INFO * build.total_vram_gib
     options = sorted(
-        (d for d in active(ctx.snapshot.memory) if d.kind == build.chassis.memory_kind),
+        (d for d in fix_options(ctx.snapshot.memory) if d.kind == build.chassis.memory_kind),
         key=lambda d: (d.capacity_gb, d.price, d.sku),
     )
     if not options:

@@ -17,9 +17,9 @@ from configurator.engine.rules.context import (
     MAX_FIXES,
     Rule,
     RuleContext,
-    active,
     build_gpus,
     chassis_for_gpus,
+    fix_options,
     part_fix,
     remove_gpus_fix,
 )
@@ -203,7 +203,7 @@ def _best_cpus(ctx: RuleContext, chassis: ChassisSpec, build: BuildSpec) -> tupl
     if all(line.spec.socket == chassis.cpu_socket for line in build.cpus) and build.cpus:
         return build.cpus
     candidates = [
-        cpu for cpu in active(ctx.snapshot.cpus) if cpu.socket == chassis.cpu_socket and cpu.max_sockets >= count
+        cpu for cpu in fix_options(ctx.snapshot.cpus) if cpu.socket == chassis.cpu_socket and cpu.max_sockets >= count
     ]
     if not candidates:
         return ()
@@ -233,7 +233,7 @@ def _cpu_fixes(ctx: RuleContext, needed: int) -> list[Fix]:
     current_cores = current.cores if current else 0
     options = [
         cpu
-        for cpu in active(ctx.snapshot.cpus)
+        for cpu in fix_options(ctx.snapshot.cpus)
         if cpu.socket == build.chassis.cpu_socket
         and cpu.max_sockets >= count
         and cpu_lanes((Line(cpu, count),), build.chassis.cpu_sockets) >= needed

@@ -35,9 +35,9 @@ from configurator.engine.rules.context import (
     MAX_FIXES,
     Rule,
     RuleContext,
-    active,
     build_gpus,
     chassis_takes_gpu,
+    fix_options,
     fixes_wanted,
     remove_gpus_fix,
 )
@@ -47,21 +47,19 @@ from configurator.engine.types import BuildSpec, Finding, Fix, FixOp
 
 
 def psu_options(
-    ctx: RuleContext,
-    load: float,
-    *,
-    redundancy: str,
-    connectors: dict[str, int] | None = None,
+    ctx: RuleContext, load: float | None, *, redundancy: str | None = None, connectors: dict[str, int] | None = None
 ) -> list[PsuOption]:
     """Catalog PSUs (chassis form factor, rated at the site voltage), each with the smallest count that
     carries `load` under `redundancy` within the bays — inside the 80 % headroom when a count allows it.
     Sets inside the headroom first, then the smallest PSU, then the fewest units. With `connectors`
-    (towers) the PSUs must also bring that many GPU cables of each kind."""
+    (towers) the PSUs must also bring that many GPU cables of each kind. `load`/`redundancy` None: the build's."""
     if not fixes_wanted():
         return []
     build = ctx.build
+    load = ctx.power.load_w if load is None else load  # read only when fixes are wanted
+    redundancy = build.psu_redundancy if redundancy is None else redundancy
     options: list[PsuOption] = []
-    for psu in active(ctx.snapshot.psus):
+    for psu in fix_options(ctx.snapshot.psus):
         watts = psu.watts_at(build.site_voltage)
         if psu.form_factor != build.chassis.psu_form_factor or not watts:
             continue
@@ -169,7 +167,7 @@ def psu_capacity(ctx: RuleContext) -> Iterator[Finding]:
             limit=round(budget.usable_w, 1),
             unit="W",
             components=psus,
-            fixes=_capacity_fixes(ctx, budget.load_w),
+            fixes=_capacity_fixes(ctx, budget.load_w) if fixes_wanted() else (),
         )
     elif budget.utilization is not None and budget.utilization > HEADROOM_SHARE:
         options = psu_options(ctx, budget.load_w / HEADROOM_SHARE, redundancy=build.psu_redundancy)
@@ -215,7 +213,7 @@ def psu_form_factor(ctx: RuleContext) -> Iterator[Finding]:
     chassis = ctx.build.chassis
     wrong = [line for line in ctx.build.psus if line.spec.form_factor != chassis.psu_form_factor]
     if wrong:
-        options = psu_options(ctx, ctx.power.load_w, redundancy=ctx.build.psu_redundancy)
+        options = psu_options(ctx, None)
         yield Finding(
             code="power.psu_form_factor",
             severity="error",
@@ -236,7 +234,7 @@ def psu_bays(ctx: RuleContext) -> Iterator[Finding]:
     """PSU count ≤ the chassis PSU bays."""
     build = ctx.build
     if build.psu_count > build.chassis.psu_bays:
-        options = psu_options(ctx, ctx.power.load_w, redundancy=build.psu_redundancy)
+        options = psu_options(ctx, None)
         yield Finding(
             code="power.psu_bays",
             severity="error",
@@ -301,7 +299,7 @@ def psu_redundancy(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _count_fixes(ctx: RuleContext) -> tuple[Fix, ...]:
-    options = psu_options(ctx, ctx.power.load_w, redundancy=ctx.build.psu_redundancy)
+    options = psu_options(ctx, None)
     return tuple(psu_fix(option, ctx.build) for option in options[:1])
 
 
@@ -313,7 +311,7 @@ def input_voltage(ctx: RuleContext) -> Iterator[Finding]:
         return
     high_only = [line.spec for line in build.psus if line.spec.watts_low_line is None]
     if high_only:
-        options = psu_options(ctx, ctx.power.load_w, redundancy=build.psu_redundancy)
+        options = psu_options(ctx, None)
         fixes = [psu_fix(option, build, why=Phrase("rated at 120 V")) for option in options[:1]]
         fixes.append(make_fix(set_op("site_voltage", 230), reason=Phrase("a 200-240 V circuit")))
         yield Finding(
@@ -348,13 +346,13 @@ def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
         gpus = tuple(line.spec.sku for line in build.gpus if line.spec.power_connector == kind)
         fixes: list[Fix] = []
         if not build.chassis.is_rack:
-            options = psu_options(ctx, ctx.power.load_w, redundancy=build.psu_redundancy, connectors=needs)
+            options = psu_options(ctx, None, connectors=needs)
             cables = Phrase.plural(
                 "%(count)s %(kind)s cable", "%(count)s %(kind)s cables", "count", count=needs[kind], kind=kind
             )
             fixes.extend(psu_fix(option, build, why=cables) for option in options[:1])
         else:
-            for chassis in active(ctx.snapshot.chassis):
+            for chassis in fix_options(ctx.snapshot.chassis):
                 moved = replace(build, chassis=chassis)
                 if (
                     chassis.sku != build.chassis.sku
@@ -403,9 +401,10 @@ def circuit_120v(ctx: RuleContext) -> Iterator[Finding]:
     """§1.4: continuous load ≤ 80 % of the breaker: 120 V/15 A → 1,440 W, 120 V/20 A → 1,920 W [V7].
     Wall draw = load / 0.92 (ASSUMPTION: Platinum/Titanium efficiency at load [V9][V10]). ERROR for
     workstations (they plug into a wall outlet); racks are sized on the PDU by the data centre."""
-    build, budget = ctx.build, ctx.power
+    build = ctx.build
     if build.site_voltage != 120 or not build.chassis.is_workstation:
         return
+    budget = ctx.power
     if budget.wall_w <= CIRCUIT_120V_15A_W:
         return
     fixes: list[Fix] = []

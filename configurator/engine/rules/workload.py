@@ -13,7 +13,14 @@ from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate, min_gpus_to_fit
 from configurator.engine.fixes import add_op, chassis_op, make_fix, replace_op, workload_fix
 from configurator.engine.phrase import Num, Phrase, PhraseValue
-from configurator.engine.rules.context import MAX_FIXES, Rule, RuleContext, active, chassis_for_gpus, chassis_takes_gpu
+from configurator.engine.rules.context import (
+    MAX_FIXES,
+    Rule,
+    RuleContext,
+    chassis_for_gpus,
+    chassis_takes_gpu,
+    fix_options,
+)
 from configurator.engine.types import BuildSpec, Estimate, Finding, Fix, FixOp, GpuSpec, Workload
 
 MAX_GPUS = 16  # the estimator's search limit for "how many GPUs would fit"
@@ -66,7 +73,7 @@ def _gpu_fixes(ctx: RuleContext, workload: Workload) -> list[Fix]:
     chassis = ctx.build.chassis
     most = min(chassis.max_gpu_count, chassis.gpu_bays)
     options: list[tuple[Decimal, GpuSpec, int]] = []
-    for gpu in active(ctx.snapshot.gpus):
+    for gpu in fix_options(ctx.snapshot.gpus):
         if not chassis_takes_gpu(chassis, gpu, 1):
             continue
         count = min_gpus_to_fit(workload, gpu, max_gpus=most)

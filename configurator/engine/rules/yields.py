@@ -3,7 +3,8 @@
 engine.proving reads them to skip, while proving a fix, the rules that cannot matter to the proof: a rule
 that can yield neither the finding being answered nor an error code the build does not already have.
 tests/configurator/test_proving_incremental.py checks the pairs against what the rules yield on the shared
-builds, the platform checks and random catalog builds, and that each code is a FindingCode.
+builds, the platform checks and random catalog builds, and that each code is a FindingCode. FINDING_READS (below)
+says which rules read fewer build fields when they only find (no fixes searched).
 """
 
 from __future__ import annotations
@@ -75,6 +76,19 @@ YIELDS: dict[str, frozenset[tuple[str, str]]] = {
         "workload.decode_speed": {("workload.speed", W)},
         "workload.engine_support": {("workload.engine_support", E), ("workload.rocm_stack", W)},
     }.items()
+}
+
+
+# What a rule reads when no fixes are wanted (rules.context.findings_only: engine.proving's focused checks), for
+# the rules where that is less than their READS: the PSU fixes size a set for the whole load, the findings read
+# only the PSUs. A proof re-runs such a rule only when the fix changes one of these fields.
+# tests/configurator/test_proving_incremental.py checks them by recording, like READS.
+FINDING_READS: dict[str, frozenset[str]] = {
+    "power.psu_form_factor": frozenset({"chassis", "psus"}),
+    "power.psu_bays": frozenset({"chassis", "psus"}),
+    "power.psu_redundancy": frozenset({"chassis", "psu_redundancy", "psus"}),
+    "power.input_voltage": frozenset({"psus", "site_voltage"}),
+    "power.gpu_power_connectors": frozenset({"chassis", "gpus", "psus"}),
 }
 
 
