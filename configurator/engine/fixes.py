@@ -157,7 +157,8 @@ def fix_sentence(fix: Fix) -> str:
 def _catalog_spec(snapshot: CatalogSnapshot, kind: str, sku: str | None) -> Any:
     spec = snapshot.kind(kind).get(sku or "") if kind in PART_KINDS else None
     if spec is None:
-        raise FixNotApplicable(f"unknown {kind} SKU {sku!r}", fields={"fix.ops": [f"unknown {kind} SKU {sku!r}"]})
+        unknown = Phrase("unknown %(kind)s SKU %(sku)s", kind=kind, sku=repr(sku))
+        raise FixNotApplicable(unknown, fields={"fix.ops": [unknown]})
     return spec
 
 
@@ -165,7 +166,9 @@ def _qty(op: FixOp) -> int:
     if op.qty is None:
         return 1
     if op.qty < 1:
-        raise FixNotApplicable("a fix quantity must be at least 1", fields={"fix.ops": ["qty must be at least 1"]})
+        raise FixNotApplicable(
+            Phrase("a fix quantity must be at least 1"), fields={"fix.ops": [Phrase("qty must be at least 1")]}
+        )
     return op.qty
 
 
@@ -185,19 +188,21 @@ def _apply_op(build: BuildSpec, op: FixOp, snapshot: CatalogSnapshot) -> BuildSp
     if op.op == FixOpKind.SWAP_CHASSIS:
         chassis = snapshot.chassis.get(op.sku or "")
         if chassis is None:
-            raise FixNotApplicable(f"unknown chassis SKU {op.sku!r}", fields={"fix.ops": ["unknown chassis"]})
+            raise FixNotApplicable(
+                Phrase("unknown chassis SKU %(sku)s", sku=repr(op.sku)), fields={"fix.ops": [Phrase("unknown chassis")]}
+            )
         return _with(build, "chassis", chassis)
     if op.op == FixOpKind.SET:
         if op.field == "psu_redundancy" and op.value in REDUNDANCY_MODES:
             return _with(build, "psu_redundancy", str(op.value))
         if op.field == "site_voltage" and op.value in SITE_VOLTAGES and not isinstance(op.value, bool):
             return _with(build, "site_voltage", int(op.value))
-        raise FixNotApplicable(
-            f"cannot set {op.field} to {op.value!r}", fields={"fix.ops": [f"cannot set {op.field} to {op.value!r}"]}
-        )
+        refused = Phrase("cannot set %(field)s to %(value)s", field=str(op.field), value=repr(op.value))
+        raise FixNotApplicable(refused, fields={"fix.ops": [refused]})
     if op.op == FixOpKind.CHANGE_WORKLOAD or op.kind not in PART_KINDS:
         raise FixNotApplicable(
-            "This fix changes the workload, not the build.", fields={"fix": ["changes the workload, not the build"]}
+            Phrase("This fix changes the workload, not the build."),
+            fields={"fix": [Phrase("changes the workload, not the build")]},
         )
     kind = op.kind
     lines: list[Line[Any]] = list(getattr(build, kind))
@@ -212,7 +217,8 @@ def _apply_op(build: BuildSpec, op: FixOp, snapshot: CatalogSnapshot) -> BuildSp
     elif op.op == FixOpKind.REMOVE:
         left = _qty(op)
         if not any(line.spec.sku == op.sku for line in lines):
-            raise FixNotApplicable(f"the build has no {op.sku}", fields={"fix.ops": [f"the build has no {op.sku}"]})
+            absent = Phrase("the build has no %(sku)s", sku=str(op.sku))
+            raise FixNotApplicable(absent, fields={"fix.ops": [absent]})
         kept = []
         for line in lines:
             if line.spec.sku == op.sku and left > 0:
@@ -227,9 +233,8 @@ def _apply_op(build: BuildSpec, op: FixOp, snapshot: CatalogSnapshot) -> BuildSp
         spec = _catalog_spec(snapshot, kind, op.sku)
         gone = [line for line in lines if op.old_sku is None or line.spec.sku == op.old_sku]
         if op.old_sku is not None and not gone:
-            raise FixNotApplicable(
-                f"the build has no {op.old_sku}", fields={"fix.ops": [f"the build has no {op.old_sku}"]}
-            )
+            absent = Phrase("the build has no %(sku)s", sku=op.old_sku)
+            raise FixNotApplicable(absent, fields={"fix.ops": [absent]})
         count = _qty(op) if op.qty is not None else (sum(line.qty for line in gone) or 1)
         at = lines.index(gone[0]) if gone else len(lines)
         kept = [line for line in lines if all(line is not out for out in gone)]  # by identity: no spec compares
@@ -251,7 +256,9 @@ def apply_fix(build: BuildSpec, fix: Fix, snapshot: CatalogSnapshot) -> BuildSpe
 def apply_ops(build: BuildSpec, ops: tuple[FixOp, ...], snapshot: CatalogSnapshot) -> BuildSpec:
     """`apply_fix` of the fix made of `ops` (engine.proving applies steps it already holds)."""
     if not ops:
-        raise FixNotApplicable("A fix needs at least one step.", fields={"fix.ops": ["at least one step"]})
+        raise FixNotApplicable(
+            Phrase("A fix needs at least one step."), fields={"fix.ops": [Phrase("at least one step")]}
+        )
     for op in ops:
         build = _apply_op(build, op, snapshot)
     return build
@@ -275,26 +282,36 @@ def fix_from_data(data: Mapping[str, Any]) -> Fix:
     (it is made from the steps). Raises FixNotApplicable naming the field for a malformed body."""
     raw_ops = data.get("ops") if isinstance(data, Mapping) else None
     if not isinstance(raw_ops, list) or not raw_ops:
-        raise FixNotApplicable('A fix is {"ops": [...]}.', fields={"fix.ops": ["a non-empty list of steps"]})
+        raise FixNotApplicable(
+            Phrase('A fix is {"ops": [...]}.'), fields={"fix.ops": [Phrase("a non-empty list of steps")]}
+        )
     ops = []
     for index, raw in enumerate(raw_ops):
         where = f"fix.ops[{index}]"
         if not isinstance(raw, Mapping):
-            raise FixNotApplicable("A fix step is an object.", fields={where: ["must be an object"]})
+            raise FixNotApplicable(Phrase("A fix step is an object."), fields={where: [Phrase("must be an object")]})
         try:
             kind = FixOpKind(str(raw.get("op")))
         except ValueError:
             choices = ", ".join(k.value for k in FixOpKind)
-            raise FixNotApplicable("Unknown fix step.", fields={f"{where}.op": [f"one of {choices}"]}) from None
+            raise FixNotApplicable(
+                Phrase("Unknown fix step."), fields={f"{where}.op": [Phrase("one of %(choices)s", choices=choices)]}
+            ) from None
         qty = raw.get("qty")
         if qty is not None and (isinstance(qty, bool) or not isinstance(qty, int)):
-            raise FixNotApplicable("A quantity is an integer.", fields={f"{where}.qty": ["must be an integer"]})
+            raise FixNotApplicable(
+                Phrase("A quantity is an integer."), fields={f"{where}.qty": [Phrase("must be an integer")]}
+            )
         texts = {name: raw.get(name) for name in ("kind", "sku", "old_sku", "field")}
         for name, value in texts.items():
             if value is not None and not isinstance(value, str):
-                raise FixNotApplicable("A fix field is text.", fields={f"{where}.{name}": ["must be a string"]})
+                raise FixNotApplicable(
+                    Phrase("A fix field is text."), fields={f"{where}.{name}": [Phrase("must be a string")]}
+                )
         value = raw.get("value")
         if value is not None and (isinstance(value, bool) or not isinstance(value, str | int)):
-            raise FixNotApplicable("A value is text or a number.", fields={f"{where}.value": ["text or integer"]})
+            raise FixNotApplicable(
+                Phrase("A value is text or a number."), fields={f"{where}.value": [Phrase("text or integer")]}
+            )
         ops.append(FixOp(op=kind, qty=qty, value=value, **texts))
     return Fix(ops=tuple(ops))

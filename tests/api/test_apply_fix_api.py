@@ -108,3 +108,15 @@ def test_a_workload_change_cannot_be_made_on_a_build(catalog: None, api_client: 
     error = response.json()["error"]
     assert error["code"] == "fix_not_applicable"
     assert error["fields"] == {"fix": ["changes the workload, not the build"]}
+
+
+@pytest.mark.django_db
+def test_a_fix_that_cannot_be_made_is_refused_in_the_callers_language(catalog: None, api_client: APIClient) -> None:
+    fix = {"ops": [{"op": "remove", "kind": "gpus", "sku": "rtx-4090", "qty": 1}]}
+    body = {"build": builds.GOOD_BUILD, "fix": fix}
+    russian = api_client.post(APPLY, body, format="json", HTTP_ACCEPT_LANGUAGE="ru")
+    english = api_client.post(APPLY, body, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert russian.status_code == english.status_code == 400
+    assert russian.json()["error"]["message"] == "в сборке нет rtx-4090"
+    assert russian.json()["error"]["fields"] == {"fix.ops": ["в сборке нет rtx-4090"]}
+    assert english.json()["error"]["fields"] == {"fix.ops": ["the build has no rtx-4090"]}
