@@ -426,7 +426,10 @@ def test_redis_stopped_during_quote_creation_under_load(stack: Stack) -> None:
 
 MIX = ["quote_create", "estimate", "validate", "quote_list"]
 PG_DOWN_S = 3.0
-REQUEST_LIMIT = 600  # the load stops earlier: 120 answers before the outage, 120 after the restart
+# a bound only: the load stops earlier, at 120 answers before the outage and 120 after the restart. Fast 503s
+# while PostgreSQL is down (~380 on a loaded machine, where it restarts slowly) used to exhaust a bound of 600
+# before 120 answers came after the restart, which failed the test with "timed out waiting for recovery".
+REQUEST_LIMIT = 2000
 
 
 def test_postgres_restart_under_load(stack: Stack) -> None:
