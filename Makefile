@@ -5,10 +5,12 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
-# pytest-xdist processes for `make test` (CI has two cores); 0 runs the suite in this one process.
-# --dist load hands tests out in collection order, so each process keeps pytest-django's order
-# (transactional tests after the others) and runs the browser tests last, as a single process does.
-PYTEST_WORKERS ?= 2
+# pytest-xdist processes for `make test`; 0 runs the suite in this one process. CI has two cores, but the
+# long tests (tests/scheduling.py) mostly wait on the servers they start, so a third process keeps both busy.
+# --dist loadgroup --no-loadscope-reorder hands tests out one (or one group) at a time in collection order,
+# so each process keeps pytest-django's order (transactional tests after the others) and runs the browser
+# tests last, as a single process does.
+PYTEST_WORKERS ?= 3
 
 .DEFAULT_GOAL := help
 .PHONY: help install run test fuzz lint format bench accuracy migrate seed clean
@@ -41,8 +43,8 @@ run: migrate ## serve on http://$(HOST):$(PORT)/ (SQLite + in-process tasks unle
 	@echo ""
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-test: install ## run the whole test suite (PYTEST_WORKERS=2 processes; the schemathesis run at its CI size)
-	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
+test: install ## run the whole test suite (PYTEST_WORKERS=3 processes; the schemathesis run at its CI size)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 fuzz: install ## the large schemathesis run against gunicorn (FUZZ_SIZE=nightly; the suite runs the CI size)
 	FUZZ_SIZE=nightly $(PY) -m pytest -p no:cacheprovider -s tests/security/test_fuzz_api.py $(PYTEST_ARGS)

@@ -15,14 +15,54 @@ from catalog.models import Gpu
 from catalog.services import catalog_load_fixture
 from catalog.specs import catalog_snapshot_clear
 from configurator.engine.types import CatalogSnapshot
-from tests import factories
+from tests import dbtemplate, factories, scheduling
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On PostgreSQL, migrate one template database for the run while the workers start (tests/dbtemplate.py);
+    the order and grouping `make test` hands tests out in (tests/scheduling.py)."""
+    if not hasattr(config, "workerinput"):
+        config.stash[_template_build] = dbtemplate.start_build()
+    scheduling.register(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    dbtemplate.finish(config.stash.get(_template_build, None))
+
+
+_template_build = pytest.StashKey[Any]()
+_copied: list[str] = []  # this process's test database, when it is a copy of the template
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
+def django_db_modify_db_settings(django_db_modify_db_settings: None, request: pytest.FixtureRequest) -> None:
+    """Make this process's test database a copy of the migrated template (unless --reuse-db)."""
+    from django.db import connection
+
+    settings = connection.settings_dict
+    name = settings["TEST"].get("NAME") or f"test_{settings['NAME']}"
+    if not request.config.getvalue("reuse_db") and dbtemplate.copy_template(name):
+        _copied.append(name)
+
+
+@pytest.fixture(scope="session")
+def django_db_keepdb(django_db_keepdb: bool, django_db_modify_db_settings: None) -> bool:
+    """pytest-django keeps (does not recreate) a test database copied from the template."""
+    return django_db_keepdb or bool(_copied)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
     """Load the real catalog once per test database; each test's transaction rolls its changes back."""
     with django_db_blocker.unblock():
         catalog_load_fixture()
+    yield
+    if _copied:  # kept by pytest-django (keepdb): drop it here
+        from django.db import connections
+
+        with django_db_blocker.unblock():
+            connections.close_all()
+        dbtemplate.admin_sql(f'DROP DATABASE IF EXISTS "{_copied[0]}" WITH (FORCE)')
 
 
 @pytest.fixture(autouse=True)

@@ -129,6 +129,7 @@ def test_declared_reads_cover_the_known_builds(workload: Workload | None) -> Non
         _assert_reads_declared(build, workload)
 
 
+@pytest.mark.long
 @PROFILE
 @given(builds())
 def test_declared_reads_cover_random_builds(build: BuildSpec) -> None:
@@ -158,6 +159,7 @@ def test_known_builds_get_the_same_fixes_as_the_straightforward_proving(workload
     assert offered > 0
 
 
+@pytest.mark.long
 @PROFILE
 @given(builds())
 def test_random_builds_get_the_same_fixes_as_the_straightforward_proving(build: BuildSpec) -> None:

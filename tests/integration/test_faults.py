@@ -45,10 +45,11 @@ from tests.integration.services import require_real_services
 
 require_real_services()
 
+from tests import dbtemplate  # noqa: E402
 from tests.builds import GOOD_BUILD  # noqa: E402
 from tests.security.live import MIGRATE, ROOT, Gunicorn, Service, free_port, run_django, wait_for  # noqa: E402
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.long]
 
 ESTIMATE = {"model": "llama-3.1-70b", "precision": "q4_k_m", "gpu": "rtx-4090", "gpu_count": 2}
 SEED = """
@@ -186,6 +187,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     try:
         database = "faults"
         postgres.sql(f'CREATE DATABASE "{database}"')
+        dbtemplate.restore_template(f"{postgres.url}/{database}")  # migrated already; MIGRATE then finds nothing
         env = {k: v for k, v in os.environ.items() if not k.startswith(("THROTTLE_", "PYTEST_"))}
         env.pop("QUOTE_RENDER_TEST_DELAY_S", None)
         env.update(
@@ -424,7 +426,10 @@ def test_redis_stopped_during_quote_creation_under_load(stack: Stack) -> None:
 
 MIX = ["quote_create", "estimate", "validate", "quote_list"]
 PG_DOWN_S = 3.0
-REQUEST_LIMIT = 600  # the load stops earlier: 120 answers before the outage, 120 after the restart
+# a bound only: the load stops earlier, at 120 answers before the outage and 120 after the restart. Fast 503s
+# while PostgreSQL is down (~380 on a loaded machine, where it restarts slowly) used to exhaust a bound of 600
+# before 120 answers came after the restart, which failed the test with "timed out waiting for recovery".
+REQUEST_LIMIT = 2000
 
 
 def test_postgres_restart_under_load(stack: Stack) -> None:

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from tests import dbtemplate
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -58,11 +60,13 @@ def _admin_sql(url: str, statement: str) -> None:
 
 @contextmanager
 def scratch_database(tmp_dir: Path, prefix: str) -> Iterator[str]:
-    """The URL of a new, empty database; dropped (or deleted) afterwards."""
+    """The URL of a new database (a copy of the run's migrated template when there is one, else empty);
+    dropped (or deleted) afterwards."""
     base = os.environ.get("DATABASE_URL", "")
     if base.startswith(("postgres://", "postgresql://")):
         name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-        _admin_sql(base, f'CREATE DATABASE "{name}"')
+        if not dbtemplate.copy_template(name, base):  # migrated already (tests/dbtemplate.py)
+            _admin_sql(base, f'CREATE DATABASE "{name}"')
         try:
             yield _with_database(base, name)
         finally:

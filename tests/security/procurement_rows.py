@@ -73,3 +73,31 @@ ORDER_PURCHASES = {
     "catalog": 200,
     "superuser": 200,
 }
+
+
+_sample_offers: list[tuple[Any, list[Any]]] = []  # (supplier, its offers) as the first load in this process made them
+
+
+def sample_offers_load() -> None:
+    """What `offers_load_fixture()` loads into an empty database: the sample suppliers and their offers, each
+    with its history row. The first call in a process runs it; later calls (each test's transaction rolled the
+    rows back) insert the same rows in bulk, which is much faster than its row-by-row get-or-create."""
+    from django.forms.models import model_to_dict
+    from simple_history.utils import bulk_create_with_history
+
+    from procurement.services import offers_load_fixture
+
+    Supplier, SupplierOffer = procurement_models.Supplier, procurement_models.SupplierOffer
+    if not _sample_offers or Supplier.objects.exists():
+        offers_load_fixture()
+        if not _sample_offers:
+            suppliers = Supplier.objects.order_by("pk").prefetch_related("offers")
+            _sample_offers.extend((supplier, list(supplier.offers.order_by("pk"))) for supplier in suppliers)
+        return
+    for supplier, offers in _sample_offers:
+        made = Supplier(**{**model_to_dict(supplier, exclude=["id"])})
+        bulk_create_with_history([made], Supplier)
+        copies = [
+            SupplierOffer(**{**model_to_dict(offer, exclude=["id", "supplier"]), "supplier": made}) for offer in offers
+        ]
+        bulk_create_with_history(copies, SupplierOffer)

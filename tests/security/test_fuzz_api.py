@@ -57,6 +57,7 @@ FUZZ_SIZES: dict[str, dict[str, int]] = {
 HOSTILE_FORGED_PER_OPERATION = {"ci": 6, "nightly": len(hostile_http.FORGED_HEADERS)}
 HOSTILE_RANDOM = {"ci": 0, "nightly": 200}
 FUZZ_SIZE = os.environ.get("FUZZ_SIZE", "ci")
+pytestmark = pytest.mark.long  # started first in `make test` (tests/scheduling.py)
 POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 if FUZZ_SIZE not in FUZZ_SIZES:
     raise ValueError(f"FUZZ_SIZE must be one of {sorted(FUZZ_SIZES)}, not {FUZZ_SIZE!r}")
