@@ -58,6 +58,17 @@ def say(value: Any) -> Any:
     return _said(value) if isinstance(value, Phrase) else value
 
 
+def psu_grade(grade: str) -> str:
+    """A PSU's 80 PLUS grade as the certificate names it ("80 PLUS Titanium"); Russian catalogues write the same
+    words (CLEAResult 80 PLUS programme: Bronze, Silver, Gold, Platinum, Titanium)."""
+    return f"80 PLUS {grade.capitalize()}" if grade else ""
+
+
+def storage_interface(interface: str) -> str:
+    """A storage interface as its standard spells it (NVMe, SATA, SAS), whatever case the catalog stores."""
+    return {"nvme": "NVMe"}.get(interface.lower(), interface.upper())
+
+
 def said_fields(fields: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
     """An error's field reasons (name → reasons) in the active language: the engine's reasons are Phrases
     (`say` translates them), the services' are lazy gettext strings, plain text passes through."""

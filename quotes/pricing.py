@@ -25,6 +25,7 @@ from catalog.choices import ChassisKind
 from configurator.engine import specs
 from configurator.engine.builds import money
 from configurator.labels import label
+from configurator.wording import psu_grade, storage_interface
 
 HUNDRED = Decimal(100)
 
@@ -81,17 +82,6 @@ def _russian() -> bool:
     return (get_language() or "").startswith("ru")
 
 
-def _efficiency(grade: str) -> str:
-    """A PSU's 80 PLUS grade as the certificate names it ("80 PLUS Titanium"); the same words in Russian catalogues
-    (CLEAResult 80 PLUS programme: Bronze, Silver, Gold, Platinum, Titanium)."""
-    return f"80 PLUS {grade.capitalize()}" if grade else ""
-
-
-def _interface(interface: str) -> str:
-    """A storage interface as the standards spell it (NVMe, SATA, SAS)."""
-    return {"nvme": "NVMe"}.get(interface.lower(), interface.upper())
-
-
 def spec_summary(spec: Any) -> str:
     """One line a customer can read, with units, for the quote table, in the active language."""
     if isinstance(spec, specs.GpuSpec):
@@ -111,7 +101,7 @@ def spec_summary(spec: Any) -> str:
         }  # fmt: skip
     if isinstance(spec, specs.PsuSpec):
         return _("%(watts)s W, %(efficiency)s, %(form)s") % {
-            "watts": spec.watts_high_line, "efficiency": _efficiency(spec.efficiency), "form": spec.form_factor.upper()
+            "watts": spec.watts_high_line, "efficiency": psu_grade(spec.efficiency), "form": spec.form_factor.upper()
         }  # fmt: skip
     if isinstance(spec, specs.MemorySpec):
         ecc = ", ECC" if spec.ecc else ""
@@ -121,7 +111,8 @@ def spec_summary(spec: Any) -> str:
         }  # fmt: skip
     if isinstance(spec, specs.StorageSpec):
         return _("%(capacity)s TB, %(interface)s, %(form)s") % {
-            "capacity": _g(spec.capacity_tb), "interface": _interface(spec.interface), "form": spec.form_factor.upper()
+            "capacity": _g(spec.capacity_tb), "interface": storage_interface(spec.interface),
+            "form": spec.form_factor.upper(),
         }  # fmt: skip
     if isinstance(spec, specs.NicSpec):
         return _("%(ports)s × %(speed)s Gb/s, PCIe %(gen)s.0 x%(lanes)s") % {

@@ -42,7 +42,7 @@ from configurator.serializers import (
 )
 from configurator.services import MAX_LINES
 from configurator.use_cases import UseCase
-from configurator.wording import num, part_name, say
+from configurator.wording import num, part_name, say, storage_interface
 
 MAX_CONFIG_CHARS = 100_000
 RECOMMENDATION_LIMIT = 3
@@ -215,7 +215,7 @@ def _group_key(kind: str, spec: PartSpec) -> str:
 
 def _specs(kind: str, spec: Any) -> str:
     """The key figures of a part for its line in a list: what a sales engineer compares."""
-    u = {code: str(label(UNITS, code)) for code in ("GB", "GB/s", "W", "U", "GPUs")}
+    u = {code: str(label(UNITS, code)) for code in ("GB", "GB/s", "TB", "MT/s", "Gb/s", "W", "U", "GPUs")}
     if kind == "gpus":
         return (
             f"{num(spec.vram_gib, 0)} {u['GB']} {spec.memory_type.upper()}, {num(spec.bandwidth_gbs, 0)} {u['GB/s']}, "
@@ -230,13 +230,13 @@ def _specs(kind: str, spec: Any) -> str:
     if kind == "psus":
         return f"{num(spec.watts_high_line, 0)} {u['W']}, {spec.form_factor.upper()}"
     if kind == "memory":
-        return f"{spec.capacity_gb} {u['GB']} {spec.kind.upper()}, {spec.speed_mts} MT/s"
+        return f"{spec.capacity_gb} {u['GB']} {spec.kind.upper()}, {spec.speed_mts} {u['MT/s']}"
     if kind == "storage":
-        return f"{num(spec.capacity_tb, 2)} TB, {spec.interface}"
+        return f"{num(spec.capacity_tb, 2)} {u['TB']}, {storage_interface(spec.interface)}, {spec.form_factor.upper()}"
     if kind == "nics":
-        return f"{spec.ports} × {spec.speed_gbps} Gb/s"
+        return f"{spec.ports} × {spec.speed_gbps} {u['Gb/s']}"
     if kind == "bridges":
-        return f"{spec.ways}-way, {spec.slot_spacing}-slot"
+        return str(_("%(ways)s-way, %(spacing)s-slot") % {"ways": spec.ways, "spacing": spec.slot_spacing})
     return ""
 
 

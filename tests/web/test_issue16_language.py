@@ -150,3 +150,18 @@ def test_the_workload_page_says_a_bad_pasted_config_in_russian(client: Client, c
     page = client.post("/", body).content.decode()
     assert "Должно делить num_attention_heads (32); указано 5." in page
     assert "Must divide" not in page
+
+
+def test_the_editors_part_lines_say_units_and_standards_in_the_readers_language() -> None:
+    from catalog.fixture import fixture_snapshot
+    from configurator.web.forms import _specs
+
+    snapshot = fixture_snapshot()
+    storage = next(s for s in snapshot.storage.values() if s.interface == "nvme" and s.form_factor == "u.2")
+    memory = next(iter(snapshot.memory.values()))
+    with translation.override("ru"):
+        assert _specs("storage", storage).endswith(" ТБ, NVMe, U.2")
+        assert _specs("memory", memory).endswith(f"{memory.speed_mts} МТ/с")
+    with translation.override("en"):
+        assert _specs("storage", storage).endswith(" TB, NVMe, U.2")
+        assert _specs("memory", memory).endswith(f"{memory.speed_mts} MT/s")
