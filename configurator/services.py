@@ -18,6 +18,7 @@ from catalog.specs import catalog_snapshot
 from configurator.engine.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
 from configurator.engine.errors import DomainError
 from configurator.engine.fixes import apply_fix, fix_from_data
+from configurator.engine.phrase import Phrase
 from configurator.engine.recommend import Recommendation, VramReserve, recommend
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Constraints, Price, Verdict, Workload
 from configurator.engine.validate import validate
@@ -50,24 +51,28 @@ def workload_from_payload(raw: Any) -> Workload | None:
     if raw is None:
         return None
     if not isinstance(raw, Mapping):
-        raise DomainError("The build is not valid input.", fields={"workload": ["must be an object or null"]})
+        raise DomainError(
+            Phrase("The build is not valid input."), fields={"workload": [Phrase("must be an object or null")]}
+        )
     serializer = WorkloadInputSerializer(data=dict(raw))
     if not serializer.is_valid():
-        raise DomainError("The workload is not valid input.", fields=_flatten(serializer.errors, "workload"))
+        raise DomainError(Phrase("The workload is not valid input."), fields=_flatten(serializer.errors, "workload"))
     return serializer.to_workload(field_prefix=WORKLOAD_PREFIX)
 
 
 def build_parse(*, payload: Any, snapshot: CatalogSnapshot) -> tuple[BuildSpec, Workload | None]:
     """A build body → BuildSpec and Workload; DomainError names every bad field (`gpus[0].qty`, `workload.model`)."""
     if not isinstance(payload, Mapping):
-        raise DomainError("The build must be a JSON object.", fields={"non_field_errors": ["expected an object"]})
-    too_long = {
-        kind: [f"at most {MAX_LINES} lines"]
+        raise DomainError(
+            Phrase("The build must be a JSON object."), fields={"non_field_errors": [Phrase("expected an object")]}
+        )
+    too_long: dict[str, list[str]] = {
+        kind: [Phrase("at most %(most)s lines", most=MAX_LINES)]
         for kind in PART_KINDS
         if isinstance(payload.get(kind), list) and len(payload[kind]) > MAX_LINES
     }
     if too_long:
-        raise DomainError("The build is not valid input.", fields=too_long)
+        raise DomainError(Phrase("The build is not valid input."), fields=too_long)
     build = build_from_payload(payload, snapshot)
     return build, workload_from_payload(payload.get("workload"))
 
@@ -183,7 +188,7 @@ def constraints_from_data(data: Mapping[str, Any], snapshot: CatalogSnapshot) ->
         if sku not in snapshot.chassis
     }
     if unknown:
-        raise DomainError("The constraints are not valid input.", fields=unknown)
+        raise DomainError(Phrase("The constraints are not valid input."), fields=unknown)
     return Constraints(
         max_price=data.get("max_price"),
         currency=data.get("currency", settings.DEFAULT_CURRENCY),

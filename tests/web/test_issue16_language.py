@@ -165,3 +165,13 @@ def test_the_editors_part_lines_say_units_and_standards_in_the_readers_language(
     with translation.override("en"):
         assert _specs("storage", storage).endswith(" TB, NVMe, U.2")
         assert _specs("memory", memory).endswith(f"{memory.speed_mts} MT/s")
+
+
+@pytest.mark.django_db
+def test_a_build_that_is_not_an_object_is_refused_in_the_callers_language(api_client: APIClient) -> None:
+    russian = api_client.post("/api/v1/builds/validate", [1, 2], format="json", HTTP_ACCEPT_LANGUAGE="ru")
+    english = api_client.post("/api/v1/builds/validate", [1, 2], format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert russian.status_code == english.status_code == 400
+    assert _error(russian)["message"] == "Сборка должна быть JSON-объектом."
+    assert _error(russian)["fields"] == {"non_field_errors": ["нужен объект"]}
+    assert _error(english)["message"] == "The build must be a JSON object."
