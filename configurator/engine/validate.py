@@ -54,7 +54,7 @@ def validate(
     With `prove` (the default) every fix offered has been applied and the build validated again
     (engine.proving); `prove=False` is that re-validation, and the unproven rules' view.
     """
-    ctx = _context(build, snapshot, workload)
+    ctx = rule_context(build, snapshot, workload)
     per_rule = tuple(tuple(rule(ctx)) for rule in RULES)
     findings = tuple(sorted((finding for found in per_rule for finding in found), key=finding_order))
     if prove:
@@ -96,8 +96,8 @@ def validate(
     )
 
 
-def _context(build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None) -> RuleContext:
-    """The rules' context for `build`."""
+def rule_context(build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None) -> RuleContext:
+    """The rules' context for `build` (its link speed and the workload's estimate on it)."""
     link_gbs = effective_link_gbs(build)
     estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
     return RuleContext(

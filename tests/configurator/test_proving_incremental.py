@@ -20,17 +20,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from catalog.fixture import CATALOG_FIXTURE
-from configurator.engine.budgets.links import effective_link_gbs
 from configurator.engine.builds import build_from_payload
 from configurator.engine.enums import FindingCode
 from configurator.engine.models_library import model_get
 from configurator.engine.proving import prove_fixes
 from configurator.engine.rules import RULE_FINDING_READS, RULE_READS, RULE_YIELDS, RULES, RuleContext
 from configurator.engine.rules.context import findings_only
-from configurator.engine.rules.workload import workload_estimate
 from configurator.engine.rules.yields import YIELDS, rule_name
 from configurator.engine.types import BuildSpec, Finding, Workload
-from configurator.engine.validate import full_recheck, validate
+from configurator.engine.validate import full_recheck, rule_context, validate
 from tests import builds as shared
 from tests.configurator.rule_reads import fields_read
 from tests.configurator.test_validate_properties import SNAPSHOT, builds
@@ -100,16 +98,7 @@ def _straightforward(build: BuildSpec, workload: Workload | None) -> tuple[Any, 
 
 
 def _assert_reads_declared(build: BuildSpec, workload: Workload | None) -> None:
-    link_gbs = effective_link_gbs(build)
-    estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
-    ctx = RuleContext(
-        build=build,
-        snapshot=SNAPSHOT,
-        workload=workload,
-        estimate=estimate,
-        estimate_problem=problem,
-        link_gbs=link_gbs,
-    )
+    ctx = rule_context(build, SNAPSHOT, workload)
     for rule, declared, finding in zip(RULES, RULE_READS, RULE_FINDING_READS, strict=True):
         read = fields_read(rule, ctx)
         assert read <= declared, (rule.__module__, rule.__name__, sorted(read - declared))
@@ -168,16 +157,7 @@ def test_random_builds_get_the_same_fixes_as_the_straightforward_proving(build: 
 
 
 def _assert_yields_declared(build: BuildSpec, workload: Workload | None) -> None:
-    link_gbs = effective_link_gbs(build)
-    estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
-    ctx = RuleContext(
-        build=build,
-        snapshot=SNAPSHOT,
-        workload=workload,
-        estimate=estimate,
-        estimate_problem=problem,
-        link_gbs=link_gbs,
-    )
+    ctx = rule_context(build, SNAPSHOT, workload)
     for rule, declared in zip(RULES, RULE_YIELDS, strict=True):
         yielded = {(finding.code, finding.severity) for finding in rule(ctx)}
         assert yielded <= declared, (rule.__name__, sorted(yielded - declared))
@@ -204,16 +184,7 @@ def test_declared_yields_cover_random_builds(build: BuildSpec) -> None:
 
 def _assert_findings_only_finds_the_same(build: BuildSpec, workload: Workload | None) -> None:
     """Without fixes (proving's re-validations) every rule finds the same codes, severities and components."""
-    link_gbs = effective_link_gbs(build)
-    estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
-    ctx = RuleContext(
-        build=build,
-        snapshot=SNAPSHOT,
-        workload=workload,
-        estimate=estimate,
-        estimate_problem=problem,
-        link_gbs=link_gbs,
-    )
+    ctx = rule_context(build, SNAPSHOT, workload)
     for rule in RULES:
         full = [(finding.code, finding.severity, finding.components) for finding in rule(ctx)]
         with findings_only():
