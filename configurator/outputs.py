@@ -21,7 +21,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from configurator import output_data
+from config.api import serialize
 from configurator.engine.availability import BuildAvailability
 from configurator.engine.builds import build_to_payload
 from configurator.engine.fixes import FixNotApplicable, fix_from_data, fix_op_data, fix_sentence
@@ -255,11 +255,6 @@ class ValidateOutputSerializer(VerdictOutputSerializer):
 AvailabilityReader = Callable[[BuildSpec], BuildAvailability]
 
 
-def validate_data(verdict: Verdict, price: Price, availability: BuildAvailability | None = None) -> dict[str, Any]:
-    """`ValidateOutputSerializer`'s data, made without DRF's per-field walk (configurator.output_data)."""
-    return output_data.validate_data(verdict, price, availability)
-
-
 def _availability(context: Mapping[str, Any], build: BuildSpec) -> BuildAvailability | None:
     reader: AvailabilityReader | None = context.get("availability")
     return reader(build) if reader else None
@@ -292,7 +287,8 @@ class BuildBodyField(serializers.Field):
 @extend_schema_field(ValidateOutputSerializer)
 class _CandidateVerdictField(serializers.Field):
     def to_representation(self, value: Any) -> dict[str, Any]:
-        return validate_data(value.verdict, value.price, _availability(self.context, value.build))
+        priced = PricedVerdict(value.verdict, value.price, _availability(self.context, value.build))
+        return serialize(ValidateOutputSerializer, priced)
 
 
 class CandidateOutputSerializer(serializers.Serializer):

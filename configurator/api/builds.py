@@ -24,7 +24,8 @@ from configurator.engine.builds import MAX_QTY
 from configurator.engine.errors import DomainError
 from configurator.engine.types import REDUNDANCY_MODES, SITE_VOLTAGES
 from configurator.models import SavedBuild
-from configurator.outputs import StoredVerdictField, ValidateOutputSerializer, validate_data
+from configurator.output_data import validate_data
+from configurator.outputs import StoredVerdictField, ValidateOutputSerializer
 from configurator.serializers import StrictKeysMixin, WorkloadInputSerializer
 from configurator.services import (
     MAX_LINES,

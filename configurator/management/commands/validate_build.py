@@ -15,7 +15,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from configurator.engine.errors import DomainError
 from configurator.engine.types import Finding, Verdict
-from configurator.outputs import PriceOutputSerializer, validate_data
+from configurator.output_data import validate_data
+from configurator.outputs import PriceOutputSerializer
 from configurator.services import build_validate
 
 MESSAGE_WIDTH = 100
