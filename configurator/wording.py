@@ -69,6 +69,13 @@ def storage_interface(interface: str) -> str:
     return {"nvme": "NVMe"}.get(interface.lower(), interface.upper())
 
 
+def error_message(error: Any, by_code: Mapping[str, Any]) -> str:
+    """An ApplicationError as a page says it: the page's own message for its code when `by_code` has one
+    (e.g. "not found"), else the error's message in the active language."""
+    found = by_code.get(error.code)
+    return str(found) if found is not None else str(say(error.message))
+
+
 def said_fields(fields: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
     """An error's field reasons (name → reasons) in the active language: the engine's reasons are Phrases
     (`say` translates them), the services' are lazy gettext strings, plain text passes through."""

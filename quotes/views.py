@@ -26,7 +26,7 @@ from configurator.engine.errors import ApplicationError
 from configurator.outputs import stored_findings
 from configurator.services import saved_build_update
 from configurator.web.views import EditorPost
-from configurator.wording import part_name, say
+from configurator.wording import error_message, part_name
 from quotes import services
 from quotes.forms import DiscountForm, QuoteFilterForm, QuoteRequestForm, RejectForm, ReviseForm, RevisionForm
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
@@ -169,7 +169,7 @@ def quote_discount(request: HttpRequest, number: str) -> HttpResponse:
     try:
         services.quote_discount_set(quote=quote, user=user, discount_percent=form.cleaned_data["discount_percent"])
     except ApplicationError as error:
-        messages.error(request, _error_message(error))
+        messages.error(request, error_message(error, ERROR_MESSAGES))
         return redirect(_detail_url(quote, latest=False))
     messages.success(request, _("The discount was changed."))
     return redirect(_detail_url(quote, latest=False))
@@ -188,7 +188,7 @@ def quote_action(request: HttpRequest, number: str, action: str) -> HttpResponse
     try:
         result = _act(action, quote, user, request)
     except ApplicationError as error:
-        messages.error(request, _error_message(error))
+        messages.error(request, error_message(error, ERROR_MESSAGES))
         return redirect(_detail_url(quote, latest=False))
     if result is None:
         messages.error(request, str(ERROR_MESSAGES["invalid"]))
@@ -203,11 +203,6 @@ def quote_action(request: HttpRequest, number: str, action: str) -> HttpResponse
 def quote_request_form(request: HttpRequest, bound: bool) -> QuoteRequestForm:
     """The quote request's fields in the build editor (`quote_form`), bound to the editor's post if any."""
     return QuoteRequestForm(request.POST if bound else None, user=_user(request))
-
-
-def _error_message(error: ApplicationError) -> str:
-    found = ERROR_MESSAGES.get(error.code)
-    return str(found) if found is not None else str(say(error.message))
 
 
 def quote_request(post: EditorPost) -> HttpResponse:
@@ -245,6 +240,6 @@ def quote_request(post: EditorPost) -> HttpResponse:
                 acknowledge_warnings=acknowledge,
             )
     except ApplicationError as error:
-        return post.render(error=_error_message(error))
+        return post.render(error=error_message(error, ERROR_MESSAGES))
     messages.success(request, _("Quote %(number)s was made.") % {"number": quote.number})
     return post.redirect(reverse("quotes:detail", args=[quote.number]))

@@ -47,7 +47,7 @@ from configurator.services import (
 from configurator.use_cases import use_cases
 from configurator.web.forms import RECOMMENDATION_LIMIT, BuildEditor, WorkloadForm
 from configurator.web.viewmodels import candidate_views, part_rows, result_view, verdict_view, workload_memory
-from configurator.wording import said_fields, say
+from configurator.wording import error_message, said_fields, say
 from procurement.selectors import availability_reader
 
 LOGIN_URL = reverse_lazy("accounts:login")
@@ -262,11 +262,6 @@ ERROR_MESSAGES = {
 }
 
 
-def _domain_message(error: DomainError) -> str:
-    found = ERROR_MESSAGES.get(error.code)
-    return str(found) if found is not None else str(say(error.message))
-
-
 @dataclass(frozen=True, slots=True)
 class EditorPost:
     """A valid post of the editor's form, handed to a button another app answers."""
@@ -368,7 +363,7 @@ def _save(
         else:
             saved = saved_build_update(saved_build=saved, name=editor.name, notes=editor.notes, payload=body)
     except DomainError as error:
-        context = _editor_context(request, editor, body, saved, bound=True, error=_domain_message(error))
+        context = _editor_context(request, editor, body, saved, bound=True, error=error_message(error, ERROR_MESSAGES))
         return _render_editor(request, context)
     messages.success(request, _("The build was saved."))
     return _client_redirect(request, reverse("configurator:build-edit", args=[saved.pk]))
