@@ -352,12 +352,9 @@ class Rechecks:
             relevant = self._combined(state, codes, errors)
         else:
             relevant = self._relevant(stale, codes, errors)
-        done = state.done
         with findings_only():
             for index in relevant:
-                run = done.get(index)
-                if run is None:
-                    run = self._run(state, index)
+                run = self._run(state, index)
                 if run:
                     found.extend(run)
                     if stop and _fails(run, codes, errors, components):
