@@ -279,15 +279,11 @@ def _with_combined(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...
     result = prover.outcome(ops, focus=(frozenset(codes), prover.errors, None, False))
     if result is None or new_error_codes(prover.findings, result[1]):
         return tuple(proven)
-    # is_gone, for every answered error at once
     after = result[1]
-    left = {finding.code for finding in after}
-    left_keys = {_key(finding) for finding in after if finding.code in prover.several}
     gone = [
         index
         for index, finding in enumerate(proven)
-        if finding.code in codes
-        and (_key(finding) not in left_keys if finding.code in prover.several else finding.code not in left)
+        if finding.code in codes and is_gone(finding, prover.findings, after)
     ]
     if len(gone) < 2:
         return tuple(proven)
