@@ -31,7 +31,6 @@ from configurator.engine.types import (
     StorageSpec,
     Verdict,
 )
-from configurator.engine.validate import validate
 
 
 def _base_build(
@@ -129,7 +128,7 @@ class Judge:
         if not self._within(build, price):
             return None
         # unproven: the search only needs errors and warnings; the fixes are proven for what is returned
-        verdict = validate(build, snapshot=self.snapshot, workload=option.workload, prove=False)
+        verdict = snapshot_parts(self.snapshot).verdict(build, option.workload, prove=False)
         if verdict.errors:
             self.refused = frozenset(finding.code for finding in verdict.errors)
             return None
@@ -159,7 +158,7 @@ class Judge:
         it is when no finding offers a fix (nothing to prove)."""
         if not any(finding.fixes for finding in candidate.verdict.findings):
             return candidate
-        verdict = validate(candidate.build, snapshot=snapshot or self.snapshot, workload=option.workload)
+        verdict = snapshot_parts(snapshot or self.snapshot).verdict(candidate.build, option.workload, prove=True)
         return replace(candidate, verdict=verdict)
 
     def fixed(self, candidate: Candidate, option: GpuOption) -> tuple[Candidate, tuple[Fix, ...]] | None:
@@ -184,7 +183,7 @@ class Judge:
                         trial = apply_fix(build, fix, self.snapshot)
                     except FixNotApplicable:
                         continue
-                    after = validate(trial, snapshot=self.snapshot, workload=option.workload, prove=False)
+                    after = snapshot_parts(self.snapshot).verdict(trial, option.workload, prove=False)
                     if not after.errors and is_gone(finding, verdict.findings, after.findings):
                         step = (fix, trial, after)
                         break

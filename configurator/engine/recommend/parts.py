@@ -33,8 +33,10 @@ from configurator.engine.types import (
     Line,
     MemorySpec,
     PsuSpec,
+    Verdict,
     Workload,
 )
+from configurator.engine.validate import validate
 
 T = TypeVar("T")
 
@@ -46,6 +48,23 @@ def _room(cache: dict[Any, Any]) -> None:
     bounded whatever its callers ask (the catalog-keyed caches are bounded by the catalog itself)."""
     if len(cache) >= MAX_REMEMBERED:
         cache.clear()
+
+
+def build_key(build: BuildSpec) -> tuple[object, ...]:
+    """What a build is made of, by SKU and quantity (within one snapshot a SKU names one spec), with its
+    redundancy and voltage; a bridge also by the GPUs it joins (a grouped catalog narrows them)."""
+    return (
+        build.chassis.sku,
+        tuple((line.spec.sku, line.qty) for line in build.cpus),
+        tuple((line.spec.sku, line.qty) for line in build.gpus),
+        tuple((line.spec.sku, line.qty) for line in build.psus),
+        tuple((line.spec.sku, line.qty) for line in build.memory),
+        tuple((line.spec.sku, line.qty) for line in build.storage),
+        tuple((line.spec.sku, line.qty) for line in build.nics),
+        tuple((line.spec.sku, line.spec.gpu_skus, line.qty) for line in build.bridges),
+        build.psu_redundancy,
+        build.site_voltage,
+    )
 
 
 class Parts:
@@ -82,6 +101,19 @@ class Parts:
             _room(cache)
             cache[key] = compute()
         return cast(T, cache[key])
+
+    def verdict(self, build: BuildSpec, workload: Workload | None, *, prove: bool) -> Verdict:
+        """`validate(build, workload, prove)` on this snapshot, remembered per (the build's parts by SKU and
+        quantity, its redundancy and voltage, the workload, prove): a verdict depends on nothing else, and
+        the search meets the same policy builds for every request about the same workload and GPUs. The
+        verdict is shared: callers must not change it (it is a frozen dataclass of tuples)."""
+        key = (build_key(build), workload, prove)
+        cache = self._remembered.setdefault("verdicts", {})
+        found = cache.get(key)
+        if found is None:
+            _room(cache)
+            found = cache[key] = validate(build, snapshot=self.snapshot, workload=workload, prove=prove)
+        return cast(Verdict, found)
 
     def option(self, workload: Workload, gpu: GpuSpec, count: int) -> GpuOption:
         """`gpu_option`, remembered per (catalog version — this cache's —, workload, GPU, count)."""
