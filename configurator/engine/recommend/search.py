@@ -219,35 +219,48 @@ class Stream:
             if (self._heap and self._heap[0][0] <= bound) or (budget is not None and bound > budget):
                 break
             self._entered += 1
-            builds = complete_builds(
-                self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis, self.cores), self.drive,
-                self.judge.constraints,
-                every_psu_set=True,
-            )  # fmt: skip
-            # every carrying PSU set of the first few CPUs: a larger set can clear a warning (transient
-            # power) that the cheapest leaves; they are priced now and validated only when at the front
-            # (PSU sets that look alike to the rules — same ratings, cables, count — are one choice: the
-            # cheapest, which comes first)
-            cpus_seen: set[str] = set()
-            sets_seen: set[tuple[object, ...]] = set()
-            for build in builds:
-                cpus_seen.add(build.cpus[0].spec.sku)
-                if len(cpus_seen) > CPU_OPTIONS_PER_CHASSIS:
-                    break
-                psu = build.psus[0]
-                look = (
-                    build.cpus[0].spec.sku, psu.qty, psu.spec.form_factor, psu.spec.watts_high_line,
-                    psu.spec.watts_low_line, psu.spec.connectors_12v2x6, psu.spec.connectors_eps8,
-                    psu.spec.connectors_pcie8,
-                )  # fmt: skip
-                if look in sets_seen:
-                    continue
-                sets_seen.add(look)
+            for price, label, build in self._priced(chassis):
                 self._serial += 1
-                price = self.gross(build)
-                label = f"{chassis.sku}/{build.cpus[0].spec.sku}"
                 heappush(self._heap, (price, _StockRank(self.judge, build), label, self._serial, build, None))
         return self._heap[0][0] if self._heap else None
+
+    def _priced(self, chassis: ChassisSpec) -> tuple[tuple[Decimal, str, BuildSpec], ...]:
+        """The chassis' policy builds of this stream with their prices, remembered per catalog snapshot
+        (Parts) and what they are made of — the option's workload, GPU and count, the cores, the drive, the
+        constraints and the VAT — so requests about the same workload price them once."""
+        option, drive = self.option, self.drive
+        key = (
+            chassis.sku, option.workload, option.gpu.sku, option.count, self.cores, drive.spec.sku, drive.qty,
+            self.judge.constraints, self.judge.vat_percent,
+        )  # fmt: skip
+        return self.parts.remembered("priced", key, lambda: tuple(self._price(chassis)))
+
+    def _price(self, chassis: ChassisSpec) -> Iterator[tuple[Decimal, str, BuildSpec]]:
+        builds = complete_builds(
+            self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis, self.cores), self.drive,
+            self.judge.constraints,
+            every_psu_set=True,
+        )  # fmt: skip
+        # every carrying PSU set of the first few CPUs: a larger set can clear a warning (transient
+        # power) that the cheapest leaves; they are priced now and validated only when at the front
+        # (PSU sets that look alike to the rules — same ratings, cables, count — are one choice: the
+        # cheapest, which comes first)
+        cpus_seen: set[str] = set()
+        sets_seen: set[tuple[object, ...]] = set()
+        for build in builds:
+            cpus_seen.add(build.cpus[0].spec.sku)
+            if len(cpus_seen) > CPU_OPTIONS_PER_CHASSIS:
+                break
+            psu = build.psus[0]
+            look = (
+                build.cpus[0].spec.sku, psu.qty, psu.spec.form_factor, psu.spec.watts_high_line,
+                psu.spec.watts_low_line, psu.spec.connectors_12v2x6, psu.spec.connectors_eps8,
+                psu.spec.connectors_pcie8,
+            )  # fmt: skip
+            if look in sets_seen:
+                continue
+            sets_seen.add(look)
+            yield self.gross(build), f"{chassis.sku}/{build.cpus[0].spec.sku}", build
 
     def valid(self) -> Candidate | None:
         """The cheapest build of the stream without an error or a warning — what will be signed — else
