@@ -44,6 +44,7 @@ from configurator.engine.recommend.grouping import grouped
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
+    GpuOption,
     VramReserve,
     drive_for,
     gpu_pool,
@@ -53,10 +54,19 @@ from configurator.engine.recommend.policy import (
     speed_target,
     working,
 )
-from configurator.engine.recommend.search import Stream, counts_to_try, pick_distinct
+from configurator.engine.recommend.search import Stream, StreamBounds, counts_to_try, pick_distinct, stream_bounds
 from configurator.engine.recommend.suggestions import Cheapest, several_servers, what_would_fit
 from configurator.engine.rules.context import active
-from configurator.engine.types import BuildSpec, Candidate, CatalogSnapshot, Constraints, Estimate, Workload
+from configurator.engine.types import (
+    BuildSpec,
+    Candidate,
+    CatalogSnapshot,
+    Constraints,
+    Estimate,
+    Line,
+    StorageSpec,
+    Workload,
+)
 
 __all__ = ["DEFAULT_RESERVE", "Recommendation", "VramReserve", "recommend", "speed_target"]
 
@@ -95,14 +105,13 @@ def recommend(
     drive = drive_for(search, workload)
     parts = snapshot_parts(search)
     streams: list[Stream] = []
-    pool = parts.chassis_pool(constraints)
-    most = max((max_gpus(c, constraints) for c in pool), default=0)
-    classes = sorted({c.is_workstation for c in pool}, reverse=True)
-    for gpu in gpu_pool(search, workload, constraints):
-        if drive is None or not parts.hosts(gpu, constraints):
-            continue
-        for option in counts_to_try(search, workload, gpu, most, reserve, pool, constraints):
-            streams.extend(Stream(judge, option, workstation, drive) for workstation in classes)
+    if drive is not None:
+        plan = parts.remembered(
+            "plans",
+            (workload, constraints, reserve, vat_percent),
+            lambda: _stream_plan(judge, workload, reserve, drive),
+        )
+        streams = [Stream(judge, option, workstation, drive, bounds) for option, workstation, bounds in plan]
     chosen = pick_distinct(streams, limit, workload, snapshot)
     if chosen or not suggest:
         suggestions: tuple[str, ...] = ()
@@ -124,6 +133,26 @@ def recommend(
         considered=judge.considered,
         suggestions=suggestions,
         elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def _stream_plan(
+    judge: Judge, workload: Workload, reserve: VramReserve, drive: Line[StorageSpec]
+) -> tuple[tuple[GpuOption, bool, StreamBounds], ...]:
+    """The streams to search, with their bounds: every GPU option worth trying (`counts_to_try`) of every
+    GPU a chassis of the pool hosts, in each form-factor class of the pool, workstations first (remembered
+    per snapshot: the same for every request about this workload, constraints and VAT)."""
+    search, constraints = judge.snapshot, judge.constraints
+    parts = snapshot_parts(search)
+    pool = parts.chassis_pool(constraints)
+    most = max((max_gpus(c, constraints) for c in pool), default=0)
+    classes = sorted({c.is_workstation for c in pool}, reverse=True)
+    return tuple(
+        (option, workstation, stream_bounds(parts, judge, option, workstation, drive))
+        for gpu in gpu_pool(search, workload, constraints)
+        if parts.hosts(gpu, constraints)
+        for option in counts_to_try(search, workload, gpu, most, reserve, pool, constraints)
+        for workstation in classes
     )
 
 

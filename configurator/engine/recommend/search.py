@@ -160,6 +160,24 @@ class _StockRank:
     __hash__ = None  # type: ignore[assignment]
 
 
+StreamBounds = tuple[Decimal, int, list[tuple[Decimal, str, ChassisSpec]], Decimal | None]
+
+
+def stream_bounds(
+    parts: Parts, judge: Judge, option: GpuOption, workstation: bool, drive: Line[StorageSpec]
+) -> StreamBounds:
+    """A stream's option net, cores needed, chassis that take its GPUs (with their least spend) and floor
+    (`Stream(bounds=…)` takes them remembered)."""
+    option_net = _option_net(option, drive)
+    cores = cores_needed(option.workload, option.count)
+    takers = parts.takers(
+        option.gpu, option.count, workstation, judge.constraints, ecc_memory(option.workload),
+        ram_gb=ram_needed_gb(option.workload, option.gpu.vram_gib * option.count), cores=cores,
+    )  # fmt: skip
+    floor = _gross(option_net + takers[0][0], judge.vat_percent) if takers else None
+    return option_net, cores, takers, floor
+
+
 class Stream:
     """The policy builds of one GPU option in one form-factor class, cheapest first, priced lazily.
 
@@ -170,16 +188,19 @@ class Stream:
     has no error — the answer that pricing every chassis and validating every build would give, at the
     cost of the few that can compete."""
 
-    def __init__(self, judge: Judge, option: GpuOption, workstation: bool, drive: Line[StorageSpec]) -> None:
+    def __init__(
+        self,
+        judge: Judge,
+        option: GpuOption,
+        workstation: bool,
+        drive: Line[StorageSpec],
+        bounds: StreamBounds | None = None,
+    ) -> None:
         self.judge, self.option, self.drive, self.workstation = judge, option, drive, workstation
         self.parts = snapshot_parts(judge.snapshot)
-        self.option_net = _option_net(option, drive)
-        self.cores = cores_needed(option.workload, option.count)
-        self._takers = self.parts.takers(
-            option.gpu, option.count, workstation, judge.constraints, ecc_memory(option.workload),
-            ram_gb=ram_needed_gb(option.workload, option.gpu.vram_gib * option.count), cores=self.cores,
-        )  # fmt: skip
-        self.floor = _gross(self.option_net + self._takers[0][0], judge.vat_percent) if self._takers else None
+        self.option_net, self.cores, self._takers, self.floor = bounds or stream_bounds(
+            self.parts, judge, option, workstation, drive
+        )
         self._entered = 0
         # (gross, stock rank, label, serial, build, the build validated with its warning fixes applied)
         self._heap: list[
