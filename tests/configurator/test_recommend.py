@@ -155,6 +155,46 @@ def test_recommend_is_deterministic(snapshot: CatalogSnapshot) -> None:
     assert first.considered == second.considered
 
 
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_repeated_request_answers_as_the_first_did(snapshot: CatalogSnapshot, name: str) -> None:
+    """The search's memos of earlier requests (streams, priced builds, verdicts: engine.recommend.parts) give
+    the same answer as a search without them: candidates, prices, verdicts, reasons and work counted."""
+    from configurator.engine.recommend.parts import _PARTS, SEARCH_MEMOS, forget_searches
+
+    workload, constraints = CASES[name]
+    forget_searches()
+    first = recommend(snapshot, workload, constraints)
+    remembered = [{memo: len(parts._remembered.get(memo, {})) for memo in SEARCH_MEMOS} for parts in _PARTS.values()]
+    repeated = recommend(snapshot, workload, constraints)
+    forget_searches()
+    fresh = recommend(snapshot, workload, constraints)
+    for other in (repeated, fresh):
+        assert [(c.build, c.price, c.verdict, c.why) for c in other.candidates] == [
+            (c.build, c.price, c.verdict, c.why) for c in first.candidates
+        ]
+        assert (other.considered, other.suggestions) == (first.considered, first.suggestions)
+    assert any(counts["verdicts"] and counts["plans"] for counts in remembered), remembered  # it did remember
+
+
+def test_a_remembered_verdict_is_the_verdict_of_that_build_and_workload(snapshot: CatalogSnapshot) -> None:
+    """Parts.verdict keys by what the build is made of: two builds that differ in one part's quantity or in
+    redundancy get their own verdicts, each equal to validate()'s."""
+    from configurator.engine.recommend.parts import Parts
+
+    workload, constraints = CASES["70B Q4 for a team"]
+    top = recommend(snapshot, workload, constraints).candidates[0]
+    build = top.build
+    fewer_dimms = replace(build, memory=(replace(build.memory[0], qty=max(1, build.memory[0].qty // 2)),))
+    redundant = replace(build, psu_redundancy="n+1" if build.psu_redundancy == "none" else "none")
+    parts = Parts(snapshot)
+    for variant in (build, fewer_dimms, redundant):
+        for prove in (False, True):
+            remembered = parts.verdict(variant, workload, prove=prove)
+            assert remembered == validate(variant, snapshot=snapshot, workload=workload, prove=prove)
+            assert parts.verdict(variant, workload, prove=prove) is remembered
+    assert parts.verdict(build, workload, prove=False) != parts.verdict(fewer_dimms, workload, prove=False)
+
+
 def test_request_keyed_caches_stay_bounded(snapshot: CatalogSnapshot) -> None:
     """A long-running server asked for ever new constraints keeps a bounded cache (engine.recommend.parts)."""
     from configurator.engine.recommend import parts

@@ -245,6 +245,19 @@ class Parts:
 _PARTS: dict[str, Parts] = {}
 
 
+#: `Parts.remembered` caches that hold whole answers of the search for a request's workload (its streams,
+#: their priced builds, the verdicts of its candidates), as opposed to the catalog's own lists
+SEARCH_MEMOS = ("plans", "priced", "verdicts")
+
+
+def forget_searches() -> None:
+    """Forget every snapshot's SEARCH_MEMOS (the catalog-keyed lists stay): the next request for a workload
+    is searched as the first one was. For benchmarks that time a first request on a warm catalog."""
+    for parts in _PARTS.values():
+        for name in SEARCH_MEMOS:
+            parts._remembered.pop(name, None)
+
+
 def snapshot_parts(snapshot: CatalogSnapshot) -> Parts:
     """The cache for this snapshot version (a changed catalog gets a new version and a new cache)."""
     parts = _PARTS.get(snapshot.version)
