@@ -203,6 +203,11 @@ def test_request_keyed_caches_stay_bounded(snapshot: CatalogSnapshot) -> None:
     for price in range(parts.MAX_REMEMBERED + 10):
         cache.chassis_pool(Constraints(max_price=Decimal(1_000_000 + price)))
     assert 0 < len(cache._pools) <= parts.MAX_REMEMBERED
+    for name, most in parts.MOST_REMEMBERED.items():  # the search's memos, each with its own bound
+        for key in range(most + 10):
+            cache.remembered(name, key, lambda k=key: k)
+        assert 0 < len(cache._remembered[name]) <= most
+        assert cache.remembered(name, most + 9, lambda: -1) == most + 9  # the newest is kept
 
 
 def test_no_candidate_uses_more_than_95_percent_of_a_gpus_memory(

@@ -43,10 +43,15 @@ T = TypeVar("T")
 MAX_REMEMBERED = 4096  # entries per cache keyed by what requests ask (constraints, loads): a bound, not a tuning
 
 
-def _room(cache: dict[Any, Any]) -> None:
+#: entries of the search's memos (SEARCH_MEMOS), by their size measured on the fixture catalog: a plan
+#: (a request's streams) ~43 KB, a chassis' priced builds ~10 KB, a verdict ~5 KB — about 10 MB each at most
+MOST_REMEMBERED = {"plans": 256, "priced": 1024, "verdicts": 2048}
+
+
+def _room(cache: dict[Any, Any], most: int = MAX_REMEMBERED) -> None:
     """Forget everything once a cache keyed by request input is full, so a long-running server's memory stays
     bounded whatever its callers ask (the catalog-keyed caches are bounded by the catalog itself)."""
-    if len(cache) >= MAX_REMEMBERED:
+    if len(cache) >= most:
         cache.clear()
 
 
@@ -95,10 +100,11 @@ class Parts:
         return self._cpus[key]
 
     def remembered(self, name: str, key: Any, compute: Callable[[], T]) -> T:
-        """`compute()` remembered under `key` in the cache `name` (bounded like the others)."""
+        """`compute()` remembered under `key` in the cache `name` (bounded like the others, or by
+        MOST_REMEMBERED)."""
         cache = self._remembered.setdefault(name, {})
         if key not in cache:
-            _room(cache)
+            _room(cache, MOST_REMEMBERED.get(name, MAX_REMEMBERED))
             cache[key] = compute()
         return cast(T, cache[key])
 
@@ -111,7 +117,7 @@ class Parts:
         cache = self._remembered.setdefault("verdicts", {})
         found = cache.get(key)
         if found is None:
-            _room(cache)
+            _room(cache, MOST_REMEMBERED["verdicts"])
             found = cache[key] = validate(build, snapshot=self.snapshot, workload=workload, prove=prove)
         return cast(Verdict, found)
 
@@ -247,7 +253,7 @@ _PARTS: dict[str, Parts] = {}
 
 #: `Parts.remembered` caches that hold whole answers of the search for a request's workload (its streams,
 #: their priced builds, the verdicts of its candidates), as opposed to the catalog's own lists
-SEARCH_MEMOS = ("plans", "priced", "verdicts")
+SEARCH_MEMOS = tuple(MOST_REMEMBERED)
 
 
 def forget_searches() -> None:
