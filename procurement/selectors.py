@@ -83,14 +83,28 @@ def schedule() -> Schedule:
     )
 
 
+#: The last reader: (its offer book, day, schedule, the reader). Within CATALOG_SNAPSHOT_TTL_S the offer
+#: book is the same object, and so is the reader, whose parts' availability carries over to the next request.
+_reader: tuple[OfferBook, dt.date, Schedule, Callable[[BuildSpec], BuildAvailability]] | None = None
+READER_MEMO_MOST = 4096  # (sku, qty) entries a reader keeps; quantities are the caller's, so a bound
+
+
 def availability_reader(*, today: dt.date | None = None) -> Callable[[BuildSpec], BuildAvailability]:
-    """build → its availability, from the offers as they are now (read once for all the builds asked)."""
+    """build → its availability, from the offers as they are now (read once for all the builds asked; the
+    same reader while the offer book is — see `offer_book_recent`)."""
+    global _reader
     book, plan, day = offer_book_recent(), schedule(), today or timezone.localdate()
+    last = _reader
+    if last is not None and last[0] is book and last[1] == day and last[2] == plan:
+        return last[3]
     memo: PartMemo = {}  # each part once per reader: a recommendation reads dozens of builds sharing parts
 
     def availability(build: BuildSpec) -> BuildAvailability:
+        if len(memo) > READER_MEMO_MOST:
+            memo.clear()
         return build_availability(build, book, today=day, schedule=plan, memo=memo)
 
+    _reader = (book, day, plan, availability)
     return availability
 
 

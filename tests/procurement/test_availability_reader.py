@@ -42,3 +42,31 @@ def test_one_reader_answers_each_build_as_alone_reading_each_part_once(
     assert sorted(read) == sorted(set(read))  # each (SKU, quantity) once for all six builds
     assert any(answer.ship_date for answer in alone)  # offers were there to read
     assert len(read) < sum(len(answer.parts) for answer in alone)
+
+
+@pytest.mark.django_db
+def test_the_reader_carries_over_while_the_offer_book_does_and_sees_a_new_book(
+    catalog: None, settings: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within CATALOG_SNAPSHOT_TTL_S the offer book is the same object and so is the reader (its parts'
+    availability carries over to the next request); a new day or a book read again gets a new reader,
+    which answers from the offers as they are then."""
+    from procurement import selectors
+    from procurement.models import SupplierOffer
+
+    call_command("load_offers", verbosity=0)
+    settings.CATALOG_SNAPSHOT_TTL_S = 60.0  # type: ignore[attr-defined]
+    monkeypatch.setattr(selectors, "_recent", None)
+    build = build_from_payload(ARCHITECTURE_EXAMPLE, catalog_snapshot())
+    first = availability_reader(today=TODAY)
+    before = first(build)
+    assert availability_reader(today=TODAY) is first
+    assert availability_reader(today=TODAY + dt.timedelta(days=1)) is not first
+    stocked = next(part.sku for part in before.parts if part.in_stock_qty > 0)
+    SupplierOffer.objects.filter(sku=stocked).update(stock_qty=0, reserved_qty=0)
+    assert availability_reader(today=TODAY)(build) == before  # the same book: the offers as read then
+    monkeypatch.setattr(selectors, "_recent", None)  # the TTL has run out: the book is read again
+    fresh = availability_reader(today=TODAY)
+    assert fresh is not first
+    after = fresh(build)
+    assert next(part for part in after.parts if part.sku == stocked).in_stock_qty == 0
