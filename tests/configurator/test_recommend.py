@@ -3,6 +3,7 @@ search of the same space finds, and the article's guidance comes out of it."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from decimal import Decimal
 
@@ -205,7 +206,7 @@ def test_request_keyed_caches_stay_bounded(snapshot: CatalogSnapshot) -> None:
     assert 0 < len(cache._pools) <= parts.MAX_REMEMBERED
     for name, most in parts.MOST_REMEMBERED.items():  # the search's memos, each with its own bound
         for key in range(most + 10):
-            cache.remembered(name, key, lambda k=key: k)
+            cache.remembered(name, key, functools.partial(int, key))
         assert 0 < len(cache._remembered[name]) <= most
         assert cache.remembered(name, most + 9, lambda: -1) == most + 9  # the newest is kept
 
