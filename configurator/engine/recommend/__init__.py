@@ -22,7 +22,8 @@ The modules, each using only those before it:
 - `policy`: which parts a build gets for a set of GPUs (pools, CPUs, memory, drive, PSUs, NVLink) and
   the GPU options (`count` × one GPU model, estimated);
 - `grouping`: the catalog with one part per set of identical specs, the cheapest;
-- `parts`: the policy's part lists per catalog snapshot, remembered;
+- `parts`: the policy's part lists per catalog snapshot, remembered, and the search's memos of earlier
+  requests (their streams, priced builds and candidates' verdicts, which a repeated request reuses);
 - `assembly`: the policy builds of one chassis and GPU option, priced and validated (`Judge`);
 - `reasons`: why each candidate is there, in sentences;
 - `search`: lazy streams of builds with lower bounds, the heap search over them, the alternatives;
