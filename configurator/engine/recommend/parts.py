@@ -249,6 +249,7 @@ class Parts:
 
 
 _PARTS: dict[str, Parts] = {}
+MOST_SNAPSHOTS = 4
 
 
 #: `Parts.remembered` caches that hold whole answers of the search for a request's workload (its streams,
@@ -265,10 +266,12 @@ def forget_searches() -> None:
 
 
 def snapshot_parts(snapshot: CatalogSnapshot) -> Parts:
-    """The cache for this snapshot version (a changed catalog gets a new version and a new cache)."""
+    """The cache for this snapshot version (a changed catalog gets a new version and a new cache). At most
+    MOST_SNAPSHOTS are kept — the catalog and its grouped view, now and before the last change — so the
+    memos of catalogs no request asks for any more (up to ~30 MB each) do not pile up in a worker."""
     parts = _PARTS.get(snapshot.version)
     if parts is None or parts.snapshot is not snapshot:
-        if len(_PARTS) > 8:
+        if len(_PARTS) >= MOST_SNAPSHOTS:
             _PARTS.clear()
         parts = _PARTS[snapshot.version] = Parts(snapshot)
     return parts
