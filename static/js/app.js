@@ -105,7 +105,8 @@
   // A change to the form asks for the answer alone (fragment=results), half a second after the last keystroke;
   // the server answers with HX-Replace-Url, so the address always holds the inputs of the answer shown.
   // The model field is searched while typed and sent once picked or left; without JavaScript the form's
-  // submit button renders the same answer.
+  // submit button renders the same answer. A newer request replaces one in flight (hx-sync on the form), so
+  // the answer to the inputs shown never waits behind, or lands after, one to inputs already changed.
   var liveTimer = null;
   function liveForm(element) {
     return element && element.closest ? element.closest("form[data-live-results]") : null;

@@ -36,6 +36,8 @@ def _find_builds(page: Page, base: str) -> None:
     page.get_by_label("Длина контекста, токенов").fill("8192")
     page.get_by_label("Одновременных пользователей").fill("5")
     page.get_by_role("button", name="Подобрать сборки").click()
+    # the answer to these inputs, not a live answer asked on the way (picking the model asks at once)
+    expect(page.locator("[data-users]")).to_have_attribute("data-users", "5")
     expect(page.locator("article.candidate")).to_have_count(3)
 
 

@@ -3,6 +3,7 @@ keeps its state and offers only parts that fit, keyboard-only use, and screensho
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from typing import Any
 from urllib.parse import quote as urlquote
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, ViewportSize, expect
 
 from tests import factories
@@ -77,6 +79,38 @@ def test_changing_users_updates_the_answer_and_the_address(page: Page, live_serv
     page.goto(page.url)
     expect(page.get_by_label("Одновременных пользователей")).to_have_value(wanted)
     expect(page.locator("article.candidate").first).to_be_visible()
+
+
+def test_a_newer_live_request_does_not_wait_for_an_older_one(page: Page, live_server: Any) -> None:
+    """Two live answers asked in a row: the newer request replaces the older one in flight (hx-sync on the
+    form) instead of queueing behind it, so the answer to the inputs shown comes without waiting for one to
+    inputs already changed, and the older answer, should it come back last, is not shown over it."""
+    _preset(page, live_server.url)
+    users = page.get_by_label("Одновременных пользователей")
+    before = int(users.input_value())
+    held: list[Any] = []
+
+    def hold_first(route: Any) -> None:
+        if not held:
+            held.append(route)  # answered below, after the newer request's answer is on the page
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/$"), hold_first)
+    users.fill(str(before + 1))  # the older request: held
+    for _ in range(50):  # the route handler runs while Playwright waits
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "no live request was sent for the first change"
+    newer = str(before + 4)
+    users.fill(newer)  # the newer request: answered
+    expect(page.locator("[data-users]")).to_have_attribute("data-users", newer)
+    with contextlib.suppress(PlaywrightError):  # raised when the page has aborted the older request
+        held[0].fulfill(response=held[0].fetch())  # the older answer comes back last
+    page.wait_for_timeout(1500)
+    expect(page.locator("[data-users]")).to_have_attribute("data-users", newer)
+    expect(page).to_have_url(re.compile(rf"[?&]concurrent_users={newer}(&|$)"))
 
 
 def test_the_speed_on_the_card_is_the_speed_in_the_editor(
