@@ -113,13 +113,11 @@ class Parts:
         quantity, its redundancy and voltage, the workload, prove): a verdict depends on nothing else, and
         the search meets the same policy builds for every request about the same workload and GPUs. The
         verdict is shared: callers must not change it (it is a frozen dataclass of tuples)."""
-        key = (build_key(build), workload, prove)
-        cache = self._remembered.setdefault("verdicts", {})
-        found = cache.get(key)
-        if found is None:
-            _room(cache, MOST_REMEMBERED["verdicts"])
-            found = cache[key] = validate(build, snapshot=self.snapshot, workload=workload, prove=prove)
-        return cast(Verdict, found)
+        return self.remembered(
+            "verdicts",
+            (build_key(build), workload, prove),
+            lambda: validate(build, snapshot=self.snapshot, workload=workload, prove=prove),
+        )
 
     def option(self, workload: Workload, gpu: GpuSpec, count: int) -> GpuOption:
         """`gpu_option`, remembered per (catalog version — this cache's —, workload, GPU, count)."""

@@ -247,11 +247,11 @@ class Stream:
 
     def _priced(self, chassis: ChassisSpec) -> tuple[tuple[Decimal, str, BuildSpec], ...]:
         """The chassis' policy builds of this stream with their prices, remembered per catalog snapshot
-        (Parts) and what they are made of — the option's workload, GPU and count, the cores, the drive, the
-        constraints and the VAT — so requests about the same workload price them once."""
+        (Parts) and what they are made of — the option's workload, GPU and count (the cores follow from
+        them), the drive, the constraints and the VAT — so requests about the same workload price them once."""
         option, drive = self.option, self.drive
         key = (
-            chassis.sku, option.workload, option.gpu.sku, option.count, self.cores, drive.spec.sku, drive.qty,
+            chassis.sku, option.workload, option.gpu.sku, option.count, drive.spec.sku, drive.qty,
             self.judge.constraints, self.judge.vat_percent,
         )  # fmt: skip
         return self.parts.remembered("priced", key, lambda: tuple(self._price(chassis)))
