@@ -60,6 +60,27 @@ def offer_book() -> OfferBook:
     return dict(book)
 
 
+#: The seller's day as last worked out: (from, until) in time.time() seconds, the time zone, the day.
+_day: tuple[float, float, dt.tzinfo, dt.date] | None = None
+
+
+def seller_today() -> dt.date:
+    """`timezone.localdate()` in the seller's time zone (settings.TIME_ZONE; the project activates no other),
+    worked out again only when the clock leaves the day last worked out: the request path asks it twice
+    per answer, and `localdate()` costs a few microseconds each time (the active time zone's lookup)."""
+    global _day
+    now, zone = time.time(), timezone.get_default_timezone()
+    known = _day
+    if known is not None and known[0] <= now < known[1] and known[2] is zone:
+        return known[3]
+    local = dt.datetime.fromtimestamp(now, zone)
+    day = local.date()
+    start = dt.datetime.combine(day, dt.time(), zone).timestamp()
+    end = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(), zone).timestamp()
+    _day = (start, end, zone, day)
+    return day
+
+
 _recent: tuple[float, dt.date, OfferBook] | None = None  # (time.monotonic() read, the day, the book)
 
 
@@ -69,10 +90,12 @@ def offer_book_recent() -> OfferBook:
     and recommendations do not pay a query of every offer per request. Callers must not change it."""
     global _recent
     ttl = float(getattr(settings, "CATALOG_SNAPSHOT_TTL_S", 0.0))
-    now, day = time.monotonic(), timezone.localdate()
-    if ttl > 0 and _recent is not None and now - _recent[0] < ttl and _recent[1] == day:
-        return _recent[2]
+    now, day, last = time.monotonic(), seller_today(), _recent
+    if ttl > 0 and last is not None and now - last[0] < ttl and last[1] == day:
+        return last[2]
     book = offer_book()
+    if last is not None and last[1] == day and book == last[2]:
+        book = last[2]  # unchanged: the same object, so the reader made from it (and what it knows) stands
     _recent = (now, day, book)
     return book
 
@@ -93,7 +116,7 @@ def availability_reader(*, today: dt.date | None = None) -> Callable[[BuildSpec]
     """build → its availability, from the offers as they are now (read once for all the builds asked; the
     same reader while the offer book is — see `offer_book_recent`)."""
     global _reader
-    book, plan, day = offer_book_recent(), schedule(), today or timezone.localdate()
+    book, plan, day = offer_book_recent(), schedule(), today or seller_today()
     last = _reader
     if last is not None and last[0] is book and last[1] == day and last[2] == plan:
         return last[3]

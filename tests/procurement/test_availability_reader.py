@@ -70,3 +70,55 @@ def test_the_reader_carries_over_while_the_offer_book_does_and_sees_a_new_book(
     assert fresh is not first
     after = fresh(build)
     assert next(part for part in after.parts if part.sku == stocked).in_stock_qty == 0
+
+
+@pytest.mark.django_db
+def test_a_book_read_again_unchanged_keeps_the_reader_and_a_changed_one_does_not(
+    catalog: None, settings: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After CATALOG_SNAPSHOT_TTL_S the offers are read again: the same offers keep the book object, and so
+    the reader and what it knows; a changed offer gives a new book and a new reader."""
+    from procurement import selectors
+    from procurement.models import SupplierOffer
+
+    call_command("load_offers", verbosity=0)
+    settings.CATALOG_SNAPSHOT_TTL_S = 60.0  # type: ignore[attr-defined]
+    monkeypatch.setattr(selectors, "_recent", None)
+    first = availability_reader()
+    book = selectors.offer_book_recent()
+
+    def expire() -> None:
+        assert selectors._recent is not None
+        selectors._recent = (selectors._recent[0] - 61.0, *selectors._recent[1:])
+
+    expire()
+    assert selectors.offer_book_recent() is book  # read again, equal: the same object
+    assert availability_reader() is first
+    SupplierOffer.objects.filter(pk=SupplierOffer.objects.first().pk).update(stock_qty=12345)  # type: ignore[union-attr]
+    expire()
+    assert selectors.offer_book_recent() is not book
+    assert availability_reader() is not first
+
+
+def test_the_sellers_day_follows_the_clock_and_the_time_zone(settings: object) -> None:
+    """`seller_today` is `timezone.localdate()` at every moment, across midnight in the seller's time zone
+    (Moscow, UTC+3) and back in time, and follows a change of TIME_ZONE."""
+    import time_machine
+    from django.utils import timezone
+
+    from procurement.selectors import seller_today
+
+    utc = dt.UTC
+    for moment in (
+        dt.datetime(2026, 3, 1, 20, 59, 59, tzinfo=utc),  # 23:59:59 in Moscow
+        dt.datetime(2026, 3, 1, 21, 0, 0, tzinfo=utc),  # 00:00:00 in Moscow: the next day
+        dt.datetime(2026, 3, 1, 20, 0, 0, tzinfo=utc),  # back in time: the day before again
+        dt.datetime(2026, 12, 31, 21, 0, 0, tzinfo=utc),
+    ):
+        with time_machine.travel(moment, tick=False):
+            assert seller_today() == timezone.localdate()
+            assert seller_today() == timezone.localdate()  # the day remembered
+    with time_machine.travel(dt.datetime(2026, 3, 1, 22, 0, 0, tzinfo=utc), tick=False):
+        assert seller_today() == dt.date(2026, 3, 2)
+        settings.TIME_ZONE = "UTC"  # type: ignore[attr-defined]
+        assert seller_today() == dt.date(2026, 3, 1) == timezone.localdate()
