@@ -17,13 +17,14 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import CUSTOMERS, User
 from config.api import ApiErrorSerializer, StandardPagination, WriteScopedRateThrottle
+from config.renderers import FastJSONRenderer
 from configurator.engine.errors import Conflict, ErrorCode, InvalidInput
 from configurator.models import SavedBuild
 from quotes import services
@@ -450,7 +451,7 @@ class QuotePdfApi(APIView):
     """The quote's PDF as a download; 409 `pdf_not_ready` while it is still being rendered."""
 
     permission_classes = [IsAuthenticated]
-    renderer_classes = [JSONRenderer, PdfRenderer]
+    renderer_classes = [FastJSONRenderer, PdfRenderer]
 
     @extend_schema(
         operation_id="quotes_pdf",
@@ -488,8 +489,8 @@ class QuotePdfApi(APIView):
         # Errors are JSON envelopes whatever the client asked for.
         request = getattr(self, "request", None)
         if request is not None:
-            request.accepted_renderer = JSONRenderer()
-            request.accepted_media_type = JSONRenderer.media_type
+            request.accepted_renderer = FastJSONRenderer()
+            request.accepted_media_type = FastJSONRenderer.media_type
         response = super().handle_exception(exc)
         if isinstance(exc, Conflict) and exc.code == ErrorCode.PDF_NOT_READY:
             response["Retry-After"] = "5"
