@@ -28,6 +28,7 @@ MAX_QTY = 64  # no line of a real build needs more; larger values are refused as
 CENT = Decimal("0.01")
 BUILD_KEYS: tuple[str, ...] = ("chassis", *PART_KINDS, "psu_redundancy", "site_voltage", "workload")
 LINE_KEYS: tuple[str, ...] = ("sku", "qty")
+_BUILD_KEY_SET, _LINE_KEY_SET = frozenset(BUILD_KEYS), frozenset(LINE_KEYS)
 
 
 # What people call a field when they do not know its name (checked only against the valid keys given)
@@ -78,7 +79,7 @@ def unknown_keys(body: Mapping[str, Any], valid: Iterable[str], *, prefix: str =
 def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) -> BuildSpec:
     """Resolve SKUs against the snapshot. Unknown SKUs and bad quantities raise a DomainError that
     names every offending field (e.g. ``gpus[0].sku``), so the API answers 400, never 500."""
-    errors: dict[str, list[str]] = unknown_keys(payload, BUILD_KEYS)
+    errors: dict[str, list[str]] = {} if _BUILD_KEY_SET.issuperset(payload) else unknown_keys(payload, BUILD_KEYS)
     chassis_sku = payload.get("chassis")
     chassis = snapshot.chassis.get(chassis_sku) if isinstance(chassis_sku, str) else None
     if chassis is None:
@@ -90,28 +91,29 @@ def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) ->
 
     lines: dict[str, tuple[Line[Any], ...]] = {}
     for kind in PART_KINDS:
-        raw_lines = payload.get(kind) or []
-        if not isinstance(raw_lines, Sequence) or isinstance(raw_lines, str | bytes):
+        raw_lines = payload.get(kind) or ()
+        if type(raw_lines) is not list and (not isinstance(raw_lines, Sequence) or isinstance(raw_lines, str | bytes)):
             errors[kind] = [Phrase("must be a list of {sku, qty}")]
             continue
         catalog_part = snapshot.kind(kind)
         merged: dict[str, int] = {}
         for index, raw in enumerate(raw_lines):
-            where = f"{kind}[{index}]"
-            if not isinstance(raw, Mapping):
-                errors[where] = [Phrase("must be an object {sku, qty}")]
+            if type(raw) is not dict and not isinstance(raw, Mapping):
+                errors[f"{kind}[{index}]"] = [Phrase("must be an object {sku, qty}")]
                 continue
-            errors.update(unknown_keys(raw, LINE_KEYS, prefix=f"{where}."))
+            if not _LINE_KEY_SET.issuperset(raw):
+                errors.update(unknown_keys(raw, LINE_KEYS, prefix=f"{kind}[{index}]."))
             sku, qty = raw.get("sku"), raw.get("qty", 1)
-            if not isinstance(sku, str) or sku not in catalog_part:
-                errors[f"{where}.sku"] = [Phrase("unknown %(kind)s SKU %(sku)s", kind=kind, sku=repr(sku))]
-            if isinstance(qty, bool) or not isinstance(qty, int):
-                errors[f"{where}.qty"] = [Phrase("must be an integer")]
+            known = isinstance(sku, str) and sku in catalog_part
+            if not known:
+                errors[f"{kind}[{index}].sku"] = [Phrase("unknown %(kind)s SKU %(sku)s", kind=kind, sku=repr(sku))]
+            if type(qty) is not int and (isinstance(qty, bool) or not isinstance(qty, int)):
+                errors[f"{kind}[{index}].qty"] = [Phrase("must be an integer")]
             elif qty < 1:
-                errors[f"{where}.qty"] = [Phrase("must be at least 1")]
+                errors[f"{kind}[{index}].qty"] = [Phrase("must be at least 1")]
             elif qty > MAX_QTY:
-                errors[f"{where}.qty"] = [Phrase("must be at most %(most)s", most=MAX_QTY)]
-            elif isinstance(sku, str) and sku in catalog_part:
+                errors[f"{kind}[{index}].qty"] = [Phrase("must be at most %(most)s", most=MAX_QTY)]
+            elif known:
                 merged[sku] = merged.get(sku, 0) + qty
         for sku, total in merged.items():
             if total > MAX_QTY:
