@@ -13,6 +13,7 @@ type; sentences (`Phrase`) stay as they are; numbers are rounded and money quant
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
@@ -34,6 +35,20 @@ from configurator.engine.types import (
 AvailabilityReader = Callable[[BuildSpec], BuildAvailability]
 #: PriceOutputSerializer's fields: the quantizing and string form of DRF's DecimalField itself
 _MONEY = serializers.DecimalField(max_digits=16, decimal_places=2)
+_CENTS, _MONEY_BELOW = -2, Decimal(10) ** 14  # what _MONEY writes as it is: two places, at most 16 digits
+
+
+def _money(value: Any) -> str:
+    """_MONEY.to_representation(value): an amount already in kopecks (engine.builds.money) as it is, without
+    DRF's quantizing in a copied decimal context (the field's own path for anything else)."""
+    if (
+        type(value) is Decimal
+        and value.is_finite()
+        and value.as_tuple().exponent == _CENTS
+        and abs(value) < _MONEY_BELOW
+    ):
+        return f"{value:f}"
+    return str(_MONEY.to_representation(value))
 
 
 def _str(value: Any) -> str | None:
@@ -66,7 +81,7 @@ def _phrases(values: Iterable[Any] | None) -> list[Any] | None:
 def price_data(price: Price | None) -> dict[str, Any] | None:
     if price is None:
         return None
-    money = _MONEY.to_representation
+    money = _money
     return {
         "currency": _str(price.currency),
         "net": None if price.net is None else money(price.net),

@@ -10,7 +10,6 @@ assembly and the burn-in (calendar days; the settings say how many).
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -77,12 +76,13 @@ def part_availability(offers: Sequence[OfferInfo], sku: str, qty: int, *, stock_
     return PartAvailability(sku=sku, qty=qty, in_stock_qty=in_stock, days=days)
 
 
-def build_quantities(build: BuildSpec) -> Counter[str]:
+def build_quantities(build: BuildSpec) -> dict[str, int]:
     """Units per SKU of a build, the chassis included."""
-    wanted: Counter[str] = Counter({build.chassis.sku: 1})
+    wanted = {build.chassis.sku: 1}
     for kind in PART_KINDS:
         for line in getattr(build, kind):
-            wanted[line.spec.sku] += line.qty
+            sku = line.spec.sku
+            wanted[sku] = wanted.get(sku, 0) + line.qty
     return wanted
 
 
