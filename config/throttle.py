@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import os
 import socket
+import struct
 import threading
 import time
 from typing import Protocol
@@ -114,6 +115,13 @@ class RespCounter:
         else:
             sock = socket.create_connection(self._address, timeout=self._timeout_s)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # Connected: a blocking socket whose timeouts the kernel keeps (SO_RCVTIMEO/SO_SNDTIMEO), so a reply
+        # is one recv() rather than a failed recv, a poll() and a recv() again (Python's own timeouts); a
+        # server that stops answering still raises (BlockingIOError) after the timeout.
+        sock.settimeout(None)
+        timeval = struct.pack("@ll", int(self._timeout_s), int(self._timeout_s % 1 * 1_000_000))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
         if self._setup:
             try:
                 sock.sendall(self._setup)

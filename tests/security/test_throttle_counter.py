@@ -85,3 +85,18 @@ def test_an_unreachable_server_raises_so_the_throttle_fails_open() -> None:
         port = server.port
     with pytest.raises(ConnectionRefusedError):
         RespCounter(f"redis://127.0.0.1:{port}/0").hit("k", 60)
+
+
+def test_a_server_that_stops_answering_raises_after_the_timeout() -> None:
+    """A Redis that takes the commands and never replies (hung, or a black-holed route) holds a request at
+    most the counter's timeout; the error then lets the throttle fail open."""
+    import socket
+    import time
+
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        port = silent.getsockname()[1]
+        counter = RespCounter(f"redis://127.0.0.1:{port}/0", timeout_s=0.2)
+        started = time.monotonic()
+        with pytest.raises(OSError):
+            counter.hit("k", 60)
+        assert 0.15 <= time.monotonic() - started < 2.0
