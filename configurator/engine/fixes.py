@@ -8,7 +8,6 @@ page says it in its language); `apply_fix` is the only way a fix changes a build
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
@@ -16,6 +15,7 @@ from configurator.engine.builds import PART_KINDS
 from configurator.engine.errors import ErrorCode, InvalidInput
 from configurator.engine.phrase import Phrase, PhraseValue
 from configurator.engine.types import (
+    BUILD_FIELDS,
     REDUNDANCY_MODES,
     SITE_VOLTAGES,
     BuildSpec,
@@ -172,7 +172,7 @@ def _qty(op: FixOp) -> int:
     return op.qty
 
 
-_FIELDS = tuple(field.name for field in fields(BuildSpec))
+_FIELDS = BUILD_FIELDS
 _VALUES = attrgetter(*_FIELDS)
 
 

@@ -28,15 +28,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import fields, replace
+from dataclasses import replace
 
 from configurator.engine.fixes import FixNotApplicable, apply_ops
 from configurator.engine.phrase import Phrase
-from configurator.engine.types import BuildSpec, CatalogSnapshot, Finding, Fix, FixOp, FixOpKind
+from configurator.engine.types import BUILD_FIELDS, BuildSpec, CatalogSnapshot, Finding, Fix, FixOp, FixOpKind
 
 MAX_OFFERED = 3  # proven fixes kept per finding (the rule's closest first)
 MAX_EXTRA_STEPS = 3  # fixes a combination may chain after the rule's own one
-_BUILD_FIELDS = tuple(field.name for field in fields(BuildSpec))
+_BUILD_FIELDS = BUILD_FIELDS
 MAX_CHECKS = 2000  # a safety stop on re-validations per verdict, far above any catalog build's need
 
 # a proof's focus: the codes it answers (one; the combined fix: several), the error codes the build already

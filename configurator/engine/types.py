@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from enum import StrEnum
 from typing import Generic, Literal, TypeVar
@@ -76,30 +76,36 @@ class BuildSpec:
     bridges: tuple[Line[BridgeSpec], ...] = ()
     psu_redundancy: str = "none"
     site_voltage: int = 230
+    # Totals of the lines, worked out once when the build is made (not compared, hashed or shown: they follow
+    # from the lines): the rules and the proving of fixes ask them some fifty times per validation.
+    gpu_count: int = field(init=False, compare=False, hash=False, repr=False)
+    cpu_count: int = field(init=False, compare=False, hash=False, repr=False)
+    psu_count: int = field(init=False, compare=False, hash=False, repr=False)
+    dimm_count: int = field(init=False, compare=False, hash=False, repr=False)
+    total_vram_gib: float = field(init=False, compare=False, hash=False, repr=False)
+    ram_gb: int = field(init=False, compare=False, hash=False, repr=False)
 
-    @property
-    def gpu_count(self) -> int:
-        return sum(line.qty for line in self.gpus)
+    def __post_init__(self) -> None:
+        gpus, memory, put = self.gpus, self.memory, object.__setattr__
+        put(self, "gpu_count", sum(line.qty for line in gpus))
+        put(self, "cpu_count", sum(line.qty for line in self.cpus))
+        put(self, "psu_count", sum(line.qty for line in self.psus))
+        put(self, "dimm_count", sum(line.qty for line in memory))
+        put(self, "total_vram_gib", sum(line.spec.vram_gib * line.qty for line in gpus))
+        put(self, "ram_gb", sum(line.spec.capacity_gb * line.qty for line in memory))
 
-    @property
-    def cpu_count(self) -> int:
-        return sum(line.qty for line in self.cpus)
 
-    @property
-    def psu_count(self) -> int:
-        return sum(line.qty for line in self.psus)
-
-    @property
-    def dimm_count(self) -> int:
-        return sum(line.qty for line in self.memory)
-
-    @property
-    def total_vram_gib(self) -> float:
-        return sum(line.spec.vram_gib * line.qty for line in self.gpus)
-
-    @property
-    def ram_gb(self) -> int:
-        return sum(line.spec.capacity_gb * line.qty for line in self.memory)
+#: The build fields (BuildSpec's parts, redundancy and voltage) without the totals worked out from them.
+BUILD_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(BuildSpec) if f.init)
+#: each total → the field it is worked out from
+BUILD_TOTALS: dict[str, str] = {
+    "gpu_count": "gpus",
+    "cpu_count": "cpus",
+    "psu_count": "psus",
+    "dimm_count": "memory",
+    "total_vram_gib": "gpus",
+    "ram_gb": "memory",
+}
 
 
 # --------------------------------------------------------------------------- LLM workloads

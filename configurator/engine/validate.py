@@ -6,7 +6,7 @@ Pure: takes the CatalogSnapshot (for fixes that name catalog SKUs) and never tou
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from operator import attrgetter
 
 from configurator.engine.budgets.lanes import LANE_INPUTS
@@ -16,6 +16,7 @@ from configurator.engine.rules import RULE_FINDING_READS, RULE_READS, RULE_YIELD
 from configurator.engine.rules.context import ESTIMATE_INPUTS, findings_only
 from configurator.engine.rules.workload import workload_estimate
 from configurator.engine.types import (
+    BUILD_FIELDS,
     BuildSpec,
     CatalogSnapshot,
     Finding,
@@ -28,7 +29,6 @@ from configurator.engine.types import (
 )
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-BUILD_FIELDS = tuple(field.name for field in fields(BuildSpec))
 # per rule, the codes it can yield, and those it can yield as errors (rules.RULE_YIELDS)
 RULE_CODES = tuple(frozenset(code for code, _ in pairs) for pairs in RULE_YIELDS)
 RULE_ERROR_CODES = tuple(frozenset(code for code, severity in pairs if severity == "error") for pairs in RULE_YIELDS)

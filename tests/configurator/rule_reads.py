@@ -13,9 +13,9 @@ from typing import Any
 
 from configurator.engine.rules import RULES, Rule, RuleContext
 from configurator.engine.rules.context import ESTIMATE_INPUTS
-from configurator.engine.types import BuildSpec
+from configurator.engine.types import BUILD_FIELDS, BUILD_TOTALS, BuildSpec
 
-FIELDS = frozenset(field.name for field in dataclasses.fields(BuildSpec))
+FIELDS = frozenset(BUILD_FIELDS)
 _seen: set[str] = set()
 _copying = [0]
 
@@ -26,8 +26,11 @@ class RecordingBuild(BuildSpec):
     __slots__ = ()
 
     def __getattribute__(self, name: str) -> Any:
-        if name in FIELDS and not _copying[0]:
-            _seen.add(name)
+        if not _copying[0]:
+            if name in FIELDS:
+                _seen.add(name)
+            elif name in BUILD_TOTALS:  # a total of the lines (worked out when the build was made) reads them
+                _seen.add(BUILD_TOTALS[name])
         return object.__getattribute__(self, name)
 
 
