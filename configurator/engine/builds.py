@@ -103,7 +103,8 @@ def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) ->
                 continue
             if not _LINE_KEY_SET.issuperset(raw):
                 errors.update(unknown_keys(raw, LINE_KEYS, prefix=f"{kind}[{index}]."))
-            sku, qty = raw.get("sku"), raw.get("qty", 1)
+            sku: Any = raw.get("sku")
+            qty = raw.get("qty", 1)
             known = isinstance(sku, str) and sku in catalog_part
             if not known:
                 errors[f"{kind}[{index}].sku"] = [Phrase("unknown %(kind)s SKU %(sku)s", kind=kind, sku=repr(sku))]
