@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from configurator.engine.fixes import add_op, chassis_op, make_fix, remove_op
 from configurator.engine.phrase import Phrase
@@ -87,9 +87,22 @@ Rule = Callable[[RuleContext], Iterable[Finding]]
 PartT = TypeVar("PartT")
 
 
+#: id(parts) → (parts, its active parts): a snapshot's part dicts are made once and never changed, and the
+#: rules ask for the same lists at every validation; a few snapshots' worth (8 kinds each) are kept
+_ACTIVE: dict[int, tuple[dict[str, Any], list[Any]]] = {}
+_ACTIVE_MOST = 64
+
+
 def active(parts: dict[str, PartT]) -> list[PartT]:
-    """Active catalog parts in SKU order (deterministic)."""
-    return [part for sku, part in sorted(parts.items()) if getattr(part, "is_active", True)]
+    """Active catalog parts in SKU order (deterministic). The list is shared: callers must not change it."""
+    known = _ACTIVE.get(id(parts))
+    if known is not None and known[0] is parts:
+        return known[1]
+    found = [part for sku, part in sorted(parts.items()) if getattr(part, "is_active", True)]
+    if len(_ACTIVE) >= _ACTIVE_MOST:
+        _ACTIVE.clear()
+    _ACTIVE[id(parts)] = (parts, found)
+    return found
 
 
 def fix_options(parts: dict[str, PartT]) -> list[PartT]:
