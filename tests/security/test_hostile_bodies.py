@@ -13,6 +13,9 @@ import pytest
 from django.conf import settings
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -189,3 +192,67 @@ def test_a_deep_fix_in_the_editor_is_refused_and_changes_nothing(catalog: None) 
     body = client.post("/builds/new", editor_data(GOOD_BUILD, op="fix:" + DEEP_OBJECT), headers=HTMX)
     assert body.status_code == 200
     assert "Это исправление применить не удалось; сборка не изменилась." in body.content.decode()
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**25), max_value=10**25)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+_EDGE_BODIES = [
+    b"1e400",
+    b"-1e400",
+    b"123456789012345678901234567890",
+    b"-9223372036854775809",
+    b"18446744073709551616",
+    b'"\\ud800"',
+    b'{"a": 1, "a": 2}',
+    b"\xef\xbb\xbf{}",
+    b"[1,]",
+    b'"a\tb"',
+    b"Infinity",
+    b'{"x": -0.0, "y": 1E5, "z": 0.1e-400}',
+]
+
+
+def _read(raw: bytes) -> tuple[str, Any]:
+    """What the API's parser makes of `raw`: the value, or the parse error's message."""
+    from rest_framework.exceptions import ParseError
+
+    try:
+        return "value", LimitedJSONParser().parse(io.BytesIO(raw))
+    except ParseError as error:
+        return "error", str(error.detail)
+
+
+def _reference(raw: bytes) -> tuple[str, Any]:
+    """The standard library's reading (strict: no NaN or Infinity), with DRF's error message."""
+    from rest_framework.utils import json as drf_json
+
+    try:
+        return "value", drf_json.loads(raw.decode("utf-8"), parse_constant=drf_json.strict_constant)
+    except ValueError as error:
+        return "error", f"JSON parse error - {error}"
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(value=_JSON_VALUES, spaced=st.booleans())
+def test_the_parser_reads_every_body_as_the_standard_library_does(value: Any, spaced: bool) -> None:
+    """orjson reads the body when it can; the values, their types (an exact int, however long) and the
+    errors are those of the standard library's reading."""
+    raw = json.dumps(value, indent=1 if spaced else None, ensure_ascii=False).encode()
+    made, reference = _read(raw), _reference(raw)
+    assert made == reference
+    assert repr(made) == repr(reference)  # 1 stays an int, 1.0 a float, -0.0 its sign
+
+
+@pytest.mark.parametrize("raw", _EDGE_BODIES)
+def test_edge_bodies_read_as_the_standard_library_reads_them(raw: bytes) -> None:
+    made, reference = _read(raw)[0], _reference(raw)[0]
+    assert made == reference
+    if made == "value":
+        assert repr(_read(raw)) == repr(_reference(raw))
