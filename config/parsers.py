@@ -32,7 +32,8 @@ JSON_MAX_DEPTH_DEFAULT = 32
 # orjson reads what the standard library reads, to the same values, and refuses the rest (which the standard
 # library then reads or refuses as before: NaN, lone surrogates, 1e400), except a number of 19 or more digits,
 # which it reads as a float (the standard library: an exact int); such a body goes to the standard library
-_LONG_NUMBER = re.compile(rb"[0-9]{19}")
+_DIGITS_MARKED = bytes(ord("d") if byte in b"0123456789" else ord(".") for byte in range(256))
+_LONG_NUMBER = b"d" * 19  # in the body with its digits marked (two C passes; a regex takes ~8× as long)
 _UTF8 = frozenset({"utf-8", "utf8"})
 _STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
@@ -92,7 +93,7 @@ class LimitedJSONParser(JSONParser):
         except JsonTooDeep as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
-        if encoding.lower().replace("_", "-") in _UTF8 and not _LONG_NUMBER.search(raw):
+        if encoding.lower().replace("_", "-") in _UTF8 and _LONG_NUMBER not in raw.translate(_DIGITS_MARKED):
             try:
                 return orjson.loads(raw)
             except orjson.JSONDecodeError:
