@@ -86,13 +86,27 @@ class BuildSpec:
     ram_gb: int = field(init=False, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
-        gpus, memory, put = self.gpus, self.memory, object.__setattr__
-        put(self, "gpu_count", sum(line.qty for line in gpus))
-        put(self, "cpu_count", sum(line.qty for line in self.cpus))
-        put(self, "psu_count", sum(line.qty for line in self.psus))
-        put(self, "dimm_count", sum(line.qty for line in memory))
-        put(self, "total_vram_gib", sum(line.spec.vram_gib * line.qty for line in gpus))
-        put(self, "ram_gb", sum(line.spec.capacity_gb * line.qty for line in memory))
+        # plain loops: proving makes a build per fix it tries, so this runs thousands of times a second
+        put = object.__setattr__
+        gpus, vram = 0, 0.0
+        for gpu in self.gpus:
+            gpus += gpu.qty
+            vram += gpu.spec.vram_gib * gpu.qty
+        dimms, ram = 0, 0
+        for dimm in self.memory:
+            dimms += dimm.qty
+            ram += dimm.spec.capacity_gb * dimm.qty
+        cpus = psus = 0
+        for cpu in self.cpus:
+            cpus += cpu.qty
+        for psu in self.psus:
+            psus += psu.qty
+        put(self, "gpu_count", gpus)
+        put(self, "total_vram_gib", vram if self.gpus else 0)  # as sum() gave it: 0 without GPUs
+        put(self, "dimm_count", dimms)
+        put(self, "ram_gb", ram)
+        put(self, "cpu_count", cpus)
+        put(self, "psu_count", psus)
 
 
 #: The build fields (BuildSpec's parts, redundancy and voltage) without the totals worked out from them.
