@@ -8,8 +8,11 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.utils import timezone
 
 from configurator.engine.availability import (
@@ -100,10 +103,28 @@ def offer_book_recent() -> OfferBook:
     return book
 
 
+_schedule: Schedule | None = None
+
+
 def schedule() -> Schedule:
-    return Schedule(
-        stock_days=setting("STOCK_DAYS"), assembly_days=setting("ASSEMBLY_DAYS"), burn_in_days=setting("BURN_IN_DAYS")
-    )
+    """The days a build waits besides its parts, from the PROCUREMENT_* settings; made once, and again after
+    one of them changes (Django's setting_changed: override_settings in tests; never while serving)."""
+    global _schedule
+    made = _schedule
+    if made is None:
+        made = _schedule = Schedule(
+            stock_days=setting("STOCK_DAYS"),
+            assembly_days=setting("ASSEMBLY_DAYS"),
+            burn_in_days=setting("BURN_IN_DAYS"),
+        )
+    return made
+
+
+@receiver(setting_changed)
+def _forget_schedule(*, setting: str, **kwargs: Any) -> None:
+    global _schedule
+    if setting.startswith("PROCUREMENT_"):
+        _schedule = None
 
 
 #: The last reader: (its offer book, day, schedule, the reader). Within CATALOG_SNAPSHOT_TTL_S the offer
@@ -118,7 +139,7 @@ def availability_reader(*, today: dt.date | None = None) -> Callable[[BuildSpec]
     global _reader
     book, plan, day = offer_book_recent(), schedule(), today or seller_today()
     last = _reader
-    if last is not None and last[0] is book and last[1] == day and last[2] == plan:
+    if last is not None and last[0] is book and last[1] == day and (last[2] is plan or last[2] == plan):
         return last[3]
     memo: PartMemo = {}  # each part once per reader: a recommendation reads dozens of builds sharing parts
 

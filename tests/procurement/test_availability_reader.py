@@ -122,3 +122,13 @@ def test_the_sellers_day_follows_the_clock_and_the_time_zone(settings: object) -
         assert seller_today() == dt.date(2026, 3, 2)
         settings.TIME_ZONE = "UTC"  # type: ignore[attr-defined]
         assert seller_today() == dt.date(2026, 3, 1) == timezone.localdate()
+
+
+def test_the_schedule_follows_a_changed_procurement_setting(settings: object) -> None:
+    """`schedule()` is made once and made again when a PROCUREMENT_* setting changes (setting_changed)."""
+    first = schedule()
+    assert schedule() is first
+    settings.PROCUREMENT_ASSEMBLY_DAYS = first.assembly_days + 4  # type: ignore[attr-defined]
+    changed = schedule()
+    assert changed.assembly_days == first.assembly_days + 4
+    assert (changed.stock_days, changed.burn_in_days) == (first.stock_days, first.burn_in_days)
