@@ -172,15 +172,14 @@ def _qty(op: FixOp) -> int:
     return op.qty
 
 
-_FIELDS = BUILD_FIELDS
-_VALUES = attrgetter(*_FIELDS)
+_VALUES = attrgetter(*BUILD_FIELDS)
 
 
 def _with(build: BuildSpec, name: str, value: Any) -> BuildSpec:
     """`build` with one field changed (dataclasses.replace, without its per-field bookkeeping: proving applies
     thousands of fixes a second)."""
     values = list(_VALUES(build))
-    values[_FIELDS.index(name)] = value
+    values[BUILD_FIELDS.index(name)] = value
     return BuildSpec(*values)
 
 

@@ -36,7 +36,6 @@ from configurator.engine.types import BUILD_FIELDS, BuildSpec, CatalogSnapshot, 
 
 MAX_OFFERED = 3  # proven fixes kept per finding (the rule's closest first)
 MAX_EXTRA_STEPS = 3  # fixes a combination may chain after the rule's own one
-_BUILD_FIELDS = BUILD_FIELDS
 MAX_CHECKS = 2000  # a safety stop on re-validations per verdict, far above any catalog build's need
 
 # a proof's focus: the codes it answers (one; the combined fix: several), the error codes the build already
@@ -259,7 +258,7 @@ def _with_combined(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...
     the validated one with each field as its fix made it: the same objects, so the rules that read the
     fields of one fix only are not run again (engine.validate.Rechecks)."""
     ops: tuple[FixOp, ...] = ()
-    values = {name: getattr(prover.build, name) for name in _BUILD_FIELDS}
+    values = {name: getattr(prover.build, name) for name in BUILD_FIELDS}
     codes: set[str] = set()
     taken = 0
     for finding in proven:
