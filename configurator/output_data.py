@@ -41,12 +41,8 @@ _CENTS, _MONEY_BELOW = -2, Decimal(10) ** 14  # what _MONEY writes as it is: two
 def _money(value: Any) -> str:
     """_MONEY.to_representation(value): an amount already in kopecks (engine.builds.money) as it is, without
     DRF's quantizing in a copied decimal context (the field's own path for anything else)."""
-    if (
-        type(value) is Decimal
-        and value.is_finite()
-        and value.as_tuple().exponent == _CENTS
-        and abs(value) < _MONEY_BELOW
-    ):
+    # a NaN or an infinity has a letter for its exponent, never -2
+    if type(value) is Decimal and value.as_tuple().exponent == _CENTS and abs(value) < _MONEY_BELOW:
         return f"{value:f}"
     return str(_MONEY.to_representation(value))
 
@@ -81,12 +77,11 @@ def _phrases(values: Iterable[Any] | None) -> list[Any] | None:
 def price_data(price: Price | None) -> dict[str, Any] | None:
     if price is None:
         return None
-    money = _money
     return {
         "currency": _str(price.currency),
-        "net": None if price.net is None else money(price.net),
-        "vat": None if price.vat is None else money(price.vat),
-        "gross": None if price.gross is None else money(price.gross),
+        "net": None if price.net is None else _money(price.net),
+        "vat": None if price.vat is None else _money(price.vat),
+        "gross": None if price.gross is None else _money(price.gross),
     }
 
 

@@ -42,7 +42,7 @@ from configurator.engine.estimate import estimate
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.grouping import grouped
-from configurator.engine.recommend.parts import snapshot_parts
+from configurator.engine.recommend.parts import Parts, snapshot_parts
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
     GpuOption,
@@ -110,7 +110,7 @@ def recommend(
         plan = parts.remembered(
             "plans",
             (workload, constraints, reserve, vat_percent),
-            lambda: _stream_plan(judge, workload, reserve, drive),
+            lambda: _stream_plan(parts, judge, workload, reserve, drive),
         )
         streams = [Stream(judge, option, workstation, drive, bounds) for option, workstation, bounds in plan]
     chosen = pick_distinct(streams, limit, workload, snapshot)
@@ -138,13 +138,12 @@ def recommend(
 
 
 def _stream_plan(
-    judge: Judge, workload: Workload, reserve: VramReserve, drive: Line[StorageSpec]
+    parts: Parts, judge: Judge, workload: Workload, reserve: VramReserve, drive: Line[StorageSpec]
 ) -> tuple[tuple[GpuOption, bool, StreamBounds], ...]:
     """The streams to search, with their bounds: every GPU option worth trying (`counts_to_try`) of every
     GPU a chassis of the pool hosts, in each form-factor class of the pool, workstations first (remembered
     per snapshot: the same for every request about this workload, constraints and VAT)."""
     search, constraints = judge.snapshot, judge.constraints
-    parts = snapshot_parts(search)
     pool = parts.chassis_pool(constraints)
     most = max((max_gpus(c, constraints) for c in pool), default=0)
     classes = sorted({c.is_workstation for c in pool}, reverse=True)
