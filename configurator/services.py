@@ -13,8 +13,10 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import Http404
+from rest_framework.exceptions import ValidationError
 
 from catalog.specs import catalog_snapshot
+from config.api import deserialize
 from configurator.engine.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
 from configurator.engine.errors import DomainError
 from configurator.engine.fixes import apply_fix, fix_from_data
@@ -25,7 +27,7 @@ from configurator.engine.validate import validate
 from configurator.models import SavedBuild
 from configurator.output_data import recommendation_data
 from configurator.outputs import stored_verdict_data
-from configurator.serializers import WorkloadInputSerializer
+from configurator.serializers import WorkloadInputSerializer, workload_from_data
 from procurement.selectors import availability_reader
 
 WORKLOAD_PREFIX = "workload."
@@ -54,10 +56,13 @@ def workload_from_payload(raw: Any) -> Workload | None:
         raise DomainError(
             Phrase("The build is not valid input."), fields={"workload": [Phrase("must be an object or null")]}
         )
-    serializer = WorkloadInputSerializer(data=dict(raw))
-    if not serializer.is_valid():
-        raise DomainError(Phrase("The workload is not valid input."), fields=_flatten(serializer.errors, "workload"))
-    return serializer.to_workload(field_prefix=WORKLOAD_PREFIX)
+    try:
+        data = deserialize(WorkloadInputSerializer, dict(raw))  # the thread's serializer: no fields copied
+    except ValidationError as error:
+        raise DomainError(
+            Phrase("The workload is not valid input."), fields=_flatten(error.detail, "workload")
+        ) from None
+    return workload_from_data(data, field_prefix=WORKLOAD_PREFIX)
 
 
 def build_parse(*, payload: Any, snapshot: CatalogSnapshot) -> tuple[BuildSpec, Workload | None]:

@@ -17,8 +17,10 @@ from django.forms import formset_factory
 from django.utils.formats import number_format
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+from rest_framework.exceptions import ValidationError as WorkloadInvalid
 
 from catalog.models import ChassisKind
+from config.api import deserialize
 from config.parsers import json_loads_limited
 from configurator.engine.builds import MAX_QTY, PART_KINDS
 from configurator.engine.errors import DomainError, UnknownModelError
@@ -176,15 +178,17 @@ class WorkloadForm(forms.Form):
             return cleaned
         if cleaned.get("model") and cleaned.get("model_config") is not None:
             cleaned["model"] = ""  # a pasted config.json wins over the name field
-        serializer = WorkloadInputSerializer(data=self.workload_data())
-        if not serializer.is_valid():
-            for name, reasons in serializer.errors.items():
+        try:
+            data = deserialize(WorkloadInputSerializer, self.workload_data())  # the thread's serializer
+        except WorkloadInvalid as invalid:
+            detail = invalid.detail if isinstance(invalid.detail, Mapping) else {"non_field_errors": invalid.detail}
+            for name, reasons in detail.items():
                 target = name if name in self.fields else None
                 for reason in reasons if isinstance(reasons, list) else [reasons]:
                     self.add_error(target, str(reason))
             return cleaned
         try:
-            self.workload = workload_from_data(serializer.validated_data)
+            self.workload = workload_from_data(data)
         except UnknownModelError:
             self.add_error("model", _("Unknown model. Pick one from the list or paste its config.json."))
         except DomainError as error:

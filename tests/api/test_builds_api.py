@@ -144,6 +144,10 @@ def test_validate_with_a_workload(catalog: None, api_client: APIClient) -> None:
         ({"chassis": None}, "chassis"),
         ({"workload": {"model": "no-such-model"}}, "workload.model"),
         ({"workload": {"model": "llama-3.1-8b", "precision": "q4_k_m", "engine": "tensorrt-llm"}}, "workload.engine"),
+        ({"workload": {"model": "llama-3.1-8b", "context_tokens": 0}}, "workload.context_tokens"),
+        ({"workload": {"model": "llama-3.1-8b", "task": "pretraining"}}, "workload.task"),
+        ({"workload": {"modle": "llama-3.1-8b"}}, "workload.modle"),
+        ({"workload": {"model": "llama-3.1-8b", "model_config": {"model_type": "llama"}}}, "workload.model"),
         ({"gpus": [{"sku": "rtx-5090", "qty": 40}, {"sku": "rtx-5090", "qty": 40}]}, "gpus"),
     ],
 )

@@ -115,6 +115,25 @@ def test_one_language_per_answer_whatever_the_previous_caller_asked(api_client: 
 
 
 @pytest.mark.django_db
+def test_a_builds_workload_reasons_follow_the_callers_language(api_client: APIClient, catalog: None) -> None:
+    """A build's nested workload is checked by the thread's reused serializer too: its reasons are said in the
+    caller's language whoever called before, under `workload.<field>`."""
+    build = {**GOOD_BUILD, "workload": {"model": "llama-3.1-8b", "context_tokens": 0, "concurrent_users": 0}}
+    answers: dict[str, list[dict[str, Any]]] = {}
+    for language in ("en", "ru", "en", "ru"):
+        response = api_client.post("/api/v1/builds/validate", build, format="json", HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 400, response.content
+        answers.setdefault(language, []).append(_error(response))
+    english, russian = answers["en"][0], answers["ru"][0]
+    assert answers["en"][1] == english and answers["ru"][1] == russian
+    assert set(english["fields"]) == set(russian["fields"]) == {"workload.context_tokens", "workload.concurrent_users"}
+    for messages in russian["fields"].values():
+        assert all(any("а" <= char <= "я" for char in message.lower()) for message in messages), messages
+    for messages in english["fields"].values():
+        assert not any(any("а" <= char <= "я" for char in message.lower()) for message in messages), messages
+
+
+@pytest.mark.django_db
 def test_the_engines_own_reasons_follow_the_callers_language(api_client: APIClient, catalog: None) -> None:
     """The engine's messages are Phrases: a typo'd build key, an unknown SKU and a bad pasted config are said in
     Russian to a Russian caller, the message and every field reason, and stay English otherwise."""
