@@ -34,6 +34,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.fast_input import GIVE_UP, fast_validated
 from config.observability import UNSTORABLE
 from config.throttle import retry_after, throttle_counter
 from configurator.engine.errors import ApplicationError, Conflict, ErrorCode, Forbidden, Mismatch, NotFound
@@ -165,8 +166,11 @@ def serialize(
 
 def deserialize(serializer_class: type[serializers.BaseSerializer[Any]], data: Any) -> Any:
     """`serializer_class(data=data)`'s validated data, or its ValidationError (the same `{field: [reasons]}`
-    detail as `is_valid(raise_exception=True)`), on the thread's reused serializer."""
-    return _reused_serializer(serializer_class).run_validation(data)
+    detail as `is_valid(raise_exception=True)`), on the thread's reused serializer. A canonical body is
+    validated without DRF's per-field machinery (config.fast_input); anything else, errors included, by DRF."""
+    serializer = _reused_serializer(serializer_class)
+    validated = fast_validated(serializer, data)
+    return serializer.run_validation(data) if validated is GIVE_UP else validated
 
 
 # --------------------------------------------------------------------------- errors outside DRF views
