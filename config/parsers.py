@@ -13,15 +13,19 @@ errors said are as before (tests/security/test_hostile_bodies.py checks random a
 
 from __future__ import annotations
 
+import io
 import re
 from itertools import accumulate
 from typing import IO, Any
 
 import orjson
 from django.conf import settings
+from django.http import QueryDict
+from django.utils.datastructures import MultiValueDict
 from rest_framework import status
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.parsers import JSONParser
+from rest_framework.request import Empty, Request
 from rest_framework.utils import json as drf_json
 
 from configurator.engine.errors import ErrorCode
@@ -108,3 +112,36 @@ class LimitedJSONParser(JSONParser):
             raise ParseError(f"JSON parse error - nested deeper than {depth} levels") from None
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
+
+
+class JsonBodyRequest(Request):
+    """DRF's Request, whose body of type exactly `application/json` goes straight to the view's first parser
+    when that is LimitedJSONParser: no media-type negotiation, no parsing of the content type again and
+    again, no form check (~45 µs of DRF's and Django's machinery per POST, ten times the JSON reading).
+    The body is Django's `request.body` (its size check and its copy kept, as DRF's own JSON path does), and
+    a parse error leaves the request as DRF leaves it. Any other body (a charset parameter, no length, a
+    stream already read, another parser) takes DRF's path."""
+
+    def _load_data_and_files(self) -> None:
+        django_request = self._request
+        meta = django_request.META
+        parser = self.parsers[0] if self.parsers else None
+        if (
+            getattr(self, "_data", Empty) is not Empty  # read already
+            or type(parser) is not LimitedJSONParser
+            or meta.get("CONTENT_TYPE") != "application/json"
+            or not str(meta.get("CONTENT_LENGTH") or "").isdigit()
+            or int(meta["CONTENT_LENGTH"]) == 0
+            or (getattr(django_request, "_read_started", False) and not hasattr(django_request, "_body"))
+        ):
+            super()._load_data_and_files()  # type: ignore[misc]
+            return
+        no_files: MultiValueDict[str, Any] = MultiValueDict()
+        stream = io.BytesIO(django_request.body)  # a body over the limit raises here, before DRF's try too
+        try:
+            data = parser.parse(stream, "application/json", self.parser_context)
+        except Exception:  # as DRF's _parse: the request says it has no data, and the error goes on
+            self._data = QueryDict("", encoding=getattr(django_request, "_encoding", None))
+            self._files, self._full_data = no_files, self._data
+            raise
+        self._data, self._files, self._full_data = data, no_files, data

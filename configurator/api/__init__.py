@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.http import HttpRequest
 from rest_framework.permissions import AllowAny
 from rest_framework.views import APIView
 
 from config.api import AnonymousScopedRateThrottle
+from config.parsers import JsonBodyRequest
 
 
 class PublicApi(APIView):
@@ -14,3 +18,13 @@ class PublicApi(APIView):
 
     permission_classes = [AllowAny]
     throttle_classes = [AnonymousScopedRateThrottle]
+
+    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> JsonBodyRequest:
+        """APIView.initialize_request with a JsonBodyRequest: a JSON body is read without DRF's negotiation."""
+        return JsonBodyRequest(
+            request,
+            parsers=self.get_parsers(),
+            authenticators=self.get_authenticators(),
+            negotiator=self.get_content_negotiator(),
+            parser_context=self.get_parser_context(request),
+        )

@@ -37,7 +37,9 @@ RECOMMENDATION_BODY = {
     "constraints": {"form_factor": "rack", "require_ecc": True, "max_gpus": 8, "site_voltage": 230},
     "limit": 3,
 }
-ODD = st.sampled_from([None, "", " ", "\x00", "true", "1", "12", "1.5", 0, 1, -1, True, False, 2.5, [], {}])
+ODD: st.SearchStrategy[Any] = st.sampled_from(
+    [None, "", " ", "\x00", "true", "1", "12", "1.5", 0, 1, -1, True, False, 2.5, [], {}]
+)
 NAMES = st.sampled_from(["llama-3.1-70b", "llama-3.1-8b", "qwen2.5-7b", "rtx-4090", "h200-nvl"])
 
 
@@ -248,6 +250,7 @@ def test_what_the_module_does_not_know_goes_to_drf() -> None:
     assert fast_validated(_Converting(), {"name": "a"}) is GIVE_UP
     strict = _Strict()
     assert fast_validated(strict, {"count": 3}) == {"count": 3}
+    refused: Any
     for refused in ({"count": 10}, {"count": 3, "extra": 1}, {}, [], {"count": None}):
         assert fast_validated(strict, refused) is GIVE_UP, refused
     assert fast_validated(strict, {"count": "3"}) == {"count": 3}  # not canonical: DRF's field converts it
