@@ -51,7 +51,7 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.builds import ARCHITECTURE_EXAMPLE  # noqa: E402 - the same body the API tests send
+from tests.builds import ARCHITECTURE_EXAMPLE, ESTIMATE_EXAMPLE  # noqa: E402 - the same bodies the API tests send
 
 CONCURRENCY = 16
 WORKERS = 2
@@ -63,14 +63,7 @@ DEFAULT_BROKER = "redis://127.0.0.1:6379/9"
 CACHE_DB = os.environ.get("BENCH_CACHE_DB", "6")
 
 BUILD = ARCHITECTURE_EXAMPLE
-WORKLOAD = {
-    "model": "llama-3.1-70b",
-    "task": "inference",
-    "precision": "q4_k_m",
-    "context_tokens": 8192,
-    "gpu": "rtx-4090",
-    "gpu_count": 2,
-}
+WORKLOAD = ESTIMATE_EXAMPLE
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: the body is a dict

@@ -17,6 +17,7 @@ from config.fast_input import GIVE_UP, fast_validated, plan_for
 from configurator.api.estimate import EstimateApi
 from configurator.api.recommendations import ConstraintsInputSerializer, RecommendationInputSerializer
 from configurator.serializers import StrictKeysMixin, WorkloadInputSerializer
+from tests.builds import ESTIMATE_EXAMPLE
 
 SERIALIZERS: tuple[type[serializers.Serializer[Any]], ...] = (
     EstimateApi.InputSerializer,
@@ -24,14 +25,7 @@ SERIALIZERS: tuple[type[serializers.Serializer[Any]], ...] = (
     RecommendationInputSerializer,
     ConstraintsInputSerializer,
 )
-ESTIMATE_BODY = {
-    "model": "llama-3.1-70b",
-    "task": "inference",
-    "precision": "q4_k_m",
-    "context_tokens": 8192,
-    "gpu": "rtx-4090",
-    "gpu_count": 2,
-}
+ESTIMATE_BODY = ESTIMATE_EXAMPLE
 RECOMMENDATION_BODY = {
     "workload": {"model": "llama-3.1-70b", "precision": "q4_k_m", "context_tokens": 8192, "concurrent_users": 5},
     "constraints": {"form_factor": "rack", "require_ecc": True, "max_gpus": 8, "site_voltage": 230},
