@@ -135,7 +135,7 @@ def test_a_random_body_validates_as_drf_validates_it(serializer_class: Any) -> N
     reused = _reused_serializer(serializer_class)
     taken: list[bool] = []
 
-    @hypothesis_settings(max_examples=300, deadline=None)
+    @hypothesis_settings(max_examples=200, deadline=None)
     @given(body=_bodies(serializer_class()))
     def check(body: dict[str, Any]) -> None:
         drf = serializer_class(data=body)
