@@ -51,7 +51,8 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.builds import ARCHITECTURE_EXAMPLE, ESTIMATE_EXAMPLE  # noqa: E402 - the same bodies the API tests send
+from tests.builds import ARCHITECTURE_EXAMPLE  # noqa: E402 - the same bodies the API tests send
+from tests.workloads import ESTIMATE_EXAMPLE  # noqa: E402
 
 CONCURRENCY = 16
 WORKERS = 2

@@ -55,12 +55,3 @@ ARCHITECTURE_EXAMPLE: dict[str, Any] = {
     "site_voltage": 230,
     "workload": None,
 }
-# An estimate body: Llama 3.1 70B at Q4_K_M on 2 × RTX 4090 (the load benchmark's estimate).
-ESTIMATE_EXAMPLE: dict[str, Any] = {
-    "model": "llama-3.1-70b",
-    "task": "inference",
-    "precision": "q4_k_m",
-    "context_tokens": 8192,
-    "gpu": "rtx-4090",
-    "gpu_count": 2,
-}

@@ -17,7 +17,7 @@ from config.fast_input import GIVE_UP, fast_validated, plan_for
 from configurator.api.estimate import EstimateApi
 from configurator.api.recommendations import ConstraintsInputSerializer, RecommendationInputSerializer
 from configurator.serializers import StrictKeysMixin, WorkloadInputSerializer
-from tests.builds import ESTIMATE_EXAMPLE
+from tests.workloads import ESTIMATE_EXAMPLE
 
 SERIALIZERS: tuple[type[serializers.Serializer[Any]], ...] = (
     EstimateApi.InputSerializer,
