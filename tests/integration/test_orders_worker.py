@@ -48,6 +48,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True, s
 
 RUN_ID = uuid.uuid4().hex[:8]
 QUEUE = f"orders-it-{RUN_ID}"
+# no worker reads it: the quotes' PDF renders, which these cases do not need. Rendered by the order
+# workers, a render still writing when a case ends deadlocked with the flush that follows the case.
+SINK_QUEUE = f"orders-it-{RUN_ID}-sink"
 GPU = "rtx-pro-6000-blackwell-maxq"
 PARTS = {
     "ws-tr-pro-2gpu-4u5": "chassis",
@@ -62,7 +65,8 @@ def _cleanup_redis() -> None:
     import redis
 
     client = redis.Redis.from_url(BROKER_URL)
-    client.delete(QUEUE, *(f"{QUEUE}\x06\x16{priority}" for priority in range(10)))
+    for queue in (QUEUE, SINK_QUEUE):
+        client.delete(queue, *(f"{queue}\x06\x16{priority}" for priority in range(10)))
     for key in client.scan_iter(match=f"*{QUEUE}*"):
         client.delete(key)
     for key in client.scan_iter(match="_kombu.binding.*"):
@@ -94,6 +98,21 @@ def workers(_run_queue: None, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 
 @pytest.fixture
+def idle_workers(transactional_db: None, workers: list[Worker]) -> Iterator[list[Worker]]:
+    """The workers; after the case (and before its database flush, which this fixture's dependence on
+    `transactional_db` orders after it) wait until neither runs a task, so no worker's transaction is
+    open while the tables are truncated."""
+    yield workers
+    nodes = [worker.node for worker in workers]
+
+    def idle() -> bool:
+        active = app.control.inspect(destination=nodes, timeout=1.0).active() or {}
+        return set(active) == set(nodes) and not any(active.values())
+
+    wait_for(idle, 60, f"workers {nodes} to finish their tasks")
+
+
+@pytest.fixture
 def people(catalog: None) -> dict[str, User]:
     for name in ("customers", "sales", "catalog"):
         Group.objects.get_or_create(name=name)
@@ -121,9 +140,16 @@ def offers(catalog: None) -> tuple[Supplier, Supplier]:
 
 
 def _accepted(people: dict[str, User]) -> Quote:
-    quote = quote_services.quote_create(customer=people["customer"], created_by=people["customer"], payload=GOOD_BUILD)
-    quote = quote_services.quote_send(quote=quote, user=people["sales"])
-    return quote_services.quote_accept(quote=quote, user=people["customer"])
+    """An accepted quote; its render goes to the sink queue, so no worker writes quotes during a case."""
+    app.conf.task_default_queue = SINK_QUEUE
+    try:
+        quote = quote_services.quote_create(
+            customer=people["customer"], created_by=people["customer"], payload=GOOD_BUILD
+        )
+        quote = quote_services.quote_send(quote=quote, user=people["sales"])
+        return quote_services.quote_accept(quote=quote, user=people["customer"])
+    finally:
+        app.conf.task_default_queue = QUEUE
 
 
 def _post_order(user: User, number: str) -> tuple[int, dict[str, Any]]:
@@ -145,7 +171,7 @@ def _wait_planned(numbers: list[str], timeout_s: float = 60) -> None:
 
 
 def test_50_concurrent_order_calls_on_one_quote_make_one_order(
-    workers: list[Worker], people: dict[str, User], offers: tuple[Supplier, Supplier]
+    idle_workers: list[Worker], people: dict[str, User], offers: tuple[Supplier, Supplier]
 ) -> None:
     quote = _accepted(people)
     with ThreadPoolExecutor(max_workers=25) as pool:
@@ -163,7 +189,7 @@ def test_50_concurrent_order_calls_on_one_quote_make_one_order(
 
 
 def test_two_concurrent_orders_never_reserve_the_same_units(
-    workers: list[Worker], people: dict[str, User], offers: tuple[Supplier, Supplier]
+    idle_workers: list[Worker], people: dict[str, User], offers: tuple[Supplier, Supplier]
 ) -> None:
     quotes = [_accepted(people), _accepted(people)]
     with ThreadPoolExecutor(max_workers=2) as pool:
