@@ -24,6 +24,7 @@ STATUS_PATH = (
 EVENT_LABELS = {
     "placed": _("Order placed"),
     "planned": _("Procurement plan made"),
+    "plan_requeued": _("Procurement plan queued again"),
     "status_changed": _("Status changed"),
 }
 

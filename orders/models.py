@@ -81,6 +81,12 @@ class Order(models.Model):
         _("plan status"), max_length=10, choices=PlanStatus.choices, default=PlanStatus.PENDING
     )
     plan_error = models.TextField(_("plan error"), blank=True)
+    plan_queued_at = models.DateTimeField(
+        _("plan queued at"), null=True, blank=True, help_text=_("When the plan job was handed to the broker")
+    )
+    plan_started_at = models.DateTimeField(
+        _("plan started at"), null=True, blank=True, help_text=_("When a worker claimed the plan job")
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 

@@ -7,6 +7,7 @@ import datetime as dt
 import logging
 from collections import Counter, defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -22,8 +23,17 @@ from procurement.planning import plan_line
 from procurement.selectors import offer_book, offer_info, schedule
 from quotes.models import Quote, QuoteStatus
 from quotes.services.numbering import document_number_next
+from quotes.services.render import BROKER_ERRORS, PUBLISH_RETRY_POLICY
 
 logger = logging.getLogger(__name__)
+
+# a plan `planning` this long lost its worker: longer than the plan task's hard time limit (orders.tasks, 90 s)
+PLAN_STUCK_AFTER = dt.timedelta(minutes=2)
+# a `pending` order not handed to the broker after this is queued by the sweep (the broker was down)
+PLAN_UNQUEUED_GRACE = dt.timedelta(seconds=20)
+# a plan handed to the broker this long ago and still `pending`: its message was lost (a broker restarted
+# without persistence), as quotes' RENDER_LOST_AFTER; a message merely waiting is queued twice, made once
+PLAN_LOST_AFTER = dt.timedelta(seconds=30)
 
 ORDER_NUMBER_SEQUENCE = "orders_order_number_seq"  # made by migration 0002 on PostgreSQL
 ORDER_COUNTER_NAME = "order_number"  # the SQLite counter row (quotes.QuoteCounter keeps named counters)
@@ -42,10 +52,22 @@ def event_add(order: Order, type_: str, *, user: User | None = None, data: Mappi
     OrderEvent.objects.create(order=order, type=type_, user=user, data=dict(data or {}))
 
 
-def _plan_queue_on_commit(order_id: int) -> None:
+def order_plan_enqueue(*, order_id: int) -> bool:
+    """Hand the plan job to the broker. A broker failure is logged, not raised: the order stays `pending`
+    with no `plan_queued_at`, and `orders_sweep_stuck` queues it once the broker answers again."""
     from orders.tasks import order_plan_task
 
-    transaction.on_commit(lambda: order_plan_task.delay(order_id), robust=True)
+    try:
+        order_plan_task.apply_async((order_id,), retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+    except BROKER_ERRORS as exc:
+        logger.warning("order %s: plan not queued, broker unavailable (%s); the sweep will retry", order_id, exc)
+        return False
+    Order.objects.filter(pk=order_id).update(plan_queued_at=timezone.now())
+    return True
+
+
+def _plan_queue_on_commit(order_id: int) -> None:
+    transaction.on_commit(lambda: order_plan_enqueue(order_id=order_id), robust=True)
 
 
 def order_place(*, quote: Quote, user: User) -> tuple[Order, bool]:
@@ -108,7 +130,7 @@ def order_plan(*, order_id: int) -> bool:
     the cheapest offers that arrive in time (splitting when stock is short), reserve the stock taken
     (`reserved_qty`, never above `stock_qty`: a database constraint too), write the purchase lines."""
     claimed = Order.objects.filter(pk=order_id, plan_status__in=[PlanStatus.PENDING, PlanStatus.FAILED]).update(
-        plan_status=PlanStatus.PLANNING
+        plan_status=PlanStatus.PLANNING, plan_started_at=timezone.now()
     )
     if claimed != 1:
         return False
@@ -164,6 +186,51 @@ def _plan(order: Order) -> None:
     order.plan_status, order.plan_error = PlanStatus.READY, ""
     order.save(update_fields=["plan_status", "plan_error", "updated_at"])
     event_add(order, "planned", data={"purchases": order.purchases.count(), "late": late, "without_offer": unplanned})
+
+
+@dataclass(frozen=True)
+class PlanSweepReport:
+    requeued: tuple[int, ...]
+
+
+def orders_sweep_stuck(
+    *,
+    older_than: dt.timedelta = PLAN_STUCK_AFTER,
+    unqueued_grace: dt.timedelta = PLAN_UNQUEUED_GRACE,
+    lost_after: dt.timedelta = PLAN_LOST_AFTER,
+) -> PlanSweepReport:
+    """Queue again the plans that were lost, as quotes_sweep_stuck does for renders: `planning` for longer
+    than `older_than` (its worker died: the plan's transaction was rolled back, nothing was reserved), so
+    back to `pending`; `pending` but never handed to the broker (it was down when the order was placed) or
+    handed over longer than `lost_after` ago (the message was lost). A delivery claims the order first, so a
+    plan queued twice is made once. Each re-queue is an order event with its reason."""
+    now = timezone.now()
+    requeued: list[int] = []
+    stuck = Order.objects.filter(plan_status=PlanStatus.PLANNING, plan_started_at__lt=now - older_than)
+    for order_id, started in stuck.values_list("pk", "plan_started_at"):
+        with transaction.atomic():
+            if not Order.objects.filter(pk=order_id, plan_status=PlanStatus.PLANNING, plan_started_at=started).update(
+                plan_status=PlanStatus.PENDING, plan_queued_at=None
+            ):
+                continue  # it finished or was claimed again meanwhile
+            OrderEvent.objects.create(
+                order_id=order_id,
+                type="plan_requeued",
+                data={"reason": "planning_too_long", "started_at": started.isoformat() if started else None},
+            )
+        requeued.append(order_id)
+    pending = Order.objects.filter(plan_status=PlanStatus.PENDING).exclude(pk__in=requeued)
+    unqueued = pending.filter(plan_queued_at__isnull=True, updated_at__lt=now - unqueued_grace)
+    lost = pending.filter(plan_queued_at__lt=now - lost_after)
+    for order_id, reason in [
+        *((pk, "not_queued") for pk in unqueued.values_list("pk", flat=True)),
+        *((pk, "message_lost") for pk in lost.values_list("pk", flat=True)),
+    ]:
+        OrderEvent.objects.create(order_id=order_id, type="plan_requeued", data={"reason": reason})
+        requeued.append(order_id)
+    for order_id in requeued:
+        order_plan_enqueue(order_id=order_id)
+    return PlanSweepReport(requeued=tuple(requeued))
 
 
 def offer_book_of(offers: Any) -> dict[str, list[Any]]:

@@ -1,5 +1,6 @@
-"""Celery tasks of orders: the procurement plan. Takes an id, calls the service; safe to deliver twice
-(the service claims the order with a conditional UPDATE)."""
+"""Celery tasks of orders: the procurement plan (takes an id, calls the service; safe to deliver twice:
+the service claims the order with a conditional UPDATE) and the sweep that queues lost plans again (from
+beat every 15 s, orders/schedule.py, and from every worker's own sweep, quotes/tasks.py WORKER_SWEEPS)."""
 
 from __future__ import annotations
 
@@ -22,3 +23,8 @@ from orders import services
 )
 def order_plan_task(order_id: int) -> bool:
     return services.order_plan(order_id=order_id)
+
+
+@shared_task(name="orders.sweep_stuck", acks_late=True, soft_time_limit=50, time_limit=55, ignore_result=True)
+def orders_sweep_stuck_task() -> int:
+    return len(services.orders_sweep_stuck().requeued)

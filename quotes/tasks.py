@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import astuple
 from typing import Any
 
 from celery import Task, shared_task
@@ -20,6 +21,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
+from django.utils.module_loading import import_string
 
 from config.env import env_str
 from quotes import services
@@ -61,14 +63,20 @@ def _worker_sweep_interval_s() -> float:
     return float(env_str("QUOTE_WORKER_SWEEP_S", "15"))
 
 
+#: What a worker sweeps on its own, each as beat's job does: lost renders (and due e-mails), lost order plans.
+WORKER_SWEEPS = ("quotes.services.quotes_sweep_stuck", "orders.services.orders_sweep_stuck")
+
+
 def _sweep_once() -> None:
     try:
-        close_old_connections()
-        report = services.quotes_sweep_stuck()
-        if report.requeued or report.emailed:
-            logger.info("worker sweep: re-queued %s, e-mailed %s", report.requeued, report.emailed)
-    except Exception:  # the database or the broker is away: the next round tries again
-        logger.exception("worker sweep failed")
+        for path in WORKER_SWEEPS:
+            try:
+                close_old_connections()
+                report = import_string(path)()
+                if any(astuple(report)):
+                    logger.info("worker sweep %s: %s", path.rsplit(".", 1)[1], report)
+            except Exception:  # the database or the broker is away: the next round tries again
+                logger.exception("worker sweep %s failed", path)
     finally:
         connections.close_all()
 
@@ -81,8 +89,9 @@ def _sweep_while_running(interval_s: float) -> None:
 
 @worker_ready.connect(dispatch_uid="quotes.tasks.sweep_on_worker_ready")
 def _sweep_from_the_worker(**_: Any) -> None:
-    """A worker does not wait for beat: when it starts it re-queues renders whose message was lost (the
-    broker restarted empty while nothing consumed) or whose worker died, and then sweeps again every
+    """A worker does not wait for beat: when it starts it re-queues renders and order plans whose message
+    was lost (the broker restarted empty while nothing consumed) or whose worker died (WORKER_SWEEPS), and
+    then sweeps again every
     QUOTE_WORKER_SWEEP_S seconds, so a lost render is queued again within RENDER_LOST_AFTER plus that
     even where no beat runs. It runs in a thread of the worker's main process; several workers and beat
     sweeping at once is harmless (each re-queue is a conditional UPDATE, each delivery claims first)."""

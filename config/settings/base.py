@@ -8,6 +8,7 @@ from typing import Any
 import dj_database_url
 
 from config.env import BASE_DIR, env_bool, env_int, env_list, env_str
+from orders.schedule import ORDERS_BEAT_SCHEDULE
 from procurement.schedule import procurement_beat_schedule
 from quotes.schedule import CELERY_BEAT_SCHEDULE as QUOTE_BEAT_SCHEDULE
 
@@ -204,7 +205,11 @@ PROCUREMENT_PRICE_LIST_DROP_DIR = env_str("PRICE_LIST_DROP_DIR", str(BASE_DIR / 
 PRICE_LIST_SCAN_SECONDS = env_int("PRICE_LIST_SCAN_SECONDS", 300)
 # The queue tasks are sent to (one per deployment, or per test run when several share one Redis)
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
-CELERY_BEAT_SCHEDULE = {**QUOTE_BEAT_SCHEDULE, **procurement_beat_schedule(PRICE_LIST_SCAN_SECONDS)}
+CELERY_BEAT_SCHEDULE = {
+    **QUOTE_BEAT_SCHEDULE,
+    **ORDERS_BEAT_SCHEDULE,
+    **procurement_beat_schedule(PRICE_LIST_SCAN_SECONDS),
+}
 
 EMAIL_BACKEND = env_str("EMAIL_URL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "quotes@configurator.local")

@@ -1,0 +1,131 @@
+"""Lost procurement plans are made after all: an order placed while the broker was down, a plan whose worker
+died after claiming it, a plan message lost with a broker that restarted empty. The sweep (beat every 15 s
+and every worker's own sweep) finds each, says why in the order's history, and the plan is made once."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerDown
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from orders import services
+from orders.models import Order, OrderEvent, PurchaseLine
+from orders.schedule import ORDERS_BEAT_SCHEDULE
+from orders.tasks import order_plan_task, orders_sweep_stuck_task
+from procurement.models import Supplier, SupplierOffer
+from quotes.models import Quote
+from quotes.schedule import SWEEP_INTERVAL_S
+from quotes.tasks import WORKER_SWEEPS
+
+pytestmark = pytest.mark.django_db
+SECOND = dt.timedelta(seconds=1)
+
+
+def _placed(accepted: Callable[[], Quote], place: Callable[..., Any], user: User) -> Order:
+    client = APIClient()
+    client.force_authenticate(user)
+    response = place(client, accepted().number)
+    assert response.status_code == 201, response.content
+    return Order.objects.get(number=response.json()["number"])
+
+
+def _reserved() -> dict[tuple[str, str], int]:
+    return {(o.supplier.slug, o.sku): o.reserved_qty for o in SupplierOffer.objects.select_related("supplier")}
+
+
+def _requeue_reasons(order: Order) -> list[str]:
+    return [e.data["reason"] for e in OrderEvent.objects.filter(order=order, type="plan_requeued")]
+
+
+def test_an_order_placed_while_the_broker_is_down_is_planned_once_it_answers(
+    accepted: Callable[[], Quote],
+    place: Callable[..., Any],
+    customer_user: User,
+    suppliers: tuple[Supplier, Supplier],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def down(*args: Any, **kwargs: Any) -> None:
+        raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(order_plan_task, "apply_async", down)
+    order = _placed(accepted, place, customer_user)  # the customer still gets the order
+    order.refresh_from_db()
+    assert (order.plan_status, order.plan_queued_at) == ("pending", None)
+    assert services.orders_sweep_stuck().requeued == ()  # within the grace: the commit's own publish may be late
+    monkeypatch.undo()  # the broker answers again
+
+    Order.objects.filter(pk=order.pk).update(updated_at=timezone.now() - services.PLAN_UNQUEUED_GRACE - SECOND)
+    assert services.orders_sweep_stuck().requeued == (order.pk,)
+    order.refresh_from_db()
+    assert order.plan_status == "ready" and order.plan_queued_at is not None
+    assert _requeue_reasons(order) == ["not_queued"]
+    assert [e.type for e in OrderEvent.objects.filter(order=order)] == ["placed", "plan_requeued", "planned"]
+    assert PurchaseLine.objects.filter(order=order, sku="rtx-pro-6000-blackwell-maxq").count() == 2
+    assert services.orders_sweep_stuck().requeued == ()  # nothing left to do
+
+
+def test_a_plan_whose_worker_died_is_made_again_from_scratch_and_once(
+    accepted: Callable[[], Quote],
+    place: Callable[..., Any],
+    customer_user: User,
+    suppliers: tuple[Supplier, Supplier],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(order_plan_task, "apply_async", lambda *args, **kwargs: None)  # queued, never delivered
+    order = _placed(accepted, place, customer_user)
+    # a worker claimed it and died: its transaction was rolled back, so only the claim is left
+    claimed_at = timezone.now()
+    Order.objects.filter(pk=order.pk).update(plan_status="planning", plan_started_at=claimed_at)
+    monkeypatch.undo()
+    assert services.orders_sweep_stuck().requeued == ()  # may still be running: the task's time limit has not passed
+    assert order_plan_task.apply(args=(order.pk,)).get() is False  # a redelivery does not take a claimed plan
+
+    Order.objects.filter(pk=order.pk).update(plan_started_at=claimed_at - services.PLAN_STUCK_AFTER - SECOND)
+    assert services.orders_sweep_stuck().requeued == (order.pk,)
+    order.refresh_from_db()
+    assert order.plan_status == "ready" and order.plan_started_at is not None and order.plan_started_at > claimed_at
+    assert _requeue_reasons(order) == ["planning_too_long"]
+    assert OrderEvent.objects.filter(order=order, type="planned").count() == 1
+    # every unit reserved once: the reservations are the stock the purchase lines took
+    taken: dict[tuple[str, str], int] = {}
+    for line in PurchaseLine.objects.filter(order=order, from_stock=True).select_related("supplier"):
+        taken[line.supplier.slug, line.sku] = taken.get((line.supplier.slug, line.sku), 0) + line.qty
+    assert {key: qty for key, qty in _reserved().items() if qty} == taken
+
+
+def test_a_lost_plan_message_is_queued_again_and_a_second_delivery_does_nothing(
+    accepted: Callable[[], Quote],
+    place: Callable[..., Any],
+    customer_user: User,
+    suppliers: tuple[Supplier, Supplier],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(order_plan_task, "apply_async", lambda *args, **kwargs: None)  # handed over, then lost
+    lost, waiting = _placed(accepted, place, customer_user), _placed(accepted, place, customer_user)
+    now = timezone.now()
+    Order.objects.filter(pk=lost.pk).update(plan_queued_at=now - services.PLAN_LOST_AFTER - SECOND)
+    Order.objects.filter(pk=waiting.pk).update(plan_queued_at=now - dt.timedelta(seconds=5))
+    monkeypatch.undo()
+    assert services.orders_sweep_stuck().requeued == (lost.pk,)
+    assert _requeue_reasons(lost) == ["message_lost"] and _requeue_reasons(waiting) == []
+    reserved = _reserved()
+    assert order_plan_task.apply(args=(lost.pk,)).get() is False  # the first message turns up after all
+    assert _reserved() == reserved
+    assert OrderEvent.objects.filter(order=lost, type="planned").count() == 1
+    assert Order.objects.get(pk=waiting.pk).plan_status == "pending"
+
+
+def test_the_sweep_runs_from_beat_and_from_every_worker_within_a_minute() -> None:
+    beat = ORDERS_BEAT_SCHEDULE["orders-sweep-stuck"]
+    assert beat["task"] == orders_sweep_stuck_task.name and beat["schedule"] == SWEEP_INTERVAL_S
+    assert "orders.services.orders_sweep_stuck" in WORKER_SWEEPS
+    assert services.PLAN_LOST_AFTER.total_seconds() + SWEEP_INTERVAL_S < 60
+    # a plan still running is never taken from its worker before the task's hard time limit kills it
+    assert services.PLAN_STUCK_AFTER.total_seconds() > order_plan_task.time_limit
+    assert orders_sweep_stuck_task.apply().get() == 0  # no orders: nothing to do
