@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -155,6 +156,21 @@ class Service:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-self.log_tail_chars :]
 
+    def problems(self, limit_chars: int = 12000) -> str:
+        """The log's WARNING, ERROR and CRITICAL entries with their tracebacks (a line that starts with a
+        timestamped level opens an entry; lines without one continue it), then the tail: what a failure
+        message needs when the first error scrolled out of the tail."""
+        entries: list[str] = []
+        keep = False
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            level = _LOG_LEVEL.search(line)
+            if level:
+                keep = level.group(1) in {"WARNING", "ERROR", "CRITICAL"}
+            if keep:
+                entries.append(line)
+        found = "\n".join(entries)[:limit_chars]
+        return f"--- warnings and errors ---\n{found}\n--- log tail ---\n{self.log()}"
+
     def kill(self) -> None:
         """SIGKILL the whole group (main process and children), as a machine crash would."""
         os.killpg(self.process.pid, signal.SIGKILL)
@@ -170,6 +186,9 @@ class Service:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=10)
         self._log.close()
+
+
+_LOG_LEVEL = re.compile(r"^\[[^\]]*\b(DEBUG|INFO|WARNING|ERROR|CRITICAL)\b")
 
 
 class Gunicorn(Service):
