@@ -59,7 +59,7 @@ _stop_sweeping = threading.Event()
 
 
 def _worker_sweep_interval_s() -> float:
-    """QUOTE_WORKER_SWEEP_S: seconds between a worker's own sweeps (default 15; 0 = only at start)."""
+    """QUOTE_WORKER_SWEEP_S: seconds between a worker's own sweeps of WORKER_SWEEPS (default 15; 0 = only at start)."""
     return float(env_str("QUOTE_WORKER_SWEEP_S", "15"))
 
 
