@@ -208,3 +208,34 @@ def test_two_concurrent_orders_never_reserve_the_same_units(
     for offer in SupplierOffer.objects.all():
         taken = PurchaseLine.objects.filter(offer=offer, from_stock=True).aggregate(total=Sum("qty"))["total"] or 0
         assert offer.reserved_qty == taken <= offer.stock_qty, offer
+
+
+def test_a_worker_that_starts_makes_a_plan_whose_worker_died(
+    idle_workers: list[Worker],
+    people: dict[str, User],
+    offers: tuple[Supplier, Supplier],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The plan's worker died after claiming it (only the claim was committed): a worker that starts sweeps
+    (quotes.tasks.WORKER_SWEEPS, no beat) and the plan is made, once."""
+    from orders import services as order_services
+    from orders.tasks import order_plan_task
+
+    monkeypatch.setattr(order_plan_task, "apply_async", lambda *args, **kwargs: None)  # the message died too
+    status, body = _post_order(people["customer"], _accepted(people).number)
+    monkeypatch.undo()
+    assert status == 201
+    started = timezone.now() - order_services.PLAN_STUCK_AFTER - dt.timedelta(seconds=1)
+    Order.objects.filter(number=body["number"]).update(plan_status="planning", plan_started_at=started)
+    fresh = Worker(QUEUE, tmp_path)
+    try:
+        _wait_planned([body["number"]])
+    finally:
+        fresh.stop()
+    order = Order.objects.get(number=body["number"])
+    events = list(OrderEvent.objects.filter(order=order))
+    assert [(e.type, e.data.get("reason")) for e in events] == [
+        ("placed", None), ("plan_requeued", "planning_too_long"), ("planned", None),
+    ]  # fmt: skip
+    assert PurchaseLine.objects.filter(order=order, sku=GPU).aggregate(total=Sum("qty"))["total"] == 2
