@@ -15,6 +15,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import User
+from config.celery import publish
 from configurator.engine.availability import quantities_availability
 from configurator.engine.errors import Conflict, ErrorCode, Forbidden
 from orders.models import TRANSITIONS, Order, OrderEvent, OrderLine, OrderStatus, PlanStatus, PurchaseLine
@@ -23,7 +24,6 @@ from procurement.planning import plan_line
 from procurement.selectors import offer_book, offer_info, schedule
 from quotes.models import Quote, QuoteStatus
 from quotes.services.numbering import document_number_next
-from quotes.services.render import BROKER_ERRORS, PUBLISH_RETRY_POLICY
 
 logger = logging.getLogger(__name__)
 
@@ -57,10 +57,7 @@ def order_plan_enqueue(*, order_id: int) -> bool:
     with no `plan_queued_at`, and `orders_sweep_stuck` queues it once the broker answers again."""
     from orders.tasks import order_plan_task
 
-    try:
-        order_plan_task.apply_async((order_id,), retry=True, retry_policy=PUBLISH_RETRY_POLICY)
-    except BROKER_ERRORS as exc:
-        logger.warning("order %s: plan not queued, broker unavailable (%s); the sweep will retry", order_id, exc)
+    if not publish(order_plan_task, order_id, what=f"order {order_id}: plan"):
         return False
     Order.objects.filter(pk=order_id).update(plan_queued_at=timezone.now())
     return True

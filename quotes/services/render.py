@@ -4,7 +4,6 @@ give a failed claim back, and sweep renders that were lost (ARCHITECTURE.md §Qu
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -14,14 +13,11 @@ from django.core.files.storage import Storage
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
-from kombu.exceptions import KombuError
-from redis.exceptions import RedisError
 
+from config.celery import publish
 from quotes.models import Quote, QuoteEvent, QuoteEventType, QuoteStatus, RenderStatus
 from quotes.services._shared import event_add
 from quotes.services.notify import quote_email_if_due
-
-logger = logging.getLogger(__name__)
 
 S = QuoteStatus
 E = QuoteEventType
@@ -36,10 +32,6 @@ RENDER_UNQUEUED_GRACE = timedelta(seconds=20)  # a pending quote not handed to t
 #: sweep in quotes/tasks.py) a lost render is queued again within 45 s.
 RENDER_LOST_AFTER = timedelta(seconds=30)
 RENDER_MAX_ATTEMPTS = 5  # failed renders are re-queued by the sweep until this many attempts
-#: Publishing a task must not hold a request for long when the broker is down: two quick retries,
-#: then the quote stays `pending` and the sweep re-queues it.
-PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
-BROKER_ERRORS: tuple[type[BaseException], ...] = (KombuError, RedisError, OSError)
 
 
 def quote_render_enqueue(*, quote_id: int) -> bool:
@@ -47,10 +39,7 @@ def quote_render_enqueue(*, quote_id: int) -> bool:
     `pending` with no `render_queued_at`, and the sweep queues it once the broker answers again."""
     from quotes.tasks import quote_render
 
-    try:
-        quote_render.apply_async((quote_id,), retry=True, retry_policy=PUBLISH_RETRY_POLICY)
-    except BROKER_ERRORS as exc:
-        logger.warning("quote %s: render not queued, broker unavailable (%s); the sweep will retry", quote_id, exc)
+    if not publish(quote_render, quote_id, what=f"quote {quote_id}: render"):
         return False
     Quote.objects.filter(pk=quote_id).update(render_queued_at=timezone.now())
     return True

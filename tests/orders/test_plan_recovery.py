@@ -27,12 +27,20 @@ pytestmark = pytest.mark.django_db
 SECOND = dt.timedelta(seconds=1)
 
 
-def _placed(accepted: Callable[[], Quote], place: Callable[..., Any], user: User) -> Order:
-    client = APIClient()
-    client.force_authenticate(user)
-    response = place(client, accepted().number)
-    assert response.status_code == 201, response.content
-    return Order.objects.get(number=response.json()["number"])
+@pytest.fixture
+def placing(
+    accepted: Callable[[], Quote], place: Callable[..., Any], customer_user: User, suppliers: tuple[Supplier, Supplier]
+) -> Callable[[], Order]:
+    """An order of a new accepted quote, placed through the API by its customer (offers for every part)."""
+
+    def make() -> Order:
+        client = APIClient()
+        client.force_authenticate(customer_user)
+        response = place(client, accepted().number)
+        assert response.status_code == 201, response.content
+        return Order.objects.get(number=response.json()["number"])
+
+    return make
 
 
 def _reserved() -> dict[tuple[str, str], int]:
@@ -44,17 +52,13 @@ def _requeue_reasons(order: Order) -> list[str]:
 
 
 def test_an_order_placed_while_the_broker_is_down_is_planned_once_it_answers(
-    accepted: Callable[[], Quote],
-    place: Callable[..., Any],
-    customer_user: User,
-    suppliers: tuple[Supplier, Supplier],
-    monkeypatch: pytest.MonkeyPatch,
+    placing: Callable[[], Order], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def down(*args: Any, **kwargs: Any) -> None:
         raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
     monkeypatch.setattr(order_plan_task, "apply_async", down)
-    order = _placed(accepted, place, customer_user)  # the customer still gets the order
+    order = placing()  # the customer still gets the order
     order.refresh_from_db()
     assert (order.plan_status, order.plan_queued_at) == ("pending", None)
     assert services.orders_sweep_stuck().requeued == ()  # within the grace: the commit's own publish may be late
@@ -71,14 +75,10 @@ def test_an_order_placed_while_the_broker_is_down_is_planned_once_it_answers(
 
 
 def test_a_plan_whose_worker_died_is_made_again_from_scratch_and_once(
-    accepted: Callable[[], Quote],
-    place: Callable[..., Any],
-    customer_user: User,
-    suppliers: tuple[Supplier, Supplier],
-    monkeypatch: pytest.MonkeyPatch,
+    placing: Callable[[], Order], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(order_plan_task, "apply_async", lambda *args, **kwargs: None)  # queued, never delivered
-    order = _placed(accepted, place, customer_user)
+    order = placing()
     # a worker claimed it and died: its transaction was rolled back, so only the claim is left
     claimed_at = timezone.now()
     Order.objects.filter(pk=order.pk).update(plan_status="planning", plan_started_at=claimed_at)
@@ -100,14 +100,10 @@ def test_a_plan_whose_worker_died_is_made_again_from_scratch_and_once(
 
 
 def test_a_lost_plan_message_is_queued_again_and_a_second_delivery_does_nothing(
-    accepted: Callable[[], Quote],
-    place: Callable[..., Any],
-    customer_user: User,
-    suppliers: tuple[Supplier, Supplier],
-    monkeypatch: pytest.MonkeyPatch,
+    placing: Callable[[], Order], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(order_plan_task, "apply_async", lambda *args, **kwargs: None)  # handed over, then lost
-    lost, waiting = _placed(accepted, place, customer_user), _placed(accepted, place, customer_user)
+    lost, waiting = placing(), placing()
     now = timezone.now()
     Order.objects.filter(pk=lost.pk).update(plan_queued_at=now - services.PLAN_LOST_AFTER - SECOND)
     Order.objects.filter(pk=waiting.pk).update(plan_queued_at=now - dt.timedelta(seconds=5))
