@@ -28,6 +28,13 @@ EVENT_LABELS = {
     "status_changed": _("Status changed"),
 }
 
+#: Why the sweep queued a procurement plan again (orders.services.orders_sweep_stuck).
+PLAN_REQUEUE_REASONS = {
+    "planning_too_long": _("the worker making it stopped"),
+    "not_queued": _("the task queue was unavailable when the order was placed"),
+    "message_lost": _("the task queue lost it"),
+}
+
 #: The button that moves an order to a status.
 ADVANCE_LABELS: dict[str, Promise] = {
     OrderStatus.PARTS_ORDERED: _("Mark parts ordered"),

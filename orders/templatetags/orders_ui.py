@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from configurator.labels import label, label_filters
-from orders.labels import ADVANCE_LABELS, EVENT_LABELS, PLAN_LABELS, STATUS_LABELS
+from orders.labels import ADVANCE_LABELS, EVENT_LABELS, PLAN_LABELS, PLAN_REQUEUE_REASONS, STATUS_LABELS
 from orders.models import Order
 from quotes.models import QuoteStatus
 
@@ -35,6 +35,8 @@ def order_event_detail(event: Any) -> str:
     if event.type == "planned":
         count = int(data.get("purchases") or 0)
         return ngettext("%(count)s purchase line", "%(count)s purchase lines", count) % {"count": count}
+    if event.type == "plan_requeued" and data.get("reason") in PLAN_REQUEUE_REASONS:
+        return str(PLAN_REQUEUE_REASONS[data["reason"]])
     return ""
 
 

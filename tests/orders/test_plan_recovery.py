@@ -5,6 +5,7 @@ and every worker's own sweep) finds each, says why in the order's history, and t
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from procurement.models import Supplier, SupplierOffer
 from quotes.models import Quote
 from quotes.schedule import SWEEP_INTERVAL_S
 from quotes.tasks import WORKER_SWEEPS
+from tests.orders.test_order_pages import browser
 
 pytestmark = pytest.mark.django_db
 SECOND = dt.timedelta(seconds=1)
@@ -52,7 +54,7 @@ def _requeue_reasons(order: Order) -> list[str]:
 
 
 def test_an_order_placed_while_the_broker_is_down_is_planned_once_it_answers(
-    placing: Callable[[], Order], monkeypatch: pytest.MonkeyPatch
+    placing: Callable[[], Order], customer_user: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def down(*args: Any, **kwargs: Any) -> None:
         raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
@@ -72,6 +74,13 @@ def test_an_order_placed_while_the_broker_is_down_is_planned_once_it_answers(
     assert [e.type for e in OrderEvent.objects.filter(order=order)] == ["placed", "plan_requeued", "planned"]
     assert PurchaseLine.objects.filter(order=order, sku="rtx-pro-6000-blackwell-maxq").count() == 2
     assert services.orders_sweep_stuck().requeued == ()  # nothing left to do
+    # the order's page says so in its history, in the reader's language
+    for language, what, why in [
+        ("en", "Procurement plan queued again", "the task queue was unavailable when the order was placed"),
+        ("ru", "План закупки снова поставлен в очередь", "очередь задач была недоступна, когда заказ оформили"),
+    ]:
+        page = re.sub(r"\s+", " ", browser(customer_user, language).get(f"/orders/{order.number}").content.decode())
+        assert f'<span class="event__what">{what}</span> <span class="event__detail">{why}</span>' in page, language
 
 
 def test_a_plan_whose_worker_died_is_made_again_from_scratch_and_once(
