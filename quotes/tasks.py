@@ -91,10 +91,10 @@ def _sweep_while_running(interval_s: float) -> None:
 def _sweep_from_the_worker(**_: Any) -> None:
     """A worker does not wait for beat: when it starts it re-queues renders and order plans whose message
     was lost (the broker restarted empty while nothing consumed) or whose worker died (WORKER_SWEEPS), and
-    then sweeps again every
-    QUOTE_WORKER_SWEEP_S seconds, so a lost render is queued again within RENDER_LOST_AFTER plus that
-    even where no beat runs. It runs in a thread of the worker's main process; several workers and beat
-    sweeping at once is harmless (each re-queue is a conditional UPDATE, each delivery claims first)."""
+    then sweeps again every QUOTE_WORKER_SWEEP_S seconds, so a lost render or plan is queued again within
+    RENDER_LOST_AFTER (PLAN_LOST_AFTER) plus that even where no beat runs. It runs in a thread of the
+    worker's main process; several workers and beat sweeping at once is harmless (each re-queue is a
+    conditional UPDATE, each delivery claims first)."""
     _stop_sweeping.clear()
     threading.Thread(
         target=_sweep_while_running, args=(_worker_sweep_interval_s(),), name="quotes-sweep", daemon=True
