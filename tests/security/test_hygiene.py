@@ -18,6 +18,7 @@ from rest_framework.throttling import SimpleRateThrottle
 
 import config.api
 from accounts.models import User
+from config import throttle
 from configurator.models import SavedBuild
 from quotes.models import Quote
 from tests import factories
@@ -45,7 +46,11 @@ def basic(user: User, password: str = PASSWORD) -> str:
 
 @pytest.fixture
 def lower_rate(monkeypatch: pytest.MonkeyPatch) -> Callable[[str, str], None]:
-    """Set one scope's rate for this test (DRF reads the rates once, into SimpleRateThrottle)."""
+    """Set one scope's rate for this test (DRF reads the rates once, into SimpleRateThrottle). The counters'
+    clock stands 10 s into a window: a window that ended between two requests of a test would start the
+    count again (a fixed window; CI once crossed a minute's end there and the third call was not refused)."""
+    window = throttle._window
+    monkeypatch.setattr(throttle, "_window", lambda duration_s, now: window(duration_s, 6000.0 + 10))
 
     def lower(scope: str, rate: str) -> None:
         monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, scope, rate)
