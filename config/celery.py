@@ -7,6 +7,8 @@ import os
 from typing import Any
 
 from celery import Celery, Task
+from kombu.exceptions import KombuError
+from redis.exceptions import RedisError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -23,9 +25,6 @@ PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 
 def publish(task: Task, *args: Any, what: str) -> bool:
     """Hand `task(*args)` to the broker. A broker failure is logged (naming `what`), not raised: False, and the
     sweep of whoever called queues it again once the broker answers."""
-    from kombu.exceptions import KombuError
-    from redis.exceptions import RedisError
-
     try:
         task.apply_async(args, retry=True, retry_policy=PUBLISH_RETRY_POLICY)
     except (KombuError, RedisError, OSError) as exc:
