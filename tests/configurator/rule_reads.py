@@ -54,16 +54,31 @@ def _quiet_replace(obj: Any, /, **changes: Any) -> Any:
         _copying[0] -= 1
 
 
+_engine_modules: tuple[int, list[Any]] = (0, [])  # (len(sys.modules) when listed, the engine's modules)
+
+
+def _modules_with_replace() -> list[Any]:
+    """The engine's modules that imported dataclasses.replace, listed again only when a module was imported
+    since (a walk of sys.modules per rule run cost the suite ~2 minutes once pytest had loaded everything)."""
+    import sys
+
+    global _engine_modules
+    if _engine_modules[0] != len(sys.modules):
+        found = [
+            module
+            for name, module in list(sys.modules.items())
+            if name.startswith("configurator.engine") and getattr(module, "replace", None) is _real_replace
+        ]
+        _engine_modules = (len(sys.modules), found)
+    return _engine_modules[1]
+
+
 @contextmanager
 def quiet_copies() -> Iterator[None]:
     """dataclasses.replace (as every engine module imported it) copies a recording build without noting it."""
-    import sys
-
-    patched = []
-    for name, module in list(sys.modules.items()):
-        if name.startswith("configurator.engine") and getattr(module, "replace", None) is _real_replace:
-            module.replace = _quiet_replace  # type: ignore[attr-defined]
-            patched.append(module)
+    patched = _modules_with_replace()
+    for module in patched:
+        module.replace = _quiet_replace
     try:
         yield
     finally:
