@@ -83,7 +83,7 @@ def quiet_copies() -> Iterator[None]:
         yield
     finally:
         for module in patched:
-            module.replace = _real_replace  # type: ignore[attr-defined]
+            module.replace = _real_replace
 
 
 def recording(build: BuildSpec) -> RecordingBuild:
