@@ -319,7 +319,7 @@ def test_api_matrix(world: World, route: str, method: str, persona: str) -> None
     cell = API_MATRIX[route, method]
     url = cell.url(world)
     expected = cell.expected[persona]
-    before = fingerprint(*API_TABLES)
+    before = fingerprint(*API_TABLES) if method in UNSAFE else None  # a read is not compared
     client = api_client(world, persona)
     kwargs: dict[str, Any] = {"format": "json"} if cell.body is not None else {}
     response = getattr(client, method.lower())(url, cell.body, **kwargs) if method in UNSAFE else client.get(url)
