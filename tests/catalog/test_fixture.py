@@ -10,8 +10,10 @@ import json
 import re
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from catalog.fixture import CATALOG_FIXTURE, read_catalog_fixture
 from catalog.models import CATALOG_MODELS, Chassis, Cpu, Gpu, NvlinkBridge, Psu
@@ -300,6 +302,25 @@ def test_loading_twice_creates_and_changes_nothing_the_second_time() -> None:
     assert (third.total_created, third.total_updated) == (0, 0)
     assert Gpu.objects.count() == len(rows["gpus"])
     assert NvlinkBridge.objects.get(sku="nvlink-bridge-a100-2way").gpus.count() == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("update", [False, True], ids=["new row", "changed row"])
+def test_a_row_the_database_refuses_fails_the_load_naming_it_and_stores_nothing(tmp_path: Any, update: bool) -> None:
+    """The loader leaves the check constraints to the database: a row breaking one (here an NVLink GPU with no
+    NVLink bandwidth, a rule across two fields that no field check sees) still fails the whole load."""
+    data = json.loads(CATALOG_FIXTURE.read_text(encoding="utf-8"))
+    gpu = next(row for row in data["gpus"] if row["nvlink_kind"] != "none")
+    if not update:
+        for model in CATALOG_MODELS.values():
+            model.objects.all().delete()
+    gpu["nvlink_gbs"] = None
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = {kind: list(model.objects.order_by("pk").values()) for kind, model in CATALOG_MODELS.items()}
+    with pytest.raises(ValidationError, match=rf"gpus {gpu['sku']}: .*gpu_nvlink_has_bandwidth"):
+        catalog_load_fixture(path=path, update=update)
+    assert {kind: list(model.objects.order_by("pk").values()) for kind, model in CATALOG_MODELS.items()} == before
 
 
 @pytest.mark.django_db
