@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from orders import models as m
+from orders.services import order_plan_retry
 
 
 class _ReadOnlyInline(admin.TabularInline):
@@ -45,8 +49,46 @@ class OrderAdmin(admin.ModelAdmin):
     search_fields = ("number", "quote__number", "owner__username")
     inlines = [LineInline, PurchaseInline, EventInline]
 
+    actions = ["plan_again"]
+
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [field.name for field in m.Order._meta.fields]
+
+    def has_plan_permission(self, request: HttpRequest) -> bool:
+        """Sales engineers and superusers may ask for a failed procurement plan again."""
+        user: Any = request.user
+        return bool(user.is_superuser or getattr(user, "is_sales", False))
+
+    @admin.action(description=_("Make the failed procurement plans again"), permissions=["plan"])
+    def plan_again(self, request: HttpRequest, queryset: QuerySet[m.Order]) -> None:
+        """orders.services.order_plan_retry for each selected order whose plan failed; the others are named."""
+        done: list[str] = []
+        skipped: list[str] = []
+        user: Any = request.user
+        for order in queryset.order_by("number"):
+            (done if order_plan_retry(order=order, user=user) else skipped).append(order.number)
+        if done:
+            self.message_user(
+                request,
+                ngettext(
+                    "The procurement plan of %(orders)s is queued again.",
+                    "The procurement plans of %(orders)s are queued again.",
+                    len(done),
+                )
+                % {"orders": ", ".join(done)},
+                messages.SUCCESS,
+            )
+        if skipped:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(orders)s was left as it is: only a failed plan is made again.",
+                    "%(orders)s were left as they are: only a failed plan is made again.",
+                    len(skipped),
+                )
+                % {"orders": ", ".join(skipped)},
+                messages.WARNING,
+            )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

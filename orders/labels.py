@@ -33,6 +33,7 @@ PLAN_REQUEUE_REASONS = {
     "planning_too_long": _("the worker making it stopped"),
     "not_queued": _("the task queue was unavailable when the order was placed"),
     "message_lost": _("the task queue lost it"),
+    "asked_by_staff": _("asked for by staff after it failed"),
 }
 
 #: The button that moves an order to a status.

@@ -185,6 +185,23 @@ def _plan(order: Order) -> None:
     event_add(order, "planned", data={"purchases": order.purchases.count(), "late": late, "without_offer": unplanned})
 
 
+def order_plan_retry(*, order: Order, user: User) -> bool:
+    """Make a failed plan again (the task gave up after its retries; staff have fixed what failed it, an offer
+    or a supplier): back to `pending`, an order event `plan_requeued` naming who asked and the error it
+    replaces, and queued when the transaction commits (the sweep queues it should the broker be down).
+    False, and nothing changed, when the order's plan has not failed."""
+    with transaction.atomic():
+        failed = Order.objects.select_for_update().filter(pk=order.pk, plan_status=PlanStatus.FAILED).first()
+        if failed is None:
+            return False
+        previous = failed.plan_error
+        failed.plan_status, failed.plan_queued_at, failed.plan_error = PlanStatus.PENDING, None, ""
+        failed.save(update_fields=["plan_status", "plan_queued_at", "plan_error", "updated_at"])
+        event_add(failed, "plan_requeued", user=user, data={"reason": "asked_by_staff", "error": previous})
+        _plan_queue_on_commit(failed.pk)
+    return True
+
+
 @dataclass(frozen=True)
 class PlanSweepReport:
     requeued: tuple[int, ...]

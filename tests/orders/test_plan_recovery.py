@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -134,3 +135,103 @@ def test_the_sweep_runs_from_beat_and_from_every_worker_within_a_minute() -> Non
     # a plan still running is never taken from its worker before the task's hard time limit kills it
     assert services.PLAN_STUCK_AFTER.total_seconds() > order_plan_task.time_limit
     assert orders_sweep_stuck_task.apply().get() == 0  # no orders: nothing to do
+
+
+# --------------------------------------------------------------------------- a failed plan, made again by staff
+
+ADMIN_ORDERS = "/admin/orders/order/"
+
+
+def _broker_down(*args: Any, **kwargs: Any) -> None:
+    raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+
+def _supplier_down(order: Order) -> None:
+    raise RuntimeError("supplier API down")
+
+
+def _failed(placing: Callable[[], Order], monkeypatch: pytest.MonkeyPatch) -> Order:
+    """An order whose plan failed (the task gives up after its retries; here its one attempt fails)."""
+    with monkeypatch.context() as patch:
+        patch.setattr(order_plan_task, "apply_async", lambda *args, **kwargs: None)  # queued, not delivered yet
+        order = placing()
+        patch.setattr(services, "_plan", _supplier_down)
+        with pytest.raises(RuntimeError, match="supplier API down"):
+            services.order_plan(order_id=order.pk)
+    order.refresh_from_db()
+    assert order.plan_status == "failed" and "supplier API down" in order.plan_error
+    return order
+
+
+def _offered_actions(client: Any) -> set[str]:
+    response = client.get(ADMIN_ORDERS)
+    assert response.status_code == 200
+    form = response.context["action_form"]  # None: no action at all
+    return set() if form is None else {name for name, _ in form.fields["action"].choices}
+
+
+def test_sales_make_a_failed_plan_again_from_the_admin_and_the_history_says_who_and_why(
+    placing: Callable[[], Order],
+    sales_user: User,
+    client: Any,
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    failed = _failed(placing, monkeypatch)
+    ready = placing()  # a plan that did not fail is left alone
+    ready.refresh_from_db()
+    assert ready.plan_status == "ready"
+    client.force_login(sales_user)
+    assert "plan_again" in _offered_actions(client)
+    with monkeypatch.context() as patch, django_capture_on_commit_callbacks(execute=True):
+        patch.setattr(order_plan_task, "apply_async", _broker_down)  # and the broker is down at the commit
+        response = client.post(
+            ADMIN_ORDERS, {"action": "plan_again", "_selected_action": [failed.pk, ready.pk]}, follow=True
+        )
+    shown = [str(message) for message in response.context["messages"]]
+    assert shown == [  # the admin speaks the site's default language
+        f"План закупки заказа {failed.number} снова поставлен в очередь.",
+        f"Заказ {ready.number} оставлен как есть: заново составляется только несостоявшийся план.",
+    ]
+    failed.refresh_from_db()
+    assert (failed.plan_status, failed.plan_error) == ("pending", "")  # so the sweep takes it up: a lost
+    Order.objects.filter(pk=failed.pk).update(updated_at=timezone.now() - services.PLAN_UNQUEUED_GRACE - SECOND)
+    assert services.orders_sweep_stuck().requeued == (failed.pk,)  # failed plan is never queued again by it
+    failed.refresh_from_db()
+    assert (failed.plan_status, failed.plan_error) == ("ready", "")
+    bought: Counter[str] = Counter()
+    for sku, qty in PurchaseLine.objects.filter(order=failed).values_list("sku", "qty"):
+        bought[sku] += qty
+    wanted: Counter[str] = Counter()
+    for sku, qty in failed.lines.values_list("sku", "qty"):
+        wanted[sku] += qty
+    assert bought == wanted and wanted  # every part of the order is bought once
+    event = OrderEvent.objects.filter(order=failed, type="plan_requeued").order_by("pk").first()
+    assert event is not None and event.user == sales_user and event.data["reason"] == "asked_by_staff"
+    assert "supplier API down" in event.data["error"]
+    assert [e.type for e in OrderEvent.objects.filter(order=ready)] == ["placed", "planned"]
+    # asked again once it is made: nothing more happens
+    assert _requeue_reasons(failed) == ["asked_by_staff", "not_queued"]
+    assert services.order_plan_retry(order=failed, user=sales_user) is False
+    assert _requeue_reasons(failed) == ["asked_by_staff", "not_queued"]
+    # the order's page says so in the reader's language
+    for language, why in [
+        ("en", "asked for by staff after it failed"),
+        ("ru", "запрошен сотрудником после сбоя"),
+    ]:
+        page = re.sub(r"\s+", " ", browser(sales_user, language).get(f"/orders/{failed.number}").content.decode())
+        assert f'<span class="event__detail">{why}</span>' in page, language
+
+
+def test_catalog_staff_are_not_offered_the_action_and_cannot_post_it(
+    placing: Callable[[], Order], client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests import factories
+
+    failed = _failed(placing, monkeypatch)
+    client.force_login(factories.catalog_staff(username="cat"))
+    assert "plan_again" not in _offered_actions(client)
+    client.post(ADMIN_ORDERS, {"action": "plan_again", "_selected_action": [failed.pk]})
+    failed.refresh_from_db()
+    assert failed.plan_status == "failed"
+    assert not OrderEvent.objects.filter(order=failed, type="plan_requeued").exists()
