@@ -50,6 +50,11 @@ def _reserved() -> dict[tuple[str, str], int]:
     return {(o.supplier.slug, o.sku): o.reserved_qty for o in SupplierOffer.objects.select_related("supplier")}
 
 
+def _broker_down(*args: Any, **kwargs: Any) -> None:
+    """apply_async with the broker refusing connections."""
+    raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+
 def _requeue_reasons(order: Order) -> list[str]:
     return [e.data["reason"] for e in OrderEvent.objects.filter(order=order, type="plan_requeued")]
 
@@ -57,10 +62,7 @@ def _requeue_reasons(order: Order) -> list[str]:
 def test_an_order_placed_while_the_broker_is_down_is_planned_once_it_answers(
     placing: Callable[[], Order], customer_user: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def down(*args: Any, **kwargs: Any) -> None:
-        raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
-
-    monkeypatch.setattr(order_plan_task, "apply_async", down)
+    monkeypatch.setattr(order_plan_task, "apply_async", _broker_down)
     order = placing()  # the customer still gets the order
     order.refresh_from_db()
     assert (order.plan_status, order.plan_queued_at) == ("pending", None)
@@ -140,10 +142,6 @@ def test_the_sweep_runs_from_beat_and_from_every_worker_within_a_minute() -> Non
 # --------------------------------------------------------------------------- a failed plan, made again by staff
 
 ADMIN_ORDERS = "/admin/orders/order/"
-
-
-def _broker_down(*args: Any, **kwargs: Any) -> None:
-    raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
 
 def _supplier_down(order: Order) -> None:
