@@ -12,11 +12,11 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from catalog import specs
 from catalog.fixture import fixture_snapshot
-from catalog.models import Gpu
 from catalog.services import catalog_load_fixture
 from catalog.specs import catalog_snapshot, catalog_snapshot_clear, catalog_version
 from configurator.engine.types import CatalogSnapshot
 from tests import dbtemplate, factories, scheduling
+from tests.module_rows import catalog_ready
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -82,8 +82,7 @@ def catalog(db: None) -> None:
 
     Transactional tests flush the database when they end, so reload when the rows are gone.
     """
-    if not Gpu.objects.exists():
-        catalog_load_fixture()
+    catalog_ready()
     version = catalog_version()
     if _base_snapshot and _base_snapshot[0].version == version:
         specs._cached = _base_snapshot[0]  # the catalog as loaded, built once per process

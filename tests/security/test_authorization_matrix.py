@@ -41,6 +41,7 @@ from servicelines.models import ServiceItem
 from servicelines.services import services_load_fixture
 from tests import factories
 from tests.builds import GOOD_BUILD
+from tests.module_rows import rows_for_the_module
 from tests.security.admin_forms import form_data as _form_data
 from tests.security.bodies import APPLY_FIX, ESTIMATE, RECOMMENDATION
 from tests.security.procurement_rows import (
@@ -64,32 +65,56 @@ UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 # --------------------------------------------------------------------------- the world each cell runs in
 
 
+# "ordered": accepted, with the world's order; "accepted": accepted, no order yet
+QUOTE_STATES = ("draft", "pending_approval", "sent", "accepted", "ordered", "pdf_ready")
+
+
 @dataclass
 class World:
+    """The personas and the customer's objects, made once per module (`make_world`) and read by every cell."""
+
     users: dict[str, User]
     tokens: dict[str, str]
     build: SavedBuild
     sales2: User
     quotes: dict[str, Quote] = field(default_factory=dict)
+    orders: list[Order] = field(default_factory=list)
 
     @property
     def customer(self) -> User:
         return self.users[CUST]
 
     def order(self) -> Order:
-        """The customer's order of an accepted quote, planned from the sample offers, made on first use."""
-        if not hasattr(self, "_order"):
-            sample_offers_load()  # offers_load_fixture(), faster after its first call
-            order, _ = order_services.order_place(quote=self.quote("accepted"), user=self.customer)
-            order_services.order_plan(order_id=order.pk)
-            self._order = order
-        return self._order
+        """The customer's order of the "ordered" quote, planned from the sample offers."""
+        return self.orders[0]
 
     def quote(self, state: str) -> Quote:
-        """The customer's quote in `state` (draft, pending_approval, sent, pdf_ready), made on first use."""
-        if state not in self.quotes:
-            self.quotes[state] = _make_quote(self, state)
+        """The customer's quote in `state` (one of QUOTE_STATES)."""
         return self.quotes[state]
+
+
+def make_world(prefix: str, *, tokens: bool) -> World:
+    """Five signed-in personas (each with an API token when `tokens`), a saved build of the customer, their
+    quote in each of QUOTE_STATES and their order of the accepted one."""
+    users = {
+        CUST: factories.customer(username=f"{prefix}-customer"),
+        OTHER: factories.customer(username=f"{prefix}-other"),
+        SALES: factories.sales(username=f"{prefix}-sales"),
+        CAT: factories.catalog_staff(username=f"{prefix}-catalog"),
+        SUPER: cast(User, factories.UserFactory(username=f"{prefix}-admin", is_staff=True, is_superuser=True)),
+    }
+    world = World(
+        users=users,
+        tokens={name: Token.objects.create(user=user).key for name, user in users.items()} if tokens else {},
+        build=saved_build_create(owner=users[CUST], name="customer's build", payload=GOOD_BUILD),
+        sales2=factories.sales(username=f"{prefix}-sales2"),
+    )
+    world.quotes.update((state, _make_quote(world, state)) for state in QUOTE_STATES)
+    sample_offers_load()  # offers_load_fixture(), faster after its first call
+    order, _ = order_services.order_place(quote=world.quote("ordered"), user=world.customer)
+    order_services.order_plan(order_id=order.pk)
+    world.orders.append(order)
+    return world
 
 
 def _make_quote(world: World, state: str) -> Quote:
@@ -101,28 +126,26 @@ def _make_quote(world: World, state: str) -> Quote:
     quote = quote_services.quote_create(customer=world.customer, created_by=world.customer, payload=GOOD_BUILD)
     if state == "sent":
         return quote_services.quote_send(quote=quote, user=world.sales2)
-    if state == "accepted":
+    if state in ("accepted", "ordered"):
         quote = quote_services.quote_send(quote=quote, user=world.sales2)
         return quote_services.quote_accept(quote=quote, user=world.customer)
-    if state == "pdf_ready":
-        quote.pdf.save(f"{quote.number}-R1-1.pdf", ContentFile(b"%PDF-1.4 matrix test\n%%EOF\n"), save=False)
+    if state == "pdf_ready":  # the file itself is written by each test that reads it (pdf_url): MEDIA_ROOT is per test
+        quote.pdf.name = f"quotes/{quote.number}-R1-1.pdf"
         quote.render_status = RenderStatus.READY
         quote.save(update_fields=["pdf", "render_status"])
     return quote
 
 
+@pytest.fixture(scope="module")
+def module_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[World]:
+    """The world, made once for the module's tests (each test's writes are rolled back, tests/conftest.py)."""
+    with rows_for_the_module(django_db_blocker):
+        yield make_world("matrix", tokens=True)
+
+
 @pytest.fixture
-def world(catalog: None) -> World:
-    users = {
-        CUST: factories.customer(username="matrix-customer"),
-        OTHER: factories.customer(username="matrix-other"),
-        SALES: factories.sales(username="matrix-sales"),
-        CAT: factories.catalog_staff(username="matrix-catalog"),
-        SUPER: cast(User, factories.UserFactory(username="matrix-admin", is_staff=True, is_superuser=True)),
-    }
-    tokens = {name: Token.objects.create(user=user).key for name, user in users.items()}
-    build = saved_build_create(owner=users[CUST], name="customer's build", payload=GOOD_BUILD)
-    return World(users=users, tokens=tokens, build=build, sales2=factories.sales(username="matrix-sales2"))
+def world(catalog: None, module_world: World) -> World:
+    return module_world
 
 
 def fingerprint(*models: type[Model]) -> dict[str, list[dict[str, Any]]]:
@@ -183,6 +206,14 @@ def quote_url(state: str, action: str = "") -> Callable[[World], str]:
     return lambda world: f"/api/v1/quotes/{world.quote(state).number}/" + (f"{action}/" if action else "")
 
 
+def pdf_url(world: World) -> str:
+    """The PDF of the "pdf_ready" quote, its file written to this test's MEDIA_ROOT."""
+    quote = world.quote("pdf_ready")
+    written = quote.pdf.storage.save(quote.pdf.name, ContentFile(b"%PDF-1.4 matrix test\n%%EOF\n"))
+    assert written == quote.pdf.name, written
+    return f"/api/v1/quotes/{quote.number}/pdf/"
+
+
 def build_url(world: World) -> str:
     return f"/api/v1/builds/{world.build.pk}/"
 
@@ -235,7 +266,7 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
     ("api/v1/quotes/<quote_number:number>/refresh-prices/", "POST"): Cell(
         own_or_sales(200), quote_url("draft", "refresh-prices")
     ),
-    ("api/v1/quotes/<quote_number:number>/pdf/", "GET"): Cell(own_or_sales(200), quote_url("pdf_ready", "pdf")),
+    ("api/v1/quotes/<quote_number:number>/pdf/", "GET"): Cell(own_or_sales(200), pdf_url),
     ("api/v1/quotes/<quote_number_for_order:number>/order", "POST"): Cell(
         own_or_sales(201), lambda world: f"/api/v1/quotes/{world.quote('accepted').number}/order"
     ),
@@ -334,10 +365,10 @@ def test_api_matrix(world: World, route: str, method: str, persona: str) -> None
 
 def test_lists_show_customers_only_their_own_objects(world: World) -> None:
     others_build = saved_build_create(owner=world.users[OTHER], name="other's build", payload=GOOD_BUILD)
-    mine, theirs = (
-        world.quote("draft"),
-        quote_services.quote_create(customer=world.users[OTHER], created_by=world.users[OTHER], payload=GOOD_BUILD),
-    )
+    mine = {quote.number for quote in world.quotes.values()}
+    theirs = quote_services.quote_create(
+        customer=world.users[OTHER], created_by=world.users[OTHER], payload=GOOD_BUILD
+    ).number
 
     def listed(persona: str, url: str, key: str) -> set[Any]:
         return {row[key] for row in api_client(world, persona).get(url).json()["results"]}
@@ -353,10 +384,11 @@ def test_lists_show_customers_only_their_own_objects(world: World) -> None:
             others_build.pk,
         }
     )
-    assert listed(CUST, "/api/v1/quotes/", "number") == {mine.number}
-    assert listed(OTHER, "/api/v1/quotes/", "number") == {theirs.number}
+    assert len(mine) == len(QUOTE_STATES)
+    assert listed(CUST, "/api/v1/quotes/", "number") == mine
+    assert listed(OTHER, "/api/v1/quotes/", "number") == {theirs}
     assert listed(CAT, "/api/v1/quotes/", "number") == set()
-    assert listed(SALES, "/api/v1/quotes/", "number") == {mine.number, theirs.number}
+    assert listed(SALES, "/api/v1/quotes/", "number") == mine | {theirs}
 
 
 def test_a_customer_cannot_quote_from_another_customers_saved_build_or_for_someone_else(world: World) -> None:

@@ -10,20 +10,19 @@ quotes (404) and may not move orders (403). Every refused POST is checked to hav
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from accounts.models import User
 from orders.models import Order, OrderEvent, PurchaseLine
 from procurement.models import SupplierOffer
 from quotes.models import Quote, QuoteEvent
-from tests import factories
-from tests.security.test_authorization_matrix import PERSONAS, World, fingerprint
+from tests.module_rows import rows_for_the_module
+from tests.security.test_authorization_matrix import PERSONAS, World, fingerprint, make_world
 
 pytestmark = pytest.mark.django_db
 
@@ -33,20 +32,16 @@ DONE = 302  # an allowed POST redirects to the order's page
 TABLES = (Order, OrderEvent, PurchaseLine, SupplierOffer, Quote, QuoteEvent)
 
 
-@pytest.fixture
-def world(catalog: None) -> World:
-    users = {
-        CUST: factories.customer(username="pages-customer"),
-        OTHER: factories.customer(username="pages-other"),
-        SALES: factories.sales(username="pages-sales"),
-        CAT: factories.catalog_staff(username="pages-catalog"),
-        SUPER: cast(User, factories.UserFactory(username="pages-admin", is_staff=True, is_superuser=True)),
-    }
-    from configurator.services import saved_build_create
-    from tests.builds import GOOD_BUILD
+@pytest.fixture(scope="module")
+def module_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[World]:
+    """The personas and the customer's order, made once for the module's tests (tests/module_rows.py)."""
+    with rows_for_the_module(django_db_blocker):
+        yield make_world("pages", tokens=False)
 
-    build = saved_build_create(owner=users[CUST], name="customer's build", payload=GOOD_BUILD)
-    return World(users=users, tokens={}, build=build, sales2=factories.sales(username="pages-sales2"))
+
+@pytest.fixture
+def world(catalog: None, module_world: World) -> World:
+    return module_world
 
 
 def _supplier(world: World) -> str:
@@ -60,7 +55,6 @@ def _second_accepted_quote(world: World) -> str:
     from quotes import services as quote_services
     from tests.builds import GOOD_BUILD
 
-    world.order()
     quote = quote_services.quote_create(customer=world.customer, created_by=world.customer, payload=GOOD_BUILD)
     quote = quote_services.quote_send(quote=quote, user=world.sales2)
     return quote_services.quote_accept(quote=quote, user=world.customer).number
@@ -87,16 +81,6 @@ def _order(suffix: str = "") -> Callable[[World], str]:
     return lambda world: f"/orders/{world.order().number}{suffix}"
 
 
-def _order_then(url: str) -> Callable[[World], str]:
-    """`url`, with the world's order made first (so the page has something to show)."""
-
-    def make(world: World) -> str:
-        world.order()
-        return url
-
-    return make
-
-
 PAGE_MATRIX: dict[tuple[str, str], Page] = {
     ("orders/", "GET"): Page(SIGNED_IN, lambda world: "/orders/"),
     ("orders/<str:number>", "GET"): Page(OWN_OR_STAFF, _order()),
@@ -108,7 +92,7 @@ PAGE_MATRIX: dict[tuple[str, str], Page] = {
     ("orders/<str:number>/purchases/<slug:supplier>.<download_format:fmt>", "GET"): Page(
         STAFF_OF_AN_ORDER, lambda world: f"/orders/{world.order().number}/purchases/{_supplier(world)}.xlsx"
     ),
-    ("orders/purchasing", "GET"): Page(STAFF, _order_then("/orders/purchasing")),
+    ("orders/purchasing", "GET"): Page(STAFF, lambda world: "/orders/purchasing"),
     ("orders/purchasing/<slug:supplier>.<download_format:fmt>", "GET"): Page(
         STAFF, lambda world: f"/orders/purchasing/{_supplier(world)}.csv"
     ),
