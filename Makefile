@@ -23,8 +23,12 @@ help: ## list the targets
 $(VENV)/.installed: pyproject.toml requirements/lock.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required (found %s)" % sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade "pip>=24"
-	$(PY) -m pip install -q -c requirements/lock.txt -e ".[dev]"
+	@# uv (pinned in the lock) installs the lock in ~5 s where pip takes ~45 s, most of it compiling every
+	@# module's bytecode (a clean clone, 2026-12-01); pip does it when uv cannot (no index reachable by uv)
+	$(PY) -m pip install -q -c requirements/lock.txt uv
+	$(PY) -m uv pip install -q --python $(PY) -c requirements/lock.txt -e ".[dev]" || { \
+	  echo "uv could not install the lock: installing it with pip"; \
+	  $(PY) -m pip install -q --upgrade "pip>=24" && $(PY) -m pip install -q -c requirements/lock.txt -e ".[dev]"; }
 	@touch $@
 
 install: $(VENV)/.installed ## create .venv and install the pinned dependencies
