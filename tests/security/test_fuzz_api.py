@@ -1,8 +1,8 @@
 """Schemathesis against the OpenAPI schema served by a running gunicorn (2 workers, config/gunicorn.py).
 
 Three bounded passes over every operation of /api/v1/schema/, each with positive and negative data
-(schemathesis' examples, coverage and fuzzing phases; with the CI size the anonymous pass leaves out the
-coverage phase, see COVERAGE_PASSES):
+(schemathesis' examples, coverage and fuzzing phases; with the CI size the anonymous pass and the operations
+whose body is another's leave out the coverage phase, in a fourth pass, see COVERAGE_PASSES and SAME_BODIES):
 
 * as a sales engineer with an API token (sees every build and quote, so the authenticated paths run);
 * /api/v1/auth/token with HTTP Basic auth of a user of its own (its token rotations touch nobody else);
@@ -66,22 +66,33 @@ COVERAGE_PASSES = {
     "ci": frozenset({"sales", "token-basic-auth"}),
     "nightly": frozenset({"sales", "token-basic-auth", "anonymous"}),
 }
+#: Operations whose body is another operation's: builds_update's is builds_create's, builds_partial_update's
+#: the same with every field optional, builds_apply_fix's the build validate reads and a free-form fix. With
+#: the CI size the sales pass leaves them out and a pass of their own sends them its examples and fuzzing
+#: phases: their coverage phase repeated the boundary cases of the bodies builds_create and builds_validate
+#: get (~1,800 cases, a third of the run). The nightly size sends them every phase in the sales pass.
+SAME_BODIES = ("builds_update", "builds_partial_update", "builds_apply_fix")
 FUZZ_SIZE = os.environ.get("FUZZ_SIZE", "ci")
 pytestmark = pytest.mark.long  # started first in `make test` (tests/scheduling.py)
 POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 if FUZZ_SIZE not in FUZZ_SIZES:
     raise ValueError(f"FUZZ_SIZE must be one of {sorted(FUZZ_SIZES)}, not {FUZZ_SIZE!r}")
+SALES_TOKEN = ("--header", "Authorization: Token {token}")
 PASSES: dict[str, tuple[int, tuple[str, ...]]] = {
-    "sales": (
-        FUZZ_SIZES[FUZZ_SIZE]["sales"],
-        ("--header", "Authorization: Token {token}", "--exclude-path", "/api/v1/auth/token"),
-    ),
+    "sales": (FUZZ_SIZES[FUZZ_SIZE]["sales"], (*SALES_TOKEN, "--exclude-path", "/api/v1/auth/token")),
     "token-basic-auth": (
         FUZZ_SIZES[FUZZ_SIZE]["token-basic-auth"],
         ("--auth", "fuzz-keys:fuzz-test-pass", "--include-path", "/api/v1/auth/token"),
     ),
     "anonymous": (FUZZ_SIZES[FUZZ_SIZE]["anonymous"], ()),
 }
+if FUZZ_SIZE == "ci":
+    examples, options = PASSES["sales"]
+    PASSES["sales"] = (examples, options + tuple(o for op in SAME_BODIES for o in ("--exclude-operation-id", op)))
+    PASSES["sales-same-bodies"] = (
+        examples,
+        (*SALES_TOKEN, *(o for op in SAME_BODIES for o in ("--include-operation-id", op))),
+    )
 HOOKS = Path(__file__).with_name("fuzz_hooks.py")  # steer generated SKUs, models and ids toward real ones
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 SEED = """
