@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 PYTEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test fuzz lint format bench accuracy migrate seed clean
+.PHONY: help install run test fuzz screenshots lint format bench accuracy migrate seed clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
@@ -59,6 +59,9 @@ test: install ## run the whole test suite (PYTEST_WORKERS=2 processes; the schem
 
 fuzz: install ## the large schemathesis run against gunicorn (FUZZ_SIZE=nightly; the suite runs the CI size)
 	FUZZ_SIZE=nightly $(PY) -m pytest -p no:cacheprovider -s tests/security/test_fuzz_api.py $(PYTEST_ARGS)
+
+screenshots: install ## the browser tests, writing every page at 1280 and 390 px to artifacts/screenshots/
+	SCREENSHOTS=1 env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -p no:cacheprovider tests/e2e $(PYTEST_ARGS)
 
 lint: install ## ruff check, ruff format --check, mypy
 	$(VENV)/bin/ruff check .
