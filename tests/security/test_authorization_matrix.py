@@ -95,7 +95,7 @@ class World:
 
 def make_world(prefix: str, *, tokens: bool) -> World:
     """Five signed-in personas (each with an API token when `tokens`), a saved build of the customer, their
-    quote in each of QUOTE_STATES and their order of the accepted one."""
+    quote in each of QUOTE_STATES and their order of the "ordered" one."""
     users = {
         CUST: factories.customer(username=f"{prefix}-customer"),
         OTHER: factories.customer(username=f"{prefix}-other"),
