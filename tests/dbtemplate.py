@@ -7,24 +7,29 @@ database in the background as soon as pytest is configured, while the workers st
 worker's test database and each scratch database is then `CREATE DATABASE ... TEMPLATE` of it (a file copy
 of a migrated database, well under a second). pytest-django is told to keep the copy (`keepdb`): it runs
 `migrate` once more, which finds nothing to apply, and still fires post_migrate, serializes the database for
-serialized_rollback and the catalog is loaded as before (tests/conftest.py). The copies and the template are
-dropped when the run ends. On SQLite nothing changes (the test database is in memory).
+serialized_rollback and the catalog is loaded as before (tests/conftest.py). The copies are dropped when the
+run ends. The template is kept for the next run on the same server, named by a hash of what the migrations
+are (every migration file of the project and the lock of the packages that bring their own), and marked as
+complete only once its `migrate` has finished: a run whose migrations are the same copies it at once (its
+build cost ~20 s of CPU), a run with other migrations builds its own and drops the others. On SQLite nothing
+changes (the test database is in memory).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 TEMPLATE_ENV = "CONFIGURATOR_TEST_TEMPLATE"  # name of the template database (set by the run's first process)
 STATUS_ENV = "CONFIGURATOR_TEST_TEMPLATE_STATUS"  # file the build writes "ok" or its error into
 ROOT = Path(__file__).resolve().parents[1]
+COMPLETE = "migrated"  # the template's comment once its migrate has finished
 BUILD = """
 import sys, traceback
 from pathlib import Path
@@ -34,13 +39,16 @@ try:
     django.setup()
     from django.core.management import call_command
     call_command("migrate", run_syncdb=True, interactive=False, verbosity=0)
-    from django.db import connections
+    from django.db import connection, connections
+    with connection.cursor() as cursor:  # complete: a later run may copy it
+        name = connection.ops.quote_name(connection.settings_dict["NAME"])
+        cursor.execute(f"COMMENT ON DATABASE {name} IS '@COMPLETE@'")
     connections.close_all()
 except BaseException:
     status.write_text("error\\n" + traceback.format_exc())
     raise
 status.write_text("ok")
-"""
+""".replace("@COMPLETE@", COMPLETE)
 
 
 def database_url() -> str:
@@ -65,33 +73,69 @@ def admin_sql(statement: str, url: str | None = None) -> None:
         connection.execute(statement)
 
 
+def migrations_key() -> str:
+    """A hash of what the migrated schema is made of: the project's migration files, the pinned packages (whose
+    own migrations run too) and the build script."""
+    digest = hashlib.sha256(BUILD.encode())
+    files = sorted(ROOT.glob("*/migrations/*.py"))
+    for path in [*files, ROOT / "requirements" / "lock.txt"]:
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+def _sql_rows(statement: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    import psycopg
+
+    maintenance = with_database(database_url(), "postgres").replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(maintenance, autocommit=True) as connection:
+        return list(connection.execute(statement, params).fetchall())
+
+
 def start_build() -> subprocess.Popen[bytes] | None:
-    """In the run's first process: create the template and migrate it in a background process."""
+    """In the run's first process: use the kept template of these migrations, or create one and migrate it in a
+    background process (dropping the templates of other migrations)."""
     if not on_postgres() or os.environ.get(TEMPLATE_ENV):
         return None
     base = urlsplit(database_url()).path.lstrip("/") or "configurator"
-    name = f"{base}_tpl_{uuid.uuid4().hex[:10]}"
+    prefix = f"{base}_tpl_"
+    name = f"{prefix}{migrations_key()}"
     status = Path(tempfile.mkdtemp(prefix="configurator-template-")) / "status"
-    admin_sql(f'CREATE DATABASE "{name}"')
     os.environ[TEMPLATE_ENV] = name  # pytest-xdist workers start after this and inherit it
     os.environ[STATUS_ENV] = str(status)
+    templates = _sql_rows(
+        "SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database WHERE starts_with(datname, %s)",
+        (prefix,),
+    )
+    kept = (name, COMPLETE) in templates
+    for other, _comment in templates:
+        if not (kept and other == name):  # other migrations' templates, or this one left unfinished
+            admin_sql(f'DROP DATABASE IF EXISTS "{other}" WITH (FORCE)')
+    if kept:
+        status.write_text("ok")
+        return None
+    admin_sql(f'CREATE DATABASE "{name}"')
     env = {**os.environ, "DATABASE_URL": with_database(database_url(), name)}
     env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
     log = status.with_name("build.log").open("wb")
     return subprocess.Popen(
-        [sys.executable, "-c", BUILD, str(status)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+        [sys.executable, "-c", BUILD, str(status)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
 
 
 def finish(build: subprocess.Popen[bytes] | None) -> None:
-    """In the run's first process, when the run ends: stop a build still running, drop the template."""
+    """In the run's first process, when the run ends: a build still running is stopped and its unfinished
+    template dropped; a finished one is kept for the next run."""
     name = os.environ.get(TEMPLATE_ENV)
     if build is None or not name:
         return
     if build.poll() is None:
         build.kill()
-    build.wait(timeout=30)
-    admin_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    if build.wait(timeout=30) != 0:
+        admin_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def template() -> str | None:
