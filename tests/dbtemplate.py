@@ -64,13 +64,15 @@ def with_database(url: str, name: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
 
 
-def admin_sql(statement: str, url: str | None = None) -> None:
-    """Run `statement` in the maintenance database of the server of `url` (DATABASE_URL by default)."""
+def admin_sql(statement: str, url: str | None = None, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Run `statement` in the maintenance database of the server of `url` (DATABASE_URL by default); the rows
+    it returns, if any."""
     import psycopg
 
     maintenance = with_database(url or database_url(), "postgres").replace("postgres://", "postgresql://", 1)
     with psycopg.connect(maintenance, autocommit=True) as connection:
-        connection.execute(statement)
+        cursor = connection.execute(statement, params)
+        return list(cursor.fetchall()) if cursor.description else []
 
 
 def migrations_key() -> str:
@@ -81,14 +83,6 @@ def migrations_key() -> str:
     for path in [*files, ROOT / "requirements" / "lock.txt"]:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:12]
-
-
-def _sql_rows(statement: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
-    import psycopg
-
-    maintenance = with_database(database_url(), "postgres").replace("postgres://", "postgresql://", 1)
-    with psycopg.connect(maintenance, autocommit=True) as connection:
-        return list(connection.execute(statement, params).fetchall())
 
 
 def start_build() -> subprocess.Popen[bytes] | None:
@@ -102,9 +96,9 @@ def start_build() -> subprocess.Popen[bytes] | None:
     status = Path(tempfile.mkdtemp(prefix="configurator-template-")) / "status"
     os.environ[TEMPLATE_ENV] = name  # pytest-xdist workers start after this and inherit it
     os.environ[STATUS_ENV] = str(status)
-    templates = _sql_rows(
+    templates = admin_sql(
         "SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database WHERE starts_with(datname, %s)",
-        (prefix,),
+        params=(prefix,),
     )
     kept = (name, COMPLETE) in templates
     for other, _comment in templates:

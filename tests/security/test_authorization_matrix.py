@@ -138,7 +138,7 @@ def _make_quote(world: World, state: str) -> Quote:
 
 @pytest.fixture(scope="module")
 def module_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[World]:
-    """The world, made once for the module's tests (each test's writes are rolled back, tests/conftest.py)."""
+    """The world, made once for the module's tests (each test's writes are rolled back, tests/module_rows.py)."""
     with rows_for_the_module(django_db_blocker):
         yield make_world("matrix", tokens=True)
 
