@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import pytest
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Group
@@ -79,6 +80,15 @@ class World:
     sales2: User
     quotes: dict[str, Quote] = field(default_factory=dict)
     orders: list[Order] = field(default_factory=list)
+    sessions: dict[str, str] = field(default_factory=dict)  # persona -> the key of a session signed in once
+    forms: dict[str, dict[str, Any]] = field(default_factory=dict)  # change page URL -> its form (_change_data)
+
+    def client(self, persona: str) -> Client:
+        """A browser signed in as `persona` (anonymous: not signed in), with the session made with the world."""
+        client = Client()
+        if persona != ANON:
+            client.cookies[settings.SESSION_COOKIE_NAME] = self.sessions[persona]
+        return client
 
     @property
     def customer(self) -> User:
@@ -94,8 +104,8 @@ class World:
 
 
 def make_world(prefix: str, *, tokens: bool) -> World:
-    """Five signed-in personas (each with an API token when `tokens`), a saved build of the customer, their
-    quote in each of QUOTE_STATES and their order of the "ordered" one."""
+    """Five signed-in personas (each with a session and, when `tokens`, an API token), a saved build of the
+    customer, their quote in each of QUOTE_STATES and their order of the "ordered" one."""
     users = {
         CUST: factories.customer(username=f"{prefix}-customer"),
         OTHER: factories.customer(username=f"{prefix}-other"),
@@ -109,6 +119,10 @@ def make_world(prefix: str, *, tokens: bool) -> World:
         build=saved_build_create(owner=users[CUST], name="customer's build", payload=GOOD_BUILD),
         sales2=factories.sales(username=f"{prefix}-sales2"),
     )
+    for name, user in users.items():
+        browser = Client()
+        browser.force_login(user)
+        world.sessions[name] = browser.cookies[settings.SESSION_COOKIE_NAME].value
     world.quotes.update((state, _make_quote(world, state)) for state in QUOTE_STATES)
     sample_offers_load()  # offers_load_fixture(), faster after its first call
     order, _ = order_services.order_place(quote=world.quote("ordered"), user=world.customer)
@@ -480,7 +494,7 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return TokenProxy.objects.get(user=world.customer)
     if model is Order:
         return world.order()
-    if model is ServiceItem:
+    if model is ServiceItem:  # _made_per_test
         services_load_fixture()
     if model._meta.app_label == "procurement":
         return procurement_object(model)
@@ -493,12 +507,6 @@ def _admin_url(model: type[Model], page: str, obj: Model) -> str:
         return reverse(name)
     object_id = obj.user_id if isinstance(obj, TokenProxy) else obj.pk  # the token admin is keyed by user
     return reverse(name, args=[object_id])
-
-
-def _superuser_client(world: World) -> Client:
-    client = Client()
-    client.force_login(world.users[SUPER])
-    return client
 
 
 def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any] | None:
@@ -515,9 +523,18 @@ def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]
     }.get(model, "name")
     if field_name is None:
         return None
-    data = _form_data(_superuser_client(world), _admin_url(model, "change", obj))
-    data[field_name] = "changed by the authorization matrix"
-    return data
+    url = _admin_url(model, "change", obj)
+    form = None if _made_per_test(model) else world.forms.get(url)
+    if form is None:
+        form = _form_data(world.client(SUPER), url)
+        if not _made_per_test(model):  # the world's rows are as made at each test's start: read once per module
+            world.forms[url] = form
+    return {**form, field_name: "changed by the authorization matrix"}
+
+
+def _made_per_test(model: type[Model]) -> bool:
+    """_admin_object makes this model's object inside the test (rolled back after it)."""
+    return model is ServiceItem or model._meta.app_label == "procurement"
 
 
 def _add_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]:
@@ -545,9 +562,7 @@ def _admin_tables(model: type[Model]) -> tuple[type[Model], ...]:
 @pytest.mark.parametrize("model", list(ADMIN_MATRIX), ids=lambda model: model._meta.label)
 def test_admin_matrix(world: World, model: type[Model], persona: str) -> None:
     obj = _admin_object(world, model)
-    client = Client()
-    if persona != ANON:
-        client.force_login(world.users[persona])
+    client = world.client(persona)
     expected = ADMIN_MATRIX[model][persona]
     for page in ADMIN_PAGES:
         response = client.get(_admin_url(model, page, obj))
@@ -575,7 +590,7 @@ def test_admin_matrix(world: World, model: type[Model], persona: str) -> None:
 def test_admin_write_bodies_are_accepted_from_the_superuser(world: World, model: type[Model]) -> None:
     """The control of the refused writes above: the same bodies change the database when allowed."""
     obj = _admin_object(world, model)
-    client = _superuser_client(world)
+    client = world.client(SUPER)
     concrete = Token if model is TokenProxy else model
     change = _change_data(world, model, obj)
     if change is not None:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from orders.models import Order, OrderEvent, PurchaseLine
@@ -124,9 +123,7 @@ def test_every_order_page_has_a_matrix_entry() -> None:
 def test_order_page_matrix(world: World, route: str, method: str, persona: str) -> None:
     page = PAGE_MATRIX[route, method]
     url = page.url(world)
-    client = Client()
-    if persona != ANON:
-        client.force_login(world.users[persona])
+    client = world.client(persona)
     before = fingerprint(*TABLES)
     response = client.post(url, page.body) if method == "POST" else client.get(url)
     expected = page.expected[persona]
