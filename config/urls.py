@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from config import views
 from config.api import PingApi
+from config.schema import SchemaApi
 from config.security import DOCS_POLICY, with_policy
 
 api_v1: list[URLPattern | URLResolver] = [
@@ -14,7 +15,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("servicelines.urls")),
     path("auth/", include("accounts.api_urls")),
     path("ping", PingApi.as_view(), name="ping"),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", SchemaApi.as_view(), name="schema"),
     path(
         "docs/",
         with_policy(DOCS_POLICY)(SpectacularSwaggerSplitView.as_view(url_name="schema")),
