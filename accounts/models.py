@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models.signals import m2m_changed
+from django.dispatch import receiver
 from django.utils.translation import gettext_lazy as _
 
 CUSTOMERS = "customers"
 SALES = "sales"
 CATALOG = "catalog"
 GROUPS = (CUSTOMERS, SALES, CATALOG)
+_GROUP_NAMES = "_group_names"  # the instance's cache of User.group_names()
 
 
 class User(AbstractUser):
@@ -17,7 +22,22 @@ class User(AbstractUser):
     phone = models.CharField(_("phone"), max_length=40, blank=True)
 
     def in_group(self, name: str) -> bool:
-        return self.groups.filter(name=name).exists()
+        return name in self.group_names()
+
+    def group_names(self) -> frozenset[str]:
+        """The names of the user's groups, read once per instance: a page or a list asks `is_sales` for each of
+        its rows (a catalog list asked it per part, one query each), and each request reads its user afresh.
+        As with Django's permission cache (ModelBackend's `_perm_cache`), a change through this instance
+        (`user.groups.add/remove/set/clear`) or `refresh_from_db()` forgets it; one made through the group
+        (`group.user_set.add(user)`) is seen by the next instance read from the database."""
+        names: frozenset[str] | None = self.__dict__.get(_GROUP_NAMES)
+        if names is None:
+            names = self.__dict__[_GROUP_NAMES] = frozenset(self.groups.values_list("name", flat=True))
+        return names
+
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        self.__dict__.pop(_GROUP_NAMES, None)
+        super().refresh_from_db(*args, **kwargs)
 
     @property
     def is_sales(self) -> bool:
@@ -26,3 +46,10 @@ class User(AbstractUser):
     @property
     def is_catalog_staff(self) -> bool:
         return self.is_superuser or self.in_group(CATALOG)
+
+
+@receiver(m2m_changed, sender=User.groups.through)
+def _forget_group_names(sender: Any, instance: Any, action: str, **kwargs: Any) -> None:
+    """`user.groups.add(...)` and the like: the user's cached group names are stale."""
+    if isinstance(instance, User) and action.startswith("post_"):
+        instance.__dict__.pop(_GROUP_NAMES, None)

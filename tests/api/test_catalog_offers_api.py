@@ -8,11 +8,13 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Group
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.models import User
 from procurement.models import Supplier, SupplierOffer
 from tests import factories
 
@@ -92,3 +94,28 @@ def test_the_list_reads_the_offers_once_and_shows_parts_without_any(offers: None
     assert len(by_sku["rtx-4090"]["offers"]) == 2
     assert by_sku["h200-nvl"]["offers"] == []
     assert by_sku["h200-nvl"]["availability"]["earliest_date"] is None
+
+
+def test_the_number_of_queries_of_a_list_does_not_grow_with_its_rows(offers: None) -> None:
+    """Whether the caller sees the offers is asked per row; the user's groups are read once (User.group_names)."""
+    for user in (factories.sales(username="s"), factories.catalog_staff(username="c"), factories.customer()):
+        counts = []
+        for page_size in (2, 500):
+            client = _client(User.objects.get(pk=user.pk))  # read afresh, as each request reads its user
+            with CaptureQueriesContext(connection) as queries:
+                listed = client.get("/api/v1/catalog/gpus/", {"page_size": page_size}).json()["results"]
+            counts.append(len(queries.captured_queries))
+            assert len(listed) == 2 if page_size == 2 else len(listed) > 20
+        assert counts[0] == counts[1], (user.username, counts)
+
+
+def test_the_kept_group_names_follow_a_change_made_through_the_user() -> None:
+    user = factories.customer(username="moving")
+    assert not user.is_sales
+    user.groups.add(Group.objects.get(name="sales"))
+    assert user.is_sales
+    user.groups.clear()
+    assert not user.is_sales and not user.is_catalog_staff
+    Group.objects.get(name="catalog").user_set.add(user)  # through the group: seen after a refresh
+    user.refresh_from_db()
+    assert user.is_catalog_staff
