@@ -174,7 +174,14 @@ class PartOutputSerializer(serializers.ModelSerializer):
         if request is None or not _sees_purchase_prices(request.user):
             return None
         found = self._found(item)
-        return [dict(row) for row in OfferOutputSerializer(found.offers if found else [], many=True).data]
+        if not found:
+            return []
+        # one offer serializer per request: a serializer made per part deep-copied its fields for each row
+        # (~60 % of a sales engineer's GPU list)
+        offer = self.context.get("offer_output")
+        if offer is None:
+            offer = self.context["offer_output"] = OfferOutputSerializer(context=self.context)
+        return [dict(offer.to_representation(row)) for row in found.offers]
 
 
 class BridgeOutputSerializer(PartOutputSerializer):
