@@ -174,7 +174,7 @@ class PartOutputSerializer(serializers.ModelSerializer):
         if request is None or not _sees_purchase_prices(request.user):
             return None
         found = self._found(item)
-        if not found:
+        if found is None:
             return []
         # one offer serializer per request: a serializer made per part deep-copied its fields for each row
         # (~60 % of a sales engineer's GPU list)

@@ -494,7 +494,7 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return TokenProxy.objects.get(user=world.customer)
     if model is Order:
         return world.order()
-    if model is ServiceItem:  # _made_per_test
+    if model is ServiceItem:  # made inside the test, as the procurement rows are (_made_per_test)
         services_load_fixture()
     if model._meta.app_label == "procurement":
         return procurement_object(model)
