@@ -4,9 +4,9 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
     DJANGO_SETTINGS_MODULE=config.settings.production
 
-# Pango and DejaVu fonts for WeasyPrint (quote PDFs with Cyrillic text); curl for health checks
+# DejaVu fonts for the quote PDFs (ReportLab embeds them; Cyrillic text); curl for health checks
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core curl \
+ && apt-get install -y --no-install-recommends fonts-dejavu-core curl \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

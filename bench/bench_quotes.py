@@ -5,10 +5,10 @@ one real `celery worker -c 1` on a queue of its own and measures the whole path 
 claim → render → store). Without them it runs the embedded default: SQLite and the render done eagerly in
 the creating process (and says so).
 
-Baseline from the same run: WeasyPrint rendering a trivial one-line PDF, interleaved with the quote PDF
-rendered in process as the worker renders it (after `pdf_worker_warm_up`: one font configuration, the
-stylesheet parsed once, GC frozen and tuned) with no database writes, queue or worker — the floor of what
-the pipeline can reach. Printed: renders per second, p50 and p95.
+Baseline from the same run: ReportLab writing a trivial one-line PDF in the document's font (the library's
+floor: a page, a font subset, the file), interleaved with the quote PDF rendered in process as the worker
+renders it (after `pdf_worker_warm_up`: the fonts read once, what exists frozen out of GC) with no database
+writes, queue or worker — the floor of what the pipeline can reach. Printed: renders per second, p50 and p95.
 
 Run: .venv/bin/python bench/bench_quotes.py
 """
@@ -161,13 +161,12 @@ def main() -> int:
         def create() -> Quote:
             return services.quote_create(customer=customer, created_by=customer, payload=BUILD)
 
-        # Baseline: WeasyPrint on a one-line page, as WeasyPrint renders by default (a new font configuration
-        # each time). Then our quote PDF rendered in process (no queue, no DB writes) as a worker renders it:
-        # after the worker's warm-up (one font configuration, the stylesheet parsed once, GC tuned).
-        from weasyprint import HTML
+        # Baseline: ReportLab on a one-line page in DejaVu Sans. Then our quote PDF rendered in process (no
+        # queue, no DB writes) as a worker renders it: after the worker's warm-up (fonts read, GC frozen).
+        from quotes.pdf_layout import render_line
 
         def trivial_page() -> None:
-            HTML(string="<p style=\"font-family: 'DejaVu Sans'\">Счёт № 1</p>").write_pdf()
+            render_line("Счёт № 1", font_dir=settings.QUOTE_PDF_FONT_DIR)
 
         trivial_page()  # warm up
         probe = create()
@@ -202,7 +201,7 @@ def main() -> int:
         where = "1 worker" if REAL else "eager"
         print(f"{'':54}{'per second':>12}{'p50 ms':>10}{'p95 ms':>10}")
         print(
-            f"{'baseline: WeasyPrint, trivial one-line PDF':54}{1 / statistics.mean(trivial_s):>12.2f}"
+            f"{'baseline: ReportLab, trivial one-line PDF':54}{1 / statistics.mean(trivial_s):>12.2f}"
             f"{1000 * statistics.median(trivial_s):>10.1f}{1000 * p95(trivial_s):>10.1f}"
         )
         print(

@@ -81,6 +81,7 @@ KNOWN_VARIABLES: dict[str, str] = {
     "DATABASE_URL": "postgres://user:pass@host:5432/db; empty = SQLite file db.sqlite3",
     "CELERY_BROKER_URL": "redis://host:6379/0; empty = tasks run in-process (eager)",
     "MEDIA_ROOT": "where quote PDFs are stored (default ./media)",
+    "QUOTE_PDF_FONT_DIR": "folder of DejaVuSans.ttf and DejaVuSans-Bold.ttf (default: the usual font folders)",
     "EMAIL_URL_BACKEND": "Django email backend path (console in development)",
     "DEFAULT_FROM_EMAIL": "sender address of quote e-mails",
     "SECURE_SSL_REDIRECT": (

@@ -1,29 +1,25 @@
-"""The quote PDF: a Django template rendered by WeasyPrint. Pure rendering: a Quote in, PDF bytes out.
+"""The quote PDF: what the document says (`quote_pdf_context`, every text in QUOTE_LANGUAGE) and its render
+(quotes/pdf_layout.py, ReportLab). Pure rendering: a Quote in, PDF bytes out.
 
-Fonts: DejaVu Sans (Debian `fonts-dejavu-core`) covers Cyrillic; WeasyPrint finds it through fontconfig.
 The document shows only what was copied into the quote when it was made (lines, prices, VAT rate,
 terms, the build's findings), so rendering it again later gives the same text.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.functional import Promise
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import npgettext, pgettext, pgettext_lazy
 
 from configurator.labels import FINDING_TITLES, Task, label
 from configurator.outputs import stored_findings
 from configurator.wording import CURRENCY_SIGNS, num, part_name, part_spec, say
+from quotes import pdf_layout
 from quotes.models import Quote
 
 #: The texts of the document are gettext strings (context "quote document"; Russian in locale/ru), rendered
@@ -54,6 +50,45 @@ SELLER_LABELS: dict[str, Promise] = {
     "bik": pgettext_lazy("quote document", "BIK"),
     "account": pgettext_lazy("quote document", "Account"),
     "correspondent_account": pgettext_lazy("quote document", "Correspondent account"),
+}
+#: The document's headings, column heads and fixed sentences (context "quote document").
+DOCUMENT_LABELS: dict[str, Promise] = {
+    "number": pgettext_lazy("quote document", "Number"),
+    "revision": pgettext_lazy("quote document", "revision"),
+    "date": pgettext_lazy("quote document", "Date"),
+    "valid": pgettext_lazy("quote document", "Valid"),
+    "customer": pgettext_lazy("quote document", "Customer"),
+    "currency": pgettext_lazy("quote document", "Currency"),
+    "ships": pgettext_lazy("quote document", "Ships"),
+    "discount": pgettext_lazy("quote document", "Discount"),
+    "sized_for": pgettext_lazy("quote document", "What the build was sized for"),
+    "speeds_note": pgettext_lazy(
+        "quote document", "The speeds are the configurator's estimate for this workload, not a guarantee."
+    ),
+    "configuration": pgettext_lazy("quote document", "Configuration"),
+    "no": pgettext_lazy("quote document", "No."),
+    "sku": pgettext_lazy("quote document", "SKU"),
+    "name_specs": pgettext_lazy("quote document", "Name and specifications"),
+    "qty": pgettext_lazy("quote document", "Qty"),
+    "price": pgettext_lazy("quote document", "Price"),
+    "amount": pgettext_lazy("quote document", "Amount"),
+    "net": pgettext_lazy("quote document", "Total without VAT:"),
+    "gross": pgettext_lazy("quote document", "Total incl. VAT:"),
+    "options": pgettext_lazy("quote document", "Options (not in the total)"),
+    "check": pgettext_lazy("quote document", "Configuration check"),
+    "checked_notes": pgettext_lazy(
+        "quote document",
+        "The configuration was checked against the compatibility rules; no errors. "
+        "Notes (warnings accepted by the customer):",
+    ),
+    "checked_clean": pgettext_lazy(
+        "quote document", "The configuration was checked against the compatibility rules: no errors and no warnings."
+    ),
+    "terms": pgettext_lazy("quote document", "Terms"),
+    "for_seller": pgettext_lazy("quote document", "For the seller"),
+    "signature": pgettext_lazy("quote document", "signature"),
+    "page": pgettext_lazy("quote document", "page"),
+    "of": pgettext_lazy("quote document", "of"),
 }
 
 
@@ -167,7 +202,7 @@ def _findings(verdict: dict[str, Any], names: dict[str, str]) -> list[dict[str, 
 
 
 def quote_pdf_context(quote: Quote) -> dict[str, Any]:
-    """What the template shows, its texts in QUOTE_LANGUAGE."""
+    """What the document says, every text in QUOTE_LANGUAGE (quotes/pdf_layout.py draws it)."""
     with translation.override(settings.QUOTE_LANGUAGE):
         return _context(quote)
 
@@ -177,15 +212,20 @@ def _context(quote: Quote) -> dict[str, Any]:
     customer = quote.owner
     created = timezone.localtime(quote.created_at)
     validity_days = settings.QUOTE_VALIDITY_DAYS
+    valid_until = timezone.localtime(quote.valid_until).strftime("%d.%m.%Y") if quote.valid_until else ""
+    ship_date = _ship_date(quote.verdict or {})
+    customer_name = customer.get_full_name() or customer.username
     return {
         "quote": quote,
         "title": str(TITLE),
         "created_date": created.strftime("%d.%m.%Y"),
-        "valid_until": timezone.localtime(quote.valid_until).strftime("%d.%m.%Y") if quote.valid_until else "",
+        "valid_until": valid_until,
         "validity_days": validity_days,
-        "customer_name": customer.get_full_name() or customer.username,
+        "valid_text": _valid_text(valid_until, validity_days),
+        "customer_name": customer_name,
         "customer_company": customer.company,
         "customer_email": customer.email,
+        "customer_text": _customer_text(customer_name, customer.company, customer.email),
         "lines": [
             {
                 "position": line.position,
@@ -223,64 +263,55 @@ def _context(quote: Quote) -> dict[str, Any]:
         "seller": _seller(),
         "workload": _workload(quote),
         "estimate": _estimate(quote.verdict or {}),
-        "ship_date": _ship_date(quote.verdict or {}),
+        "ship_date": ship_date,
+        "ship_text": (
+            pgettext("quote document", "from %(ship_date)s (by the suppliers' offers on the quote's date)")
+            % {"ship_date": ship_date}
+            if ship_date
+            else ""
+        ),
         "terms": [line for line in quote.terms.splitlines() if line.strip()],
+        "labels": {
+            **{key: str(text) for key, text in DOCUMENT_LABELS.items()},
+            "vat": pgettext("quote document", "VAT %(vat_percent)s %%:")
+            % {"vat_percent": format_percent(quote.vat_percent)},
+        },
     }
 
 
-QUOTE_CSS = Path(__file__).with_name("quote_pdf.css")
+def _valid_text(valid_until: str, validity_days: int) -> str:
+    if valid_until:
+        return pgettext("quote document", "until %(valid_until)s inclusive") % {"valid_until": valid_until}
+    return npgettext(
+        "quote document",
+        "%(days)s day from the date it is sent",
+        "%(days)s days from the date it is sent",
+        validity_days,
+    ) % {"days": validity_days}
 
 
-@dataclass(frozen=True)
-class PdfRenderer:
-    """What every render of a process shares: one fontconfig setup (WeasyPrint's FontConfiguration, ~13 ms
-    to build) and the quote's stylesheet parsed once against it."""
-
-    font_config: Any
-    quote_css: Any
-
-
-@functools.cache
-def pdf_renderer() -> PdfRenderer:
-    """This process's renderer, made on first use (the web process only needs it when rendering eagerly;
-    a Celery worker makes it at start, config/celery.py)."""
-    from weasyprint import CSS
-    from weasyprint.text.fonts import FontConfiguration
-
-    font_config = FontConfiguration()
-    return PdfRenderer(font_config, CSS(string=QUOTE_CSS.read_text(encoding="utf-8"), font_config=font_config))
-
-
-#: Garbage collection in a rendering process: a render allocates ~10^5 short-lived objects (boxes, styles,
-#: Pango layouts), so with the default thresholds (700, 10, 10) the collector runs hundreds of times per
-#: render and a full collection now and then walks every object of Django and WeasyPrint (the p95 tail:
-#: 265 ms against 163 ms with GC off, issue 17). Young collections are made rarer, and what exists after
-#: the warm-up is frozen out of every later collection (gc.freeze). HEURISTIC: the thresholds were picked
-#: from the render's allocation count (bench/bench_quotes.py shows the effect), not tuned finely.
-RENDER_GC_THRESHOLDS = (20_000, 20, 50)
-
-
-def pdf_worker_warm_up() -> None:
-    """Prepare a process that renders PDFs (the Celery worker's child, at start): build the font
-    configuration and the stylesheet, render one page so WeasyPrint's lazy imports and caches are filled,
-    then freeze everything that exists into the permanent generation and raise the GC thresholds."""
-    import gc
-
-    render_html_pdf("<p style=\"font-family: 'DejaVu Sans'\">Quote No. 1</p>")
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*RENDER_GC_THRESHOLDS)
-
-
-def render_html_pdf(html: str, *, stylesheets: Sequence[Any] = ()) -> bytes:
-    from weasyprint import HTML
-
-    renderer = pdf_renderer()
-    document = HTML(string=html, base_url=str(settings.BASE_DIR))
-    return bytes(document.write_pdf(stylesheets=list(stylesheets), font_config=renderer.font_config))
+def _customer_text(name: str, company: str, email: str) -> str:
+    """`Alice Ivanova, Neuronet LLC (alice@example.com)`: who the quote is for, as one line."""
+    text = f"{name}, {company}" if company else name
+    return f"{text} ({email})" if email else text
 
 
 def render_quote_pdf(quote: Quote) -> bytes:
-    with translation.override(settings.QUOTE_LANGUAGE):
-        html = render_to_string("quotes/quote_pdf.html", quote_pdf_context(quote))
-    return render_html_pdf(html, stylesheets=[pdf_renderer().quote_css])
+    """The quote's PDF (ReportLab, quotes/pdf_layout.py), its texts in QUOTE_LANGUAGE."""
+    return pdf_layout.render(
+        quote_pdf_context(quote), font_dir=settings.QUOTE_PDF_FONT_DIR, lang=settings.QUOTE_LANGUAGE
+    )
+
+
+def pdf_worker_warm_up() -> None:
+    """Prepare a process that renders PDFs (the Celery worker's child, at start): read the fonts, build the
+    styles and render one line, so the first quote does not pay for them (~40 ms), then freeze what exists
+    (Django, the fonts) out of every later collection. The collector's thresholds stay the default: a
+    quote render sets off about one young collection in two renders and its time does not move with
+    them (measured against (20000, 20, 50), issue 17)."""
+    import gc
+
+    pdf_layout.styles()
+    pdf_layout.render_line("Quote No. 1", font_dir=settings.QUOTE_PDF_FONT_DIR)
+    gc.collect()
+    gc.freeze()

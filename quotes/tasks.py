@@ -46,12 +46,12 @@ def _test_render_delay() -> None:
 
 @worker_process_init.connect(dispatch_uid="quotes.tasks.warm_up_renderer")
 def _warm_up_renderer(**_: Any) -> None:
-    """Each worker process renders with one font configuration and a tuned GC (quotes/pdf.py)."""
+    """Each worker process reads the PDF fonts once, before its first render (quotes/pdf.py)."""
     from quotes.pdf import pdf_worker_warm_up
 
     try:
         pdf_worker_warm_up()
-    except Exception:  # a missing font or Pango must not stop the worker: the render task reports it
+    except Exception:  # missing fonts must not stop the worker: the render task reports them
         logger.exception("PDF renderer warm-up failed")
 
 

@@ -104,6 +104,9 @@ LANGUAGE_CODE = "ru"
 LANGUAGES = [("ru", "Русский"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 QUOTE_LANGUAGE = "ru"  # the language of a quote's documents: terms, PDF, e-mail to the customer
+# The folder of DejaVuSans.ttf and DejaVuSans-Bold.ttf for quote PDFs; empty = the usual font folders and
+# fontconfig (quotes/pdf_layout.py).
+QUOTE_PDF_FONT_DIR = env_str("QUOTE_PDF_FONT_DIR", "")
 TIME_ZONE = "Europe/Moscow"  # the seller's time zone: quote validity ends at midnight here
 USE_I18N = True
 USE_TZ = True

@@ -101,22 +101,3 @@ def test_the_quote_page_says_the_next_step_in_russian_and_english(
     page.goto(f"{live_server.url}/quotes/{quote.number}")
     expect(page.locator("[data-action='discount']")).to_be_visible()
     shoot(page, "quote-sales-draft-ru")
-
-
-def test_the_quote_pdf_layout_with_the_seller_and_the_workload(page: Page, shoot: Callable[..., None]) -> None:
-    """No PDF rasterizer here: the document's HTML (what WeasyPrint renders) in Chromium, to look at."""
-    from django.template.loader import render_to_string
-    from django.utils import translation
-
-    from quotes.pdf import quote_pdf_context
-    from quotes.services import quote_create
-
-    customer = factories.customer(username="dina", company="ООО «Нейросеть»")
-    payload = {**copy.deepcopy(GOOD_BUILD), "workload": {"model": "llama-3.1-8b", "concurrent_users": 4}}
-    quote = quote_create(customer=customer, created_by=customer, payload=payload)
-    with translation.override(settings.QUOTE_LANGUAGE):
-        html = render_to_string("quotes/quote_pdf.html", quote_pdf_context(quote))
-    page.set_content(html)
-    expect(page.locator("body")).to_contain_text(settings.SELLER["name"])
-    expect(page.locator("body")).to_contain_text("Под какую нагрузку подобрана сборка")
-    shoot(page, "quote-pdf-ru")
