@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from configurator.engine.builds import PART_KINDS
+from configurator.engine.frozen import direct_init
 from configurator.engine.types import BuildSpec
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class OfferInfo:
     sku: str
@@ -28,6 +30,7 @@ class OfferInfo:
     live: bool = True  # within its validity
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class PartAvailability:
     sku: str
@@ -40,6 +43,7 @@ class PartAvailability:
         return self.in_stock_qty >= self.qty
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class BuildAvailability:
     parts: tuple[PartAvailability, ...]
@@ -55,6 +59,7 @@ class BuildAvailability:
         return tuple(part.sku for part in self.parts if part.days is None)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Schedule:
     """Days a build waits besides its parts (settings PROCUREMENT_STOCK_DAYS, _ASSEMBLY_DAYS, _BURN_IN_DAYS)."""

@@ -29,11 +29,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Phrase
 
 CALIBRATION_CSV = Path(__file__).resolve().parents[2] / "fixtures" / "decode_calibration.csv"
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class DecodeConstants:
     eta_bw: float  # fraction of datasheet bandwidth streamed by the decode kernels
@@ -168,6 +170,7 @@ def engine_family(engine: str) -> str:
 # --------------------------------------------------------------------------- the calibration file
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class CalibrationRow:
     gpu_name: str
@@ -287,6 +290,7 @@ def is_single_stream(row: CalibrationRow) -> bool:
 # --------------------------------------------------------------------------- fitting
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class DecodeSample:
     """One measurement reduced to the model's terms (seconds per token)."""
@@ -308,6 +312,7 @@ class DecodeSample:
         return self.read_bytes_s or self.bytes_over_bandwidth_s
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class DecodeFit:
     eta_gddr: float

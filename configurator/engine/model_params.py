@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from configurator.engine.frozen import direct_init
 
+
+@direct_init
 @dataclass(frozen=True, slots=True)
 class DecoderShape:
     """Everything the parameter count needs, including what ModelArch does not keep (biases, MLA ranks)."""

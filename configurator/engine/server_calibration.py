@@ -28,6 +28,7 @@ from pathlib import Path
 
 from configurator.engine.calibration import GPU_SKU_BY_NAME, _solve, era_of, percentile, source_group
 from configurator.engine.estimate.speed import workload_step_terms
+from configurator.engine.frozen import direct_init
 from configurator.engine.models_library import model_get
 from configurator.engine.specs import GpuSpec
 from configurator.engine.types import Workload
@@ -35,6 +36,7 @@ from configurator.engine.types import Workload
 SERVER_CSV = Path(__file__).resolve().parents[2] / "fixtures" / "server_speed.csv"
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ServerRow:
     gpu_name: str
@@ -80,6 +82,7 @@ def read_server_rows(path: Path = SERVER_CSV) -> list[ServerRow]:
         ]
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ServerSample:
     """One per-user row reduced to the terms of a decode step (seconds)."""
@@ -93,6 +96,7 @@ class ServerSample:
     era: str = "current"
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ServerFit:
     eta: float

@@ -11,7 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from configurator.engine.frozen import direct_init
 
+
+@direct_init
 @dataclass(frozen=True, slots=True)
 class GpuSpec:
     sku: str
@@ -43,6 +46,7 @@ class GpuSpec:
     name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class CpuSpec:
     sku: str
@@ -67,6 +71,7 @@ class CpuSpec:
     name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ChassisSpec:
     sku: str
@@ -120,6 +125,7 @@ class ChassisSpec:
         return self.kind != "tower-workstation"
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class PsuSpec:
     sku: str
@@ -142,6 +148,7 @@ class PsuSpec:
         return self.watts_high_line if site_voltage >= 200 else self.watts_low_line
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class MemorySpec:
     sku: str
@@ -160,6 +167,7 @@ class MemorySpec:
     name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class StorageSpec:
     sku: str
@@ -176,6 +184,7 @@ class StorageSpec:
     name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class NicSpec:
     sku: str
@@ -192,6 +201,7 @@ class NicSpec:
     name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class BridgeSpec:
     sku: str
@@ -209,6 +219,7 @@ class BridgeSpec:
 PartSpec = GpuSpec | CpuSpec | ChassisSpec | PsuSpec | MemorySpec | StorageSpec | NicSpec | BridgeSpec
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class CatalogSnapshot:
     """Every catalog row as a spec, by SKU. Built by catalog.specs; `version` changes with the catalog."""

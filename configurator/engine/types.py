@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Generic, Literal, TypeVar
 
 # the catalog specs live in engine.specs; the engine and the project import them from here as well
+from configurator.engine.frozen import direct_init
 from configurator.engine.specs import (  # noqa: F401 - re-exported
     BridgeSpec,
     CatalogSnapshot,
@@ -58,12 +59,14 @@ OFFLOADS: tuple[str, ...] = ("none", "optimizer", "parameters")
 SpecT = TypeVar("SpecT")
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Line(Generic[SpecT]):
     spec: SpecT
     qty: int
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class BuildSpec:
     chassis: ChassisSpec
@@ -125,6 +128,7 @@ BUILD_TOTALS: dict[str, str] = {
 # --------------------------------------------------------------------------- LLM workloads
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ModelArch:
     """A transformer's shape, enough to size weights, KV cache, activations and speed.
@@ -189,6 +193,7 @@ class ModelArch:
         return None
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Workload:
     model: ModelArch
@@ -212,6 +217,7 @@ class Workload:
     offload: str = "none"
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class MemoryBreakdown:
     """GiB for the whole model (all GPUs together) before the layout splits it."""
@@ -228,6 +234,7 @@ class MemoryBreakdown:
         return self.weights + self.kv_cache + self.activations + self.gradients + self.optimizer + self.overhead
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class GpuLayout:
     sku: str
@@ -243,6 +250,7 @@ class GpuLayout:
     max_concurrent_users: int | None = None
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Throughput:
     decode_tokens_per_s_per_user: float
@@ -253,6 +261,7 @@ class Throughput:
     training_tokens_per_s: float = 0.0
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Estimate:
     model_slug: str
@@ -278,6 +287,7 @@ class FixOpKind(StrEnum):
     CHANGE_WORKLOAD = "change_workload"  # a decision about the workload, not the build: cannot be applied
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class FixOp:
     op: FixOpKind
@@ -289,6 +299,7 @@ class FixOp:
     value: str | int | None = None  # set: the new value
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Fix:
     """A change that answers a finding: data, never parsed text. `ops` are applied together (a chassis swap
@@ -310,6 +321,7 @@ class Fix:
         return bool(self.ops) and all(op.op != FixOpKind.CHANGE_WORKLOAD for op in self.ops)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Finding:
     code: str  # a FindingCode value (engine.enums): a stable dotted id, e.g. power.psu_capacity
@@ -324,6 +336,7 @@ class Finding:
     fixes_unchecked: bool = False  # fixes exist but were not proven within the verdict's budget (engine.proving)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class PowerSummary:
     load_w: float
@@ -333,6 +346,7 @@ class PowerSummary:
     site_voltage: int
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class PcieSummary:
     lanes_needed: int
@@ -340,6 +354,7 @@ class PcieSummary:
     topology: str
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class SlotSummary:
     gpus: int
@@ -351,6 +366,7 @@ class SlotSummary:
     psu_bays: int
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class VramSummary:
     total_gib: float
@@ -358,6 +374,7 @@ class VramSummary:
     usable_per_gpu_gib: float | None
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Verdict:
     valid: bool
@@ -380,6 +397,7 @@ class Verdict:
         return {f.code for f in self.findings}
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Price:
     currency: str
@@ -388,6 +406,7 @@ class Price:
     gross: Decimal
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Constraints:
     max_price: Decimal | None = None
@@ -401,6 +420,7 @@ class Constraints:
     deliver_by: dt.date | None = None  # the build must ship by then (needs the offers: recommend(availability=…))
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Candidate:
     build: BuildSpec

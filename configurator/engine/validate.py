@@ -11,6 +11,7 @@ from operator import attrgetter
 
 from configurator.engine.budgets.lanes import LANE_INPUTS
 from configurator.engine.budgets.links import effective_link_gbs
+from configurator.engine.frozen import direct_init
 from configurator.engine.proving import Focus, prove_fixes
 from configurator.engine.rules import RULE_FINDING_READS, RULE_READS, RULE_YIELDS, RULES, RuleContext
 from configurator.engine.rules.context import ESTIMATE_INPUTS, findings_only
@@ -123,6 +124,7 @@ _ESTIMATE_BITS = sum(1 << BUILD_FIELDS.index(name) for name in ESTIMATE_INPUTS)
 _LANE_BITS = sum(1 << BUILD_FIELDS.index(name) for name in LANE_INPUTS)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class _Change:
     """What a set of changed build fields (a bit per BUILD_FIELDS) makes stale: the rules that read one of them

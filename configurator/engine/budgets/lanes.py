@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from configurator.engine.frozen import direct_init
 from configurator.engine.types import BuildSpec, CpuSpec, Line
 
 X16 = 16
@@ -14,6 +15,7 @@ NVME_LANES = 4  # an NVMe drive is a PCIe x4 device (§2.1)
 GPUS_PER_UPLINK = 2  # §2.2: warn "shared uplink" above 2 GPUs per x16 uplink [S7]
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class LanePlan:
     """How a build's PCIe devices map onto the slots and the CPUs' lanes (§2.1-2.2)."""

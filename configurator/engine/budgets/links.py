@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from configurator.engine.frozen import direct_init
 from configurator.engine.types import BridgeSpec, BuildSpec, GpuSpec, Line
 
 BRIDGE_KINDS = ("bridge-2way", "bridge-2or4way")
@@ -13,6 +14,7 @@ REFERENCE_LINK_GBS = 900.0  # NVLink 4 per GPU (H100/H200 [S1]): the yardstick f
 TP_LOSS_WARNING = 0.05  # below a 5 % loss the PCIe all-reduce is reported as info only
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class BridgeGroup:
     """The bridges that target one GPU model of the build."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from configurator.engine.frozen import direct_init
 from configurator.engine.types import BuildSpec, PsuSpec
 
 COOLING_MARGIN = 0.10  # "plus 10-20 % for cooling" — STH 8-GPU EPYC rule of thumb [S33]; low end, as the catalog
@@ -23,6 +24,7 @@ REDUNDANCY_STRICTNESS = {"none": 0, "n+1": 1, "n+n": 2}
 CONNECTOR_KINDS: tuple[str, ...] = ("12v-2x6", "eps-8pin", "pcie-8pin")  # 600 W / EPS / 150 W [V12][V14]
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class PowerBudget:
     """Watts of a build (§1.1) and what its PSUs deliver under the redundancy at the site voltage (§1.2-1.3)."""
@@ -122,6 +124,7 @@ def valid_psu_counts(redundancy: str, bays: int) -> list[int]:
     return list(range(1, bays + 1))
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class PsuOption:
     psu: PsuSpec

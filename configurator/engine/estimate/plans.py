@@ -26,10 +26,12 @@ from configurator.engine.estimate.weights import (
     weight_bytes,
     weight_profile,
 )
+from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.types import ModelArch, Workload
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """Everything about a workload that does not depend on the GPU; built once per workload."""

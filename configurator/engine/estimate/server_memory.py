@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from configurator.engine.estimate.weights import GIB
+from configurator.engine.frozen import direct_init
 from configurator.engine.types import GpuSpec, ModelArch
 
 SERVER_ENGINES = ("vllm", "tensorrt-llm", "sglang")
@@ -46,6 +47,7 @@ def server_batch(gpu: GpuSpec | None) -> tuple[int, int]:
     return 2048, 256
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ServerMemory:
     """Bytes per GPU outside weights and KV cache; `total` is what the engine subtracts before its KV pool."""

@@ -14,6 +14,7 @@ from configurator.engine.estimate.plans import _Plan, _plan
 from configurator.engine.estimate.server_memory import server_batch
 from configurator.engine.estimate.training_speed import training_step
 from configurator.engine.estimate.weights import GIB
+from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.types import GpuSpec, ModelArch, Throughput, Workload
 
@@ -42,6 +43,7 @@ def _peak_flops(gpu: GpuSpec, precision: str, engine: str) -> float:
     return gpu.fp16_tflops * 1e12
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class _Link:
     gbs: float
@@ -106,6 +108,7 @@ def _moe_extra_flops(model: ModelArch, efficiency: float) -> float:
     return _routed_flops(model) * (1.0 / efficiency - 1.0)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class StepTerms:
     """One decode step of `sequences` sequences on one GPU, split into the terms the constants multiply:
@@ -246,6 +249,7 @@ def max_running_sequences(engine: str, gpu: GpuSpec) -> int:
     return cal.MAX_RUNNING_SEQUENCES.get(engine, 256)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Served:
     """Output tokens/s of a whole build at full load, and the running sequences that reach it."""

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from configurator.engine.frozen import direct_init
+
 # bytes per vocabulary entry per trained token held for the loss
 LOSS_BYTES_PER_LOGIT: dict[str, float] = {
     # bf16 logits + fp32 copy + fp32 log-softmax saved for backward, then in backward the fp32 gradient and its
@@ -49,6 +51,7 @@ _MIXED_STATE_BYTES: dict[tuple[str, bool], float] = {
 }
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class TrainingState:
     """Bytes on the GPUs (before sharding) and in host RAM for the trainable state of one replica."""

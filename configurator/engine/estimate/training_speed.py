@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from configurator.engine.estimate.plans import _attention_flops, _compute_params, _Plan
 from configurator.engine.estimate.training import sharded_stage
+from configurator.engine.frozen import direct_init
 from configurator.engine.types import GpuSpec
 
 # η fitted on the torchtune README table (pytorch/torchtune README.md @0031bfb0 'Memory and training speed',
@@ -45,6 +46,7 @@ CPU_ADAM_BYTES_PER_PARAM = 32.0
 CPU_ADAM_BYTES_PER_S = 100e9
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class TrainingStep:
     """Seconds per optimizer step per GPU by cause, and the tokens/s of the whole build."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from configurator.engine.errors import DomainError
+from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Phrase
 from configurator.engine.types import GGUF_PRECISIONS, PRECISIONS, ModelArch
 
@@ -83,6 +84,7 @@ def bits_per_weight(precision: str) -> float:
     )
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Tensor:
     kind: str  # token_embd | output | attn_q | attn_k | attn_v | attn_output | attn_qkv | attn_mla | ffn_* | other
@@ -285,6 +287,7 @@ def _tensor_bits(model: ModelArch, precision: str) -> tuple[float, ...]:
     return tuple(bits)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class WeightProfile:
     """Bytes of a model's weights at one precision, split the way memory and speed need them."""

@@ -39,6 +39,7 @@ from decimal import Decimal
 
 from configurator.engine.availability import BuildAvailability
 from configurator.engine.estimate import estimate
+from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.grouping import grouped
@@ -72,6 +73,7 @@ from configurator.engine.types import (
 __all__ = ["DEFAULT_RESERVE", "Recommendation", "VramReserve", "recommend", "speed_target"]
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Recommendation:
     estimate: Estimate  # the workload without a GPU (memory breakdown, assumptions)

@@ -35,6 +35,7 @@ from configurator.engine.budgets.power import (
     valid_psu_counts,
 )
 from configurator.engine.estimate import estimate
+from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.recommend.sizing import drive_line, storage_needed_tb
 from configurator.engine.rules.context import active, chassis_takes_gpu
@@ -68,6 +69,7 @@ def speed_target(workload: Workload) -> float | None:
     return workload.target_tokens_per_s or DEFAULT_TOKENS_PER_S_PER_USER
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class GpuOption:
     gpu: GpuSpec
@@ -347,6 +349,7 @@ def gpu_option(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, coun
     return GpuOption(gpu=gpu, count=count, workload=run, estimate=result, link_gbs=link, bridges=bridges)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class VramReserve:
     """The VRAM every recommended build leaves free on each GPU, whatever the engine: `share` of the card and

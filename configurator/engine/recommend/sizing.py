@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 
 from configurator.engine.estimate import weight_bytes
+from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.types import Line, StorageSpec, Workload
 
@@ -99,6 +100,7 @@ def drive_line(drives: list[StorageSpec], need_tb: float, bays: int | None = Non
     return Line(spec=largest, qty=qty)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Sizing:
     """What the workload asks of CPU, RAM and storage, with why (shown with each candidate)."""
