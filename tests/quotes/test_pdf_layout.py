@@ -116,3 +116,31 @@ def test_without_the_fonts_the_render_fails_saying_what_to_install(
     for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf"):  # the same files in the folder named: it renders
         shutil.copy(font_files()[name.removesuffix(".ttf")], tmp_path / name)
     assert quote.number in _page_texts(render_quote_pdf(quote))[0]
+
+
+@pytest.mark.django_db
+def test_markup_in_what_people_typed_is_printed_as_text(make_quote: Callable[..., Quote], settings: Any) -> None:
+    """A customer's name or company and the terms go into the document as text: `<`, `&` and `>` are printed,
+    never read as ReportLab's paragraph markup (which would fail the render or change the text)."""
+    from tests import factories
+
+    customer = factories.customer(username="markup", company="ООО <b>«Альфа & Омега»</b>")
+    quote = make_quote(customer=customer)
+    quote.terms = "Цена < 5 % & > 0 <br/> без <font size=40>изменений</font>"
+    quote.save(update_fields=["terms"])
+    text = " ".join(_page_texts(render_quote_pdf(quote)))
+    assert "ООО <b>«Альфа & Омега»</b>" in text
+    assert "Цена < 5 % & > 0 <br/> без <font size=40>изменений</font>" in text
+
+
+@pytest.mark.django_db
+def test_without_seller_details_there_is_no_seller_block_and_no_signature(
+    make_quote: Callable[..., Quote], settings: Any
+) -> None:
+    settings.SELLER = dict.fromkeys(settings.SELLER, "")
+    quote = make_quote()
+    texts = _page_texts(render_quote_pdf(quote))
+    whole = " ".join(texts)
+    assert texts[0].lstrip().startswith("Коммерческое предложение Номер")  # the title opens the page
+    assert "подпись" not in whole and "ИНН" not in whole
+    assert f"{quote.number} R1 · стр. 1 из {len(texts)}" in texts[0]
