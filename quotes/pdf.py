@@ -211,21 +211,16 @@ def _context(quote: Quote) -> dict[str, Any]:
     lines = list(quote.lines.all())
     customer = quote.owner
     created = timezone.localtime(quote.created_at)
-    validity_days = settings.QUOTE_VALIDITY_DAYS
     valid_until = timezone.localtime(quote.valid_until).strftime("%d.%m.%Y") if quote.valid_until else ""
     ship_date = _ship_date(quote.verdict or {})
-    customer_name = customer.get_full_name() or customer.username
     return {
         "quote": quote,
         "title": str(TITLE),
         "created_date": created.strftime("%d.%m.%Y"),
-        "valid_until": valid_until,
-        "validity_days": validity_days,
-        "valid_text": _valid_text(valid_until, validity_days),
-        "customer_name": customer_name,
-        "customer_company": customer.company,
-        "customer_email": customer.email,
-        "customer_text": _customer_text(customer_name, customer.company, customer.email),
+        "valid_text": _valid_text(valid_until, settings.QUOTE_VALIDITY_DAYS),
+        "customer_text": _customer_text(
+            customer.get_full_name() or customer.username, customer.company, customer.email
+        ),
         "lines": [
             {
                 "position": line.position,
@@ -235,7 +230,6 @@ def _context(quote: Quote) -> dict[str, Any]:
                 "spec": part_spec(line),
                 "qty": line.qty,
                 "unit_price": format_money(line.unit_price),
-                "list_price": format_money(line.list_price),
                 "total": format_money(line.line_total),
             }
             for line in lines
@@ -255,7 +249,6 @@ def _context(quote: Quote) -> dict[str, Any]:
         ],
         "findings": _findings(quote.verdict or {}, {line.sku: part_name(line) for line in lines}),
         "discount": format_percent(quote.discount_percent) if quote.discount_percent else "",
-        "vat_percent": format_percent(quote.vat_percent),
         "net": format_money(quote.net_total),
         "vat": format_money(quote.vat_total),
         "gross": format_money(quote.gross_total),
@@ -263,7 +256,6 @@ def _context(quote: Quote) -> dict[str, Any]:
         "seller": _seller(),
         "workload": _workload(quote),
         "estimate": _estimate(quote.verdict or {}),
-        "ship_date": ship_date,
         "ship_text": (
             pgettext("quote document", "from %(ship_date)s (by the suppliers' offers on the quote's date)")
             % {"ship_date": ship_date}

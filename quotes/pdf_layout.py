@@ -61,18 +61,20 @@ PAGE_W, PAGE_H = A4
 MARGIN_TOP, MARGIN_SIDE, MARGIN_BOTTOM = 16 * mm, 14 * mm, 18 * mm
 TEXT_W = PAGE_W - 2 * MARGIN_SIDE  # 182 mm
 FOOTER_Y = 9 * mm  # the baseline of "Q-… R1 · page 1 of 2", in the bottom margin
+TEXT_PT, TEXT_LEADING = 8.5, 10.6  # the body text; notes are 7.5 pt, SKUs 7 pt
 CELL_PAD_X, CELL_PAD_Y = 1.4 * mm, 1.2 * mm
 #: The name column of the configuration table keeps at least this much; a longer SKU wraps instead.
 NAME_COLUMN_MIN = 62 * mm
 KEY_COLUMN = 32 * mm  # the labels of the number/date/customer block
 HEADING_ROOM = 30 * mm  # a heading and the first lines of its section
 
-INK, GREY_TEXT, SPEC_TEXT, RULE_GREY, HEAD_FILL = (
+INK, GREY_TEXT, SPEC_TEXT, RULE_GREY, HEAD_FILL, FOOTER_GREY = (
     colors.HexColor("#111111"),
     colors.HexColor("#555555"),
     colors.HexColor("#444444"),
     colors.HexColor("#999999"),
     colors.HexColor("#eeeeee"),
+    colors.HexColor("#666666"),
 )
 
 
@@ -127,7 +129,6 @@ def register_fonts(font_dir: str = "") -> None:
 @dataclass(frozen=True)
 class Styles:
     body: ParagraphStyle
-    bold: ParagraphStyle
     key: ParagraphStyle
     small: ParagraphStyle
     bullet: ParagraphStyle
@@ -144,11 +145,12 @@ class Styles:
 @functools.cache
 def styles() -> Styles:
     """The document's text styles (sizes as the quote has had them: 8.5 pt text, 7.5 pt notes, 7 pt SKUs)."""
-    body = ParagraphStyle("body", fontName=REGULAR, bulletFontName=REGULAR, fontSize=8.5, leading=10.6, textColor=INK)
+    body = ParagraphStyle(
+        "body", fontName=REGULAR, bulletFontName=REGULAR, fontSize=TEXT_PT, leading=TEXT_LEADING, textColor=INK
+    )
     small = ParagraphStyle("small", parent=body, fontSize=7.5, leading=9.4, textColor=SPEC_TEXT)
     return Styles(
         body=body,
-        bold=ParagraphStyle("bold", parent=body, fontName=BOLD),
         key=ParagraphStyle("key", parent=body, textColor=GREY_TEXT),
         small=small,
         bullet=ParagraphStyle("bullet", parent=small, leftIndent=5 * mm, bulletIndent=1.5 * mm, spaceAfter=0.6),
@@ -176,7 +178,7 @@ def _width(text: str, font: str, size: float) -> float:
 
 def _column(texts: Sequence[str], font: str, size: float, head: str) -> float:
     """A column wide enough for its widest text and its (bold) heading on one line, with the cell padding."""
-    widest = max([_width(text, font, size) for text in texts] + [_width(head, BOLD, 8.5)])
+    widest = max([_width(text, font, size) for text in texts] + [_width(head, BOLD, TEXT_PT)])
     return widest + 2 * CELL_PAD_X + 1  # 1 pt over: a text exactly as wide as its cell would still wrap
 
 
@@ -186,8 +188,8 @@ def _table_style(*commands: tuple[Any, ...]) -> TableStyle:
     return TableStyle(
         [
             ("FONTNAME", (0, 0), (-1, -1), REGULAR),
-            ("FONTSIZE", (0, 0), (-1, -1), 8.5),
-            ("LEADING", (0, 0), (-1, -1), 10.6),
+            ("FONTSIZE", (0, 0), (-1, -1), TEXT_PT),
+            ("LEADING", (0, 0), (-1, -1), TEXT_LEADING),
             ("TEXTCOLOR", (0, 0), (-1, -1), INK),
             *commands,
         ]
@@ -220,13 +222,13 @@ def _parts_table(lines: Sequence[Mapping[str, Any]], labels: Mapping[str, str], 
     """The configuration (numbered) or the options: [No.] | SKU | name and spec | qty | price | amount."""
     st = styles()
     heads = [labels["sku"], labels["name_specs"], labels["qty"], labels["price"], labels["amount"]]
-    qty_w = _column([str(line["qty"]) for line in lines], REGULAR, 8.5, labels["qty"])
-    price_w = _column([line["unit_price"] for line in lines], REGULAR, 8.5, labels["price"])
-    amount_w = _column([line["total"] for line in lines], REGULAR, 8.5, labels["amount"])
+    qty_w = _column([str(line["qty"]) for line in lines], REGULAR, TEXT_PT, labels["qty"])
+    price_w = _column([line["unit_price"] for line in lines], REGULAR, TEXT_PT, labels["price"])
+    amount_w = _column([line["total"] for line in lines], REGULAR, TEXT_PT, labels["amount"])
     widths = [qty_w, price_w, amount_w]
     if numbered:
         heads.insert(0, labels["no"])
-        widths.insert(0, _column([str(line["position"]) for line in lines], REGULAR, 8.5, labels["no"]))
+        widths.insert(0, _column([str(line["position"]) for line in lines], REGULAR, TEXT_PT, labels["no"]))
     sku_w = _column([line["sku"] for line in lines], REGULAR, 7, labels["sku"])
     sku_w = min(sku_w, TEXT_W - NAME_COLUMN_MIN - sum(widths))  # past that the SKU wraps, the name keeps room
     name_w = TEXT_W - sum(widths) - sku_w
@@ -302,7 +304,7 @@ def _signature(seller: Mapping[str, Any], labels: Mapping[str, str]) -> Table:
     st = styles()
     title = seller["signatory_title"] or labels["for_seller"]
     line_w = 55 * mm
-    name_w = min(_width(seller["signatory"], REGULAR, 8.5) + 7 * mm + 1, 50 * mm)  # its padding: 3 mm + 4 mm
+    name_w = min(_width(seller["signatory"], REGULAR, TEXT_PT) + 7 * mm + 1, 50 * mm)  # its padding: 3 mm + 4 mm
     return Table(
         [
             [[_p(title, st.body), _p(seller["name"], st.body)], "", _p(seller["signatory"], st.body)],
@@ -396,7 +398,7 @@ def _numbered_canvas(footer: str, page_word: str, of_word: str) -> type[Canvas]:
             for state in self._held:
                 self.__dict__.update(state)
                 self.setFont(REGULAR, 7.5)
-                self.setFillColor(colors.HexColor("#666666"))
+                self.setFillColor(FOOTER_GREY)
                 self.drawRightString(
                     PAGE_W - MARGIN_SIDE, FOOTER_Y, f"{footer} · {page_word} {self._pageNumber} {of_word} {pages}"
                 )
@@ -443,7 +445,7 @@ def render_line(text: str, *, font_dir: str = "") -> bytes:
     register_fonts(font_dir)
     out = io.BytesIO()
     canvas = Canvas(out, pagesize=A4, initialFontName=REGULAR)
-    canvas.setFont(REGULAR, 8.5)
+    canvas.setFont(REGULAR, TEXT_PT)
     canvas.drawString(MARGIN_SIDE, PAGE_H - MARGIN_TOP, text)
     canvas.showPage()
     canvas.save()
