@@ -50,15 +50,19 @@ def _page_texts(pdf: bytes) -> list[str]:
 
 
 def _long_quote(make_quote: Callable[..., Quote], sales_user: User) -> Quote:
-    """A quote over two pages: the workstation, a discount, and a dozen options, the longest SKU among them."""
+    """A quote over two pages: the workstation, a discount, and as options the 13 longest active SKUs of the
+    catalog's drives, NICs and bridges (the catalog's longest SKU, a bridge, among them)."""
     snapshot = catalog_snapshot()
     skus = sorted(
         (sku for kind in ("storage", "nics", "bridges") for sku, spec in snapshot.kind(kind).items() if spec.is_active),
         key=len,
         reverse=True,
     )
-    longest = max((sku for kind in ("bridges", "nics", "storage", "psus") for sku in snapshot.kind(kind)), key=len)
-    options = [{"sku": sku, "qty": 1} for sku in dict.fromkeys([longest, *skus[:13]])]
+    longest = max(
+        (sku for kind in snapshot.__dataclass_fields__ if kind != "version" for sku in snapshot.kind(kind)), key=len
+    )
+    assert skus[0] == longest  # the longest SKU of every kind is among the options
+    options = [{"sku": sku, "qty": 1} for sku in skus[:13]]
     return make_quote(created_by=sales_user, discount_percent=3, optional_lines=options)
 
 
