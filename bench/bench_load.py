@@ -13,7 +13,7 @@ rounds) after a warm-up:
 * `POST /api/v1/recommendations` for a team of 5 on Llama 3.1 70B Q4_K_M (3 builds).
 
 Printed side by side: requests per second, p50 and p99 latency as the clients see them, and each
-endpoint's throughput as a fraction of the baseline's. Also the CPU time the gunicorn workers spent per
+endpoint's throughput as a fraction of the baseline's, over the run and in each round. Also the CPU time the gunicorn workers spent per
 request (user + system, from /proc) and the baseline's CPU per request as a fraction of the endpoint's:
 the throughput ratio the server's own work allows, which moves much less than req/s when other
 processes share the machine (it leaves out the client's, the kernel's network and Redis's share).
@@ -108,6 +108,7 @@ class Result:
     statuses: Counter[int] = field(default_factory=Counter)
     elapsed_s: float = 0.0
     server_cpu_s: float | None = 0.0  # the gunicorn workers' CPU time over the run (None: not on Linux)
+    round_rates: list[float] = field(default_factory=list)  # requests per second in each round
 
     @property
     def cpu_ms_per_request(self) -> float | None:
@@ -323,6 +324,7 @@ def main() -> int:
                 total.latencies_s += part.latencies_s
                 total.statuses.update(part.statuses)
                 total.elapsed_s += part.elapsed_s
+                total.round_rates.append(part.rate)
                 if cpu_before is None or cpu_after is None or total.server_cpu_s is None:
                     total.server_cpu_s = None
                 else:
@@ -362,6 +364,17 @@ def report(results: dict[Endpoint, Result]) -> int:
         f"{endpoint.path.rsplit('/', 1)[-1]} {results[endpoint].rate / baseline:.2f} (target >= {target})"
         for endpoint, target in TARGETS.items()
     )
+    # the same ratios round by round (each round runs every endpoint in turn): how far the machine's load moved
+    # them within this run
+    spread = "; ".join(
+        f"{endpoint.path.rsplit('/', 1)[-1]} "
+        + " ".join(
+            f"{rate / ping:.2f}"
+            for rate, ping in zip(results[endpoint].round_rates, results[BASELINE].round_rates, strict=True)
+        )
+        for endpoint in TARGETS
+    )
+    print(f"the ratios in each of the {ROUNDS} rounds: {spread}")
     print(
         f"throughput ratio vs the trivial endpoint: {ratios}; recommendations p99 "
         f"{results[RECOMMEND].percentile_ms(0.99):.1f} ms (target < {RECOMMEND_P99_TARGET_MS:.0f}); "
