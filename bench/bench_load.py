@@ -13,10 +13,11 @@ rounds) after a warm-up:
 * `POST /api/v1/recommendations` for a team of 5 on Llama 3.1 70B Q4_K_M (3 builds).
 
 Printed side by side: requests per second, p50 and p99 latency as the clients see them, and each
-endpoint's throughput as a fraction of the baseline's, over the run and in each round. Also the CPU time the gunicorn workers spent per
-request (user + system, from /proc) and the baseline's CPU per request as a fraction of the endpoint's:
-the throughput ratio the server's own work allows, which moves much less than req/s when other
-processes share the machine (it leaves out the client's, the kernel's network and Redis's share).
+endpoint's throughput as a fraction of the baseline's, over the run and in each round. Also the CPU time
+the gunicorn workers spent per request (user + system, from /proc) and the baseline's CPU per request
+as a fraction of the endpoint's: the throughput ratio the server's own work allows, which moves much
+less than req/s when other processes share the machine (it leaves out the client's, the kernel's network
+and Redis's share).
 
 The client is asyncio in this process and shares the machine's cores with the server, as a load
 balancer on the same host would. Anonymous throttles are raised for the run (THROTTLE_ANON_*), so every
