@@ -8,9 +8,39 @@ from typing import Any
 
 from celery import Celery, Task
 from kombu.exceptions import KombuError
+from kombu.transport import redis as kombu_redis
 from redis.exceptions import RedisError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+
+_restore_unacked = kombu_redis.QoS.restore_unacked
+
+
+def restore_unacked_unless_disconnected(qos: kombu_redis.QoS, client: Any = None) -> None:
+    """kombu's Redis `QoS.restore_unacked`, except on a channel whose connection is already gone.
+
+    When the broker connection drops while the worker holds delivered, unacknowledged messages (a render
+    running, others prefetched), the consumer closes its channel to reconnect, and closing restores those
+    messages, on a new client built from the connection, which closing has just set to None: kombu 5.7.0
+    raises AttributeError ('NoneType' object has no attribute 'hostname', in `Channel._connparams`), and
+    Celery stops the worker with "Unrecoverable error" instead of reconnecting (seen in
+    tests/integration/test_faults.py with Redis stopped under load; the same failure on a channel close is
+    celery/kombu#582). There is nothing to restore then that is not safe already: each delivered message was
+    written to Redis's unacked index when it was delivered, and kombu puts it back on its queue after the
+    visibility timeout (`restore_visible`), or, if Redis lost its memory, the render and plan sweeps queue the
+    work again. So the worker forgets them (as a restore would) and reconnects."""
+    if client is None and getattr(qos.channel.connection, "client", None) is None:
+        logging.getLogger(__name__).warning(
+            "broker connection lost with %d unacknowledged message(s): they stay in the broker's unacked index "
+            "and come back after the visibility timeout",
+            len(qos._delivered),
+        )
+        qos._delivered.clear()
+        return
+    _restore_unacked(qos, client)
+
+
+kombu_redis.QoS.restore_unacked = restore_unacked_unless_disconnected  # type: ignore[method-assign]
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")

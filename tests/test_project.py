@@ -32,6 +32,12 @@ def test_compose_has_the_full_stack_with_healthchecks() -> None:
     assert "gunicorn" in " ".join(services["web"]["command"])
     assert services["worker"]["command"][:4] == ["celery", "-A", "config", "worker"]
     assert services["beat"]["command"][:4] == ["celery", "-A", "config", "beat"]
+    # the long-running processes come back when they exit (the one-shot migrate does not)
+    assert {name for name, service in services.items() if service.get("restart") == "unless-stopped"} == {
+        "web",
+        "worker",
+        "beat",
+    }
 
 
 def test_compose_broker_redis_persists_its_queues_on_a_volume() -> None:

@@ -484,3 +484,33 @@ def test_postgres_restart_under_load(stack: Stack) -> None:
     assert len(settled) >= 100 and all(a.status < 400 for a in settled), Counter(a.status for a in settled)
     assert stack.worker_pids() == workers_before
     assert created_before and not lost
+
+
+def test_a_channel_closed_after_its_connection_keeps_the_worker_alive(tmp_path: Path) -> None:
+    """config/celery.py: the worker holds a delivered, unacknowledged render when the broker connection
+    goes; kombu has already detached the channel's transport from its connection (`_do_close_transport`
+    sets `client` to None) when the channel is closed to reconnect. Restoring the message then raised
+    AttributeError and Celery stopped the worker ("Unrecoverable error", seen in the Redis test above).
+    Now the channel closes, and the message stays in the broker's unacked index, to come back after the
+    visibility timeout."""
+    from kombu import Connection
+
+    import config.celery  # noqa: F401 - what the worker imports: it mends kombu's QoS
+
+    redis_server = RedisServer(tmp_path)
+    try:
+        connection = Connection(redis_server.url)
+        channel = connection.default_channel
+        queue = connection.SimpleQueue("renders-under-test", channel=channel)
+        queue.put({"quote": "Q-1"})
+        queue.get(timeout=5)  # delivered, not acknowledged
+        assert len(channel.qos._delivered) == 1
+        connection.transport.client = None  # what kombu has done by then
+        channel.close()  # raised AttributeError ('NoneType' object has no attribute 'hostname') before
+        assert not channel.qos._delivered
+        import redis
+
+        unacked = redis.Redis.from_url(redis_server.url).hlen(channel.unacked_key)
+        assert unacked == 1, "the delivered message left the broker's unacked index"
+    finally:
+        redis_server.stop()
