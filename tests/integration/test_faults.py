@@ -500,7 +500,7 @@ def test_a_channel_closed_after_its_connection_keeps_the_worker_alive(tmp_path: 
     redis_server = RedisServer(tmp_path)
     try:
         connection = Connection(redis_server.url)
-        channel = connection.default_channel
+        channel: Any = connection.default_channel  # kombu's Redis channel (its stubs name the base class)
         queue = connection.SimpleQueue("renders-under-test", channel=channel)
         queue.put({"quote": "Q-1"})
         queue.get(timeout=5)  # delivered, not acknowledged
