@@ -12,9 +12,11 @@ import contextlib
 import gc
 import json
 import logging
+import os
 import socket
 import sys
 import threading
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +26,26 @@ from gunicorn.http.body import ChunkedReader, EOFReader, LengthReader
 
 from config.observability import JsonLinesFormatter
 
+
+def default_workers(environ: Mapping[str, str] | None = None) -> int:
+    """The sync workers of a start without `--workers`: WEB_CONCURRENCY, else one per CPU this process may use.
+
+    Every API request is CPU-bound Python (the engine, DRF, the JSON) with sub-millisecond waits on
+    PostgreSQL and Redis: bench/bench_load.py keeps both cores of a 2-core machine 98-99 % busy with 2
+    workers (vmstat, 2026-12-02), so more workers add memory (~100 MB each), not throughput. Without this
+    setting gunicorn starts one worker, and a plain `docker run` of the image used one core. A bad
+    WEB_CONCURRENCY (not a whole number ≥ 1) stops the start with a message rather than being ignored."""
+    environ = os.environ if environ is None else environ
+    raw = environ.get("WEB_CONCURRENCY", "").strip()
+    if raw:
+        if not raw.isdigit() or int(raw) < 1:
+            raise SystemExit(f"WEB_CONCURRENCY must be a whole number of workers (1 or more), not {raw!r}")
+        return int(raw)
+    cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    return max(1, len(cpus) if cpus else os.cpu_count() or 1)
+
+
+workers = default_workers()  # `--workers` on the command line (docker-compose, the benchmark) still wins
 accesslog = "-"
 errorlog = "-"
 loglevel = "info"
