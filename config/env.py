@@ -89,6 +89,7 @@ KNOWN_VARIABLES: dict[str, str] = {
     ),
     "LOG_FORMAT": "json (JSON lines with request ids, default) or plain",
     "DB_CONN_MAX_AGE": "seconds a database connection is reused (default 60)",
+    "WEB_CONCURRENCY": "gunicorn sync workers when --workers is not given (default: one per CPU the process may use)",
     "QUOTE_RENDER_TEST_DELAY_S": (
         "tests only: seconds the quote render sleeps (honoured only with config.settings.test)"
     ),

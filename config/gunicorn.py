@@ -16,7 +16,6 @@ import os
 import socket
 import sys
 import threading
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,10 +23,11 @@ from gunicorn import util
 from gunicorn.glogging import Logger
 from gunicorn.http.body import ChunkedReader, EOFReader, LengthReader
 
+from config.env import ImproperlyConfiguredEnv, env_int
 from config.observability import JsonLinesFormatter
 
 
-def default_workers(environ: Mapping[str, str] | None = None) -> int:
+def default_workers() -> int:
     """The sync workers of a start without `--workers`: WEB_CONCURRENCY, else one per CPU this process may use.
 
     Every API request is CPU-bound Python (the engine, DRF, the JSON) with sub-millisecond waits on
@@ -35,14 +35,11 @@ def default_workers(environ: Mapping[str, str] | None = None) -> int:
     workers (vmstat, 2026-12-02), so more workers add memory (~100 MB each), not throughput. Without this
     setting gunicorn starts one worker, and a plain `docker run` of the image used one core. A bad
     WEB_CONCURRENCY (not a whole number ≥ 1) stops the start with a message rather than being ignored."""
-    environ = os.environ if environ is None else environ
-    raw = environ.get("WEB_CONCURRENCY", "").strip()
-    if raw:
-        if not raw.isdigit() or int(raw) < 1:
-            raise SystemExit(f"WEB_CONCURRENCY must be a whole number of workers (1 or more), not {raw!r}")
-        return int(raw)
     cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-    return max(1, len(cpus) if cpus else os.cpu_count() or 1)
+    count = env_int("WEB_CONCURRENCY", max(1, len(cpus) if cpus else os.cpu_count() or 1))
+    if count < 1:
+        raise ImproperlyConfiguredEnv(f"WEB_CONCURRENCY={count!r} is not a number of workers (1 or more).")
+    return count
 
 
 workers = default_workers()  # `--workers` on the command line (docker-compose, the benchmark) still wins
