@@ -75,6 +75,11 @@ class Endpoint:
     path: str
     body: dict[str, object] | None = None
 
+    @property
+    def name(self) -> str:
+        """The path's last part (validate, estimate): how the summary lines name the endpoint."""
+        return self.path.rsplit("/", 1)[-1]
+
     def request(self, port: int) -> bytes:
         payload = json.dumps(self.body).encode() if self.body is not None else b""
         head = [
@@ -362,13 +367,13 @@ def report(results: dict[Endpoint, Result]) -> int:
         if ok != len(result.latencies_s):
             print(f"  non-200 answers: {dict(result.statuses)}")
     ratios = ", ".join(
-        f"{endpoint.path.rsplit('/', 1)[-1]} {results[endpoint].rate / baseline:.2f} (target >= {target})"
+        f"{endpoint.name} {results[endpoint].rate / baseline:.2f} (target >= {target})"
         for endpoint, target in TARGETS.items()
     )
     # the same ratios round by round (each round runs every endpoint in turn): how far the machine's load moved
     # them within this run
     spread = "; ".join(
-        f"{endpoint.path.rsplit('/', 1)[-1]} "
+        f"{endpoint.name} "
         + " ".join(
             f"{rate / ping:.2f}"
             for rate, ping in zip(results[endpoint].round_rates, results[BASELINE].round_rates, strict=True)
