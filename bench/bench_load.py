@@ -9,6 +9,9 @@ rounds) after a warm-up:
 * baseline: `GET /api/v1/ping`, a DRF view that does nothing (the floor of the stack: WSGI, middleware,
   DRF authentication and content negotiation, JSON rendering, access log);
 * `POST /api/v1/builds/validate` with the 8 × H200 NVL server of ARCHITECTURE.md;
+* the same body to a probe (bench/load_urls.py, on this server only): validate with its verdict computed
+  once, so everything but the engine's validate() — throttle, body, parsing, price, availability, the
+  same answer: what validate could reach if the engine cost nothing;
 * `POST /api/v1/estimate` with Llama 3.1 70B Q4_K_M on 2 × RTX 4090;
 * `POST /api/v1/recommendations` for a team of 5 on Llama 3.1 70B Q4_K_M (3 builds).
 
@@ -19,6 +22,7 @@ as a fraction of the endpoint's: the throughput ratio the server's own work allo
 less than req/s when other processes share the machine (it leaves out the client's, the kernel's network
 and Redis's share).
 
+The server runs bench/load_settings.py: the production settings with the project's URLs and the probe.
 The client is asyncio in this process and shares the machine's cores with the server, as a load
 balancer on the same host would. Anonymous throttles are raised for the run (THROTTLE_ANON_*), so every
 request is served, but still counted: the counters live in Redis (CACHE_URL, default the broker's
@@ -100,9 +104,12 @@ RECOMMENDATION = {
     "limit": 3,
 }
 VALIDATE = Endpoint("POST /api/v1/builds/validate (8 x H200 NVL)", "POST", "/api/v1/builds/validate", BUILD)
+WITHOUT_ENGINE = Endpoint(
+    "  the same, the engine's verdict computed once (probe)", "POST", "/api/v1/bench/validate-without-engine", BUILD
+)
 ESTIMATE = Endpoint("POST /api/v1/estimate (70B Q4 on 2 x 4090)", "POST", "/api/v1/estimate", WORKLOAD)
 RECOMMEND = Endpoint("POST /api/v1/recommendations (team, 70B Q4)", "POST", "/api/v1/recommendations", RECOMMENDATION)
-ENDPOINTS = (BASELINE, VALIDATE, ESTIMATE, RECOMMEND)
+ENDPOINTS = (BASELINE, VALIDATE, WITHOUT_ENGINE, ESTIMATE, RECOMMEND)
 #: throughput targets as a fraction of the baseline's (issue 17); recommendations are judged by p99
 TARGETS = {VALIDATE: 0.7, ESTIMATE: 0.6}
 RECOMMEND_P99_TARGET_MS = 100.0
@@ -131,15 +138,24 @@ class Result:
         return 1000 * ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-async def _one(port: int, request: bytes) -> int:
+async def _exchange(port: int, request: bytes) -> bytes:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
         writer.write(request)
         await writer.drain()
-        response = await reader.read()  # the sync worker closes the connection after the response
+        return await reader.read()  # the sync worker closes the connection after the response
     finally:
         writer.close()
+
+
+async def _one(port: int, request: bytes) -> int:
+    response = await _exchange(port, request)
     return int(response[9:12]) if response.startswith(b"HTTP/1.") else 0
+
+
+def answer_body(port: int, endpoint: Endpoint) -> bytes:
+    """The body of one answer to `endpoint`."""
+    return asyncio.run(_exchange(port, endpoint.request(port))).partition(b"\r\n\r\n")[2]
 
 
 async def _load(port: int, endpoint: Endpoint, seconds: float) -> Result:
@@ -266,7 +282,8 @@ def main() -> int:
     database_url = with_database(base_database, scratch) if base_database else f"sqlite:///{tmp / 'bench.sqlite3'}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("THROTTLE_")}
     env.update(
-        DJANGO_SETTINGS_MODULE="config.settings.production",
+        DJANGO_SETTINGS_MODULE="load_settings",  # bench/: the production settings and the probe
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "bench"), os.environ.get("PYTHONPATH", "")])),
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="127.0.0.1",
         SECURE_SSL_REDIRECT="false",
@@ -279,7 +296,8 @@ def main() -> int:
         THROTTLE_ANON_RECOMMEND="100000000/min",
     )
     print(
-        f"server: gunicorn, {WORKERS} sync workers, production settings; database: "
+        f"server: gunicorn, {WORKERS} sync workers, production settings with the probe (bench/load_settings.py); "
+        f"database: "
         f"{'PostgreSQL ' + scratch if base_database else 'SQLite file (no PostgreSQL reachable)'}; "
         f"broker: {broker or 'none'}; throttle counters: {cache or 'in process (no Redis)'}; "
         f"clients: {CONCURRENCY} concurrent, {SECONDS:.0f} s per endpoint in {ROUNDS} "
@@ -319,6 +337,8 @@ def main() -> int:
             raise
         for endpoint in ENDPOINTS:
             measure(port, endpoint, WARMUP_S)
+        if answer_body(port, WITHOUT_ENGINE) != answer_body(port, VALIDATE):
+            raise RuntimeError("the probe's answer is not validate's: it would not measure the same work")
         # Rounds, each endpoint in turn, so a change in the machine's load touches all of them alike.
         results: dict[Endpoint, Result] = {endpoint: Result() for endpoint in ENDPOINTS}
         for _ in range(ROUNDS):
@@ -381,6 +401,15 @@ def report(results: dict[Endpoint, Result]) -> int:
         for endpoint in TARGETS
     )
     print(f"the ratios in each of the {ROUNDS} rounds: {spread}")
+    ceiling = results[WITHOUT_ENGINE].rate / baseline
+    print(
+        f"validate without its engine (the probe): {ceiling:.2f} of ping, rounds "
+        + " ".join(
+            f"{rate / ping:.2f}"
+            for rate, ping in zip(results[WITHOUT_ENGINE].round_rates, results[BASELINE].round_rates, strict=True)
+        )
+        + f"; the engine's share of validate's time: {1 - results[VALIDATE].rate / results[WITHOUT_ENGINE].rate:.0%}"
+    )
     print(
         f"throughput ratio vs the trivial endpoint: {ratios}; recommendations p99 "
         f"{results[RECOMMEND].percentile_ms(0.99):.1f} ms (target < {RECOMMEND_P99_TARGET_MS:.0f}); "
