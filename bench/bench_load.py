@@ -297,8 +297,7 @@ def main() -> int:
     )
     print(
         f"server: gunicorn, {WORKERS} sync workers, production settings with the probe (bench/load_settings.py); "
-        f"database: "
-        f"{'PostgreSQL ' + scratch if base_database else 'SQLite file (no PostgreSQL reachable)'}; "
+        f"database: {'PostgreSQL ' + scratch if base_database else 'SQLite file (no PostgreSQL reachable)'}; "
         f"broker: {broker or 'none'}; throttle counters: {cache or 'in process (no Redis)'}; "
         f"clients: {CONCURRENCY} concurrent, {SECONDS:.0f} s per endpoint in {ROUNDS} "
         f"interleaved rounds after {WARMUP_S:.0f} s warm-up; {os.cpu_count()} CPUs shared by server and client"
@@ -390,25 +389,20 @@ def report(results: dict[Endpoint, Result]) -> int:
         f"{endpoint.name} {results[endpoint].rate / baseline:.2f} (target >= {target})"
         for endpoint, target in TARGETS.items()
     )
+
     # the same ratios round by round (each round runs every endpoint in turn): how far the machine's load moved
     # them within this run
-    spread = "; ".join(
-        f"{endpoint.name} "
-        + " ".join(
-            f"{rate / ping:.2f}"
-            for rate, ping in zip(results[endpoint].round_rates, results[BASELINE].round_rates, strict=True)
-        )
-        for endpoint in TARGETS
-    )
+    def round_ratios(endpoint: Endpoint) -> str:
+        """The endpoint's throughput as a fraction of ping's in each round."""
+        pings = results[BASELINE].round_rates
+        return " ".join(f"{rate / ping:.2f}" for rate, ping in zip(results[endpoint].round_rates, pings, strict=True))
+
+    spread = "; ".join(f"{endpoint.name} {round_ratios(endpoint)}" for endpoint in TARGETS)
     print(f"the ratios in each of the {ROUNDS} rounds: {spread}")
     ceiling = results[WITHOUT_ENGINE].rate / baseline
     print(
-        f"validate without its engine (the probe): {ceiling:.2f} of ping, rounds "
-        + " ".join(
-            f"{rate / ping:.2f}"
-            for rate, ping in zip(results[WITHOUT_ENGINE].round_rates, results[BASELINE].round_rates, strict=True)
-        )
-        + f"; the engine's share of validate's time: {1 - results[VALIDATE].rate / results[WITHOUT_ENGINE].rate:.0%}"
+        f"validate without its engine (the probe): {ceiling:.2f} of ping, rounds {round_ratios(WITHOUT_ENGINE)}"
+        f"; the engine's share of validate's time: {1 - results[VALIDATE].rate / results[WITHOUT_ENGINE].rate:.0%}"
     )
     print(
         f"throughput ratio vs the trivial endpoint: {ratios}; recommendations p99 "
