@@ -40,6 +40,7 @@ migrate: install ## apply migrations, load the catalog and the demo users (idemp
 	$(PY) manage.py load_catalog
 	$(PY) manage.py load_offers
 	$(PY) manage.py load_services
+	$(PY) manage.py cbr_rates --sample
 	$(PY) manage.py seed_demo
 
 run: migrate ## serve on http://$(HOST):$(PORT)/ (SQLite + in-process tasks unless DATABASE_URL / CELERY_BROKER_URL)

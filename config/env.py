@@ -101,7 +101,8 @@ KNOWN_VARIABLES: dict[str, str] = {
     "CATALOG_SNAPSHOT_TTL_S": (
         "seconds a process reuses its catalog snapshot before re-checking the version (default 1)"
     ),
-    "QUOTE_VAT_PERCENT": "VAT rate applied to new quotes (default 22)",
+    "QUOTE_VAT_PERCENT": "VAT rate when the dated VAT table (finance.VatRate) has no row for the day (default 22)",
+    "CBR_DAILY_URL": "where the daily exchange rates are fetched from (default the Central Bank of Russia's XML_daily)",
     "QUOTE_VALIDITY_DAYS": "days a sent quote stays valid (default 14)",
     "SALES_DISCOUNT_LIMIT_PERCENT": "largest discount a sales engineer may give without approval (default 10)",
     "THROTTLE_ANON_ESTIMATE": "rate of POST /api/v1/estimate per anonymous client address (default 60/min)",

@@ -10,6 +10,7 @@ import dj_database_url
 from config.env import BASE_DIR, env_bool, env_int, env_list, env_str
 from orders.schedule import ORDERS_BEAT_SCHEDULE
 from procurement.schedule import procurement_beat_schedule
+from finance.schedule import CELERY_BEAT_SCHEDULE as FINANCE_BEAT_SCHEDULE
 from quotes.schedule import CELERY_BEAT_SCHEDULE as QUOTE_BEAT_SCHEDULE
 
 SECRET_KEY = env_str("SECRET_KEY", "dev-only-insecure-key-change-me")  # overridden in production
@@ -36,6 +37,7 @@ INSTALLED_APPS = [
     "catalog",
     "configurator",
     "quotes",
+    "finance",
     "procurement",
     "orders",
     "servicelines",
@@ -212,7 +214,11 @@ CELERY_BEAT_SCHEDULE = {
     **QUOTE_BEAT_SCHEDULE,
     **ORDERS_BEAT_SCHEDULE,
     **procurement_beat_schedule(PRICE_LIST_SCAN_SECONDS),
+    **FINANCE_BEAT_SCHEDULE,
 }
+# The CBR's daily rates (finance/cbr.py, beat job finance.fetch_cbr_rates); a mirror or a file:// sample may
+# stand in for it where the CBR cannot be reached
+CBR_DAILY_URL = env_str("CBR_DAILY_URL", "https://www.cbr.ru/scripts/XML_daily.asp")
 
 EMAIL_BACKEND = env_str("EMAIL_URL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "quotes@configurator.local")
