@@ -26,6 +26,12 @@ PROCUREMENT_CATALOG = [
     for action in ("view", "add", "change", "delete")
 ] + [("procurement", "view_listpricechange")]
 PROCUREMENT_SALES = [("procurement", "view_supplier"), ("procurement", "view_supplieroffer")]
+# exchange rates: catalog staff enter one by hand when the CBR job cannot reach the bank; the VAT table is the
+# superuser's (a change of law), read by everyone who prices
+FINANCE_CATALOG = [("finance", f"{action}_exchangerate") for action in ("view", "add", "change", "delete")] + [
+    ("finance", "view_vatrate")
+]
+FINANCE_SALES = [("finance", "view_exchangerate"), ("finance", "view_vatrate")]
 SERVICES_CATALOG = [("servicelines", f"{action}_serviceitem") for action in ("view", "add", "change", "delete")]
 # orders: sales and catalog staff see them in the admin (the API's services change them)
 ORDERS_VIEW = [("orders", "view_order"), ("orders", "view_orderline"), ("orders", "view_purchaseline")]
@@ -39,6 +45,7 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
             for action in ("view", "add", "change", "delete")
         ),
         *PROCUREMENT_CATALOG,
+        *FINANCE_CATALOG,
         *ORDERS_VIEW,
         *SERVICES_CATALOG,
     ],
@@ -53,6 +60,7 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
         *(("configurator", f"{action}_savedbuild") for action in ("view", "add", "change", "delete")),
         ("accounts", "view_user"),
         *PROCUREMENT_SALES,
+        *FINANCE_SALES,
         *ORDERS_VIEW,
         ("orders", "view_orderevent"),
         ("servicelines", "view_serviceitem"),

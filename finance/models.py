@@ -21,6 +21,9 @@ class ExchangeRate(models.Model):
     date = models.DateField(_("date"), help_text=_("The day the rate is set for"))
     rub_per_unit = models.DecimalField(_("roubles per unit"), max_digits=18, decimal_places=8)
     source = models.CharField(_("source"), max_length=8, choices=Source.choices, default=Source.MANUAL)
+    note = models.CharField(
+        _("note"), max_length=200, blank=True, help_text=_("Where a rate entered by hand comes from")
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     history = HistoricalRecords()
 

@@ -12,9 +12,11 @@ body sent here is one the endpoint accepts from someone allowed (the allowed per
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, cast
 
 import pytest
@@ -33,6 +35,7 @@ from accounts.models import User
 from catalog import models as catalog_models
 from configurator.models import SavedBuild
 from configurator.services import saved_build_create
+from finance.models import ExchangeRate, VatRate
 from orders import services as order_services
 from orders.models import Order, OrderEvent, PurchaseLine
 from procurement import models as procurement_models
@@ -455,6 +458,9 @@ ADMIN_MATRIX: dict[type[Model], dict[str, dict[str, int]]] = {
     # orders change through the API's services only: a read-only record in the admin
     Order: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
     ServiceItem: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
+    # catalog staff enter a rate by hand; the VAT table changes with the law: the superuser's
+    ExchangeRate: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
+    VatRate: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=FULL),
 }
 # Who may save a change page; everyone else gets a read-only page, a 403 or the login page, and their
 # POST must change nothing.
@@ -472,6 +478,8 @@ MAY_CHANGE: dict[type[Model], set[str]] = {
     procurement_models.ListPriceChange: set(),
     Order: set(),
     ServiceItem: {CAT, SUPER},
+    ExchangeRate: {CAT, SUPER},
+    VatRate: {SUPER},
 }
 
 
@@ -496,6 +504,10 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return world.order()
     if model is ServiceItem:  # made inside the test, as the procurement rows are (_made_per_test)
         services_load_fixture()
+    if model is ExchangeRate:
+        return ExchangeRate.objects.get_or_create(
+            currency="USD", date=dt.date(2026, 12, 3), defaults={"rub_per_unit": Decimal("78.2235")}
+        )[0]
     if model._meta.app_label == "procurement":
         return procurement_object(model)
     return model._default_manager.order_by("pk").first()  # type: ignore[return-value]
@@ -520,6 +532,8 @@ def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]
         procurement_models.PriceListImport: None,
         procurement_models.ListPriceChange: None,
         Order: None,
+        ExchangeRate: "note",
+        VatRate: "note",
     }.get(model, "name")
     if field_name is None:
         return None
@@ -534,7 +548,7 @@ def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]
 
 def _made_per_test(model: type[Model]) -> bool:
     """_admin_object makes this model's object inside the test (rolled back after it)."""
-    return model is ServiceItem or model._meta.app_label == "procurement"
+    return model in (ServiceItem, ExchangeRate) or model._meta.app_label == "procurement"
 
 
 def _add_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]:
@@ -550,6 +564,10 @@ def _add_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]:
         data["sku"] = "matrix-new-sku"
     if "slug" in data:
         data["slug"] = "matrix-new-slug"
+    if model is ExchangeRate:  # one rate per currency and day
+        data["currency"] = "EUR"
+    if model is VatRate:  # one rate per date
+        data["valid_from"] = data["valid_from"].replace("2019", "2031").replace("2026", "2031")
     return data
 
 
