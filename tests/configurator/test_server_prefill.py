@@ -9,7 +9,8 @@ import pytest
 from catalog.fixture import CatalogSnapshot
 from configurator.engine import server_calibration as srv
 from configurator.engine.estimate import estimate
-from configurator.engine.estimate.speed import _activation_bytes, served_throughput
+from configurator.engine.estimate.serving import served_throughput
+from configurator.engine.estimate.speed import _activation_bytes
 from configurator.engine.models_library import model_get
 from configurator.engine.types import Workload
 

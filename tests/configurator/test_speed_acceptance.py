@@ -13,7 +13,7 @@ from catalog.fixture import CatalogSnapshot
 from configurator.engine import calibration as cal
 from configurator.engine import server_calibration as srv
 from configurator.engine.estimate import estimate
-from configurator.engine.estimate.speed import served_throughput
+from configurator.engine.estimate.serving import served_throughput
 from configurator.engine.models_library import model_get
 from configurator.engine.specs import GpuSpec
 from configurator.engine.types import Workload
