@@ -67,7 +67,9 @@ def request_tokens(workload: Workload) -> tuple[int, int]:
 def _request_problems(workload: Workload) -> dict[str, list[str]]:
     """A stated prompt or output must be a positive count, and the request must fit in the context."""
     stated = [name for name in ("prompt_tokens", "output_tokens") if getattr(workload, name) is not None]
-    problems = {name: [Phrase("Must be at least 1.")] for name in stated if getattr(workload, name) < 1}
+    problems: dict[str, list[str]] = {
+        name: [Phrase("Must be at least 1.")] for name in stated if getattr(workload, name) < 1
+    }
     if not stated or problems:
         return problems
     prompt, output = request_tokens(workload)
