@@ -1,6 +1,6 @@
 """Server-engine half of `make accuracy` (bench/accuracy.py runs it): fixtures/server_speed.csv, judged
 leave-one-source-out, through the functions estimate() answers with (`configurator.engine.estimate.serving`,
-called by module so that tests/configurator/test_one_path.py can see every call reach them).
+called by module so that tests/api/test_one_path.py can see every call reach them).
 
 - Per-user decode (vLLM, SGLang, TensorRT-LLM): each publication is predicted by `serving.decode_per_user` (a
   decode step of the row's users plus the other users' prompts prefilled meanwhile) with η_bw and τ_layer fitted

@@ -16,7 +16,8 @@ all-reduces and activation traffic of its tokens (in a mixed step the weights ar
 decode alike). Both read the request of `engines.request_tokens` at its mean depth (`plans.serving_plans`).
 `estimate()` reports both (`serving_throughput`), the recommender compares the per-user speed with the
 customer's target, and bench/accuracy_server.py judges these same functions on fixtures/server_speed.csv,
-with its fitted constants passed in (`mfu`, `constants`, `moe_efficiency`).
+with its fitted constants passed in (`mfu`, `constants`, `moe_efficiency`); tests/api/test_one_path.py holds
+all three to them.
 """
 
 from __future__ import annotations
