@@ -99,12 +99,38 @@ class _GpuOutputSerializer(serializers.Serializer):
 
 
 class _ThroughputOutputSerializer(serializers.Serializer):
-    decode_tokens_per_s_per_user = RoundedField(1)
-    decode_tokens_per_s_total = RoundedField(1)
-    prefill_tokens_per_s = RoundedField(1)
-    time_to_first_token_s = RoundedField(3)
+    decode_tokens_per_s_per_user = RoundedField(
+        1,
+        help_text="Decode tokens/s each user sees while concurrent_users users are served: one decode step of all "
+        "their sequences plus the other users' prompts prefilled meanwhile (each user starts a new request every "
+        "output_tokens tokens); its own prompt is time_to_first_token_s",
+    )
+    decode_tokens_per_s_total = RoundedField(
+        1, help_text="decode_tokens_per_s_per_user × the sequences of concurrent_users users (× batch_size)"
+    )
+    prefill_tokens_per_s = RoundedField(1, help_text="One prompt of prompt_tokens on idle GPUs")
+    time_to_first_token_s = RoundedField(3, help_text="One prompt of prompt_tokens on idle GPUs, in seconds")
     training_tokens_per_s = RoundedField(
         1, help_text="Training: tokens trained per second by the whole build (all GPUs); 0 for inference"
+    )
+    served_output_tokens_per_s = RoundedField(
+        1,
+        help_text="Inference: output tokens/s of the whole build at full load, prefill included: as many "
+        "sequences as the engine runs and the KV cache holds (served_sequences), whatever concurrent_users; "
+        "0 for training",
+    )
+    served_sequences = serializers.IntegerField(
+        help_text="Inference: sequences running at once at full load (the engine's cap or what the KV cache "
+        "holds at the requests' mean depth); 0 for training"
+    )
+    prompt_tokens = serializers.IntegerField(
+        help_text="Inference: prompt tokens per request these speeds are for (as given, or the default)"
+    )
+    output_tokens = serializers.IntegerField(
+        help_text="Inference: output tokens per request these speeds are for (as given, or the default)"
+    )
+    prefill_share = RoundedField(
+        3, help_text="Share of each user's time per output token spent prefilling the other users' prompts"
     )
 
 
@@ -294,10 +320,15 @@ class _CandidateVerdictField(serializers.Field):
 class CandidateOutputSerializer(serializers.Serializer):
     build = BuildBodyField()
     verdict = _CandidateVerdictField(source="*")
-    decode_tokens_per_s_per_user = RoundedField(2)
+    decode_tokens_per_s_per_user = RoundedField(
+        2, help_text="As the estimate's: each user's decode tokens/s with the other users' prompts"
+    )
     decode_tokens_per_s_total = RoundedField(2)
     training_tokens_per_s = RoundedField(
         1, help_text="Training: tokens trained per second by the whole build (all GPUs); 0 for inference"
+    )
+    served_output_tokens_per_s = RoundedField(
+        1, help_text="Inference: the build's output tokens/s at full load, prefill included; 0 for training"
     )
     price = PriceOutputSerializer()
     why = serializers.ListField(child=PhraseField())

@@ -64,6 +64,22 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
     )
     context_tokens = serializers.IntegerField(min_value=1, max_value=MAX_CONTEXT_TOKENS, default=4096)
     concurrent_users = serializers.IntegerField(min_value=1, max_value=MAX_USERS, default=1)
+    prompt_tokens = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_CONTEXT_TOKENS,
+        required=False,
+        allow_null=True,
+        help_text="Inference: prompt tokens of the request each user sends; prompt_tokens + output_tokens ≤ "
+        "context_tokens. Default: the context less output_tokens (a request that fills the context)",
+    )
+    output_tokens = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_CONTEXT_TOKENS,
+        required=False,
+        allow_null=True,
+        help_text="Inference: tokens generated per request. Default: min(512, context_tokens / 4), at most what "
+        "the context leaves after a given prompt",
+    )
     batch_size = serializers.IntegerField(
         min_value=1, max_value=MAX_BATCH, default=1, help_text="Sequences per user (inference) or micro-batch"
     )
@@ -152,6 +168,10 @@ def _window_problems(workload: Workload, data: dict[str, Any]) -> dict[str, list
     return {field: [message]}
 
 
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
 def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workload:
     """Validated workload data → Workload. Raises UnknownModelError / DomainError naming the field
     (prefixed with `field_prefix`, e.g. "workload." when the workload is nested)."""
@@ -174,6 +194,8 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         kv_cache_precision=kv,
         context_tokens=int(data.get("context_tokens", 4096)),
         concurrent_users=int(data.get("concurrent_users", 1)),
+        prompt_tokens=_optional_int(data.get("prompt_tokens")),
+        output_tokens=_optional_int(data.get("output_tokens")),
         batch_size=int(data.get("batch_size", 1)),
         engine=engine,
         target_tokens_per_s=data.get("target_tokens_per_s"),

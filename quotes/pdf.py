@@ -154,10 +154,13 @@ def _estimate(verdict: dict[str, Any]) -> list[tuple[str, str]]:
     per_user = throughput.get("decode_tokens_per_s_per_user")
     total = throughput.get("decode_tokens_per_s_total")
     ttft = throughput.get("time_to_first_token_s")
+    served = throughput.get("served_output_tokens_per_s")  # absent from estimates stored before issue 33
     if per_user is not None:
         rows.append((str(pgettext_lazy("quote document", "Generation per user, tokens/s")), num(per_user, 1)))
     if total is not None:
         rows.append((str(pgettext_lazy("quote document", "Generation in total, tokens/s")), num(total, 1)))
+    if served:
+        rows.append((str(pgettext_lazy("quote document", "Output at full load, tokens/s")), num(served, 0)))
     if ttft is not None:
         rows.append((str(pgettext_lazy("quote document", "Time to first token, s")), num(ttft, 2)))
     if gpu.get("per_gpu_gib") is not None and gpu.get("usable_gib") is not None:

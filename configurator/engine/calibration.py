@@ -79,13 +79,14 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 # Server engines (vLLM, SGLang, TensorRT-LLM) replay each decode step as a CUDA graph and share kernel families
 # (cuBLAS/CUTLASS/DeepGEMM GEMMs, FlashInfer/FlashAttention, fused-MoE grouped GEMMs), so they share one set of
 # constants: too few published rows per engine to fit each apart. `fit_server` fitted them on the per-user rows
-# of fixtures/server_speed.csv (SGLang, vLLM and TensorRT-LLM, TP1-8 on H100/H200); bench/accuracy.py
+# of fixtures/server_speed.csv (SGLang, vLLM and TensorRT-LLM, TP1-8 on H100/H200), each row's decode step less
+# the other users' prompts prefilled meanwhile (estimate.serving.decode_per_user, at SERVER_MFU); bench/accuracy.py
 # reproduces the numbers and judges them leave-one-source-out. τ_layer is the whole fixed cost of a layer per
 # step on these engines: the kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) —
 # all-reduces are counted apart.
 SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=18)
-SERVER_ETA_HBM = 0.9215
-SERVER_TAU_LAYER_S = 78.4e-6
+SERVER_ETA_HBM = 0.957
+SERVER_TAU_LAYER_S = 77.9e-6
 # No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.92 GDDR vs 0.57 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM

@@ -5,16 +5,17 @@ fixtures/server_speed.csv holds two kinds of row, each with its source, engine v
 - `per_user`: decode tokens/s of one user while `concurrency` users run (1000 / TPOT), TP over NVSwitch;
 - `total_output`: output tokens/s of the whole build with every request queued (prefill included).
 
-A per-user row is reduced to the terms of one decode step as estimate() lays the workload out
-(`estimate.speed.StepTerms`: bytes each GPU reads / bandwidth, layers, all-reduce time), and
+A per-user row is predicted by `estimate.serving.decode_per_user`, what estimate() answers: one decode step
+of the row's users (`estimate.speed.StepTerms`: bytes each GPU reads / bandwidth, layers, all-reduce time)
+plus the other users' prompts prefilled meanwhile, and
 
-    t_step = bytes_s / η_bw + layers × τ_layer + allreduce_s
+    1 / per-user tokens/s = bytes_s / η_bw + layers × τ_layer + allreduce_s + others' prefill
 
 is fitted by least squares on relative error (`fit_server`: two parameters, pooled over the engines; every
 published server row is a CUDA-graph replay on H100/H200, too few rows per engine to fit each apart).
-A full-load row is predicted by `estimate.speed.served_throughput`, whose two free constants are the share of
+A full-load row is predicted by `estimate.serving.served_throughput`, whose two free constants are the share of
 the tensor-core peak that prefill and compute-bound decode reach, with the share of it the MoE grouped GEMMs
-reach (`fit_server_prefill`, a 2-D grid search).
+reach (`fit_server_prefill`, a 2-D grid search); the others' prefill of a per-user row takes them from there.
 bench/accuracy.py judges both leave-one-source-out (`calibration.source_group`) next to a constant-η rule.
 """
 
@@ -26,7 +27,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from configurator.engine.calibration import GPU_SKU_BY_NAME, _solve, era_of, percentile, source_group
+from configurator.engine.calibration import (
+    GPU_SKU_BY_NAME,
+    SERVER_FIT_SOURCE,
+    DecodeConstants,
+    _solve,
+    era_of,
+    percentile,
+    source_group,
+)
+from configurator.engine.estimate.serving import prompt_prefill_s
 from configurator.engine.estimate.speed import workload_step_terms
 from configurator.engine.frozen import direct_init
 from configurator.engine.models_library import model_get
@@ -94,6 +104,9 @@ class ServerSample:
     layers: int
     allreduce_s: float
     era: str = "current"
+    # seconds per decode step the GPUs spend on the other users' prompts ((N − 1) × prompt / output prompts,
+    # estimate.serving.decode_per_user), at the prefill MFU the samples were made with
+    others_prefill_s: float = 0.0
 
 
 @direct_init
@@ -104,14 +117,19 @@ class ServerFit:
 
     def seconds_per_token(self, sample: ServerSample, mfu: float) -> float:
         memory = sample.bytes_s / self.eta
-        return max(memory, sample.compute_s / mfu) + sample.layers * self.tau_layer_s + sample.allreduce_s
+        fixed = sample.layers * self.tau_layer_s + sample.allreduce_s + sample.others_prefill_s
+        return max(memory, sample.compute_s / mfu) + fixed
+
+    def constants(self) -> DecodeConstants:
+        """The decode constants of this fit, as estimate() takes them (`calibration.DECODE_CONSTANTS`)."""
+        return DecodeConstants(self.eta, self.tau_layer_s, 0.0, SERVER_FIT_SOURCE)
 
 
 def fit_server(samples: Sequence[ServerSample]) -> ServerFit:
-    """Least squares on relative error of t − allreduce = bytes_s·(1/η) + layers·τ_layer (memory-bound steps:
-    at the published concurrencies the FLOPs of a step are < 5 % of its bytes' time)."""
+    """Least squares on relative error of t − allreduce − others' prefill = bytes_s·(1/η) + layers·τ_layer
+    (memory-bound steps: at the published concurrencies the FLOPs of a step are < 5 % of its bytes' time)."""
     design = [[s.bytes_s / s.seconds_per_token, s.layers / s.seconds_per_token] for s in samples]
-    target = [(s.seconds_per_token - s.allreduce_s) / s.seconds_per_token for s in samples]
+    target = [(s.seconds_per_token - s.allreduce_s - s.others_prefill_s) / s.seconds_per_token for s in samples]
     normal = [[sum(row[i] * row[j] for row in design) for j in range(2)] for i in range(2)]
     rhs = [sum(row[i] * y for row, y in zip(design, target, strict=True)) for i in range(2)]
     inverse_eta, tau = _solve(normal, rhs)
@@ -140,14 +158,17 @@ def fit_server_prefill(predict: Callable[[float, float], Sequence[float]]) -> tu
     return best
 
 
-def row_workload(row: ServerRow, users: int, context: int) -> Workload:
+def row_workload(row: ServerRow, users: int) -> Workload:
+    """The workload of a row: its requests (prompt and output tokens), `users` at once."""
     return Workload(
         model=model_get(row.model),
         precision=row.precision,
         kv_cache_precision=row.kv_cache,
-        context_tokens=context,
+        context_tokens=row.prompt_tokens + row.output_tokens,
         concurrent_users=users,
         engine=row.engine,
+        prompt_tokens=row.prompt_tokens,
+        output_tokens=row.output_tokens,
     )
 
 
@@ -156,18 +177,32 @@ def nvswitch_gbs(gpu: GpuSpec) -> float | None:
     return gpu.nvlink_gbs if gpu.nvlink_kind == "nvswitch-sxm" else None
 
 
-def server_samples(rows: Sequence[ServerRow], gpus: Mapping[str, GpuSpec]) -> list[ServerSample]:
-    """Per-user rows reduced to the decode-step terms estimate() uses (KV at prompt + output/2)."""
+def server_samples(
+    rows: Sequence[ServerRow],
+    gpus: Mapping[str, GpuSpec],
+    *,
+    mfu: float | None = None,
+    moe_efficiency: float | None = None,
+) -> list[ServerSample]:
+    """Per-user rows reduced to the decode-step terms estimate() uses (KV at prompt + output/2), with the time
+    the other users' prompts take per step (`serving.prompt_prefill_s` at `mfu` and `moe_efficiency`, default
+    the shipped ones; its activation traffic at the shipped η, a few per cent of a prompt's time)."""
     samples = []
     for row in rows:
         gpu = gpus[GPU_SKU_BY_NAME[row.gpu_name]]
         users = int(row.concurrency)
-        workload = row_workload(row, users, row.prompt_tokens + row.output_tokens // 2)
-        terms = workload_step_terms(workload, gpu, row.gpu_count, nvswitch_gbs(gpu))
+        workload = row_workload(row, users)
+        link = nvswitch_gbs(gpu)
+        terms = workload_step_terms(workload, gpu, row.gpu_count, link)
+        prompt_s = prompt_prefill_s(
+            workload, gpu, row.gpu_count, prompt_tokens=row.prompt_tokens, output_tokens=row.output_tokens,
+            link_gbs=link, mfu=mfu, moe_efficiency=moe_efficiency,
+        )  # fmt: skip
         era = era_of(source_group(row.source))
         label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.engine} {row.engine_version} b={users}"
         seconds = 1 / row.tokens_per_s
+        others = (users - 1) * prompt_s / row.output_tokens
         samples.append(
-            ServerSample(label, seconds, terms.bytes_s, terms.compute_s, terms.layers, terms.allreduce_s, era)
+            ServerSample(label, seconds, terms.bytes_s, terms.compute_s, terms.layers, terms.allreduce_s, era, others)
         )
     return samples

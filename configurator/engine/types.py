@@ -205,6 +205,10 @@ class Workload:
     batch_size: int = 1
     engine: str = "vllm"
     target_tokens_per_s: float | None = None  # per user, decode
+    # the request each user sends (inference): prompt and answer tokens, prompt + output ≤ context_tokens;
+    # None: derived from the context (estimate.engines.request_tokens)
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
     require_ecc: bool = False
     production: bool = False
     # training
@@ -253,12 +257,23 @@ class GpuLayout:
 @direct_init
 @dataclass(frozen=True, slots=True)
 class Throughput:
+    """Speeds of a build (estimate.serving). Inference: each of `concurrent_users` users decodes at
+    `decode_tokens_per_s_per_user` while the others' prompts share the GPUs (`prefill_share` of each step is
+    theirs), `decode_tokens_per_s_total` = per user × sequences; `served_output_tokens_per_s` is the whole
+    build's output at full load (as many sequences as the engine and the KV cache run at once: `served_sequences`),
+    prefill included; all for requests of `prompt_tokens` + `output_tokens`."""
+
     decode_tokens_per_s_per_user: float
     decode_tokens_per_s_total: float
     prefill_tokens_per_s: float
     time_to_first_token_s: float
     # training: tokens trained per second by the whole build (all GPUs); 0 for inference
     training_tokens_per_s: float = 0.0
+    served_output_tokens_per_s: float = 0.0
+    served_sequences: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    prefill_share: float = 0.0
 
 
 @direct_init
@@ -430,3 +445,4 @@ class Candidate:
     decode_tokens_per_s_total: float
     why: tuple[str, ...] = field(default_factory=tuple)
     training_tokens_per_s: float = 0.0  # training: tokens the whole build trains per second; 0 for inference
+    served_output_tokens_per_s: float = 0.0  # inference: the whole build's output tokens/s at full load

@@ -50,6 +50,9 @@ MAX_CONFIG_CHARS = 100_000
 RECOMMENDATION_LIMIT = 3
 
 
+REQUEST_FIELDS = ("prompt_tokens", "output_tokens")
+
+
 class WorkloadForm(forms.Form):
     """What the customer wants to run, and the limits of the build (the recommendations' constraints)."""
 
@@ -107,6 +110,21 @@ class WorkloadForm(forms.Form):
         choices=[("", _("Engine default")), *((p, p.upper()) for p in KV_PRECISIONS)],
     )
 
+    prompt_tokens = forms.IntegerField(
+        label=_("Prompt per request, tokens"),
+        required=False,
+        min_value=1,
+        max_value=MAX_CONTEXT_TOKENS,
+        help_text=_("Empty: the context less the answer."),
+    )
+    output_tokens = forms.IntegerField(
+        label=_("Answer per request, tokens"),
+        required=False,
+        min_value=1,
+        max_value=MAX_CONTEXT_TOKENS,
+        help_text=_("Empty: 512, or a quarter of a shorter context."),
+    )
+
     workload: Any = None
 
     @classmethod
@@ -125,6 +143,8 @@ class WorkloadForm(forms.Form):
             "form_factor": c.form_factor,
             "require_ecc": w.require_ecc or c.require_ecc,
             "engine": w.engine,
+            "prompt_tokens": w.prompt_tokens,
+            "output_tokens": w.output_tokens,
         }
 
     def clean_model_config(self) -> dict[str, Any] | None:
@@ -157,6 +177,10 @@ class WorkloadForm(forms.Form):
                 body[name] = data[name]
         if data.get("target_tokens_per_s"):
             body["target_tokens_per_s"] = data["target_tokens_per_s"]
+        if data["task"] == "inference":
+            for name in ("prompt_tokens", "output_tokens"):
+                if data.get(name) is not None:
+                    body[name] = data[name]
         return body
 
     def constraints_data(self) -> dict[str, Any]:
@@ -193,9 +217,15 @@ class WorkloadForm(forms.Form):
             self.add_error("model", _("Unknown model. Pick one from the list or paste its config.json."))
         except DomainError as error:
             target = "model_config" if cleaned.get("model_config") is not None else None
-            reasons = [say(reason) for values in error.fields.values() for reason in values] or [say(error.message)]
-            for reason in reasons:
-                self.add_error(target, _("The workload cannot be estimated: %(reason)s") % {"reason": reason})
+            fields = dict(error.fields)
+            for field_name in REQUEST_FIELDS:  # the request's size is this form's own field: said beside it
+                for said in fields.pop(field_name, []):
+                    self.add_error(field_name, say(said))
+            texts = [say(text) for values in fields.values() for text in values]
+            if not texts and not any(field_name in error.fields for field_name in REQUEST_FIELDS):
+                texts = [say(error.message)]
+            for text in texts:
+                self.add_error(target, _("The workload cannot be estimated: %(reason)s") % {"reason": text})
         return cleaned
 
 

@@ -189,6 +189,7 @@ class CandidateView:
     ship_date: dt.date | None = None
     free_gpu_slots: int = 0  # upgrade room: GPUs the chassis takes beyond these
     noise: str = ""
+    tokens_served: float = 0.0  # inference: the build's output tokens/s at full load, prefill included
 
 
 #: What a chassis sounds like, from the catalog's `server_airflow`: HEURISTIC, no datasheet gives dB(A) for all
@@ -366,6 +367,7 @@ def candidate_views(
                 ship_date=ships.ship_date if ships is not None else None,
                 free_gpu_slots=max(int(verdict.slots.get("max_gpus", 0)) - int(verdict.slots.get("gpus", 0)), 0),
                 noise=str(NOISE_LABELS[bool(chassis.server_airflow)]),
+                tokens_served=candidate.served_output_tokens_per_s,
             )
         )
     return tuple(views)

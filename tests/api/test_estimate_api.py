@@ -54,8 +54,12 @@ def test_contract_example(catalog: None, api_client: APIClient) -> None:
     assert body["gpu"]["usable_gib"] == 24.0
     assert list(body["throughput"]) == [
         "decode_tokens_per_s_per_user", "decode_tokens_per_s_total", "prefill_tokens_per_s", "time_to_first_token_s",
-        "training_tokens_per_s",
+        "training_tokens_per_s", "served_output_tokens_per_s", "served_sequences", "prompt_tokens", "output_tokens",
+        "prefill_share",
     ]  # fmt: skip
+    # one user, no request stated: a request that fills the 8,192-token context, 512 of it the answer
+    assert (body["throughput"]["prompt_tokens"], body["throughput"]["output_tokens"]) == (7680, 512)
+    assert body["throughput"]["prefill_share"] == 0  # nobody else's prompt shares the steps
     assert body["throughput"]["training_tokens_per_s"] == 0
     assert body["gpu"]["kv_cache_tokens"] is None  # llama.cpp: no engine KV pool
     assert 14 < body["throughput"]["decode_tokens_per_s_per_user"] < 22  # XiongjieDai 2×4090 70B: 19.06

@@ -83,3 +83,15 @@ def test_model_config_file(tmp_path: Path) -> None:
 def test_bad_input_names_the_field(catalog: None, args: list[str], message: str) -> None:
     with pytest.raises(CommandError, match=message):
         _run(*args)
+
+
+def test_the_request_and_the_output_at_full_load(catalog: None) -> None:
+    text = _run(
+        "--model", "llama-3.3-70b", "--precision", "fp8", "--kv", "fp8", "--context", "5500", "--prompt-tokens",
+        "5000", "--output-tokens", "500", "--users", "25", "--gpu", "h100-sxm", "--gpu-count", "2",
+    )  # fmt: skip
+    assert "Requests: 5,000 prompt + 500 output tokens" in text
+    assert "of each user's time prefills the others' prompts" in text
+    assert "Served at full load: " in text and "output tokens/s, prefill included" in text
+    with pytest.raises(CommandError, match="prompt_tokens: prompt_tokens \\+ output_tokens = 5,600"):
+        _run("--model", "llama-3.3-70b", "--context", "5500", "--prompt-tokens", "5000", "--output-tokens", "600")

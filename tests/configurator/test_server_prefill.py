@@ -9,7 +9,8 @@ import pytest
 from catalog.fixture import CatalogSnapshot
 from configurator.engine import server_calibration as srv
 from configurator.engine.estimate import estimate
-from configurator.engine.estimate.speed import _activation_bytes, served_throughput
+from configurator.engine.estimate.serving import served_throughput
+from configurator.engine.estimate.speed import _activation_bytes
 from configurator.engine.models_library import model_get
 from configurator.engine.types import Workload
 
@@ -43,7 +44,10 @@ def test_qwen3_8b_one_user_on_h100(snapshot: CatalogSnapshot) -> None:
     """gpustack/gpustack docs/performance-lab qwen3-8b/h100-latency.md @1dbc3b81: vLLM v0.11.0, one H100 SXM,
     ShareGPT at concurrency 1: mean TPOT 7.28 ms = 137.4 tokens/s per user, a dense model on one GPU (the other
     per-user publications are MoE on 8). Claimed ±15 % (this publication held out: 7.6 % median)."""
-    workload = Workload(model=model_get("qwen3-8b"), precision="bf16", context_tokens=343, engine="vllm")
+    workload = Workload(
+        model=model_get("qwen3-8b"), precision="bf16", context_tokens=454, engine="vllm", prompt_tokens=233,
+        output_tokens=221,
+    )  # fmt: skip
     result = estimate(workload, snapshot.gpus["h100-sxm"], 1)
     assert result.throughput is not None
     assert result.throughput.decode_tokens_per_s_per_user == pytest.approx(137.4, rel=0.15)

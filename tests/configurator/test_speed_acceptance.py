@@ -13,16 +13,21 @@ from catalog.fixture import CatalogSnapshot
 from configurator.engine import calibration as cal
 from configurator.engine import server_calibration as srv
 from configurator.engine.estimate import estimate
-from configurator.engine.estimate.speed import served_throughput
+from configurator.engine.estimate.serving import served_throughput
 from configurator.engine.models_library import model_get
 from configurator.engine.specs import GpuSpec
 from configurator.engine.types import Workload
 
 
-def _per_user(gpu: GpuSpec, count: int, slug: str, precision: str, engine: str, users: int, context: int) -> float:
+def _per_user(
+    gpu: GpuSpec, count: int, slug: str, precision: str, engine: str, users: int, prompt: int, output: int
+) -> float:
+    """Decode tokens/s per user of `users` sending requests of `prompt` + `output` tokens (a single-stream row
+    measured at mean depth d is a prompt of d and one generated token)."""
     workload = Workload(
-        model=model_get(slug), precision=precision, context_tokens=context, concurrent_users=users, engine=engine
-    )
+        model=model_get(slug), precision=precision, context_tokens=prompt + output, concurrent_users=users,
+        engine=engine, prompt_tokens=prompt, output_tokens=output,
+    )  # fmt: skip
     result = estimate(workload, gpu, count, link_gbs=srv.nvswitch_gbs(gpu))
     assert result.throughput is not None
     return result.throughput.decode_tokens_per_s_per_user
@@ -31,7 +36,7 @@ def _per_user(gpu: GpuSpec, count: int, slug: str, precision: str, engine: str, 
 def test_deepseek_fp8_on_8_h200_with_8_users(snapshot: CatalogSnapshot) -> None:
     """SemiAnalysisAI/InferenceX issue #870: DeepSeek-R1-0528 FP8, SGLang v0.5.7, TP8 on H200, ISL/OSL 1k/1k,
     concurrency 8: mean TPOT 12.8 ms = 78.1 tokens/s per user. Claimed: ±15 % (held out: 5 % median)."""
-    ours = _per_user(snapshot.gpus["h200-sxm"], 8, "deepseek-r1", "fp8", "sglang", users=8, context=1536)
+    ours = _per_user(snapshot.gpus["h200-sxm"], 8, "deepseek-r1", "fp8", "sglang", users=8, prompt=1024, output=1024)
     assert ours == pytest.approx(78.1, rel=0.15)
 
 
@@ -42,8 +47,8 @@ def test_deepseek_v3_fp8_on_8_h200_single_stream(snapshot: CatalogSnapshot) -> N
     reads the dense weights and 8 of 256 experts instead of the union of 8 users' picks, so it runs faster than
     that, and the fixed per-layer time bounds it: claimed between the 8-user figure and twice it."""
     gpu = snapshot.gpus["h200-sxm"]
-    one = _per_user(gpu, 8, "deepseek-v3", "fp8", "sglang", users=1, context=256)
-    eight = _per_user(gpu, 8, "deepseek-v3", "fp8", "sglang", users=8, context=1536)
+    one = _per_user(gpu, 8, "deepseek-v3", "fp8", "sglang", users=1, prompt=128, output=256)
+    eight = _per_user(gpu, 8, "deepseek-v3", "fp8", "sglang", users=8, prompt=1024, output=1024)
     assert 78.1 < one < 2 * 78.1
     assert one > eight
     fixed = 1 / one - 61 * cal.SERVER_TAU_LAYER_S
@@ -98,7 +103,7 @@ def test_current_llamacpp_small_models(
 ) -> None:
     """Current builds run faster than the early-2024 builds the old 69 µs/layer came from. Claimed: ±20 %
     (current builds held out: 7.2 % median, 19.2 % p90 over 25 rows in `make accuracy`)."""
-    ours = _per_user(snapshot.gpus[sku], 1, slug, precision, "llama.cpp", users=1, context=context)
+    ours = _per_user(snapshot.gpus[sku], 1, slug, precision, "llama.cpp", users=1, prompt=context, output=1)
     assert ours == pytest.approx(measured, rel=0.20)
 
 

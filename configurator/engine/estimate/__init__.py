@@ -15,8 +15,9 @@ The package, one module per step: `weights` (bits and bytes per tensor, per-chec
 `kv_cache` (hybrid linear-attention state included), `engines` (what an engine reserves; workload checks),
 `server_memory` (vLLM-style memory outside the KV cache: activation peak, fused-MoE workspace, logits, CUDA
 graphs, communication), `plans` (memory before layout, training included), `layout` (parallelism, per-GPU
-memory, the KV pool in tokens, `min_gpus_to_fit`), `speed` (decode and prefill), `training_speed` (training
-tokens/s for the whole build), `assumptions` (the sentences); `estimate` below puts them together.
+memory, the KV pool in tokens, `min_gpus_to_fit`), `speed` (a decode step, a prefill), `serving` (the speed each
+user sees while the others' prompts share the GPUs, and the whole build's output at full load), `training_speed`
+(training tokens/s for the whole build), `assumptions` (the sentences); `estimate` below puts them together.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ from configurator.engine.estimate.layout import (
 )
 from configurator.engine.estimate.plans import _plan
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
-from configurator.engine.estimate.speed import PCIE_GBS_PER_LANE, _link, _throughput, decode_terms
+from configurator.engine.estimate.serving import serving_throughput
+from configurator.engine.estimate.speed import PCIE_GBS_PER_LANE, _link, decode_terms
 from configurator.engine.estimate.weights import (
     GGML_TYPE_BITS,
     GGUF_DEFAULT_TYPE,
@@ -155,7 +157,7 @@ def estimate(
             max_concurrent_users=None if pool is None else pool // workload.context_tokens,
         )
         link = _link(gpu, link_gbs)
-        throughput = _throughput(plan, gpu, count, parallelism, link)
+        throughput = serving_throughput(plan, gpu, count, link_gbs)
 
     def explain() -> list[Phrase]:
         words = _memory_assumptions(plan)

@@ -17,7 +17,7 @@ from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes
 from configurator.engine.estimate.layout import kv_cache_tokens, server_non_kv
 from configurator.engine.estimate.plans import _compute_params, _Plan
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
-from configurator.engine.estimate.speed import _Link, _peak_flops
+from configurator.engine.estimate.speed import _Link, _peak_flops, decode_plan
 from configurator.engine.estimate.training import LOSS_BYTES_PER_LOGIT, sharded_stage
 from configurator.engine.estimate.training_speed import TRAINING_ETA
 from configurator.engine.estimate.weights import (
@@ -391,8 +391,10 @@ def _layout_assumptions(
     eta = constants.eta_bw
     if "_k" in plan.weight_precision:  # K-quant weights stream slower (calibration.LLAMACPP_KQUANT_EXTRA)
         eta = 1.0 / (1.0 / eta + constants.kquant_extra_for(gpu.vendor))
-    moved = plan.read_bytes + plan.kv_read_per_seq
-    effective = moved * throughput.decode_tokens_per_s_per_user / (gpu.bandwidth_gbs * 1e9)
+    decoding = decode_plan(w)  # one sequence at the request's mean depth
+    moved = decoding.read_bytes + decoding.kv_read_per_seq
+    decode_only = throughput.decode_tokens_per_s_per_user / (1.0 - throughput.prefill_share)
+    effective = moved * decode_only / (gpu.bandwidth_gbs * 1e9)
     if parallelism == "tensor":
         effective /= count
     words.append(
@@ -422,10 +424,35 @@ def _layout_assumptions(
     words.append(
         Phrase(
             "prefill at %(mfu)s%% of %(peak)s dense TFLOPS (2 × %(params)s B active params + attention FLOPs "
-            "per token); TTFT = one prompt of context_tokens",
+            "per token); TTFT = one prompt of %(prompt)s tokens on idle GPUs",
             mfu=Num(cal.PREFILL_MFU[plan.engine] * 100),
             peak=Num(_peak_flops(gpu, plan.weight_precision, plan.engine) / 1e12, None),
             params=Num(_compute_params(model) / 1e9, 2),
+            prompt=Num(throughput.prompt_tokens),
+        )
+    )
+    users = (
+        Phrase(
+            "each user's sequence decodes while the other users' prompts are prefilled (sequences at once: "
+            "%(sequences)s), %(share)s%% of its time per token",
+            sequences=Num(plan.sequences),
+            share=Num(throughput.prefill_share * 100),
+        )
+        if plan.sequences > 1
+        else Phrase("one sequence decodes alone")
+    )
+    words.append(
+        Phrase(
+            "requests of %(prompt)s prompt + %(output)s output tokens (%(stated)s): %(users)s; at full load "
+            "%(served)s output tokens/s, prefill included (sequences at once: %(served_sequences)s)",
+            prompt=Num(throughput.prompt_tokens),
+            output=Num(throughput.output_tokens),
+            stated=Phrase("as given")
+            if w.prompt_tokens is not None or w.output_tokens is not None
+            else Phrase("default: output min(512, context / 4), the prompt the rest of the context"),
+            users=users,
+            served=Num(throughput.served_output_tokens_per_s),
+            served_sequences=Num(throughput.served_sequences),
         )
     )
     return words

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate.weights import _HF_QUANTIZED
-from configurator.engine.phrase import Phrase
+from configurator.engine.phrase import Num, Phrase
 from configurator.engine.types import (
     ENGINES,
     FRAMEWORKS,
@@ -40,6 +40,48 @@ VLLM_MAX_NUM_SEQS = 256
 # fitted with the prefill MFU by bench/accuracy_server.py (`fit_server_prefill`: 0.4 on the 30 judged full-load
 # rows, 0.4–0.6 with any one publication left out), judged leave-one-source-out.
 MOE_GEMM_EFFICIENCY = 0.4
+
+
+# The answer a request asks for when the workload does not say (`request_tokens`): 512 tokens, or a quarter of
+# a short context. Published serving benchmarks answer 128-2,048 tokens (TensorRT-LLM perf-overview: 128, 500,
+# 1,000, 2,048; ShareGPT ~200 on average: fixtures/server_speed.csv); 512 is a long chat answer, and a quarter
+# keeps a short context mostly prompt, as the benchmarks' 2048/128 and 5000/500 shapes are.
+DEFAULT_OUTPUT_TOKENS = 512
+
+
+def request_tokens(workload: Workload) -> tuple[int, int]:
+    """(prompt, output) tokens of the request each user sends: as the workload states them, else a request
+    that fills the context (`context_tokens` is what the KV cache is sized for, so the speed is for the same
+    request as the memory; a shorter prompt only goes faster): output = min(512, context / 4) and the prompt
+    the rest. With only one stated, the other fills the context (an unstated output at most the default).
+    At least one token each, whatever the context."""
+    context, prompt, output = workload.context_tokens, workload.prompt_tokens, workload.output_tokens
+    if output is None:
+        default = max(1, min(DEFAULT_OUTPUT_TOKENS, context // 4))
+        output = default if prompt is None else max(1, min(default, context - prompt))
+    if prompt is None:
+        prompt = max(1, context - output)
+    return prompt, output
+
+
+def _request_problems(workload: Workload) -> dict[str, list[str]]:
+    """A stated prompt or output must be a positive count, and the request must fit in the context."""
+    stated = [name for name in ("prompt_tokens", "output_tokens") if getattr(workload, name) is not None]
+    problems: dict[str, list[str]] = {
+        name: [Phrase("Must be at least 1.")] for name in stated if getattr(workload, name) < 1
+    }
+    if not stated or problems:
+        return problems
+    prompt, output = request_tokens(workload)
+    if prompt + output <= workload.context_tokens:
+        return {}
+    reason = Phrase(
+        "prompt_tokens + output_tokens = %(total)s is more than context_tokens = %(context)s: a request must fit "
+        "in the context.",
+        total=Num(prompt + output),
+        context=Num(workload.context_tokens),
+    )
+    return {name: [reason] for name in stated}
 
 
 def default_engine(precision: str) -> str:
@@ -79,6 +121,7 @@ def workload_problems(workload: Workload) -> dict[str, list[str]]:
             add(name, Phrase("Must be at least 1."))
     if problems or workload.task != "inference":
         return problems
+    problems.update(_request_problems(workload))
     engine, precision, kv = workload.engine, workload.precision, workload.kv_cache_precision
     if precision in GGUF_PRECISIONS and engine in ("tensorrt-llm", "transformers"):
         add(

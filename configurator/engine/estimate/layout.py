@@ -47,8 +47,14 @@ def server_non_kv(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec | None
     return server_memory_from(plan.server_coefficients, plan.workload.model.vocab, tokens, seqs, tp)
 
 
-def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec | None = None) -> float:
+def _per_gpu_bytes(
+    plan: _Plan, parallelism: str, count: int, gpu: GpuSpec | None = None, *, sequences: int | None = None
+) -> float:
+    """Bytes the fullest GPU holds. `sequences` replaces the plan's count of KV caches (inference: the KV cache
+    is `kv_read_per_seq` per sequence; nothing else an engine that runs several sequences holds depends on it),
+    so the full-load search (estimate.serving) sizes a batch without a plan for each."""
     overhead = GPU_CONTEXT_GIB * GIB
+    kv = plan.kv if sequences is None else plan.kv_read_per_seq * sequences
     if plan.training:
         stage = sharded_stage(plan.workload.framework, plan.workload.zero_stage, count)
         weights = plan.weights / count if stage >= 3 else plan.weights
@@ -67,21 +73,21 @@ def _per_gpu_bytes(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec | Non
         tp = count if parallelism == "tensor" else 1
         server = server_total(plan.server_coefficients, vocab, tokens, seqs, tp)
         if parallelism == "single":
-            return plan.weights_vram + plan.kv + server + overhead
+            return plan.weights_vram + kv + server + overhead
         if parallelism == "tensor":
             share = _kv_share(plan.workload.model, count)
-            return plan.weights_vram / count + plan.kv * share + server + overhead
+            return plan.weights_vram / count + kv * share + server + overhead
         layers = plan.workload.model.layers
         logits = 8.0 * seqs * vocab  # on the last stage only
-        body = math.ceil(layers / count) / layers * (plan.layer_bytes + plan.kv) + overhead + server - logits
+        body = math.ceil(layers / count) / layers * (plan.layer_bytes + kv) + overhead + server - logits
         return max(body + plan.embed_gpu_bytes, body + plan.head_bytes + logits)
     if parallelism == "single":
-        return plan.weights_vram + plan.kv + plan.scratch + plan.logits + overhead
+        return plan.weights_vram + kv + plan.scratch + plan.logits + overhead
     if parallelism == "tensor":
         share = _kv_share(plan.workload.model, count)
-        return plan.weights_vram / count + plan.kv * share + plan.scratch / count + plan.logits + overhead
+        return plan.weights_vram / count + kv * share + plan.scratch / count + plan.logits + overhead
     layers = plan.workload.model.layers
-    body = math.ceil(layers / count) / layers * (plan.layer_bytes + plan.kv) + plan.scratch + overhead
+    body = math.ceil(layers / count) / layers * (plan.layer_bytes + kv) + plan.scratch + overhead
     return max(body + plan.embed_gpu_bytes, body + plan.head_bytes + plan.logits)
 
 

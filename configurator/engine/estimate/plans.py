@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from configurator.engine import calibration as cal
@@ -282,3 +282,14 @@ def _plan(workload: Workload) -> _Plan:
     if workload.task == "inference":
         return _inference_plan(workload)
     return _training_plan(workload)
+
+
+@lru_cache(maxsize=512)
+def serving_plans(workload: Workload, prompt_tokens: int, output_tokens: int) -> tuple[_Plan, _Plan]:
+    """(prompt plan, decode plan) of one request of the workload, each for one sequence: the prompt plan has
+    the prompt as its context (its prefill FLOPs average the attention over it), the decode plan the request's
+    mean depth while it answers, prompt + output / 2 (its KV bytes and attention FLOPs per decode step).
+    estimate.serving runs any number of sequences on them."""
+    one = replace(workload, concurrent_users=1, batch_size=1, prompt_tokens=None, output_tokens=None)
+    prompt = _plan(replace(one, context_tokens=prompt_tokens))
+    return prompt, _plan(replace(one, context_tokens=prompt_tokens + output_tokens // 2))

@@ -5,18 +5,20 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from configurator.engine import calibration as cal
-from configurator.engine.estimate.engines import LLAMACPP_UBATCH, MOE_GEMM_EFFICIENCY, VLLM_BATCHED_TOKENS_SMALL
-from configurator.engine.estimate.layout import _kv_share, _parallelism, _per_gpu_bytes, _usable_gib
-from configurator.engine.estimate.plans import _Plan, _plan
-from configurator.engine.estimate.server_memory import server_batch
-from configurator.engine.estimate.training_speed import training_step
-from configurator.engine.estimate.weights import GIB
+from configurator.engine.estimate.engines import (
+    LLAMACPP_UBATCH,
+    MOE_GEMM_EFFICIENCY,
+    VLLM_BATCHED_TOKENS_SMALL,
+    request_tokens,
+)
+from configurator.engine.estimate.layout import _kv_share, _parallelism
+from configurator.engine.estimate.plans import _Plan, serving_plans
 from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.types import GpuSpec, ModelArch, Throughput, Workload
+from configurator.engine.types import GpuSpec, ModelArch, Workload
 
 # PCIe payload bandwidth per lane and direction after 128b/130b encoding (PCI-SIG base specs 3.0-6.0)
 PCIE_GBS_PER_LANE: dict[int, float] = {3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
@@ -48,18 +50,26 @@ def _peak_flops(gpu: GpuSpec, precision: str, engine: str) -> float:
 class _Link:
     gbs: float
     floor_s: float
-    label: Phrase
+    gpu: GpuSpec | None = None  # PCIe: the GPU whose slot it is (for the label); None for NVLink/NVSwitch
+
+    @property
+    def label(self) -> Phrase:
+        """Said only by the assumptions, so made when they are read (estimate() makes a link per call)."""
+        if self.gpu is None:
+            return Phrase("NVLink/NVSwitch %(bandwidth)s GB/s", bandwidth=Num(self.gbs, None))
+        gpu = self.gpu
+        return Phrase(
+            "PCIe %(gen)s.0 x%(lanes)s (%(bandwidth)s GB/s)",
+            gen=gpu.pcie_gen,
+            lanes=gpu.pcie_lanes,
+            bandwidth=Num(self.gbs, 1),
+        )
 
 
 def _link(gpu: GpuSpec, link_gbs: float | None) -> _Link:
     if link_gbs:
-        label = Phrase("NVLink/NVSwitch %(bandwidth)s GB/s", bandwidth=Num(link_gbs, None))
-        return _Link(link_gbs, cal.ALLREDUCE_FLOOR_NVLINK_S, label)
-    gbs = _pcie_gbs(gpu)
-    label = Phrase(
-        "PCIe %(gen)s.0 x%(lanes)s (%(bandwidth)s GB/s)", gen=gpu.pcie_gen, lanes=gpu.pcie_lanes, bandwidth=Num(gbs, 1)
-    )
-    return _Link(gbs, cal.ALLREDUCE_FLOOR_PCIE_S, label)
+        return _Link(link_gbs, cal.ALLREDUCE_FLOOR_NVLINK_S)
+    return _Link(_pcie_gbs(gpu), cal.ALLREDUCE_FLOOR_PCIE_S, gpu)
 
 
 def _allreduce_s(model: ModelArch, tokens: int, tp: int, link: _Link) -> float:
@@ -135,9 +145,17 @@ def _moe_efficiency(engine: str, override: float | None = None) -> float:
 
 
 def step_terms(
-    plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link, moe_efficiency: float | None = None
+    plan: _Plan,
+    gpu: GpuSpec,
+    count: int,
+    parallelism: str,
+    link: _Link,
+    moe_efficiency: float | None = None,
+    *,
+    sequences: int | None = None,
 ) -> StepTerms:
-    """Bytes, FLOPs and fixed costs of one decode step of `plan.sequences` sequences.
+    """Bytes, FLOPs and fixed costs of one decode step of `sequences` sequences (default `plan.sequences`),
+    each reading the plan's KV cache of one sequence.
 
     MoE: a step reads the dense weights once and every expert some token of the batch routes to (the union);
     under tensor parallelism each GPU holds 1/t of every expert, under expert parallelism 1/t of the experts:
@@ -146,7 +164,7 @@ def step_terms(
     stays the dense share.
     """
     model = plan.workload.model
-    sequences = plan.sequences
+    sequences = sequences or plan.sequences
     weights = plan.read_bytes
     moe_layers = 0
     if model.is_moe and plan.routed_bytes:
@@ -181,12 +199,6 @@ def step_seconds(terms: StepTerms, constants: cal.DecodeConstants, mfu: float) -
     return max(memory_s, terms.compute_s / mfu) + fixed + terms.allreduce_s
 
 
-def _decode_step_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> float:
-    constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
-    terms = step_terms(plan, gpu, count, parallelism, link)
-    return step_seconds(terms, constants, cal.PREFILL_MFU[plan.engine])
-
-
 def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> float:
     """Time to process one user's prompt: compute-bound FLOPs, or one weight read per ubatch/chunk."""
     w, model = plan.workload, plan.workload.model
@@ -209,24 +221,16 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     return max(compute_s, memory_s) + activations_s + fixed + _allreduce_s(model, tokens, tp, link)
 
 
-def _throughput(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link) -> Throughput:
-    if plan.training:  # estimate.training_speed: the whole build's tokens/s, its own field
-        trained = training_step(plan, gpu, count, link.gbs, _pcie_gbs(gpu))
-        return Throughput(0.0, 0.0, 0.0, 0.0, training_tokens_per_s=trained.tokens_per_s)
-    step = _decode_step_s(plan, gpu, count, parallelism, link)
-    prefill = _prefill_s(plan, gpu, count, parallelism, link)
-    return Throughput(
-        decode_tokens_per_s_per_user=1.0 / step,
-        decode_tokens_per_s_total=plan.sequences / step,
-        prefill_tokens_per_s=plan.workload.context_tokens / prefill,
-        time_to_first_token_s=prefill,
-    )
+def decode_plan(workload: Workload) -> _Plan:
+    """The plan a decode step of the workload reads: one sequence's KV cache at the request's mean depth,
+    prompt + output / 2 (estimate.serving)."""
+    return serving_plans(workload, *request_tokens(workload))[1]
 
 
 def decode_terms(workload: Workload, gpu: GpuSpec, gpu_count: int = 1) -> tuple[float, int, int]:
     """(bytes read per token / bandwidth in s, layers, pipeline hops) of a single-stream decode — the terms
     `calibration.fit_decode` fits; bench/accuracy.py uses them for its leave-one-out check."""
-    plan = _plan(workload)
+    plan = decode_plan(workload)
     parallelism = _parallelism(plan, gpu_count)
     hops = gpu_count - 1 if parallelism == "pipeline" else 0
     moved = plan.read_bytes + plan.kv_read_per_seq
@@ -236,82 +240,8 @@ def decode_terms(workload: Workload, gpu: GpuSpec, gpu_count: int = 1) -> tuple[
 def workload_step_terms(
     workload: Workload, gpu: GpuSpec, gpu_count: int = 1, link_gbs: float | None = None
 ) -> StepTerms:
-    """The decode-step terms of a workload as estimate() would lay it out (bench/accuracy.py fits on them)."""
-    plan = _plan(workload)
-    return step_terms(plan, gpu, gpu_count, _parallelism(plan, gpu_count), _link(gpu, link_gbs))
-
-
-def max_running_sequences(engine: str, gpu: GpuSpec) -> int:
-    """Sequences an engine runs at once by default: vLLM's `max_num_seqs` for this GPU (1024 on ≥ 70 GiB GPUs
-    other than A100, else 256: `server_memory.server_batch`), the others `calibration.MAX_RUNNING_SEQUENCES`."""
-    if engine == "vllm":
-        return server_batch(gpu)[1]
-    return cal.MAX_RUNNING_SEQUENCES.get(engine, 256)
-
-
-@direct_init
-@dataclass(frozen=True, slots=True)
-class Served:
-    """Output tokens/s of a whole build at full load, and the running sequences that reach it."""
-
-    tokens_per_s: float
-    sequences: int
-    decode_share: float  # share of GPU time spent in decode steps (the rest is prefill)
-
-
-def served_throughput(
-    workload: Workload,
-    gpu: GpuSpec,
-    gpu_count: int,
-    *,
-    prompt_tokens: int,
-    output_tokens: int,
-    link_gbs: float | None = None,
-    mfu: float | None = None,
-    constants: cal.DecodeConstants | None = None,
-    with_prefill: bool = True,
-    max_sequences: int | None = None,
-    moe_efficiency: float | None = None,
-) -> Served:
-    """Output tokens/s under continuous batching with every request queued (trtllm-bench `throughput`,
-    `bench_serving --request-rate inf`): prompts and decode steps share the GPUs, so each generated token
-    costs its share of a decode step of `b` sequences plus prompt/output of one prompt token's prefill
-    (2 × active params + attention FLOPs at the engine's MFU over all GPUs, plus under tensor parallelism the
-    2 all-reduces per layer of its hidden states, as in `_prefill_s`: their bytes scale with hidden × layers,
-    not with the active parameters, so they weigh ~3× more on a sparse MoE such as Qwen3-235B-A22B than on a
-    dense 405B; and the activation traffic of `_activation_bytes`). `b` runs over powers of two up to the
-    engine's cap on running sequences (`max_running_sequences`) while the KV cache at the mean depth (prompt +
-    output/2) fits, and not above `max_sequences` (the requests of a finite benchmark run); the best `b` is the
-    answer. `mfu`, `constants` and `moe_efficiency` override the fitted ones (bench/accuracy.py)."""
-    engine = cal.engine_family(workload.engine)
-    link = _link(gpu, link_gbs)
-    prompt_plan = _plan(replace(workload, context_tokens=prompt_tokens, concurrent_users=1, batch_size=1))
-    mfu = mfu or cal.PREFILL_MFU[engine]
-    constants = constants or cal.DECODE_CONSTANTS[(engine, cal.memory_class(gpu.memory_type))]
-    peak = _peak_flops(gpu, prompt_plan.weight_precision, engine)
-    prefill_s = 0.0
-    if with_prefill:
-        flops = prompt_plan.prefill_flops + _moe_extra_flops(workload.model, _moe_efficiency(engine, moe_efficiency))
-        prefill_s = prompt_tokens * flops / (gpu_count * mfu * peak)
-        tp = gpu_count if _parallelism(prompt_plan, gpu_count) == "tensor" else 1
-        prefill_s += _allreduce_s(workload.model, prompt_tokens, tp, link)
-        moved = prompt_tokens * _activation_bytes(workload.model, tp) * tp / gpu_count
-        prefill_s += moved / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
-    best = Served(0.0, 0, 1.0)
-    cap = max_running_sequences(engine, gpu)
-    batches = [1 << i for i in range(cap.bit_length()) if 1 << i <= cap]
-    if max_sequences:  # a benchmark of N requests never runs more than N sequences at once
-        batches = [b for b in batches if b < max_sequences] + [min(max_sequences, cap)]
-    for sequences in batches:
-        running = replace(
-            workload, context_tokens=prompt_tokens + output_tokens // 2, concurrent_users=sequences, batch_size=1
-        )
-        plan = _plan(running)
-        parallelism = _parallelism(plan, gpu_count)
-        if _per_gpu_bytes(plan, parallelism, gpu_count) > _usable_gib(plan, gpu) * GIB:
-            break
-        step = step_seconds(step_terms(plan, gpu, gpu_count, parallelism, link, moe_efficiency), constants, mfu)
-        per_token = step / sequences + prefill_s / output_tokens
-        if 1.0 / per_token > best.tokens_per_s:
-            best = Served(1.0 / per_token, sequences, step / sequences / per_token)
-    return best
+    """The decode-step terms of a workload as estimate() lays it out: its users' sequences, each at the mean depth
+    of its request (bench/accuracy.py fits on them)."""
+    plan = decode_plan(workload)
+    sequences = workload.concurrent_users * workload.batch_size
+    return step_terms(plan, gpu, gpu_count, _parallelism(plan, gpu_count), _link(gpu, link_gbs), sequences=sequences)

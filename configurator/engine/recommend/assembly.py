@@ -151,6 +151,7 @@ class Judge:
             decode_tokens_per_s_per_user=throughput.decode_tokens_per_s_per_user if throughput else 0.0,
             decode_tokens_per_s_total=throughput.decode_tokens_per_s_total if throughput else 0.0,
             training_tokens_per_s=throughput.training_tokens_per_s if throughput else 0.0,
+            served_output_tokens_per_s=throughput.served_output_tokens_per_s if throughput else 0.0,
         )
 
     def proven(self, candidate: Candidate, option: GpuOption, snapshot: CatalogSnapshot | None = None) -> Candidate:

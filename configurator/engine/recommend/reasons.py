@@ -127,6 +127,13 @@ def reasons_for(
                 users=workload.concurrent_users,
             )
         )
+        if candidate.served_output_tokens_per_s:
+            reasons.append(
+                Phrase(
+                    "at full load the build serves ≈ %(served)s output tokens/s, prefill included",
+                    served=Num(candidate.served_output_tokens_per_s),
+                )
+            )
         target = speed_target(workload)
         if target and candidate.decode_tokens_per_s_per_user < target:
             reasons.append(

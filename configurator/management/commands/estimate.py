@@ -55,6 +55,8 @@ class Command(BaseCommand):
         parser.add_argument("--kv", choices=KV_PRECISIONS, help="KV cache precision (default f16/bf16)")
         parser.add_argument("--context", type=int, default=4096, help="context tokens per user")
         parser.add_argument("--users", type=int, default=1, help="concurrent users")
+        parser.add_argument("--prompt-tokens", type=int, help="prompt tokens per request (default: context - output)")
+        parser.add_argument("--output-tokens", type=int, help="output tokens per request (default min(512, context/4))")
         parser.add_argument("--batch", type=int, default=1, help="sequences per user / training micro-batch")
         parser.add_argument("--engine", choices=ENGINES, help="default: llama.cpp for GGUF, vllm otherwise")
         parser.add_argument("--optimizer", choices=OPTIMIZERS, default="adamw")
@@ -89,8 +91,14 @@ class Command(BaseCommand):
                 raise CommandError(f"model-config: cannot read {options['model_config']}: {error}") from error
         if options["model"]:
             data["model"] = options["model"]
-        for option, field in (("precision", "precision"), ("kv", "kv_cache_precision"), ("engine", "engine")):
-            if options[option]:
+        for option, field in (
+            ("precision", "precision"),
+            ("kv", "kv_cache_precision"),
+            ("engine", "engine"),
+            ("prompt_tokens", "prompt_tokens"),
+            ("output_tokens", "output_tokens"),
+        ):
+            if options[option] is not None:
                 data[field] = options[option]
         serializer = WorkloadInputSerializer(data=data)
         if not serializer.is_valid():
@@ -156,10 +164,14 @@ def _render(result: Estimate, model_name: str, workload: Any) -> str:
         lines.append("")
         if w.task == "inference":
             lines += [
+                f"Requests: {speed.prompt_tokens:,} prompt + {speed.output_tokens:,} output tokens",
                 f"Decode:  {speed.decode_tokens_per_s_per_user:,.1f} tokens/s per user, "
-                f"{speed.decode_tokens_per_s_total:,.1f} tokens/s total",
+                f"{speed.decode_tokens_per_s_total:,.1f} tokens/s total "
+                f"({speed.prefill_share:.0%} of each user's time prefills the others' prompts)",
                 f"Prefill: {speed.prefill_tokens_per_s:,.0f} tokens/s; time to first token "
                 f"{speed.time_to_first_token_s:,.2f} s",
+                f"Served at full load: {speed.served_output_tokens_per_s:,.0f} output tokens/s, prefill included "
+                f"({speed.served_sequences:,} sequences at once)",
             ]
         else:
             lines.append(f"Training: {speed.training_tokens_per_s:,.0f} tokens/s for the whole build")

@@ -24,6 +24,8 @@ class Command(BaseCommand):
         parser.add_argument("--engine", choices=ENGINES)
         parser.add_argument("--context", type=int, default=4096, help="context tokens per user")
         parser.add_argument("--users", type=int, default=1, help="concurrent users")
+        parser.add_argument("--prompt-tokens", type=int, help="prompt tokens per request (default: context - output)")
+        parser.add_argument("--output-tokens", type=int, help="output tokens per request (default min(512, context/4))")
         parser.add_argument("--target", type=float, help="decode tokens/s per user wanted")
         parser.add_argument("--ecc", action="store_true", help="require ECC GPU memory")
         parser.add_argument("--max-price", help="budget, RUB incl. VAT")
@@ -42,7 +44,13 @@ class Command(BaseCommand):
             "concurrent_users": options["users"],
             "require_ecc": options["ecc"],
         }
-        for key, option in (("precision", "precision"), ("engine", "engine"), ("target_tokens_per_s", "target")):
+        for key, option in (
+            ("precision", "precision"),
+            ("engine", "engine"),
+            ("target_tokens_per_s", "target"),
+            ("prompt_tokens", "prompt_tokens"),
+            ("output_tokens", "output_tokens"),
+        ):
             if options[option] is not None:
                 workload_data[key] = options[option]
         serializer = WorkloadInputSerializer(data=workload_data)
@@ -78,7 +86,7 @@ class Command(BaseCommand):
                 out(f"  - {tip}")
             return
         header = f"{'#':>2}  {'GPUs':28s} {'chassis':22s} {'CPU':16s} {'RAM GB':>6s} {'PSUs':20s} "
-        header += f"{'tok/s/user':>10s} {'tok/s total':>11s} {'load W':>7s} {'gross RUB':>14s}"
+        header += f"{'tok/s/user':>10s} {'tok/s total':>11s} {'full load':>9s} {'load W':>7s} {'gross RUB':>14s}"
         out(header)
         out("-" * len(header))
         for index, candidate in enumerate(candidates, 1):
@@ -95,6 +103,7 @@ class Command(BaseCommand):
             out(
                 f"{index:>2}  {gpus:28s} {build['chassis']:22s} {cpus:16s} {ram:>6d} {psus:20s} "
                 f"{candidate['decode_tokens_per_s_per_user']:>10.1f} {candidate['decode_tokens_per_s_total']:>11.1f} "
+                f"{candidate['served_output_tokens_per_s']:>9.0f} "
                 f"{power['load_w']:>7.0f} {float(candidate['price']['gross']):>14,.0f}"
             )
         out("")

@@ -1,0 +1,259 @@
+"""Serving under continuous batching: prompts and decode steps share the GPUs (vLLM, SGLang and TensorRT-LLM
+schedule them together with chunked prefill; llama-server's slots alike).
+
+- `decode_per_user`: the decode speed each of N users sees (1 / its time per output token). A step decodes one
+  token of each of the N sequences, and in steady state each of the N − 1 others starts a new request every
+  `output_tokens` of its tokens, so per step the GPUs also prefill (N − 1) × prompt / output prompt tokens. The
+  user's own prompt is its time to first token, not part of its decode (NVIDIA's genai-perf and `vllm bench
+  serve` measure inter-token latency / TPOT after the first token).
+- `served_throughput`: output tokens/s of the whole build at full load, prefill included: every generated
+  token costs its share of a decode step of `b` sequences plus prompt / output of one prompt's prefill, at the
+  largest `b` the engine runs and the KV cache holds.
+
+A decode step is `speed.step_seconds` of `speed.step_terms` (bytes at η_bw, FLOPs at the MFU, fixed per-layer
+and all-reduce time); one prompt's prefill is `prompt_prefill_s`: its FLOPs at the MFU over all GPUs, plus the
+all-reduces and activation traffic of its tokens (in a mixed step the weights are read once for prefill and
+decode alike). Both read the request of `engines.request_tokens` at its mean depth (`plans.serving_plans`).
+`estimate()` reports both (`serving_throughput`), the recommender compares the per-user speed with the
+customer's target, and bench/accuracy_server.py judges these same functions on fixtures/server_speed.csv,
+with its fitted constants passed in (`mfu`, `constants`, `moe_efficiency`); tests/api/test_one_path.py holds
+all three to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from configurator.engine import calibration as cal
+from configurator.engine.estimate.engines import request_tokens
+from configurator.engine.estimate.layout import _parallelism, _per_gpu_bytes, _usable_gib
+from configurator.engine.estimate.plans import _Plan, serving_plans
+from configurator.engine.estimate.server_memory import server_batch
+from configurator.engine.estimate.speed import (
+    _activation_bytes,
+    _allreduce_s,
+    _Link,
+    _link,
+    _moe_efficiency,
+    _moe_extra_flops,
+    _pcie_gbs,
+    _peak_flops,
+    _prefill_s,
+    step_seconds,
+    step_terms,
+)
+from configurator.engine.estimate.training_speed import training_step
+from configurator.engine.estimate.weights import GIB
+from configurator.engine.frozen import direct_init
+from configurator.engine.types import GpuSpec, Throughput, Workload
+
+
+def max_running_sequences(engine: str, gpu: GpuSpec) -> int:
+    """Sequences an engine runs at once by default: vLLM's `max_num_seqs` for this GPU (1024 on ≥ 70 GiB GPUs
+    other than A100, else 256: `server_memory.server_batch`), the others `calibration.MAX_RUNNING_SEQUENCES`."""
+    if engine == "vllm":
+        return server_batch(gpu)[1]
+    return cal.MAX_RUNNING_SEQUENCES.get(engine, 256)
+
+
+@direct_init
+@dataclass(frozen=True, slots=True)
+class Served:
+    """Output tokens/s of a whole build at full load, and the running sequences that reach it."""
+
+    tokens_per_s: float
+    sequences: int
+    decode_share: float  # share of GPU time spent in decode steps (the rest is prefill)
+
+
+@direct_init
+@dataclass(frozen=True, slots=True)
+class UserDecode:
+    """Decode tokens/s of one user among the workload's, and the share of its time per token spent on the
+    other users' prompts."""
+
+    tokens_per_s: float
+    prefill_share: float
+
+
+@direct_init
+@dataclass(frozen=True, slots=True)
+class _Setting:
+    """What both speeds need: the request's plans, the layout and the constants in force."""
+
+    prompt_plan: _Plan
+    decode_plan: _Plan
+    parallelism: str
+    link: _Link
+    mfu: float
+    constants: cal.DecodeConstants
+
+
+def _setting(
+    workload: Workload,
+    gpu: GpuSpec,
+    gpu_count: int,
+    prompt_tokens: int,
+    output_tokens: int,
+    link_gbs: float | None,
+    mfu: float | None,
+    constants: cal.DecodeConstants | None,
+) -> _Setting:
+    prompt_plan, decode_plan = serving_plans(workload, prompt_tokens, output_tokens)
+    engine = decode_plan.engine
+    return _Setting(
+        prompt_plan=prompt_plan,
+        decode_plan=decode_plan,
+        parallelism=_parallelism(decode_plan, gpu_count),
+        link=_link(gpu, link_gbs),
+        mfu=mfu or cal.PREFILL_MFU[engine],
+        constants=constants or cal.DECODE_CONSTANTS[(engine, cal.memory_class(gpu.memory_type))],
+    )
+
+
+def _prompt_s(setting: _Setting, gpu: GpuSpec, gpu_count: int, moe_efficiency: float | None) -> float:
+    """Seconds the GPUs spend on one prompt inside mixed steps: 2 × active params + attention FLOPs per token
+    (the routed experts' at `moe_efficiency` of the dense rate) at the MFU over all GPUs; under tensor
+    parallelism the 2 all-reduces per layer of its hidden states (their bytes scale with hidden × layers, not
+    with the active parameters: ~3× more per FLOP on a sparse MoE such as Qwen3-235B-A22B than on a dense
+    405B); and the activation traffic of `speed._activation_bytes`."""
+    plan = setting.prompt_plan
+    model, tokens = plan.workload.model, plan.workload.context_tokens
+    peak = _peak_flops(gpu, plan.weight_precision, plan.engine)
+    flops = plan.prefill_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency))
+    seconds = tokens * flops / (gpu_count * setting.mfu * peak)
+    tp = gpu_count if setting.parallelism == "tensor" else 1
+    seconds += _allreduce_s(model, tokens, tp, setting.link)
+    moved = tokens * _activation_bytes(model, tp) * tp / gpu_count
+    return seconds + moved / (setting.constants.eta_bw * gpu.bandwidth_gbs * 1e9)
+
+
+def _step_s(setting: _Setting, gpu: GpuSpec, gpu_count: int, sequences: int, moe_efficiency: float | None) -> float:
+    terms = step_terms(
+        setting.decode_plan, gpu, gpu_count, setting.parallelism, setting.link, moe_efficiency, sequences=sequences
+    )
+    return step_seconds(terms, setting.constants, setting.mfu)
+
+
+def prompt_prefill_s(
+    workload: Workload,
+    gpu: GpuSpec,
+    gpu_count: int,
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    link_gbs: float | None = None,
+    mfu: float | None = None,
+    constants: cal.DecodeConstants | None = None,
+    moe_efficiency: float | None = None,
+) -> float:
+    """Seconds of GPU time one prompt of the workload's requests costs when it rides along decode steps."""
+    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants)
+    return _prompt_s(setting, gpu, gpu_count, moe_efficiency)
+
+
+def decode_per_user(
+    workload: Workload,
+    gpu: GpuSpec,
+    gpu_count: int,
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    link_gbs: float | None = None,
+    mfu: float | None = None,
+    constants: cal.DecodeConstants | None = None,
+    moe_efficiency: float | None = None,
+) -> UserDecode:
+    """Decode tokens/s each user sees while `concurrent_users × batch_size` sequences run (module docstring):
+    1 / (a decode step of all of them + (N − 1) × prompt / output of one prompt's prefill). One user: the
+    decode step alone. `mfu`, `constants` and `moe_efficiency` override the shipped ones (bench/accuracy.py)."""
+    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants)
+    sequences = workload.concurrent_users * workload.batch_size
+    step = _step_s(setting, gpu, gpu_count, sequences, moe_efficiency)
+    others = 0.0
+    if sequences > 1:
+        others = (sequences - 1) * _prompt_s(setting, gpu, gpu_count, moe_efficiency) / output_tokens
+    return UserDecode(1.0 / (step + others), others / (step + others))
+
+
+def served_throughput(
+    workload: Workload,
+    gpu: GpuSpec,
+    gpu_count: int,
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    link_gbs: float | None = None,
+    mfu: float | None = None,
+    constants: cal.DecodeConstants | None = None,
+    with_prefill: bool = True,
+    max_sequences: int | None = None,
+    moe_efficiency: float | None = None,
+) -> Served:
+    """Output tokens/s under continuous batching with every request queued (trtllm-bench `throughput`,
+    `bench_serving --request-rate inf`): each generated token costs its share of a decode step of `b` sequences
+    plus prompt/output of one prompt's prefill (`prompt_prefill_s`). `b` runs over powers of two up to the
+    engine's cap on running sequences (`max_running_sequences`) while the KV cache at the mean depth (prompt +
+    output/2) fits, and not above `max_sequences` (the requests of a finite benchmark run); the best `b`, the
+    largest (`_full_batch`), is the answer. `mfu`, `constants` and `moe_efficiency` override the fitted ones
+    (bench/accuracy.py)."""
+    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants)
+    plan = setting.decode_plan
+    sequences = _full_batch(plan, setting.parallelism, gpu, gpu_count, max_sequences)
+    if not sequences:
+        return Served(0.0, 0, 1.0)
+    prefill_s = _prompt_s(setting, gpu, gpu_count, moe_efficiency) if with_prefill else 0.0
+    step = _step_s(setting, gpu, gpu_count, sequences, moe_efficiency)
+    per_token = step / sequences + prefill_s / output_tokens
+    return Served(1.0 / per_token, sequences, step / sequences / per_token)
+
+
+def _full_batch(plan: _Plan, parallelism: str, gpu: GpuSpec, gpu_count: int, max_sequences: int | None) -> int:
+    """The largest batch of the search in `served_throughput` whose KV cache fits (0: not even one).
+
+    It is the best one: a step of b sequences costs A + B·b (weights once, each sequence's KV and activations;
+    for MoE the experts' union, which grows slower than b) or C·b when compute-bound, plus fixed and all-reduce
+    time that grow slower than b, so seconds per token (step / b) never rise with b; and the memory a batch
+    needs rises with b, so the batches that fit are the smallest ones. tests/configurator/test_serving.py
+    holds this equal to trying every batch."""
+    cap = max_running_sequences(plan.engine, gpu)
+    batches = [1 << i for i in range(cap.bit_length()) if 1 << i <= cap]
+    if max_sequences:  # a benchmark of N requests never runs more than N sequences at once
+        batches = [b for b in batches if b < max_sequences] + [min(max_sequences, cap)]
+    usable = _usable_gib(plan, gpu) * GIB
+    low, high = 0, len(batches)  # batches[:low] fit, batches[high:] do not
+    while low < high:
+        middle = (low + high) // 2
+        if _per_gpu_bytes(plan, parallelism, gpu_count, sequences=batches[middle]) <= usable:
+            low = middle + 1
+        else:
+            high = middle
+    return batches[low - 1] if low else 0
+
+
+def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: float | None) -> Throughput:
+    """The speeds estimate() reports: `decode_per_user` at the workload's users, `served_throughput` at full
+    load (no cap on requests: a service keeps its queue), both for the request of `engines.request_tokens`;
+    time to first token is one such prompt on idle GPUs (`speed._prefill_s`). Training: the whole build's
+    tokens/s (estimate.training_speed), its own field."""
+    link = _link(gpu, link_gbs)
+    if plan.training:
+        trained = training_step(plan, gpu, count, link.gbs, _pcie_gbs(gpu))
+        return Throughput(0.0, 0.0, 0.0, 0.0, training_tokens_per_s=trained.tokens_per_s)
+    w = plan.workload
+    prompt, output = request_tokens(w)
+    user = decode_per_user(w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs)
+    served = served_throughput(w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs)
+    prompt_plan = serving_plans(w, prompt, output)[0]
+    first_token = _prefill_s(prompt_plan, gpu, count, _parallelism(prompt_plan, count), link)
+    return Throughput(
+        decode_tokens_per_s_per_user=user.tokens_per_s,
+        decode_tokens_per_s_total=user.tokens_per_s * plan.sequences,
+        prefill_tokens_per_s=prompt / first_token,
+        time_to_first_token_s=first_token,
+        served_output_tokens_per_s=served.tokens_per_s,
+        served_sequences=served.sequences,
+        prompt_tokens=prompt,
+        output_tokens=output,
+        prefill_share=user.prefill_share,
+    )
