@@ -74,6 +74,20 @@ RISK_SENTENCES: dict[str, Promise] = {
 }
 
 
+#: Why the plan left an offer out of the price choice (procurement.planning: PRICE_ON_REQUEST, NO_RATE).
+NOT_COMPARED_SENTENCES: dict[str, Promise] = {
+    "no_rate": _("The offer of %(supplier)s for %(part)s is in %(currency)s, which has no exchange rate: not compared"),
+    "price_on_request": _("The offer of %(supplier)s for %(part)s has its price on request: not compared"),
+}
+
+
+def not_compared_sentence(item: Mapping[str, Any]) -> str:
+    """One offer the plan did not compare, said in the active language (staff only: it names the supplier)."""
+    template = NOT_COMPARED_SENTENCES.get(str(item.get("reason")))
+    values = {"supplier": item.get("supplier", ""), "part": item.get("sku", ""), "currency": item.get("currency", "")}
+    return str(template) % values if template is not None else str(item.get("reason") or "")
+
+
 def risk_sentence(reason: Mapping[str, Any], *, show_supplier: bool = True) -> str:
     """One stored risk reason said in the active language (dates as the language writes them); the supplier's
     code only for staff (`show_supplier`)."""

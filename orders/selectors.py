@@ -45,6 +45,14 @@ def may_see_purchases(user: User) -> bool:
     return _staff(user)
 
 
+def plan_not_compared(*, order: Order) -> list[dict[str, str]]:
+    """The offers the order's plan left out of the price choice (price on request, no rate for the currency),
+    as its `planned` event recorded them: [{sku, supplier, currency, reason}]."""
+    planned = order.events.filter(type="planned").order_by("-created_at", "-id").first()
+    found = planned.data.get("not_compared") if planned is not None and isinstance(planned.data, dict) else None
+    return [dict(item) for item in found or () if isinstance(item, dict)]
+
+
 def purchase_lists(*, user: User, order: Order) -> dict[str, list[PurchaseLine]]:
     """The order's purchase lines per supplier slug (sales and catalog staff)."""
     if not _staff(user):

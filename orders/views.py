@@ -28,12 +28,13 @@ from accounts.models import User
 from configurator.engine.errors import ApplicationError, Forbidden
 from orders import services
 from orders.exports import CSV_CONTENT_TYPE, XLSX_CONTENT_TYPE, purchase_list_csv, purchase_list_xlsx
-from orders.labels import STATUS_PATH, risk_sentence
+from orders.labels import STATUS_PATH, not_compared_sentence, risk_sentence
 from orders.models import TRANSITIONS, OrderStatus, PurchaseLine
 from orders.selectors import (
     may_see_purchases,
     order_get,
     order_visible,
+    plan_not_compared,
     purchase_lists,
     purchase_lists_to_buy,
     purchase_rates,
@@ -74,11 +75,12 @@ def order_detail_page(request: HttpRequest, number: str) -> HttpResponse:
     allowed = TRANSITIONS.get(order.status, frozenset())
     reached = STATUS_PATH.index(order.status) if order.status in STATUS_PATH else -1
     staff = may_see_purchases(user)
-    purchases = None
+    purchases, not_compared = None, []
     if staff:
         grouped = purchase_lists(user=user, order=order)
         rates = purchase_rates(lines=[line for lines in grouped.values() for line in lines])
         purchases = {supplier: purchase_table(lines=lines, rates=rates) for supplier, lines in grouped.items()}
+        not_compared = [not_compared_sentence(item) for item in plan_not_compared(order=order)]
     context = {
         "order": order,
         "lines": order.lines.all(),
@@ -89,6 +91,7 @@ def order_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         else [],
         "purchases": purchases,
         "risks": [risk_sentence(reason, show_supplier=staff) for reason in order.risk_reasons or ()],
+        "not_compared": not_compared,
         "active": "orders",
     }
     return render(request, "orders/order_detail.html", context)

@@ -68,6 +68,9 @@ def test_the_plan_takes_799999_50_roubles_in_stock_over_12000_dollars(
     planned = OrderEvent.objects.get(order=order, type="planned").data
     assert planned["not_compared"] == [{"sku": GPU, "supplier": "g", "currency": "GBP", "reason": "no_rate"}]
     assert (planned["late"], planned["short"], planned["rates_on"]) == ([], [], "2026-12-03")
+    page = browser(factories.sales(username="s"), "ru").get(f"/orders/{order.number}").content.decode()
+    assert f"Предложение g на {GPU} — в GBP, для которой нет курса: не сравнивалось" in page  # staff see why
+    assert "data-not-compared" not in browser(customer_user, "ru").get(f"/orders/{order.number}").content.decode()
     assert dict(SupplierOffer.objects.filter(sku=GPU).values_list("supplier__slug", "reserved_qty")) == {
         "r": 2, "u": 0, "g": 0,
     }  # fmt: skip
