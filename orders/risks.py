@@ -3,9 +3,10 @@
 Reasons, each a `Risk` (stored on the order as plain data, `Order.risk_reasons`, with `Order.at_risk`):
 
 * `short` — a part the plan could not cover: `qty` units had no live offer with a price in roubles;
-* `late` — a part the plan buys arrives too late for the promise: the build can ship on `date` (the
-  purchase's working days counted from today while the parts are not ordered, from the day they were
-  ordered after), later than the promised ship date;
+* `late` — a part the plan buys arrives too late for the promise: the build can ship on `date`, later
+  than the promised ship date. A purchase's working days count as the plan counted them, after its day;
+  while the parts are not ordered, after yesterday (they can still be ordered today: a weekend lost
+  nothing, a working day without an order did); once ordered, after the day before they were;
 * `overdue` — the promised ship date (`date`) has passed and the order has not shipped;
 * `stale_offer` / `offer_gone` — an offer a purchase line relies on is past its validity (`date`) or was
   deleted, before the parts are here (placed, parts ordered);
@@ -159,6 +160,13 @@ def stock_shortages(purchases: Iterable[PurchaseLine], listed: Mapping[int, List
     return short
 
 
+def _counted_from(order: Order, today: dt.date) -> dt.date:
+    """The day after which a purchase's working days run (see `late` in the module's docstring)."""
+    planned_on = timezone.localdate(_planned_at(order))
+    ordered_on = _parts_ordered_on(order) if order.status == OrderStatus.PARTS_ORDERED else None
+    return max(planned_on, (ordered_on or today) - dt.timedelta(days=1))
+
+
 def _parts_ordered_on(order: Order) -> dt.date | None:
     for event in order.events.filter(type="status_changed").order_by("-created_at", "-id"):
         if event.data.get("to") == OrderStatus.PARTS_ORDERED:
@@ -189,7 +197,7 @@ def order_risks(
             if is_procured(line.kind) and covered[line.pk] < line.qty:
                 risks.append(Risk("short", sku=line.sku, qty=line.qty - covered[line.pk]))
     if promised is not None and order.status in PARTS_PENDING_STATUSES:
-        since = today if order.status == OrderStatus.PLACED else (_parts_ordered_on(order) or today)
+        since = _counted_from(order, today)
         late: dict[str, tuple[int, dt.date]] = {}
         for purchase in live:
             ships = add_working_days(

@@ -171,13 +171,40 @@ def test_a_promise_the_plan_can_no_longer_keep_once_parts_wait_to_be_ordered(
     customer_user: User,
     suppliers: tuple[Supplier, Supplier],
 ) -> None:
-    """Planned in time from stock (2 + 3 + 2 working days); nobody orders the parts for 3 working days: from
-    then on they cannot arrive, be assembled and burnt in by the promised date."""
+    """Planned in time from stock (2 + 3 + 2 working days, no slack). The parts may still be ordered on the next
+    working day (the plan counted from the day it was made) and over a weekend nothing is lost; once a working
+    day passes without an order, they cannot arrive, be assembled and burnt in by the promised date: counted
+    after the day before, the build ships a working day late."""
     order = _placed(accepted, place, customer_user)
     assert not order.at_risk
-    later = add_working_days(timezone.localdate(), 3)
-    with time_machine.travel(dt.datetime.combine(later, dt.time(12), tzinfo=timezone.get_default_timezone())):
+    zone = timezone.get_default_timezone()
+    next_day = add_working_days(timezone.localdate(), 1)
+    with time_machine.travel(dt.datetime.combine(next_day, dt.time(12), tzinfo=zone)):
         services.orders_at_risk_refresh()
-    codes = {code for code, *_ in _codes(order)}
-    assert codes == {"late"}
-    assert {r["date"] for r in order.risk_reasons} == {add_working_days(later, 7).isoformat()}
+    assert _codes(order) == []
+    later = add_working_days(timezone.localdate(), 2)
+    with time_machine.travel(dt.datetime.combine(later, dt.time(12), tzinfo=zone)):
+        services.orders_at_risk_refresh()
+    assert {code for code, *_ in _codes(order)} == {"late"}
+    assert {r["date"] for r in order.risk_reasons} == {add_working_days(later - dt.timedelta(days=1), 7).isoformat()}
+    assert add_working_days(later - dt.timedelta(days=1), 7) == add_working_days(order.promised_ship_date, 1)
+
+
+def test_an_order_placed_on_a_saturday_is_not_late_on_monday(
+    accepted: Callable[[], Quote],
+    place: Callable[..., Any],
+    customer_user: User,
+    suppliers: tuple[Supplier, Supplier],
+) -> None:
+    """Placed on Saturday 05.12.2026 and promised 7 working days on (Tuesday 15.12); on Monday 07.12 the parts
+    can still be ordered in time: nothing was lost over the weekend. Not ordered by Tuesday, it is late."""
+    zone = timezone.get_default_timezone()
+    with time_machine.travel(dt.datetime(2026, 12, 5, 12, 0, tzinfo=zone), tick=False):
+        order = _placed(accepted, place, customer_user)
+    assert order.promised_ship_date == dt.date(2026, 12, 15) and not order.at_risk
+    with time_machine.travel(dt.datetime(2026, 12, 7, 12, 0, tzinfo=zone), tick=False):
+        services.orders_at_risk_refresh()
+    assert _codes(order) == []
+    with time_machine.travel(dt.datetime(2026, 12, 8, 12, 0, tzinfo=zone), tick=False):
+        services.orders_at_risk_refresh()
+    assert {code for code, *_ in _codes(order)} == {"late"}
