@@ -266,7 +266,9 @@ class ValidateOutputSerializer(VerdictOutputSerializer):
     ship_date = serializers.SerializerMethodField(
         help_text="When the build can ship from the suppliers' offers (null: a part has no live offer)"
     )
-    lead_time_days = serializers.SerializerMethodField(help_text="Days from today to the ship date")
+    lead_time_days = serializers.SerializerMethodField(
+        help_text="Working days from today to the ship date (Russian production calendar)"
+    )
 
     @extend_schema_field(serializers.DateField(allow_null=True))
     def get_ship_date(self, priced: PricedVerdict) -> str | None:
@@ -333,7 +335,9 @@ class CandidateOutputSerializer(serializers.Serializer):
     price = PriceOutputSerializer()
     why = serializers.ListField(child=PhraseField())
     ship_date = serializers.SerializerMethodField(help_text="As in the verdict: when the build can ship")
-    lead_time_days = serializers.SerializerMethodField(help_text="Days from today to the ship date")
+    lead_time_days = serializers.SerializerMethodField(
+        help_text="Working days from today to the ship date (Russian production calendar)"
+    )
 
     @extend_schema_field(serializers.DateField(allow_null=True))
     def get_ship_date(self, candidate: Any) -> str | None:

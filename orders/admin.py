@@ -44,8 +44,10 @@ class EventInline(_ReadOnlyInline):
 
 @admin.register(m.Order)
 class OrderAdmin(admin.ModelAdmin):
-    list_display = ("number", "quote", "owner", "status", "promised_ship_date", "plan_status", "gross_total")
-    list_filter = ("status", "plan_status")
+    list_display = (
+        "number", "quote", "owner", "status", "promised_ship_date", "plan_status", "at_risk", "gross_total",
+    )  # fmt: skip
+    list_filter = ("status", "plan_status", "at_risk")
     search_fields = ("number", "quote__number", "owner__username")
     inlines = [LineInline, PurchaseInline, EventInline]
 

@@ -1,12 +1,20 @@
 """What the order pages call things: statuses (the model's choices), history events, the buttons that move
-an order, and the messages after an action."""
+an order, the messages after an action, why an order is at risk, and amounts with their roubles."""
 
 from __future__ import annotations
 
-from django.utils.functional import Promise
-from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
+import datetime as dt
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
 
+from django.utils.formats import date_format
+from django.utils.functional import Promise
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
+
+from configurator.wording import CURRENCY_SIGNS, num
+from finance.rates import Rate
 from orders.models import OrderStatus
 
 STATUS_LABELS = OrderStatus
@@ -26,6 +34,7 @@ EVENT_LABELS = {
     "planned": _("Procurement plan made"),
     "plan_requeued": _("Procurement plan queued again"),
     "status_changed": _("Status changed"),
+    "risk_changed": _("Risk of missing the ship date re-assessed"),
 }
 
 #: Why the sweep queued a procurement plan again (orders.services.orders_sweep_stuck).
@@ -51,4 +60,61 @@ PLAN_LABELS = {
     "planning": _("Procurement plan being made"),
     "ready": _("Procurement plan ready"),
     "failed": _("Procurement plan failed"),
+    "skipped": _("No procurement plan: the order was cancelled before it was made"),
 }
+
+#: Why an order is at risk (orders.risks): `%(part)s` is the SKU, `%(supplier)s` the supplier's code.
+RISK_SENTENCES: dict[str, Promise] = {
+    "short": _("%(qty)s × %(part)s: no offer with a price to buy from"),
+    "late": _("%(qty)s × %(part)s arrive too late: the build can ship on %(date)s, after the promised date"),
+    "overdue": _("The promised ship date %(date)s has passed"),
+    "stale_offer": _("The offer of %(supplier)s for %(part)s expired on %(date)s"),
+    "offer_gone": _("The offer of %(supplier)s for %(part)s was deleted"),
+    "stock_short": _("%(supplier)s's latest price list lacks %(qty)s × %(part)s reserved for this order"),
+}
+
+
+#: Why the plan left an offer out of the price choice (procurement.planning: PRICE_ON_REQUEST, NO_RATE).
+NOT_COMPARED_SENTENCES: dict[str, Promise] = {
+    "no_rate": _("The offer of %(supplier)s for %(part)s is in %(currency)s, which has no exchange rate: not compared"),
+    "price_on_request": _("The offer of %(supplier)s for %(part)s has its price on request: not compared"),
+}
+
+
+def not_compared_sentence(item: Mapping[str, Any]) -> str:
+    """One offer the plan did not compare, said in the active language (staff only: it names the supplier)."""
+    template = NOT_COMPARED_SENTENCES.get(str(item.get("reason")))
+    values = {"supplier": item.get("supplier", ""), "part": item.get("sku", ""), "currency": item.get("currency", "")}
+    return str(template) % values if template is not None else str(item.get("reason") or "")
+
+
+def risk_sentence(reason: Mapping[str, Any], *, show_supplier: bool = True) -> str:
+    """One stored risk reason said in the active language (dates as the language writes them); the supplier's
+    code only for staff (`show_supplier`)."""
+    template = RISK_SENTENCES.get(str(reason.get("code")))
+    if template is None:
+        return str(reason.get("code") or "")
+    day = reason.get("date")
+    values = {
+        "qty": reason.get("qty") or "",
+        "part": reason.get("sku") or "",
+        "supplier": (reason.get("supplier") or "") if show_supplier else gettext("a supplier"),
+        "date": date_format(dt.date.fromisoformat(day), "SHORT_DATE_FORMAT") if day else "",
+    }
+    return str(template) % values
+
+
+def with_roubles(amount: Decimal, currency: str, *, rub: Decimal | None, rate: Rate | None) -> str:
+    """An amount as the purchase pages write it: roubles as they are ("799 999,50 ₽"); another currency with
+    its roubles, the rate's source and date ("12 000,00 USD ≈ 938 682,00 ₽ по курсу ЦБ на 03.12.2026"), or
+    that it has no rate."""
+    said = f"{num(amount, 2)}\u00a0{CURRENCY_SIGNS.get(currency, currency)}"
+    if rate is None:
+        no_rate = gettext("no exchange rate")
+        return said if rub is not None else f"{said} ({no_rate})"
+    day = rate.date.strftime("%d.%m.%Y")
+    if rate.source == "cbr":
+        at = gettext("at the CBR rate of %(date)s") % {"date": day}
+    else:
+        at = gettext("at the rate of %(date)s") % {"date": day}
+    return f"{said} ≈ {num(rub, 2)}\u00a0₽ {at}"

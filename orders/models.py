@@ -4,10 +4,14 @@
   `O-<year>-<6 digits>` from a sequence (PostgreSQL) or the shared counter row (SQLite); its lines copy
   the quote's; `promised_ship_date` comes from the offers when the order is placed.
 * `OrderEvent` — append-only history; every status change writes one.
-* `PurchaseLine` — the procurement plan: per order line, what to buy from which supplier, at what price,
-  from stock (units reserved on the offer) or on back order. Grouped by supplier it is a purchase list.
+* `PurchaseLine` — the procurement plan: per order line, what to buy from which supplier, at what price
+  (in the offer's own currency; pages and exports add its roubles at the day's rate), from stock (units
+  reserved on the offer) or on back order. Grouped by supplier it is a purchase list. Service lines
+  (warranty, delivery, …) are sold, not bought: they have no purchase lines and no part in ship dates.
+* `Order.at_risk` / `risk_reasons` — why the promised ship date may not be kept (orders/risks.py).
 
-The status machine lives in `TRANSITIONS` below and nowhere else.
+The status machine lives in `TRANSITIONS` below and nowhere else. Dates count working days on the Russian
+production calendar (configurator/engine/workdays.py).
 """
 
 from __future__ import annotations
@@ -53,11 +57,18 @@ def can_transition(from_status: str, to_status: str) -> bool:
     return to_status in TRANSITIONS.get(from_status, frozenset())
 
 
+#: The end states of the table (delivered, cancelled): an order there holds no stock reservation.
+FINAL_STATUSES: frozenset[str] = frozenset(status for status, moves in TRANSITIONS.items() if not moves)
+#: Until the parts are here (assembly starts) an order relies on its offers: stale or short ones put it at risk.
+PARTS_PENDING_STATUSES: frozenset[str] = frozenset({S.PLACED, S.PARTS_ORDERED})
+
+
 class PlanStatus(models.TextChoices):
     PENDING = "pending", _("pending")
     PLANNING = "planning", _("planning")
     READY = "ready", _("ready")
     FAILED = "failed", _("failed")
+    SKIPPED = "skipped", _("not made: the order was cancelled")
 
 
 class Order(models.Model):
@@ -87,6 +98,13 @@ class Order(models.Model):
     plan_started_at = models.DateTimeField(
         _("plan started at"), null=True, blank=True, help_text=_("When a worker claimed the plan job")
     )
+    at_risk = models.BooleanField(
+        _("at risk"), default=False, db_index=True, help_text=_("The promised ship date may not be kept")
+    )
+    risk_reasons = models.JSONField(
+        _("risk reasons"), default=list, blank=True, help_text=_("Why the order is at risk (orders/risks.py)")
+    )
+    risk_checked_at = models.DateTimeField(_("risk checked at"), null=True, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -193,10 +211,12 @@ class PurchaseLine(models.Model):
         _("from stock"), help_text=_("Units reserved from the supplier's stock (else back order)")
     )
     expected_days = models.PositiveSmallIntegerField(
-        _("expected in, days"),
+        _("expected in, working days"),
     )
     released = models.BooleanField(
-        _("released"), default=False, help_text=_("The reservation was given back (order cancelled)")
+        _("released"),
+        default=False,
+        help_text=_("The reservation was given back (order cancelled or delivered)"),
     )
 
     class Meta:

@@ -1,28 +1,36 @@
-"""Which orders a user may see: customers their own, sales and catalog staff all (404 otherwise); purchase
-lists are for sales and catalog staff."""
+"""Which orders a user may see: customers their own, sales and catalog staff all (404 otherwise), all or
+only those at risk; purchase lists are for sales and catalog staff, their amounts in the offers' currencies
+and in roubles at the day's rate (`purchase_table`: what pages, CSV and XLSX show)."""
 
 from __future__ import annotations
 
-import csv
-import io
+import datetime as dt
 from collections import defaultdict
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import QuerySet
 from django.http import Http404
-from openpyxl import Workbook
+from django.utils import timezone
 
 from accounts.models import User
 from configurator.engine.errors import Forbidden
+from configurator.wording import part_name
+from finance.rates import Rate, RateBook
 from orders.models import Order, OrderStatus, PurchaseLine
+from procurement.selectors import offer_rates, price_in_rub
 
 
 def _staff(user: User) -> bool:
     return user.is_sales or user.is_catalog_staff or user.is_superuser
 
 
-def order_visible(*, user: User) -> QuerySet[Order]:
+def order_visible(*, user: User, at_risk: bool | None = None) -> QuerySet[Order]:
+    """The orders `user` may see (`at_risk`: only those at risk, or only those not)."""
     queryset = Order.objects.select_related("owner", "quote")
+    if at_risk is not None:
+        queryset = queryset.filter(at_risk=at_risk)
     return queryset if _staff(user) else queryset.filter(owner=user)
 
 
@@ -35,6 +43,14 @@ def order_get(*, user: User, number: str) -> Order:
 
 def may_see_purchases(user: User) -> bool:
     return _staff(user)
+
+
+def plan_not_compared(*, order: Order) -> list[dict[str, str]]:
+    """The offers the order's plan left out of the price choice (price on request, no rate for the currency),
+    as its `planned` event recorded them: [{sku, supplier, currency, reason}]."""
+    planned = order.events.filter(type="planned").order_by("-created_at", "-id").first()
+    found = planned.data.get("not_compared") if planned is not None and isinstance(planned.data, dict) else None
+    return [dict(item) for item in found or () if isinstance(item, dict)]
 
 
 def purchase_lists(*, user: User, order: Order) -> dict[str, list[PurchaseLine]]:
@@ -66,47 +82,51 @@ def purchase_lists_to_buy(*, user: User) -> dict[str, list[PurchaseLine]]:
     return dict(grouped)
 
 
-CSV_HEADER = ("order", "supplier", "sku", "supplier_sku", "qty", "unit_price", "currency", "line_total", "from_stock")
-XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+@dataclass(frozen=True)
+class PurchaseRow:
+    """A purchase line as pages and exports show it: its amounts in the offer's currency and in roubles at the
+    day's rate (`rate` None for roubles; `*_rub` None when the currency has no rate: not in any total)."""
+
+    line: PurchaseLine
+    name: str  # the part's name in the reader's language (Russian when the catalog has one)
+    line_total: Decimal  # unit price × qty, in the line's currency
+    rate: Rate | None
+    unit_price_rub: Decimal | None
+    line_total_rub: Decimal | None
 
 
-def _purchase_rows(supplier: str, lines: list[PurchaseLine]) -> list[tuple[Any, ...]]:
-    return [
-        (
-            line.order.number,
-            supplier,
-            line.sku,
-            line.offer.supplier_sku if line.offer else "",
-            line.qty,
-            line.unit_price,
-            line.currency,
-            line.unit_price * line.qty,
-            "yes" if line.from_stock else "no",
-        )
-        for line in lines
-    ]
+@dataclass(frozen=True)
+class PurchaseTable:
+    """Purchase rows with their total in roubles; rows whose currency has no rate are counted apart."""
+
+    rows: tuple[PurchaseRow, ...]
+    total_rub: Decimal
+    without_rate: int
+    rates_on: dt.date  # the day the rates are those in force on
+
+    @property
+    def rates(self) -> tuple[Rate, ...]:
+        """The rates the rows were converted at, one per currency."""
+        return tuple({row.rate.currency: row.rate for row in self.rows if row.rate is not None}.values())
 
 
-def purchase_list_csv(*, supplier: str, lines: list[PurchaseLine]) -> str:
-    """One supplier's purchase lines (of one order or several: each row names its order) as CSV."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CSV_HEADER)
-    writer.writerows(_purchase_rows(supplier, lines))
-    return buffer.getvalue()
+def purchase_rates(*, lines: Iterable[PurchaseLine], day: dt.date | None = None) -> RateBook:
+    """Today's rates (or `day`'s) of the lines' currencies: read once for a page or an export."""
+    return offer_rates(day=day or timezone.localdate(), currencies={line.currency for line in lines})
 
 
-def purchase_list_xlsx(*, supplier: str, lines: list[PurchaseLine]) -> bytes:
-    """The same rows as the CSV in one sheet; quantities and money are numbers (money with 2 places)."""
-    book = Workbook(write_only=False)
-    sheet = book.worksheets[0]
-    sheet.title = supplier[:31]  # Excel's limit on a sheet name
-    sheet.append(CSV_HEADER)
-    for row in _purchase_rows(supplier, lines):
-        sheet.append(row)
-    for column in ("F", "H"):
-        for cell in sheet[column][1:]:
-            cell.number_format = "#,##0.00"
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
+def purchase_table(*, lines: Iterable[PurchaseLine], rates: RateBook) -> PurchaseTable:
+    """The lines with their roubles at `rates` and the total in roubles (finance.rates: never 1:1)."""
+    rows: list[PurchaseRow] = []
+    total, without_rate = Decimal(0), 0
+    for line in lines:
+        line_total = line.unit_price * line.qty
+        unit_rub = price_in_rub(line.unit_price, line.currency, rates)
+        total_rub = price_in_rub(line_total, line.currency, rates)
+        rate = rates.rate(line.currency) if total_rub is not None else None
+        if total_rub is None:
+            without_rate += 1
+        else:
+            total += total_rub
+        rows.append(PurchaseRow(line, part_name(line.order_line), line_total, rate, unit_rub, total_rub))
+    return PurchaseTable(rows=tuple(rows), total_rub=total, without_rate=without_rate, rates_on=rates.day)

@@ -1,5 +1,8 @@
 """Services that write orders: place one from an accepted quote (idempotent), make its procurement plan
-(the Celery job; reserves stock), move it through the transition table, cancel it (gives stock back)."""
+(the Celery job; reserves stock), move it through the transition table, cancel or deliver it (gives stock
+back). Only the quote's catalog parts are procured and count for the ship date; its service lines are sold,
+not bought (orders.risks.is_procured). Days are working days on the Russian production calendar; offers are
+compared in roubles at the day's rate (procurement.selectors.offer_info)."""
 
 from __future__ import annotations
 
@@ -18,10 +21,22 @@ from accounts.models import User
 from config.celery import publish
 from configurator.engine.availability import quantities_availability
 from configurator.engine.errors import Conflict, ErrorCode, Forbidden
-from orders.models import TRANSITIONS, Order, OrderEvent, OrderLine, OrderStatus, PlanStatus, PurchaseLine
+from configurator.engine.workdays import working_days_between
+from finance.rates import RateBook
+from orders.models import (
+    FINAL_STATUSES,
+    TRANSITIONS,
+    Order,
+    OrderEvent,
+    OrderLine,
+    OrderStatus,
+    PlanStatus,
+    PurchaseLine,
+)
+from orders.risks import is_procured, orders_at_risk_refresh
 from procurement.models import SupplierOffer
-from procurement.planning import plan_line
-from procurement.selectors import offer_book, offer_info, schedule
+from procurement.planning import LinePlan, plan_line
+from procurement.selectors import offer_book, offer_info, offer_rates, schedule
 from quotes.models import Quote, QuoteStatus
 from quotes.services.numbering import document_number_next
 
@@ -94,7 +109,8 @@ def _order_create(quote: Quote, user: User) -> Order:
     lines = [line for line in quote.lines.order_by("position") if not line.optional]
     quantities: Counter[str] = Counter()
     for line in lines:
-        quantities[line.sku] += line.qty
+        if is_procured(line.kind):  # service lines have no offers and no part in the ship date
+            quantities[line.sku] += line.qty
     availability = quantities_availability(quantities, offer_book(), today=timezone.localdate(), schedule=schedule())
     order = Order.objects.create(
         number=order_number_next(), quote=quote, owner=quote.owner, placed_by=user, currency=quote.currency,
@@ -123,11 +139,15 @@ def _order_create(quote: Quote, user: User) -> Order:
 
 def order_plan(*, order_id: int) -> bool:
     """Make the order's procurement plan once: claim it (`pending|failed → planning`, a conditional
-    UPDATE, so a repeated delivery does nothing), lock the offers of its SKUs in id order, pick per line
-    the cheapest offers that arrive in time (splitting when stock is short), reserve the stock taken
-    (`reserved_qty`, never above `stock_qty`: a database constraint too), write the purchase lines."""
-    claimed = Order.objects.filter(pk=order_id, plan_status__in=[PlanStatus.PENDING, PlanStatus.FAILED]).update(
-        plan_status=PlanStatus.PLANNING, plan_started_at=timezone.now()
+    UPDATE that also requires the order not to be cancelled or delivered, so a repeated delivery or a plan
+    of a cancelled order does nothing), lock the offers of its parts in id order, pick per line the cheapest
+    offers in roubles that arrive in time (splitting when stock is short), reserve the stock taken
+    (`reserved_qty`, never above `stock_qty`: a database constraint too), write the purchase lines, and say
+    whether the order is at risk (a line short or late)."""
+    claimed = (
+        Order.objects.filter(pk=order_id, plan_status__in=[PlanStatus.PENDING, PlanStatus.FAILED])
+        .exclude(status__in=FINAL_STATUSES)
+        .update(plan_status=PlanStatus.PLANNING, plan_started_at=timezone.now())
     )
     if claimed != 1:
         return False
@@ -141,7 +161,11 @@ def order_plan(*, order_id: int) -> bool:
 
 
 def _plan(order: Order) -> None:
-    lines = list(order.lines.all())
+    if order.status in FINAL_STATUSES:  # cancelled after the claim, before this lock: nothing is bought
+        order.plan_status = PlanStatus.SKIPPED
+        order.save(update_fields=["plan_status", "updated_at"])
+        return
+    lines = [line for line in order.lines.all() if is_procured(line.kind)]
     offers = {
         offer.pk: offer
         for offer in SupplierOffer.objects.select_for_update()
@@ -149,29 +173,30 @@ def _plan(order: Order) -> None:
         .filter(sku__in={line.sku for line in lines})
         .order_by("pk")
     }
-    book = offer_book_of(offers.values())
+    today = timezone.localdate()
+    rates = offer_rates(day=today, currencies={offer.currency for offer in offers.values()})
+    book = offer_book_of(offers.values(), rates=rates)
     by_key = {(offer.sku, offer.supplier.slug): offer for offer in offers.values()}
     plan = schedule()
-    today = timezone.localdate()
     ship_by = order.promised_ship_date or today + dt.timedelta(days=365)
-    allowed = (ship_by - today).days - plan.assembly_days - plan.burn_in_days
-    unplanned: list[str] = []
-    late: list[str] = []
+    allowed = working_days_between(today, ship_by) - plan.assembly_days - plan.burn_in_days
+    made: list[LinePlan] = []
     taken: dict[int, int] = defaultdict(int)
     for line in lines:
         found = plan_line(line.sku, line.qty, book.get(line.sku, ()), allowed_days=allowed, stock_days=plan.stock_days)
-        if found is None:
-            unplanned.append(line.sku)
-            continue
-        if found.late:
-            late.append(line.sku)
+        made.append(found)
+        for excluded in found.excluded:
+            logger.warning(
+                "order %s: offer of %s for %s (%s) not compared: %s",
+                order.number, excluded.supplier, line.sku, excluded.currency, excluded.reason,
+            )  # fmt: skip
         for allocation in found.allocations:
             offer = by_key[(line.sku, allocation.supplier)]
             if allocation.from_stock:
                 taken[offer.pk] += allocation.qty
             PurchaseLine.objects.create(
                 order=order, order_line=line, supplier=offer.supplier, offer=offer, sku=line.sku, qty=allocation.qty,
-                unit_price=allocation.unit_price, currency=offer.currency, from_stock=allocation.from_stock,
+                unit_price=allocation.unit_price, currency=allocation.currency, from_stock=allocation.from_stock,
                 expected_days=allocation.days,
             )  # fmt: skip
     for offer_pk, qty in taken.items():
@@ -182,7 +207,24 @@ def _plan(order: Order) -> None:
             raise RuntimeError(f"offer {offer_pk} has fewer than {qty} free units")
     order.plan_status, order.plan_error = PlanStatus.READY, ""
     order.save(update_fields=["plan_status", "plan_error", "updated_at"])
-    event_add(order, "planned", data={"purchases": order.purchases.count(), "late": late, "without_offer": unplanned})
+    event_add(order, "planned", data=_plan_data(order, made, rates))
+    orders_at_risk_refresh(order_ids=[order.pk])
+
+
+def _plan_data(order: Order, made: list[LinePlan], rates: RateBook) -> dict[str, Any]:
+    """What the plan event keeps: purchases, lines late or short (with quantities), offers not compared, and
+    the day of the rates the offers were compared at."""
+    return {
+        "purchases": order.purchases.count(),
+        "late": [{"sku": found.sku, "qty": found.qty, "days": found.days} for found in made if found.late],
+        "short": [{"sku": found.sku, "qty": found.short_qty} for found in made if found.short_qty],
+        "not_compared": [
+            {"sku": found.sku, "supplier": excluded.supplier, "currency": excluded.currency, "reason": excluded.reason}
+            for found in made
+            for excluded in found.excluded
+        ],
+        "rates_on": rates.day.isoformat(),
+    }
 
 
 def order_plan_retry(*, order: Order, user: User) -> bool:
@@ -220,6 +262,11 @@ def orders_sweep_stuck(
     plan queued twice is made once. Each re-queue is an order event with its reason."""
     now = timezone.now()
     requeued: list[int] = []
+    # a cancelled (or delivered) order is never planned: its lost plan is not made, only marked so
+    ended = Order.objects.filter(status__in=FINAL_STATUSES, plan_status__in=[PlanStatus.PENDING, PlanStatus.PLANNING])
+    ended.exclude(plan_status=PlanStatus.PLANNING, plan_started_at__gte=now - older_than).update(
+        plan_status=PlanStatus.SKIPPED
+    )
     stuck = Order.objects.filter(plan_status=PlanStatus.PLANNING, plan_started_at__lt=now - older_than)
     for order_id, started in stuck.values_list("pk", "plan_started_at"):
         with transaction.atomic():
@@ -247,16 +294,19 @@ def orders_sweep_stuck(
     return PlanSweepReport(requeued=tuple(requeued))
 
 
-def offer_book_of(offers: Any) -> dict[str, list[Any]]:
-    """The given offers as plain data per SKU (procurement.selectors.offer_info is the one conversion)."""
+def offer_book_of(offers: Any, *, rates: RateBook) -> dict[str, list[Any]]:
+    """The given offers as plain data per SKU, priced in roubles at `rates` (procurement.selectors.offer_info
+    is the one conversion)."""
     book: dict[str, list[Any]] = defaultdict(list)
     for offer in offers:
-        book[offer.sku].append(offer_info(offer))
+        book[offer.sku].append(offer_info(offer, rates=rates))
     return book
 
 
 def order_advance(*, order: Order, to: str, user: User, note: str = "") -> Order:
-    """Move the order along the transition table (sales only); cancelling gives reserved stock back."""
+    """Move the order along the transition table (sales only). An order that ends (delivered, cancelled)
+    gives its reserved stock back; one cancelled before its plan was made is never planned (its plan is
+    marked `skipped`; a plan job that comes later finds it cancelled). Its risks are worked out again."""
     if not (user.is_sales or user.is_superuser):
         raise Forbidden("Only sales engineers may change an order's status.")
     with transaction.atomic():
@@ -267,14 +317,21 @@ def order_advance(*, order: Order, to: str, user: User, note: str = "") -> Order
                 fields={"to": [f"not allowed from {locked.status}"]},
             )
         from_status, locked.status = locked.status, to
-        locked.save(update_fields=["status", "updated_at"])
-        if to == OrderStatus.CANCELLED:
+        fields = ["status", "updated_at"]
+        if to == OrderStatus.CANCELLED and locked.plan_status in (PlanStatus.PENDING, PlanStatus.FAILED):
+            locked.plan_status = PlanStatus.SKIPPED
+            fields.append("plan_status")
+        locked.save(update_fields=fields)
+        if to in FINAL_STATUSES:
             _release(locked)
         event_add(locked, "status_changed", user=user, data={"from": from_status, "to": to, "note": note})
+        orders_at_risk_refresh(order_ids=[locked.pk])
+    locked.refresh_from_db()
     return locked
 
 
 def _release(order: Order) -> None:
+    """Give back the units the order's plan reserved on its offers (once: each line is marked released)."""
     for purchase in order.purchases.select_for_update().filter(from_stock=True, released=False, offer__isnull=False):
         SupplierOffer.objects.filter(pk=purchase.offer_id or 0).update(reserved_qty=F("reserved_qty") - purchase.qty)
         purchase.released = True

@@ -1,6 +1,7 @@
 """Celery tasks of orders: the procurement plan (takes an id, calls the service; safe to deliver twice:
 the service claims the order with a conditional UPDATE) and the sweep that queues lost plans again (from
-beat every 15 s, orders/schedule.py, and from every worker's own sweep, quotes/tasks.py WORKER_SWEEPS)."""
+beat every 15 s, orders/schedule.py, and from every worker's own sweep, quotes/tasks.py WORKER_SWEEPS);
+the check of orders at risk (beat, and by name after a price-list import: `orders.at_risk_refresh`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from orders import services
+from orders.risks import orders_at_risk_refresh
 
 
 @shared_task(
@@ -28,3 +30,19 @@ def order_plan_task(order_id: int) -> bool:
 @shared_task(name="orders.sweep_stuck", acks_late=True, soft_time_limit=50, time_limit=55, ignore_result=True)
 def orders_sweep_stuck_task() -> int:
     return len(services.orders_sweep_stuck().requeued)
+
+
+@shared_task(
+    name="orders.at_risk_refresh",
+    acks_late=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=5,
+    max_retries=3,
+    soft_time_limit=240,
+    time_limit=300,
+    ignore_result=True,
+)
+def orders_at_risk_refresh_task() -> int:
+    """Why each open order is at risk, worked out again (stale offers, a supplier's later list short of what
+    orders reserved, promises the plan can no longer keep); the number of orders at risk. Idempotent."""
+    return len(orders_at_risk_refresh().at_risk)

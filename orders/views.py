@@ -1,7 +1,9 @@
-"""Web pages of orders: the list (`/orders/`), an order (`/orders/<number>`) with its history, the sales
-engineer's buttons that move it and, for sales and catalog staff, its purchase lists; the purchase lists
-still to buy across orders (`/orders/purchasing`) with CSV and XLSX per supplier; and the "Order" button
-of an accepted quote's page (`POST /orders/from-quote/<number>`, idempotent).
+"""Web pages of orders: the list (`/orders/`, `?at_risk=1`: only the orders at risk), an order
+(`/orders/<number>`) with its history, why it is at risk, the sales engineer's buttons that move it and,
+for sales and catalog staff, its purchase lists; the purchase lists still to buy across orders
+(`/orders/purchasing`) with CSV and XLSX per supplier; and the "Order" button of an accepted quote's page
+(`POST /orders/from-quote/<number>`, idempotent). Purchase amounts are shown in the offer's currency with
+their roubles at today's rate and its date; every total is in roubles.
 
 Who sees an order is decided by `orders.selectors` (another customer's order is 404); every change is
 made (and checked again) by `orders.services`, whose refusals come back as a message on the page.
@@ -9,6 +11,7 @@ made (and checked again) by `orders.services`, whose refusals come back as a mes
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import cast
 
 from django.contrib import messages
@@ -24,17 +27,18 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.models import User
 from configurator.engine.errors import ApplicationError, Forbidden
 from orders import services
-from orders.labels import STATUS_PATH
+from orders.exports import CSV_CONTENT_TYPE, XLSX_CONTENT_TYPE, purchase_list_csv, purchase_list_xlsx
+from orders.labels import STATUS_PATH, not_compared_sentence, risk_sentence
 from orders.models import TRANSITIONS, OrderStatus, PurchaseLine
 from orders.selectors import (
-    XLSX_CONTENT_TYPE,
     may_see_purchases,
     order_get,
     order_visible,
-    purchase_list_csv,
-    purchase_list_xlsx,
+    plan_not_compared,
     purchase_lists,
     purchase_lists_to_buy,
+    purchase_rates,
+    purchase_table,
 )
 from quotes.selectors import quote_get
 
@@ -51,12 +55,14 @@ def _user(request: HttpRequest) -> User:
 @login_required(login_url=LOGIN_URL)
 @require_GET
 def order_list_page(request: HttpRequest) -> HttpResponse:
-    """Your orders (customers) or every order (sales and catalog staff), newest first."""
+    """Your orders (customers) or every order (sales and catalog staff), newest first; `?at_risk=1`: only
+    those whose promised ship date is at risk."""
     user = _user(request)
-    page = Paginator(order_visible(user=user), PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(
-        request, "orders/order_list.html", {"page": page, "staff": may_see_purchases(user), "active": "orders"}
-    )
+    at_risk = request.GET.get("at_risk") == "1"
+    orders = order_visible(user=user, at_risk=True if at_risk else None)
+    page = Paginator(orders, PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {"page": page, "staff": may_see_purchases(user), "at_risk": at_risk, "active": "orders"}
+    return render(request, "orders/order_list.html", context)
 
 
 @login_required(login_url=LOGIN_URL)
@@ -68,6 +74,13 @@ def order_detail_page(request: HttpRequest, number: str) -> HttpResponse:
     order = order_get(user=user, number=number)
     allowed = TRANSITIONS.get(order.status, frozenset())
     reached = STATUS_PATH.index(order.status) if order.status in STATUS_PATH else -1
+    staff = may_see_purchases(user)
+    purchases, not_compared = None, []
+    if staff:
+        grouped = purchase_lists(user=user, order=order)
+        rates = purchase_rates(lines=[line for lines in grouped.values() for line in lines])
+        purchases = {supplier: purchase_table(lines=lines, rates=rates) for supplier, lines in grouped.items()}
+        not_compared = [not_compared_sentence(item) for item in plan_not_compared(order=order)]
     context = {
         "order": order,
         "lines": order.lines.all(),
@@ -76,7 +89,9 @@ def order_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         "moves": [status for status in ADVANCE_ORDER if status in allowed]
         if (user.is_sales or user.is_superuser)
         else [],
-        "purchases": purchase_lists(user=user, order=order) if may_see_purchases(user) else None,
+        "purchases": purchases,
+        "risks": [risk_sentence(reason, show_supplier=staff) for reason in order.risk_reasons or ()],
+        "not_compared": not_compared,
         "active": "orders",
     }
     return render(request, "orders/order_detail.html", context)
@@ -129,17 +144,19 @@ def purchasing_page(request: HttpRequest) -> HttpResponse:
     if not may_see_purchases(user):
         raise PermissionDenied(_("Only sales and catalog staff see purchase lists."))
     grouped = purchase_lists_to_buy(user=user)
-    suppliers = [
-        (lines[0].supplier, lines, sum(line.unit_price * line.qty for line in lines)) for lines in grouped.values()
-    ]
-    return render(request, "orders/purchasing.html", {"suppliers": suppliers, "active": "purchasing"})
+    rates = purchase_rates(lines=[line for lines in grouped.values() for line in lines])
+    suppliers = [(lines[0].supplier, purchase_table(lines=lines, rates=rates)) for lines in grouped.values()]
+    total = sum((table.total_rub for _, table in suppliers), Decimal(0))
+    context = {"suppliers": suppliers, "total_rub": total, "rates_on": rates.day, "active": "purchasing"}
+    return render(request, "orders/purchasing.html", context)
 
 
 def _download(lines: list[PurchaseLine], supplier: str, name: str, fmt: str) -> HttpResponse:
+    table = purchase_table(lines=lines, rates=purchase_rates(lines=lines))
     if fmt == "csv":
-        response = HttpResponse(purchase_list_csv(supplier=supplier, lines=lines), content_type="text/csv")
+        response = HttpResponse(purchase_list_csv(supplier=supplier, table=table), content_type=CSV_CONTENT_TYPE)
     else:
-        response = HttpResponse(purchase_list_xlsx(supplier=supplier, lines=lines), content_type=XLSX_CONTENT_TYPE)
+        response = HttpResponse(purchase_list_xlsx(supplier=supplier, table=table), content_type=XLSX_CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 from dataclasses import asdict
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -15,9 +16,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import CATALOG_MODELS
+from finance.currency import BASE, currency_code
+from finance.rates import RateBook
 from procurement.conf import setting
 from procurement.models import ListPriceChange, PriceFreeze, PriceListImport, Supplier, SupplierOffer
 from procurement.pricelist import OfferRow, price_list_diff, price_list_read
+from procurement.selectors import offer_rates, price_in_rub, price_not_comparable
+
+logger = logging.getLogger(__name__)
 
 OFFERS_FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "offers.json"
 
@@ -107,15 +113,32 @@ def _money(value: Decimal) -> Decimal:
     return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
 
-def list_prices_follow_offers(*, currency: str = "RUB") -> list[ListPriceChange]:
-    """Set each catalog part's list price to its cheapest live offer (in `currency`) plus the markup of its
-    kind, except frozen SKUs; every change is logged and saved through the catalog's history."""
+def list_prices_follow_offers(*, currency: str = BASE) -> list[ListPriceChange]:
+    """Set each catalog part's list price to its cheapest live offer plus the markup of its kind, except frozen
+    SKUs; every change is logged and saved through the catalog's history.
+
+    Offers are compared in roubles at today's rate (procurement.selectors.price_in_rub, one rate book for the
+    run), whatever their currency: 12,000 USD at 78.2235 (938,682.00 RUB) loses to 799,999.50 RUB. The list
+    price of a part priced in `currency` (the catalog's RUB) is that rouble price plus the markup, converted to
+    `currency` at the same rate when it is not RUB. An offer priced on request or in a currency without a rate
+    is skipped with a logged reason, never read 1:1."""
     markups: dict[str, Decimal] = setting("MARKUP_PERCENT")
     frozen = set(PriceFreeze.objects.values_list("sku", flat=True))
     today = timezone.localdate()
-    best: dict[str, SupplierOffer] = {}
-    for offer in SupplierOffer.objects.filter(valid_until__gte=today, currency=currency).order_by("purchase_price"):
-        best.setdefault(offer.sku, offer)
+    live = list(SupplierOffer.objects.filter(valid_until__gte=today).select_related("supplier").order_by("sku", "pk"))
+    rates = offer_rates(day=today, currencies={offer.currency for offer in live} | {currency})
+    best: dict[str, tuple[Decimal, SupplierOffer]] = {}
+    for offer in live:
+        rub = price_in_rub(offer.purchase_price, offer.currency, rates)
+        if rub is None:
+            logger.warning(
+                "list prices: offer %s of %s (%s %s) not compared: %s",
+                offer.supplier.slug, offer.sku, offer.purchase_price, offer.currency,
+                price_not_comparable(offer.purchase_price, offer.currency, rates),
+            )  # fmt: skip
+            continue
+        if offer.sku not in best or rub < best[offer.sku][0]:
+            best[offer.sku] = (rub, offer)
     changes: list[ListPriceChange] = []
     with transaction.atomic():
         for kind, model in CATALOG_MODELS.items():
@@ -123,9 +146,9 @@ def list_prices_follow_offers(*, currency: str = "RUB") -> list[ListPriceChange]
             for item in model.objects.select_for_update().filter(sku__in=best.keys(), currency=currency):
                 if item.sku in frozen:
                     continue
-                offer = best[item.sku]
-                price = _money(offer.purchase_price * (100 + markup) / 100)
-                if price == item.list_price:
+                rub, offer = best[item.sku]
+                price = _in_currency(_money(rub * (100 + markup) / 100), currency, rates)
+                if price is None or price == item.list_price:
                     continue
                 changes.append(
                     ListPriceChange.objects.create(
@@ -136,6 +159,14 @@ def list_prices_follow_offers(*, currency: str = "RUB") -> list[ListPriceChange]
                 item.list_price = price
                 item.save(update_fields=["list_price", "updated_at"])
     return changes
+
+
+def _in_currency(rub: Decimal, currency: str, rates: RateBook) -> Decimal | None:
+    """Roubles in `currency` at `rates` (None when it has no rate)."""
+    if currency_code(currency) == BASE:
+        return rub
+    rate = rates.rates.get(currency_code(currency))
+    return _money(rub / rate.rub_per_unit) if rate is not None else None
 
 
 def offers_load_fixture(*, path: Path = OFFERS_FIXTURE) -> tuple[int, int]:

@@ -30,7 +30,10 @@ class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
     require_ecc = serializers.BooleanField(default=False)
     max_gpus = serializers.IntegerField(min_value=1, max_value=64, required=False, allow_null=True)
     deliver_by = serializers.DateField(
-        required=False, allow_null=True, help_text="Only builds that can ship by this date (from suppliers' offers)"
+        required=False,
+        allow_null=True,
+        help_text="Only builds that can ship by this date (from suppliers' offers; lead times, stock days, assembly "
+        "and burn-in count working days on the Russian production calendar)",
     )
     chassis = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=50)
 

@@ -4,7 +4,13 @@ Pure: offers in (`OfferInfo`, per SKU), availability out. A part's quantity is *
 stock of its live offers covers it; it then arrives in `stock_days` (a distributor's warehouse to ours).
 Otherwise the quickest live offer's lead time applies (the supplier orders it). A part without a live
 offer has no date, and neither has a build that needs it. A build ships after its slowest part plus the
-assembly and the burn-in (calendar days; the settings say how many).
+assembly and the burn-in. Every one of those days is a working day on the Russian production calendar
+(`workdays.py`: distributors quote lead times in working days, and our stock, assembly and burn-in days are
+working days too; the settings say how many): the ship date is `add_working_days(today, lead)`.
+
+Offers carry their price in their own currency and, for comparing, in roubles at the day's rate
+(`unit_price_rub`, set by the one conversion point, `procurement.selectors.offer_info`). Availability reads
+neither: an offer whose price is on request or whose currency has no rate still says when a part can be had.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from decimal import Decimal
 from configurator.engine.builds import PART_KINDS
 from configurator.engine.frozen import direct_init
 from configurator.engine.types import BuildSpec
+from configurator.engine.workdays import add_working_days
 
 
 @direct_init
@@ -24,10 +31,14 @@ from configurator.engine.types import BuildSpec
 class OfferInfo:
     sku: str
     supplier: str
-    unit_price: Decimal
+    unit_price: Decimal | None  # in `currency`; None: price on request
     free_qty: int  # stock not reserved by orders
-    lead_time_days: int  # when the supplier must order the part
+    lead_time_days: int  # working days when the supplier must order the part
     live: bool = True  # within its validity
+    currency: str = "RUB"  # of `unit_price`
+    # the price compared with other offers: roubles at the day's rate; None: not comparable (price on request,
+    # or no rate for `currency`), so never chosen for its price; never `unit_price` taken 1:1
+    unit_price_rub: Decimal | None = None
 
 
 @direct_init
@@ -36,7 +47,7 @@ class PartAvailability:
     sku: str
     qty: int
     in_stock_qty: int  # free units across the live offers
-    days: int | None  # until `qty` units can be here; None: no live offer
+    days: int | None  # working days until `qty` units can be here; None: no live offer
 
     @property
     def in_stock(self) -> bool:
@@ -47,8 +58,8 @@ class PartAvailability:
 @dataclass(frozen=True, slots=True)
 class BuildAvailability:
     parts: tuple[PartAvailability, ...]
-    lead_time_days: int | None  # None when a part has no live offer
-    ship_date: dt.date | None
+    lead_time_days: int | None  # working days from today to the ship date; None when a part has no live offer
+    ship_date: dt.date | None  # `lead_time_days` working days after today (Russian production calendar)
 
     @property
     def in_stock(self) -> bool:
@@ -62,7 +73,8 @@ class BuildAvailability:
 @direct_init
 @dataclass(frozen=True, slots=True)
 class Schedule:
-    """Days a build waits besides its parts (settings PROCUREMENT_STOCK_DAYS, _ASSEMBLY_DAYS, _BURN_IN_DAYS)."""
+    """Working days a build waits besides its parts (settings PROCUREMENT_STOCK_DAYS, _ASSEMBLY_DAYS,
+    _BURN_IN_DAYS)."""
 
     stock_days: int = 2
     assembly_days: int = 3
@@ -127,4 +139,4 @@ def _shipping(parts: tuple[PartAvailability, ...], *, today: dt.date, schedule: 
         return BuildAvailability(parts=parts, lead_time_days=None, ship_date=None)
     slowest = max(part.days or 0 for part in parts)
     lead = slowest + schedule.assembly_days + schedule.burn_in_days
-    return BuildAvailability(parts=parts, lead_time_days=lead, ship_date=today + dt.timedelta(days=lead))
+    return BuildAvailability(parts=parts, lead_time_days=lead, ship_date=add_working_days(today, lead))

@@ -432,7 +432,9 @@ class Constraints:
     require_ecc: bool = False
     max_gpus: int | None = None
     chassis: tuple[str, ...] = ()
-    deliver_by: dt.date | None = None  # the build must ship by then (needs the offers: recommend(availability=…))
+    # the build must ship by then; its ship date counts working days on the Russian production calendar
+    # (engine/availability.py; needs the offers: recommend(availability=…))
+    deliver_by: dt.date | None = None
 
 
 @direct_init

@@ -9,8 +9,17 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from configurator.labels import label, label_filters
-from orders.labels import ADVANCE_LABELS, EVENT_LABELS, PLAN_LABELS, PLAN_REQUEUE_REASONS, STATUS_LABELS
+from orders.labels import (
+    ADVANCE_LABELS,
+    EVENT_LABELS,
+    PLAN_LABELS,
+    PLAN_REQUEUE_REASONS,
+    STATUS_LABELS,
+    risk_sentence,
+    with_roubles,
+)
 from orders.models import Order
+from orders.selectors import PurchaseRow
 from quotes.models import QuoteStatus
 
 register = template.Library()
@@ -34,10 +43,34 @@ def order_event_detail(event: Any) -> str:
         return _("from quote %(number)s R%(revision)s") % {"number": data["quote"], "revision": data.get("revision")}
     if event.type == "planned":
         count = int(data.get("purchases") or 0)
-        return ngettext("%(count)s purchase line", "%(count)s purchase lines", count) % {"count": count}
+        said = [ngettext("%(count)s purchase line", "%(count)s purchase lines", count) % {"count": count}]
+        said += [risk_sentence({"code": "short", **item}) for item in data.get("short") or ()]
+        said += [
+            _("%(qty)s × %(part)s late") % {"qty": item.get("qty"), "part": item.get("sku")}
+            for item in data.get("late") or ()
+            if isinstance(item, dict)
+        ]
+        return "; ".join(said)
     if event.type == "plan_requeued" and data.get("reason") in PLAN_REQUEUE_REASONS:
         return str(PLAN_REQUEUE_REASONS[data["reason"]])
+    if event.type == "risk_changed":
+        reasons = data.get("reasons") or ()
+        said = [risk_sentence(reason, show_supplier=False) for reason in reasons]  # the history is the customer's too
+        return "; ".join(said) if said else _("no longer at risk")
     return ""
+
+
+@register.filter
+def unit_price_said(row: PurchaseRow) -> str:
+    """A purchase row's unit price in its currency and, for another currency, in roubles with the rate's date."""
+    line = row.line
+    return with_roubles(line.unit_price, line.currency, rub=row.unit_price_rub, rate=row.rate)
+
+
+@register.filter
+def line_total_said(row: PurchaseRow) -> str:
+    """A purchase row's line total, said as `unit_price_said` says the unit price."""
+    return with_roubles(row.line_total, row.line.currency, rub=row.line_total_rub, rate=row.rate)
 
 
 @register.inclusion_tag("orders/_quote_order.html", takes_context=True)

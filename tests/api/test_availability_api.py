@@ -10,6 +10,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from catalog.models import CATALOG_MODELS
+from configurator.engine.workdays import add_working_days
 from procurement.models import Supplier, SupplierOffer
 from tests.builds import GOOD_BUILD
 
@@ -42,7 +43,7 @@ def test_validate_answers_the_ship_date_and_lead_time(api_client: APIClient, off
     body = api_client.post("/api/v1/builds/validate", GOOD_BUILD, format="json").json()
     today = timezone.localdate()
     assert body["lead_time_days"] == 2 + 3 + 2  # in stock: stock days, assembly, burn-in
-    assert body["ship_date"] == (today + dt.timedelta(days=7)).isoformat()
+    assert body["ship_date"] == add_working_days(today, 7).isoformat()  # working days (Russian calendar)
     gpu = GOOD_BUILD["gpus"][0]["sku"]
     SupplierOffer.objects.filter(sku=gpu).update(stock_qty=0)
     body = api_client.post("/api/v1/builds/validate", GOOD_BUILD, format="json").json()
@@ -58,11 +59,11 @@ def test_recommendations_carry_ship_dates_and_deliver_by_moves_off_a_part_out_of
     today = timezone.localdate()
     plain = api_client.post("/api/v1/recommendations", {"workload": TEAM_70B, "limit": 1}, format="json").json()
     top = plain["candidates"][0]
-    assert (top["lead_time_days"], top["ship_date"]) == (7, (today + dt.timedelta(days=7)).isoformat())
+    assert (top["lead_time_days"], top["ship_date"]) == (7, add_working_days(today, 7).isoformat())
     assert top["verdict"]["ship_date"] == top["ship_date"]
     gpu = top["build"]["gpus"][0]["sku"]
     SupplierOffer.objects.filter(sku=gpu).update(stock_qty=0, lead_time_days=40)
-    deliver_by = (today + dt.timedelta(days=10)).isoformat()
+    deliver_by = add_working_days(today, 10).isoformat()  # in stock ships in 7 working days; on order in 40
     body = {"workload": TEAM_70B, "limit": 2, "constraints": {"deliver_by": deliver_by}}
     hurried = api_client.post("/api/v1/recommendations", body, format="json").json()
     assert hurried["candidates"]
@@ -85,11 +86,7 @@ def test_apply_fix_answers_the_ship_date_validate_gives_for_the_new_body(
     answer = api_client.post("/api/v1/builds/apply-fix", {"build": TOO_FEW_PSUS, "fix": fix}, format="json").json()
     again = api_client.post("/api/v1/builds/validate", answer["build"], format="json").json()
     assert answer["verdict"]["lead_time_days"] == again["lead_time_days"] == 2 + 3 + 2
-    assert (
-        answer["verdict"]["ship_date"]
-        == again["ship_date"]
-        == (timezone.localdate() + dt.timedelta(days=7)).isoformat()
-    )
+    assert answer["verdict"]["ship_date"] == again["ship_date"] == add_working_days(timezone.localdate(), 7).isoformat()
     # a part of the fixed build without a live offer: no date, as validate says
     added = {line["sku"] for kind in ("psus",) for line in answer["build"][kind]}
     SupplierOffer.objects.filter(sku__in=added).delete()

@@ -15,6 +15,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from configurator.engine.workdays import add_working_days
 from procurement.models import Supplier, SupplierOffer
 from tests import factories
 
@@ -55,7 +56,7 @@ def test_staff_see_every_offer_with_its_stale_flag_and_the_availability(offers: 
             "live_offers": 2,
             "in_stock_qty": 3,  # 4 in stock, 1 reserved by an order
             "lead_time_days": 2,  # in stock: the stock days
-            "earliest_date": (today + dt.timedelta(days=2)).isoformat(),
+            "earliest_date": add_working_days(today, 2).isoformat(),  # working days
         }
         assert [(o["supplier"], o["purchase_price"], o["free_qty"], o["stale"]) for o in body["offers"]] == [
             ("cheap", "180000.00", 0, False),

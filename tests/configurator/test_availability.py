@@ -49,14 +49,17 @@ def _book(build: BuildSpec, *, free: int = 100, lead: int = 10) -> dict[str, lis
 
 
 def test_a_build_ships_after_its_slowest_part_plus_assembly_and_burn_in(snapshot: CatalogSnapshot) -> None:
+    """Working days on the Russian production calendar from Tuesday 01.12.2026: 7 are 02–04.12 and 07–10.12
+    (ships Thursday 10.12); 26 run through 30.12 (21), skip 31.12–10.01 (days off and a weekend) and end on
+    Friday 15.01.2027."""
     top = recommend(snapshot, TEAM_70B, Constraints(), limit=1).candidates[0]
     book = _book(top.build)
     gpu = top.build.gpus[0].spec.sku
     book[gpu] = [_offer(gpu, "a", 0, 21)]
     found = build_availability(top.build, book, today=TODAY, schedule=PLAN)
-    assert (found.lead_time_days, found.ship_date, found.in_stock) == (26, dt.date(2026, 12, 27), False)
+    assert (found.lead_time_days, found.ship_date, found.in_stock) == (26, dt.date(2027, 1, 15), False)
     in_stock = build_availability(top.build, _book(top.build), today=TODAY, schedule=PLAN)
-    assert (in_stock.lead_time_days, in_stock.ship_date, in_stock.in_stock) == (7, dt.date(2026, 12, 8), True)
+    assert (in_stock.lead_time_days, in_stock.ship_date, in_stock.in_stock) == (7, dt.date(2026, 12, 10), True)
     del book[gpu]
     unknown = build_availability(top.build, book, today=TODAY, schedule=PLAN)
     assert (unknown.lead_time_days, unknown.ship_date, unknown.without_offer) == (None, None, (gpu,))

@@ -1,17 +1,21 @@
-"""Orders tests: an accepted quote of GOOD_BUILD and offers for its parts."""
+"""Orders tests: an accepted quote of GOOD_BUILD and offers for its parts; the CBR's sample rates on their day."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from finance.cbr import cbr_store
 from procurement.models import Supplier, SupplierOffer
 from quotes import services as quote_services
 from quotes.models import Quote
@@ -83,3 +87,15 @@ def suppliers(catalog: None) -> tuple[Supplier, Supplier]:
     offer(a, "rtx-pro-6000-blackwell-maxq", "700000.00", 1, 30)
     offer(b, "rtx-pro-6000-blackwell-maxq", "720000.00", 5, 14)
     return a, b
+
+
+RATES_DAY = dt.date(2026, 12, 3)  # the day of finance/fixtures/cbr_daily_sample.xml: USD 78.2235, EUR 91.0584
+SAMPLE_RATES = Path(__file__).resolve().parents[2] / "finance" / "fixtures" / "cbr_daily_sample.xml"
+
+
+@pytest.fixture
+def rates_day(db: None) -> Iterator[dt.date]:
+    """The clock on Thursday 03.12.2026, 10:00 in Moscow (ticking), and the CBR's rates of that day stored."""
+    with time_machine.travel(dt.datetime(2026, 12, 3, 10, 0, tzinfo=ZoneInfo("Europe/Moscow")), tick=True):
+        cbr_store(SAMPLE_RATES.read_bytes())
+        yield RATES_DAY

@@ -4,7 +4,6 @@ table, purchase lists, and who sees what."""
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 import re
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from configurator.engine.workdays import add_working_days
 from orders.models import Order, OrderEvent, PurchaseLine
 from procurement.models import Supplier, SupplierOffer
 from quotes import services as quote_services
@@ -47,8 +47,9 @@ def test_ordering_an_accepted_quote_makes_one_order_with_its_lines(
         (line.sku, line.qty) for line in quote.lines.filter(optional=False).order_by("position")
     ]
     assert body["totals"]["gross"] == str(quote.gross_total)
-    # in time: GPUs from B's stock (2 days), everything else in stock: 2 + 3 assembly + 2 burn-in
-    assert body["promised_ship_date"] == (timezone.localdate() + dt.timedelta(days=7)).isoformat()
+    # in time: GPUs from B's stock (2 days), everything else in stock: 2 + 3 assembly + 2 burn-in, working days
+    assert body["promised_ship_date"] == add_working_days(timezone.localdate(), 7).isoformat()
+    assert (body["at_risk"], body["risk_reasons"]) == (False, [])
     assert [event["type"] for event in body["events"]] == ["placed"]  # the plan job runs after the commit
     again = client.post(f"/api/v1/quotes/{quote.number}/order")
     assert again.status_code == 200
@@ -136,12 +137,18 @@ def test_purchase_lists_per_supplier_with_csv_for_staff_only(
     assert [entry["supplier"] for entry in lists] == ["a", "b"]
     assert [(line["sku"], line["qty"]) for line in lists[1]["lines"]] == [(GPU, 1)]
     response = staff.get(f"/api/v1/orders/{number}/purchase-lists/b.csv")
-    assert response["Content-Type"] == "text/csv"
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig")), delimiter=";"))
+    name = "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"
     assert rows == [
-        ["order", "supplier", "sku", "supplier_sku", "qty", "unit_price", "currency", "line_total", "from_stock"],
-        [number, "b", GPU, "", "1", "720000.00", "RUB", "720000.00", "yes"],
-    ]
+        [
+            "Order", "Supplier", "SKU", "Supplier's SKU", "Name", "Qty", "Unit price", "Currency",
+            "Rate, RUB per unit", "Rate date", "Unit price, RUB", "Line total", "Line total, RUB", "Source",
+        ],
+        [number, "b", GPU, "", name, "1", "720000,00", "RUB", "", "", "720000,00", "720000,00", "720000,00",
+         "from stock"],
+        ["Total, RUB", "", "", "", "", "1", "", "", "", "", "", "", "720000,00", ""],
+    ]  # fmt: skip
     assert client_for(customer_user).get(f"/api/v1/orders/{number}/purchase-lists/").status_code == 403
     assert staff.get(f"/api/v1/orders/{number}/purchase-lists/nobody.csv").status_code == 404
 

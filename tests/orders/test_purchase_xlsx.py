@@ -34,11 +34,13 @@ def test_the_xlsx_holds_the_csv_rows_as_numbers(
     sheet = load_workbook(io.BytesIO(response.content)).active
     assert sheet is not None and sheet.title == "a"
     rows = [list(row) for row in sheet.iter_rows(values_only=True)]
-    csv_rows = staff.get(f"/api/v1/orders/{number}/purchase-lists/a.csv").content.decode().splitlines()
-    assert len(rows) == len(csv_rows) == 7  # the header and the six parts
-    assert rows[0] == csv_rows[0].split(",")
+    csv_rows = staff.get(f"/api/v1/orders/{number}/purchase-lists/a.csv").content.decode("utf-8-sig").splitlines()
+    assert len(rows) == len(csv_rows) == 8  # the header, the six parts, the totals
+    assert rows[0] == csv_rows[0].split(";")
     gpu = next(row for row in rows if row[2] == GPU)
-    assert gpu == [number, "a", GPU, None, 1, 700000, "RUB", 700000, "yes"]
-    assert all(isinstance(row[4], int) and Decimal(str(row[5])) > 0 for row in rows[1:])
+    name = "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"
+    assert gpu == [number, "a", GPU, None, name, 1, 700000, "RUB", None, None, 700000, 700000, 700000, "from stock"]
+    assert all(isinstance(row[5], int) and Decimal(str(row[6])) > 0 for row in rows[1:-1])
+    assert rows[-1][0] == "Total, RUB" and rows[-1][12] == 700000 + 1000 * (1 + 1 + 2 + 8 + 1)
     assert client_for(customer_user).get(f"/api/v1/orders/{number}/purchase-lists/a.xlsx").status_code == 403
     assert staff.get(f"/api/v1/orders/{number}/purchase-lists/nobody.xlsx").status_code == 404

@@ -1,4 +1,4 @@
-"""The verdict panel says when the build ships, and names parts no supplier offers."""
+"""The verdict panel says when the build ships (in working days), and names parts no supplier offers."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ def test_the_verdict_says_ships_in_n_days_and_flags_parts_without_an_offer(
         )  # fmt: skip
     client = client_for(customer_user)
     page = client.post("/builds/check", editor_data(build(GOOD_BUILD)), headers=HTMX).content.decode()
-    assert 'data-ships-in="17"' in page  # 12 days lead time + 3 assembly + 2 burn-in
-    assert "через 17 дней" in page
+    assert 'data-ships-in="17"' in page  # 12 working days lead time + 3 assembly + 2 burn-in
+    assert "через 17 рабочих дней" in page
     assert "data-without-offer" not in page
     SupplierOffer.objects.filter(sku="nvme-4tb").delete()
     page = client.post("/builds/check", editor_data(build(GOOD_BUILD)), headers=HTMX).content.decode()

@@ -112,6 +112,7 @@ class Judge:
         return int(self.availability is not None and not self.availability(build).in_stock)
 
     def ships_in_time(self, build: BuildSpec) -> bool:
+        """Whether the build ships by `constraints.deliver_by` (its ship date counted in working days)."""
         deliver_by = self.constraints.deliver_by
         if deliver_by is None or self.availability is None:
             return True
