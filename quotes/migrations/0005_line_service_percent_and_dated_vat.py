@@ -20,6 +20,34 @@ def percent_from_summary(apps, schema_editor):
             QuoteLine.objects.filter(pk=line.pk).update(service_percent=Decimal(found.group(1)))
 
 
+#: The first line of the terms before issue 35 said the prices included VAT, while the lines are net of it and VAT
+#: is added to the total. Quotes not yet issued get the new sentence (templates/quotes/terms.txt) with their rate.
+OLD_TO_NEW_TERMS = (
+    (
+        re.compile(r"Цены указаны в рублях и включают НДС (\d+(?:[.,]\d+)?) %\."),
+        r"Цены указаны в рублях без НДС; НДС \1 % начисляется сверху.",
+    ),
+    (
+        re.compile(r"Prices are in roubles and include VAT of (\d+(?:\.\d+)?) %\."),
+        r"Prices are in roubles excluding VAT; VAT of \1 % is added on top.",
+    ),
+)
+NOT_ISSUED = ("draft", "pending_approval", "approved")
+
+
+def terms_exclude_vat(apps, schema_editor):
+    """Correct the VAT sentence of the terms of quotes not yet issued (sent, accepted, rejected, expired and
+    superseded ones keep what the customer got) and queue their PDF again (pending, not queued: the sweep of
+    quotes.services.render queues it)."""
+    Quote = apps.get_model("quotes", "Quote")
+    for quote in Quote.objects.filter(status__in=NOT_ISSUED).only("pk", "terms").iterator():
+        terms = quote.terms
+        for old, new in OLD_TO_NEW_TERMS:
+            terms = old.sub(new, terms)
+        if terms != quote.terms:
+            Quote.objects.filter(pk=quote.pk).update(terms=terms, render_status="pending", render_queued_at=None)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -33,6 +61,7 @@ class Migration(migrations.Migration):
             field=models.DecimalField(blank=True, decimal_places=2, help_text="A service priced as this percentage of the hardware's total after the discount; empty: a fixed price", max_digits=5, null=True, verbose_name='percent of the hardware'),
         ),
         migrations.RunPython(percent_from_summary, migrations.RunPython.noop, elidable=True),
+        migrations.RunPython(terms_exclude_vat, migrations.RunPython.noop, elidable=True),
         migrations.AlterField(
             model_name='quote',
             name='vat_percent',
