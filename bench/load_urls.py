@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.urls import path
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,6 +25,7 @@ from configurator.engine.types import Verdict
 from configurator.engine.validate import validate
 from configurator.output_data import validate_data
 from configurator.services import build_parse
+from finance.vat import vat_percent_today
 from procurement.selectors import availability_reader
 
 PROBE_PATH = "api/v1/bench/validate-without-engine"
@@ -41,7 +41,7 @@ class ValidateWithoutEngineApi(BuildValidateApi):
         verdict = _kept.get(snapshot.version)
         if verdict is None:
             verdict = _kept[snapshot.version] = validate(build, snapshot=snapshot, workload=workload)
-        price = build_price(build, vat_percent=settings.QUOTE_VAT_PERCENT)
+        price = build_price(build, vat_percent=vat_percent_today())
         return Response(validate_data(verdict, price, availability_reader()(build)))
 
 

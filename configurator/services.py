@@ -28,6 +28,7 @@ from configurator.models import SavedBuild
 from configurator.output_data import recommendation_data
 from configurator.outputs import stored_verdict_data
 from configurator.serializers import WorkloadInputSerializer, workload_from_data
+from finance.vat import vat_percent_today
 from procurement.selectors import availability_reader
 
 WORKLOAD_PREFIX = "workload."
@@ -83,12 +84,12 @@ def build_parse(*, payload: Any, snapshot: CatalogSnapshot) -> tuple[BuildSpec, 
 
 
 def build_validate(*, payload: Any, snapshot: CatalogSnapshot | None = None) -> tuple[BuildSpec, Verdict, Price]:
-    """Validate a build body (ARCHITECTURE.md `POST /api/v1/builds/validate`) and price it with VAT
-    (settings.QUOTE_VAT_PERCENT). Bad input raises DomainError with the fields named."""
+    """Validate a build body (ARCHITECTURE.md `POST /api/v1/builds/validate`) and price it with the VAT rate in
+    force today (finance.vat.vat_percent_today). Bad input raises DomainError with the fields named."""
     snapshot = snapshot or catalog_snapshot()
     build, workload = build_parse(payload=payload, snapshot=snapshot)
     verdict = validate(build, snapshot=snapshot, workload=workload)
-    price = build_price(build, vat_percent=settings.QUOTE_VAT_PERCENT)
+    price = build_price(build, vat_percent=vat_percent_today())
     return build, verdict, price
 
 
@@ -110,7 +111,7 @@ def build_apply_fix(
     if isinstance(payload, Mapping) and payload.get("workload") is not None:
         body["workload"] = payload["workload"]
     verdict = validate(fixed, snapshot=snapshot, workload=workload)
-    return body, verdict, build_price(fixed, vat_percent=settings.QUOTE_VAT_PERCENT)
+    return body, verdict, build_price(fixed, vat_percent=vat_percent_today())
 
 
 def _stored_payload(build: BuildSpec, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -210,8 +211,9 @@ def constraints_from_data(data: Mapping[str, Any], snapshot: CatalogSnapshot) ->
 def recommendation_find(
     *, workload: Workload, constraints: Mapping[str, Any], limit: int = 5, availability: Any = None
 ) -> Recommendation:
-    """The cheapest valid builds for a workload from the current catalog (constraints as validated data);
-    `availability` reads the suppliers' offers (procurement.selectors.availability_reader by default)."""
+    """The cheapest valid builds for a workload from the current catalog (constraints as validated data), priced
+    with the VAT rate in force today (finance.vat.vat_percent_today); `availability` reads the suppliers' offers
+    (procurement.selectors.availability_reader by default)."""
     snapshot = catalog_snapshot()
     availability = availability or availability_reader()
     return recommend(
@@ -219,7 +221,7 @@ def recommendation_find(
         workload,
         constraints_from_data(constraints, snapshot),
         limit=limit,
-        vat_percent=settings.QUOTE_VAT_PERCENT,
+        vat_percent=vat_percent_today(),
         availability=availability,
         reserve=VramReserve(
             share=float(getattr(settings, "RECOMMEND_VRAM_RESERVE_SHARE", 0.05)),

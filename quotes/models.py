@@ -6,7 +6,8 @@
   terms, the build and its verdict — is copied when the quote is made, so later catalog changes never
   touch an issued quote.
 * `QuoteLine` — SKU, name, spec summary and prices copied when the line is added. Optional lines are
-  shown but kept out of the totals.
+  shown but kept out of the totals. A service line copies its pricing too: a fixed price, or the percentage
+  of the hardware it is priced at again whenever the hardware's total changes (quotes.pricing).
 * `QuoteEvent` — the append-only history: every service writes one.
 
 The status machine lives in `TRANSITIONS` below and nowhere else; `quotes.services` checks it.
@@ -128,7 +129,7 @@ class Quote(models.Model):
     status = models.CharField(_("status"), max_length=20, choices=QuoteStatus.choices, default=QuoteStatus.DRAFT)
     currency = models.CharField(_("currency"), max_length=3, default="RUB")
     vat_percent = models.DecimalField(
-        _("VAT, %"), **PERCENT, help_text=_("VAT rate at creation (settings.QUOTE_VAT_PERCENT)")
+        _("VAT, %"), **PERCENT, help_text=_("The VAT rate in force on the quote's date (the dated VAT rates)")
     )
     discount_percent = models.DecimalField(_("discount, %"), **PERCENT, default=0)
     net_total = models.DecimalField(_("total without VAT"), **MONEY, default=0)
@@ -247,6 +248,7 @@ class QuoteLine(models.Model):
         "unit_price",
         "line_total",
         "optional",
+        "service_percent",
     )
 
     quote = models.ForeignKey(Quote, verbose_name=_("quote"), on_delete=models.CASCADE, related_name="lines")
@@ -279,6 +281,15 @@ class QuoteLine(models.Model):
     )
     line_total = models.DecimalField(_("line total"), **MONEY, help_text=_("unit price × qty"))
     optional = models.BooleanField(_("optional"), default=False, help_text=_("Offered, but not part of the totals"))
+    service_percent = models.DecimalField(
+        _("percent of the hardware"),
+        **PERCENT,
+        null=True,
+        blank=True,
+        help_text=_(
+            "A service priced as this percentage of the hardware's total after the discount; empty: a fixed price"
+        ),
+    )
 
     class Meta:
         verbose_name = _("quote line")
@@ -294,6 +305,10 @@ class QuoteLine(models.Model):
             models.CheckConstraint(
                 condition=Q(discount_percent__gte=0) & Q(discount_percent__lte=100),
                 name="quoteline_discount_0_100",
+            ),
+            models.CheckConstraint(
+                condition=Q(service_percent__isnull=True) | (Q(service_percent__gte=0) & Q(service_percent__lte=100)),
+                name="quoteline_service_percent_0_100",
             ),
         ]
 

@@ -3,11 +3,18 @@ both languages).
 
 Rounding (the rules the totals tests pin down):
 
-* unit price = list price × (100 − discount) / 100, rounded half-up to kopecks;
+* unit price = list price × (100 − discount) / 100, rounded half-up to kopecks (hardware lines: every kind but
+  `services`);
+* a service line is not discounted (servicelines/, README §services): a fixed service costs its copied price,
+  a percentage service (warranty, on-site service …) `percent` × the hardware net / 100, rounded half-up to
+  kopecks, where the hardware net is Σ line totals of the non-optional hardware lines, after the quote's
+  discount (`service_unit_price`, `hardware_net`);
 * line total = unit price × qty (exact: the unit price already has two places);
 * net = Σ line totals of the lines that are not optional;
 * VAT = net × VAT rate / 100, rounded half-up to kopecks — VAT is charged on the net, once, not per line;
 * gross = net + VAT.
+
+Lines are net of VAT; the VAT rate is the one in force on the quote's date (finance.vat).
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ from configurator.labels import label
 from configurator.wording import psu_grade, storage_interface
 
 HUNDRED = Decimal(100)
+#: The kind of a quote's service lines (servicelines.ServiceItem copies); every other kind is hardware.
+SERVICE_KIND = "services"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +62,7 @@ class LineDraft:
     optional: bool = False
     name_ru: str = ""  # the catalog's Russian name ("" = name): the quote shows the name of its reader's language
     spec_summary_ru: str = ""
+    service_percent: Decimal | None = None  # a percentage service line's percentage of the hardware net
 
 
 def unit_price(list_price: Decimal, discount_percent: Decimal) -> Decimal:
@@ -61,6 +71,20 @@ def unit_price(list_price: Decimal, discount_percent: Decimal) -> Decimal:
 
 def line_total(list_price: Decimal, qty: int, discount_percent: Decimal) -> Decimal:
     return money(unit_price(list_price, discount_percent) * qty)
+
+
+def hardware_net(lines: Iterable[tuple[str, Decimal, bool]]) -> Decimal:
+    """The base of percentage services: Σ line totals of the (kind, line total, optional) lines that are hardware
+    (not `services`) and not optional — after the quote's discount, which the line totals already carry."""
+    return sum((total for kind, total, optional in lines if kind != SERVICE_KIND and not optional), Decimal(0))
+
+
+def service_unit_price(*, list_price: Decimal, percent: Decimal | None, hardware_net: Decimal) -> Decimal:
+    """A service line's unit price, never discounted: its copied `list_price` when it is fixed (`percent` is None),
+    else `percent` of `hardware_net`, rounded half-up to kopecks."""
+    if percent is None:
+        return list_price
+    return money(hardware_net * percent / HUNDRED)
 
 
 def totals(lines: Iterable[tuple[Decimal, bool]], vat_percent: Decimal) -> Totals:

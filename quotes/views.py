@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -106,6 +107,7 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         "revise_form": ReviseForm(initial={"revision": quote.revision, "discount_percent": quote.discount_percent}),
         "reject_form": RejectForm(initial={"revision": quote.revision}),
         "findings": stored_findings(quote.verdict, {line.sku: part_name(line) for line in quote.lines.all()}),
+        "terms_language": settings.QUOTE_LANGUAGE,  # the terms are stored in the language of the documents
         "active": "quotes",
     }
     return render(request, "quotes/quote_detail.html", context)

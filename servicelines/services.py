@@ -1,25 +1,18 @@
-"""Service prices and defaults, and the sample services."""
+"""Services on sale: the defaults of a machine class, services by SKU, and the sample services. A quote prices
+the services it sells by one rule (quotes.pricing, quotes.services._shared.lines_price): a fixed service at
+its price, a percentage one at that share of the quote's hardware after its discount, never discounted."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from decimal import Decimal
 from pathlib import Path
 
 from django.db import transaction
 
-from configurator.engine.builds import money
-from servicelines.models import DefaultFor, Pricing, ServiceItem
+from servicelines.models import DefaultFor, ServiceItem
 
 SERVICES_FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "services.json"
-
-
-def service_price(item: ServiceItem, *, hardware_net: Decimal) -> Decimal:
-    """Fixed: the price. Percent: that share of the hardware's net total, rounded half-up to kopecks."""
-    if item.pricing == Pricing.PERCENT:
-        return money(hardware_net * item.percent / Decimal(100))
-    return item.price
 
 
 def service_defaults(*, workstation: bool) -> list[ServiceItem]:

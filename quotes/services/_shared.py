@@ -1,8 +1,10 @@
-"""Pieces every quote service uses: the event row, the one status transition, the row lock, lines and totals."""
+"""Pieces every quote service uses: the event row, the one status transition, the row lock, lines and the one
+rule that prices service lines and totals (`lines_price`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from accounts.models import User
@@ -10,7 +12,7 @@ from configurator.engine.builds import PART_KINDS
 from configurator.engine.types import CatalogSnapshot
 from quotes.models import Quote, QuoteEvent, QuoteEventType, QuoteLine, QuoteStatus
 from quotes.policy import transition_decision
-from quotes.pricing import LineDraft, Totals
+from quotes.pricing import SERVICE_KIND, LineDraft, Totals, hardware_net, service_unit_price, totals
 
 S = QuoteStatus
 E = QuoteEventType
@@ -35,8 +37,10 @@ def locked(quote: Quote) -> Quote:
     return Quote.objects.select_for_update().get(pk=quote.pk)
 
 
-def lines_save(quote: Quote, drafts: Sequence[LineDraft]) -> None:
-    QuoteLine.objects.bulk_create(
+def lines_build(quote: Quote, drafts: Sequence[LineDraft]) -> list[QuoteLine]:
+    """The drafts as unsaved lines of `quote`, numbered from 1 (`quote` may be unsaved yet: the lines take its
+    id when they are saved after it)."""
+    return [
         QuoteLine(
             quote=quote,
             position=position,
@@ -52,9 +56,42 @@ def lines_save(quote: Quote, drafts: Sequence[LineDraft]) -> None:
             unit_price=d.unit_price,
             line_total=d.line_total,
             optional=d.optional,
+            service_percent=d.service_percent,
         )
         for position, d in enumerate(drafts, start=1)
-    )
+    ]
+
+
+def lines_price(quote: Quote, lines: Sequence[QuoteLine]) -> list[QuoteLine]:
+    """The one rule for a quote's service lines and totals (quotes.pricing), applied to `lines`: every line of
+    `quote` in memory (saved or not), its hardware lines already priced at the quote's discount.
+
+    Each service line is priced again from the hardware net (`pricing.hardware_net`: the non-optional hardware
+    lines after the discount): a percentage service at its copied percentage of it, a fixed one at its copied
+    price, neither discounted (`pricing.service_unit_price`); then the quote's totals are set from every line
+    at the quote's VAT rate (`pricing.totals`). Every service that changes a quote's lines or discount calls it
+    (create, discount, revise, refresh prices, services), so what the page, the API and the PDF read — the
+    stored lines and totals — always follow this rule. Returns the service lines whose prices changed; the
+    caller saves them and the quote's totals."""
+    base = hardware_net((line.kind, line.line_total, line.optional) for line in lines)
+    changed: list[QuoteLine] = []
+    for line in lines:
+        if line.kind != SERVICE_KIND:
+            continue
+        unit = service_unit_price(list_price=line.list_price, percent=line.service_percent, hardware_net=base)
+        list_price = line.list_price if line.service_percent is None else unit  # a percentage's price is its list
+        priced = (list_price, Decimal(0), unit, unit * line.qty)
+        if priced != (line.list_price, line.discount_percent, line.unit_price, line.line_total):
+            line.list_price, line.discount_percent, line.unit_price, line.line_total = priced
+            changed.append(line)
+    totals_set(quote, totals(((line.line_total, line.optional) for line in lines), quote.vat_percent))
+    return changed
+
+
+#: The price fields of a line that `lines_price` and the re-pricing services write.
+PRICE_FIELDS = ["list_price", "discount_percent", "unit_price", "line_total"]
+#: The quote's fields that `lines_price` sets.
+TOTAL_FIELDS = ["net_total", "vat_total", "gross_total"]
 
 
 def totals_set(quote: Quote, value: Totals) -> None:

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.template.loader import render_to_string
-from django.utils import translation
+from django.utils import timezone, translation
 
 from accounts.models import CUSTOMERS, User
 from catalog.specs import catalog_snapshot
@@ -22,11 +22,12 @@ from configurator.engine.types import CatalogSnapshot, Finding
 from configurator.models import SavedBuild
 from configurator.outputs import stored_verdict_data
 from configurator.services import build_validate
+from finance.vat import vat_percent_on
 from procurement.selectors import availability_reader
-from quotes.models import Quote, QuoteCounter, QuoteEventType, QuoteStatus
+from quotes.models import Quote, QuoteCounter, QuoteEventType, QuoteLine, QuoteStatus
 from quotes.policy import quote_create_permission
-from quotes.pricing import LineDraft, line_draft, totals
-from quotes.services._shared import event_add, lines_save, spec_find, totals_dict, totals_set
+from quotes.pricing import LineDraft, line_draft
+from quotes.services._shared import event_add, lines_build, lines_price, spec_find, totals_dict
 from quotes.services.numbering import QUOTE_COUNTER_NAME, quote_number_next
 from quotes.services.render import render_queue_on_commit
 
@@ -37,8 +38,10 @@ TERMS_TEMPLATE = "quotes/terms.txt"
 
 
 def quote_terms(*, vat_percent: Decimal, validity_days: int) -> str:
-    """The terms printed on a new quote, in QUOTE_LANGUAGE (templates/quotes/terms.txt; a `QUOTE_TERMS`
-    setting, a str.format template with `{vat}` and `{days}`, replaces them)."""
+    """The terms printed on a new quote or revision, in QUOTE_LANGUAGE, the language of its documents
+    (templates/quotes/terms.txt; a `QUOTE_TERMS` setting, a str.format template with `{vat}` and `{days}`,
+    replaces them). They say what the lines are: prices without VAT, VAT at `vat_percent` (the rate of the
+    quote's date) added on top of the total."""
     vat = f"{vat_percent.normalize():f}"
     custom = getattr(settings, "QUOTE_TERMS", None)
     if custom is not None:
@@ -154,9 +157,11 @@ def quote_create(
     Refused with `build_invalid` when the build has error findings and with `warnings_not_acknowledged`
     when it has warnings and `acknowledge_warnings` is false; a quote for someone else needs a sales
     engineer as creator and a member of `customers` as customer. Prices come from the catalog snapshot
-    of this moment and are copied into the lines. With an `idempotency_key`, the same creator, key and
-    request give back the quote made the first time (`quote.replayed` is then true), also under
-    concurrent requests: the key is locked before the number is drawn, so one number is drawn per key.
+    of this moment and are copied into the lines (net of VAT); the VAT rate is the one in force on the
+    quote's date, today in the seller's time zone (finance.vat.vat_percent_on), and the terms say so.
+    With an `idempotency_key`, the same creator, key and request give back the quote made the first time
+    (`quote.replayed` is then true), also under concurrent requests: the key is locked before the number
+    is drawn, so one number is drawn per key.
     The same key with a different request is refused with `idempotency_mismatch`. The PDF render is
     queued when the transaction commits; if the broker is down the quote stays `pending` and
     `quotes_sweep_stuck` queues it later.
@@ -218,8 +223,7 @@ def quote_create(
     drafts = [line_draft(kind, spec, qty, discount) for kind, spec, qty in build_lines(build)]
     if optional:
         drafts += _optional_drafts(optional, snapshot, discount)
-    vat_percent = Decimal(settings.QUOTE_VAT_PERCENT)
-    quote_totals = totals(((d.line_total, d.optional) for d in drafts), vat_percent)
+    vat_percent = vat_percent_on(timezone.localdate())  # the rate in force on the quote's date
 
     try:
         with transaction.atomic():
@@ -243,9 +247,10 @@ def quote_create(
                 idempotency_key=key or "",
                 idempotency_hash=request_hash if key is not None else "",
             )
-            totals_set(quote, quote_totals)
+            lines = lines_build(quote, drafts)
+            lines_price(quote, lines)
             quote.save()
-            lines_save(quote, drafts)
+            QuoteLine.objects.bulk_create(lines)
             event_add(
                 quote,
                 E.CREATED,

@@ -1,10 +1,12 @@
 """Service lines on a draft quote: warranty, on-site service, software, burn-in report, delivery.
 
 `quote_services_set` replaces the quote's service lines (kind `services`) with the services named, or
-with the defaults of the machine class when none are named, and recomputes the totals. A percentage
-service is priced on the hardware's net (the non-optional hardware lines after the quote's discount);
-services themselves are not discounted. The PDF is made again. Who may: as for refreshing a draft's
-prices (its customer or sales).
+with the defaults of the machine class when none are named, and recomputes the totals. Each line copies
+how the service is sold: a fixed price, or a percentage of the hardware (`QuoteLine.service_percent`).
+A percentage service is priced on the hardware's net (the non-optional hardware lines after the quote's
+discount) and priced again whenever that changes — a discount, a revision, a refresh of prices, lines
+set here — by the one rule, `_shared.lines_price`; services themselves are not discounted. The PDF is made
+again. Who may: as for refreshing a draft's prices (its customer or sales).
 """
 
 from __future__ import annotations
@@ -13,24 +15,42 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Max
 
 from accounts.models import User
 from catalog.specs import catalog_snapshot
 from configurator.engine.errors import InvalidInput
 from quotes.models import Quote, QuoteEventType, QuoteLine
 from quotes.policy import quote_require
-from quotes.pricing import totals
-from quotes.services._shared import event_add, locked, totals_dict, totals_set
+from quotes.pricing import SERVICE_KIND
+from quotes.services._shared import TOTAL_FIELDS, event_add, lines_price, locked, totals_dict
 from quotes.services.render import render_mark_pending
-from servicelines.services import service_defaults, service_price, services_by_sku
-
-SERVICE_KIND = "services"
+from servicelines.models import Pricing, ServiceItem
+from servicelines.services import service_defaults, services_by_sku
 
 
 def _is_workstation(quote: Quote) -> bool:
     chassis = catalog_snapshot().chassis.get(str(quote.build_payload.get("chassis", "")))
     return bool(chassis is None or chassis.is_workstation)
+
+
+def _service_line(quote: Quote, position: int, item: ServiceItem) -> QuoteLine:
+    """The service as an unsaved line of `quote`, its pricing copied; `lines_price` sets its prices."""
+    percent = item.percent if item.pricing == Pricing.PERCENT else None
+    price = item.price if percent is None else Decimal(0)
+    return QuoteLine(
+        quote=quote,
+        position=position,
+        kind=SERVICE_KIND,
+        sku=item.sku,
+        name=item.name,
+        spec_summary=item.summary()[:300],
+        qty=1,
+        list_price=price,
+        discount_percent=Decimal(0),
+        unit_price=price,
+        line_total=price,
+        service_percent=percent,
+    )
 
 
 @transaction.atomic
@@ -45,26 +65,11 @@ def quote_services_set(*, quote: Quote, user: User, skus: Sequence[str] | None =
     current = locked(quote)
     current.lines.filter(kind=SERVICE_KIND).delete()
     hardware = list(current.lines.all())
-    hardware_net = sum((line.line_total for line in hardware if not line.optional), Decimal(0))
-    position = (current.lines.aggregate(last=Max("position"))["last"] or 0) + 1
-    QuoteLine.objects.bulk_create(
-        QuoteLine(
-            quote=current,
-            position=position + offset,
-            kind=SERVICE_KIND,
-            sku=item.sku,
-            name=item.name,
-            spec_summary=item.summary()[:300],
-            qty=1,
-            list_price=price,
-            discount_percent=Decimal(0),
-            unit_price=price,
-            line_total=price,
-        )
-        for offset, (item, price) in enumerate((item, service_price(item, hardware_net=hardware_net)) for item in items)
-    )
-    totals_set(current, totals(((line.line_total, line.optional) for line in current.lines.all()), current.vat_percent))
-    current.save(update_fields=["net_total", "vat_total", "gross_total", "updated_at"])
+    first = max((line.position for line in hardware), default=0) + 1
+    services = [_service_line(current, first + offset, item) for offset, item in enumerate(items)]
+    lines_price(current, [*hardware, *services])
+    QuoteLine.objects.bulk_create(services)
+    current.save(update_fields=[*TOTAL_FIELDS, "updated_at"])
     event_add(
         current,
         QuoteEventType.PRICES_REFRESHED,

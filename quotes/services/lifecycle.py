@@ -19,10 +19,22 @@ from django.utils import timezone
 from accounts.models import User
 from catalog.specs import catalog_snapshot
 from configurator.engine.errors import Conflict, ErrorCode, InvalidInput
+from finance.vat import vat_percent_on
 from quotes.models import Quote, QuoteEventType, QuoteLine, QuoteStatus
 from quotes.policy import quote_discount_permission, quote_require
-from quotes.pricing import LineDraft, line_draft, line_total, totals, unit_price
-from quotes.services._shared import event_add, lines_save, locked, spec_find, totals_dict, totals_set, transition
+from quotes.pricing import SERVICE_KIND, LineDraft, line_draft, line_total, unit_price
+from quotes.services._shared import (
+    PRICE_FIELDS,
+    TOTAL_FIELDS,
+    event_add,
+    lines_build,
+    lines_price,
+    locked,
+    spec_find,
+    totals_dict,
+    transition,
+)
+from quotes.services.create import quote_terms
 from quotes.services.notify import quote_email_if_due
 from quotes.services.render import render_mark_pending, render_queue_on_commit
 
@@ -107,10 +119,40 @@ def quotes_expire(*, now: datetime | None = None) -> list[int]:
 # --------------------------------------------------------------------------- revisions and prices
 
 
+def _revised_line(line: QuoteLine, discount: Decimal) -> LineDraft:
+    """A line of the revision before, copied: hardware at the new discount from its copied list price; a service
+    line as it was sold (its copied price or percentage), priced by `lines_price`, never discounted."""
+    service = line.kind == SERVICE_KIND
+    line_discount = Decimal(0) if service else discount
+    return LineDraft(
+        kind=line.kind,
+        sku=line.sku,
+        name=line.name,
+        name_ru=line.name_ru,
+        spec_summary=line.spec_summary,
+        spec_summary_ru=line.spec_summary_ru,
+        qty=line.qty,
+        list_price=line.list_price,
+        discount_percent=line_discount,
+        unit_price=unit_price(line.list_price, line_discount),
+        line_total=line_total(line.list_price, line.qty, line_discount),
+        optional=line.optional,
+        service_percent=line.service_percent,
+    )
+
+
 def quote_revise(*, quote: Quote, user: User, discount_percent: Decimal | int | str | None = None) -> Quote:
     """A new draft revision with the same number and copied lines; the old revision becomes superseded.
-    `discount_percent` (optional) changes the discount of the new revision and re-prices its lines from
-    their copied list prices (not from the catalog: use refresh-prices for that)."""
+    `discount_percent` (optional) changes the discount of the new revision and re-prices its hardware lines
+    from their copied list prices (not from the catalog: use refresh-prices for that); its service lines keep
+    what was sold (a fixed price, or a percentage) and are priced by `lines_price` on the new hardware total,
+    undiscounted.
+
+    A revision is a new offer made today: its VAT rate is the one in force on its own date (the seller's
+    today, finance.vat.vat_percent_on), not the earlier revision's — a revision made on 01.01.2026 of a quote
+    of 31.12.2025 charges 22 %, not 20 % — and its terms are made afresh (`quote_terms`) with that rate,
+    in QUOTE_LANGUAGE: the earlier text states the earlier rate, so hand edits of it are not carried over
+    (a draft's terms may be edited again in the admin)."""
     with transaction.atomic():
         old = locked(quote)
         quote_require(user, old, "revise")
@@ -118,6 +160,7 @@ def quote_revise(*, quote: Quote, user: User, discount_percent: Decimal | int | 
         if not Decimal(0) <= discount <= Decimal(100):
             raise InvalidInput("The discount must be between 0 and 100 %.", fields={"discount_percent": ["0..100"]})
         transition(old, S.SUPERSEDED, user=user, data={"by_revision": old.revision + 1})
+        vat_percent = vat_percent_on(timezone.localdate())
         new = Quote(
             number=old.number,
             revision=old.revision + 1,
@@ -125,46 +168,37 @@ def quote_revise(*, quote: Quote, user: User, discount_percent: Decimal | int | 
             created_by=user,
             status=S.DRAFT,
             currency=old.currency,
-            vat_percent=old.vat_percent,
+            vat_percent=vat_percent,
             discount_percent=discount,
-            terms=old.terms,
+            terms=quote_terms(vat_percent=vat_percent, validity_days=settings.QUOTE_VALIDITY_DAYS),
             build_payload=old.build_payload,
             verdict=old.verdict,
             saved_build_id=old.saved_build_id,
         )
-        drafts = [
-            LineDraft(
-                kind=line.kind,
-                sku=line.sku,
-                name=line.name,
-                name_ru=line.name_ru,
-                spec_summary=line.spec_summary,
-                spec_summary_ru=line.spec_summary_ru,
-                qty=line.qty,
-                list_price=line.list_price,
-                discount_percent=discount,
-                unit_price=unit_price(line.list_price, discount),
-                line_total=line_total(line.list_price, line.qty, discount),
-                optional=line.optional,
-            )
-            for line in old.lines.all()
-        ]
-        totals_set(new, totals(((d.line_total, d.optional) for d in drafts), new.vat_percent))
+        lines = lines_build(new, [_revised_line(line, discount) for line in old.lines.all()])
+        lines_price(new, lines)
         new.save()
-        lines_save(new, drafts)
+        QuoteLine.objects.bulk_create(lines)
         event_add(
             new,
             E.REVISED,
             user=user,
-            data={"from_revision": old.revision, "discount_percent": str(discount), "totals": totals_dict(new)},
+            data={
+                "from_revision": old.revision,
+                "discount_percent": str(discount),
+                "vat_percent": str(vat_percent),
+                "totals": totals_dict(new),
+            },
         )
         render_queue_on_commit(new.pk)
     return new
 
 
 def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
-    """Re-price a draft from the current catalog (list price, name and spec summary of every line) and
-    record old and new prices. Issued quotes are never re-priced: they keep what the customer was sent."""
+    """Re-price a draft from the current catalog (list price, name and spec summary of every hardware line) and
+    record old and new prices; its service lines keep what was sold and are priced again by `lines_price` on
+    the new hardware total (a percentage service follows it). Issued quotes are never re-priced: they keep what
+    the customer was sent."""
     snapshot = catalog_snapshot()
     with transaction.atomic():
         quote = locked(quote)
@@ -174,7 +208,7 @@ def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
         changes: list[dict[str, Any]] = []
         old_totals = totals_dict(quote)
         for line in lines:
-            if line.kind == "services":  # service lines are priced by quote_services_set, not the catalog
+            if line.kind == SERVICE_KIND:  # services are not catalog parts: lines_price prices them below
                 continue
             found = spec_find(snapshot, line.sku, line.kind)
             if found is None or not found[1].is_active:
@@ -210,21 +244,13 @@ def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
                 code=ErrorCode.SKU_UNAVAILABLE,
                 fields=unavailable,
             )
-        QuoteLine.objects.bulk_update(
-            lines,
-            [
-                "name",
-                "name_ru",
-                "spec_summary",
-                "spec_summary_ru",
-                "list_price",
-                "discount_percent",
-                "unit_price",
-                "line_total",
-            ],
-        )
-        totals_set(quote, totals(((line.line_total, line.optional) for line in lines), quote.vat_percent))
-        quote.save(update_fields=["net_total", "vat_total", "gross_total", "updated_at"])
+        services_before = {line.pk: line.unit_price for line in lines if line.kind == SERVICE_KIND}
+        changes += [
+            {"sku": line.sku, "old": str(services_before[line.pk]), "new": str(line.unit_price), "qty": line.qty}
+            for line in lines_price(quote, lines)
+        ]
+        QuoteLine.objects.bulk_update(lines, ["name", "name_ru", "spec_summary", "spec_summary_ru", *PRICE_FIELDS])
+        quote.save(update_fields=[*TOTAL_FIELDS, "updated_at"])
         event_add(
             quote,
             E.PRICES_REFRESHED,
@@ -241,8 +267,10 @@ def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
 
 
 def quote_discount_set(*, quote: Quote, user: User, discount_percent: Decimal | int | str) -> Quote:
-    """Change a draft's discount in place (no new revision: nothing was issued yet) and re-price its hardware
-    lines from their copied list prices. Above the sales limit the draft then needs approval before it is sent."""
+    """Change a draft's discount in place (no new revision: nothing was issued yet), re-price its hardware lines
+    from their copied list prices and then its service lines on the new hardware total (`lines_price`: a
+    percentage service follows the discounted hardware, no service is discounted). Above the sales limit the
+    draft then needs approval before it is sent."""
     discount = Decimal(str(discount_percent))
     with transaction.atomic():
         quote = locked(quote)
@@ -250,16 +278,16 @@ def quote_discount_set(*, quote: Quote, user: User, discount_percent: Decimal | 
         if not decision:
             raise decision.error()
         old = quote.discount_percent
-        lines = list(quote.lines.exclude(kind="services"))
+        lines = list(quote.lines.all())
         for line in lines:
-            line.discount_percent = discount
-            line.unit_price = unit_price(line.list_price, discount)
-            line.line_total = line_total(line.list_price, line.qty, discount)
-        QuoteLine.objects.bulk_update(lines, ["discount_percent", "unit_price", "line_total"])
-        every_line = list(quote.lines.all())
-        totals_set(quote, totals(((line.line_total, line.optional) for line in every_line), quote.vat_percent))
+            if line.kind != SERVICE_KIND:
+                line.discount_percent = discount
+                line.unit_price = unit_price(line.list_price, discount)
+                line.line_total = line_total(line.list_price, line.qty, discount)
         quote.discount_percent = discount
-        quote.save(update_fields=["discount_percent", "net_total", "vat_total", "gross_total", "updated_at"])
+        lines_price(quote, lines)
+        QuoteLine.objects.bulk_update(lines, PRICE_FIELDS)
+        quote.save(update_fields=["discount_percent", *TOTAL_FIELDS, "updated_at"])
         event_add(
             quote,
             E.DISCOUNT_CHANGED,
