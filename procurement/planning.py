@@ -5,7 +5,8 @@ free stock (arrives in `stock_days`) and its back order (any quantity, arrives i
 that arrive in time are taken cheapest first (at equal price stock before back order, then the
 supplier's name), each up to what it has, so a line splits across suppliers when the cheapest has too
 few units. When no source arrives in time the quickest are taken (cheapest among equals) and the line
-is late.
+is late. An offer without a price (on request) is never a source: a purchase needs its price (it still
+counts for the part's availability, configurator/engine/availability.py).
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ class LinePlan:
 def plan_line(
     sku: str, qty: int, offers: Sequence[OfferInfo], *, allowed_days: int, stock_days: int
 ) -> LinePlan | None:
-    """None when the part has no live offer at all."""
+    """None when the part has no live offer with a price at all."""
     sources: list[tuple[Decimal, int, str, int, int]] = []  # price, back order?, supplier, capacity, days
     for offer in offers:
-        if not offer.live:
+        if not offer.live or offer.unit_price is None:
             continue
         if offer.free_qty > 0:
             sources.append((offer.unit_price, 0, offer.supplier, offer.free_qty, stock_days))

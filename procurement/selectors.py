@@ -12,6 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.signals import setting_changed
+from django.db.models import F
 from django.dispatch import receiver
 from django.utils import timezone
 
@@ -43,10 +44,12 @@ def offer_info(offer: SupplierOffer) -> OfferInfo:
 
 
 def offer_book() -> OfferBook:
-    """Every offer as plain data, cheapest first per SKU (one query of plain values, no model instances)."""
+    """Every offer as plain data, cheapest first per SKU, those on request (no price) last (one query of plain
+    values, no model instances)."""
     book: dict[str, list[OfferInfo]] = defaultdict(list)
     today = timezone.localdate()
-    rows = SupplierOffer.objects.order_by("sku", "purchase_price", "supplier__slug").values_list(
+    cheapest = F("purchase_price").asc(nulls_last=True)
+    rows = SupplierOffer.objects.order_by("sku", cheapest, "supplier__slug").values_list(
         "sku", "supplier__slug", "purchase_price", "stock_qty", "reserved_qty", "lead_time_days", "valid_until"
     )
     for sku, supplier, price, stock, reserved, lead, valid_until in rows:
@@ -154,8 +157,8 @@ def availability_reader(*, today: dt.date | None = None) -> Callable[[BuildSpec]
 
 @dataclass(frozen=True)
 class PartOffers:
-    """A catalog part's offers (live first, then cheapest; stale ones flagged by `is_stale`) and when one
-    unit can be here (`days` from today, None: no live offer)."""
+    """A catalog part's offers (live first, then cheapest, those on request last; stale ones flagged by
+    `is_stale`) and when one unit can be here (`days` from today, None: no live offer)."""
 
     offers: tuple[SupplierOffer, ...]
     availability: PartAvailability
@@ -166,7 +169,8 @@ def part_offers(*, kind: str, today: dt.date | None = None) -> dict[str, PartOff
     """Every part of `kind` that has offers → its `PartOffers` (one query)."""
     day = today or timezone.localdate()
     grouped: dict[str, list[SupplierOffer]] = defaultdict(list)
-    rows = SupplierOffer.objects.filter(kind=kind).select_related("supplier").order_by("sku", "purchase_price", "pk")
+    cheapest = F("purchase_price").asc(nulls_last=True)
+    rows = SupplierOffer.objects.filter(kind=kind).select_related("supplier").order_by("sku", cheapest, "pk")
     for offer in rows:
         grouped[offer.sku].append(offer)
     stock_days = setting("STOCK_DAYS")

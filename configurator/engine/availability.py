@@ -24,7 +24,7 @@ from configurator.engine.types import BuildSpec
 class OfferInfo:
     sku: str
     supplier: str
-    unit_price: Decimal
+    unit_price: Decimal | None  # None: price on request (availability only, never a price)
     free_qty: int  # stock not reserved by orders
     lead_time_days: int  # when the supplier must order the part
     live: bool = True  # within its validity
