@@ -54,7 +54,7 @@ def _csv(rows: list[str]) -> bytes:
     return ("Артикул;Цена;Остаток;Срок;valid_until\n" + "\n".join(rows) + "\n").encode()
 
 
-def _offers() -> list[tuple[str, Decimal, int, int]]:
+def _offers() -> list[tuple[str, Decimal | None, int, int]]:
     return list(
         SupplierOffer.objects.order_by("sku").values_list("sku", "purchase_price", "stock_qty", "lead_time_days")
     )

@@ -41,7 +41,7 @@ def _csv(rows: list[str]) -> bytes:
     return ("Артикул;Цена;Остаток;Срок;valid_until\n" + "\n".join(rows) + "\n").encode()
 
 
-def _snapshot() -> list[tuple[str, Decimal, int, int]]:
+def _snapshot() -> list[tuple[str, Decimal | None, int, int]]:
     return list(
         SupplierOffer.objects.order_by("sku").values_list("sku", "purchase_price", "stock_qty", "lead_time_days")
     )
