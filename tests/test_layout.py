@@ -27,8 +27,8 @@ MAX_LINES = 500
 
 
 def layer(module: str) -> int | None:
-    """0 engine; 1 catalog, accounts, finance (rates, VAT), procurement (suppliers, offers); 2 configurator services; 3 quotes,
-    service lines and orders; 4 doors; None: not ours."""
+    """0 engine; 1 catalog, accounts, finance (rates, VAT), procurement (suppliers, offers); 2 configurator
+    services; 3 quotes, service lines and orders; 4 doors; None: not ours."""
     parts = module.split(".")
     if parts[0] not in APPS:
         return None

@@ -8,9 +8,9 @@ from typing import Any
 import dj_database_url
 
 from config.env import BASE_DIR, env_bool, env_int, env_list, env_str
+from finance.schedule import CELERY_BEAT_SCHEDULE as FINANCE_BEAT_SCHEDULE
 from orders.schedule import ORDERS_BEAT_SCHEDULE
 from procurement.schedule import procurement_beat_schedule
-from finance.schedule import CELERY_BEAT_SCHEDULE as FINANCE_BEAT_SCHEDULE
 from quotes.schedule import CELERY_BEAT_SCHEDULE as QUOTE_BEAT_SCHEDULE
 
 SECRET_KEY = env_str("SECRET_KEY", "dev-only-insecure-key-change-me")  # overridden in production
