@@ -1,4 +1,4 @@
-"""Cells of price lists as people write them, read by stated rules. Pure: no Django.
+"""Cells of price lists as people write them, read by stated rules. No database.
 
 **Numbers** are read by the separators the supplier declared (`NumberFormat`: Supplier.decimal_separator
 and .thousands_separator), never guessed. A thousands separator may only group the integer part in threes

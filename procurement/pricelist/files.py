@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+from xml.etree import ElementTree
 
 import charset_normalizer
 from django.utils.translation import gettext_noop
@@ -145,6 +146,8 @@ def _xlsx_rows(content: bytes, limits: Limits) -> Iterable[Row]:
         sheet = book.worksheets[0]
         sheet.reset_dimensions()  # the declared size is ignored (read-only sheets have the method)
         yield from sheet.iter_rows(values_only=True, max_col=limits.max_columns + 1)
+    except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile, ElementTree.ParseError) as exc:
+        raise UnreadableFile(str(exc) or type(exc).__name__) from exc  # a sheet's XML is parsed as it is read
     finally:
         book.close()
 

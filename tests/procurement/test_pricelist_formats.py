@@ -245,3 +245,21 @@ def test_an_xlsx_declaring_a_huge_dimension_with_few_rows_is_read_fast(distribut
     price_import = price_list_preview(supplier=distributor, filename="huge.xlsx", content=patched.getvalue())
     assert time.monotonic() - started < 3
     assert price_import.report["errors"] == [] and price_import.report["rows"] == 1
+
+
+def test_part_numbers_are_kept_on_the_suppliers_page(distributor: Supplier, client: Client) -> None:
+    from tests.security.admin_forms import form_data
+
+    client.force_login(catalog_staff())
+    url = reverse("admin:procurement_supplier_change", args=[distributor.pk])
+    data = form_data(client, url)
+    prefix = "part_numbers"
+    data |= {f"{prefix}-0-part_number": "ZT-D40900J-10P", f"{prefix}-0-sku": "RTX-4090 "}
+    assert client.post(url, data).status_code == 302
+    mapped = SupplierPartNumber.objects.get(supplier=distributor)
+    assert (mapped.part_number, mapped.key, mapped.sku) == ("ZT-D40900J-10P", "zt-d40900j-10p", "rtx-4090")
+    again = form_data(client, url)
+    again |= {f"{prefix}-1-part_number": "zt-d40900j-10p ", f"{prefix}-1-sku": "no-such-part"}
+    page = client.post(url, again).content.decode()
+    assert "Этот артикул поставщика уже сопоставлен." in page and "В каталоге нет позиции с таким артикулом." in page
+    assert SupplierPartNumber.objects.count() == 1
