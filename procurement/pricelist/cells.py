@@ -66,10 +66,14 @@ def text_of(value: Any) -> str:
     return "" if value is None else str(value).strip()
 
 
+_PUNCTUATION = re.compile(r"[^\w%+<>≥≤$€₽¥]+")
+_DIGIT = re.compile(r"\d")
+
+
 def normalized(text: str) -> str:
     """Lower case, "ё" as "е", punctuation as spaces, one space between words: "Цена, руб." → "цена руб"."""
     folded = text.casefold().replace("ё", "е")
-    return " ".join(re.sub(r"[^\w%+<>≥≤$€₽¥]+", " ", folded).split())
+    return " ".join(_PUNCTUATION.sub(" ", folded).split())
 
 
 def _is_number_cell(value: Any) -> bool:
@@ -85,7 +89,7 @@ _MONEY = re.compile(r"^(?P<pre>[^\d+\-−]*?)\s*(?P<num>[+\-−]?\d[\d.,'" + SPA
 def number(text: str, fmt: NumberFormat, *, places: int = 2) -> Decimal:
     """`text` read by the declared separators (see the module's docstring). Raises CellProblem."""
     raw = text.strip()
-    if not re.search(r"\d", raw):
+    if not _DIGIT.search(raw):
         raise CellProblem(gettext_noop("not a number"))
     sign = 1
     if raw[:1] in "+-−":
@@ -152,8 +156,10 @@ def money(value: Any, fmt: NumberFormat) -> Money:
     if _is_number_cell(value):
         return Money(Decimal(str(value)).quantize(KOPECK, rounding=ROUND_HALF_UP), "")
     text = text_of(value)
-    if on_request(text):
-        return Money(None, "")
+    if not _DIGIT.search(text):
+        if on_request(text):
+            return Money(None, "")
+        raise CellProblem(gettext_noop("not a number"))
     found = _MONEY.match(text)
     if found is None:
         raise CellProblem(gettext_noop("not a number"))

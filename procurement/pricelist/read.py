@@ -168,7 +168,7 @@ def price_list_read(*, content: bytes, filename: str, options: ReadOptions) -> R
 
 def _rows(reading: Reading, header: Header, rows: Any, options: ReadOptions) -> None:
     columns = header.columns
-    header_words = [c.normalized(column.header) for column in columns.values()]
+    header_cells = [(column.index, c.normalized(column.header)) for column in columns.values()]
     seen: dict[str, int] = {}
     for position in range(header.data_from, len(rows)):
         line, cells = position + 1, rows[position]
@@ -177,7 +177,7 @@ def _rows(reading: Reading, header: Header, rows: Any, options: ReadOptions) -> 
             column = columns.get(name)
             return cells[column.index] if column is not None and column.index < len(cells) else None
 
-        kind = _not_an_offer(cells, cell, columns, header_words)
+        kind = _not_an_offer(cells, cell, header_cells)
         if kind:
             reading.skipped[kind] += 1
             continue
@@ -200,18 +200,15 @@ def _rows(reading: Reading, header: Header, rows: Any, options: ReadOptions) -> 
             )
 
 
-def _not_an_offer(cells: Any, cell: Any, columns: Mapping[str, Column], header_words: list[str]) -> str:
+def _not_an_offer(cells: Any, cell: Any, header_cells: list[tuple[int, str]]) -> str:
     """Why a row is no offer ("blank", "total", "header", "category"), or ""."""
-    texts = [c.text_of(value) for value in cells]
-    filled = [text for text in texts if text]
+    filled = [text for text in (c.text_of(value) for value in cells) if text]
     if not filled:
         return "blank"
-    if c.normalized(filled[0]).startswith(TOTAL_WORDS):
+    if filled[0].casefold().startswith(TOTAL_WORDS):
         return "total"
-    if [
-        c.normalized(c.text_of(cells[col.index]) if col.index < len(cells) else "") for col in columns.values()
-    ] == header_words:
-        return "header"
+    if all(c.normalized(c.text_of(cells[index]) if index < len(cells) else "") == said for index, said in header_cells):
+        return "header"  # all() stops at the first cell that is no header: one cell for a data row
     no_offer = all(c.text_of(cell(name)) == "" for name in ("purchase_price", "stock_qty"))
     if no_offer and (len(filled) == 1 or c.text_of(cell("sku")) == ""):
         return "category"  # one text ("Видеокарты", often in the part-number column), or no part number
