@@ -174,14 +174,33 @@ class PriceListOutputSerializer(serializers.Serializer):
     needs_confirmation = _NeedsSerializer()
 
 
-_EMPTY_DIFF: dict[str, Any] = {
-    "new": [], "moved": [], "held": [], "changed": [], "gone": [], "gone_reserved": [], "without_price": [],
-    "unchanged": 0, "currencies": [], "converted": [], "vat": None, "needs_confirmation": {"held": 0, "gone": 0},
+# what a report without a comparison (a file with errors), or of a file refused whole, leaves out
+_EMPTY_REPORT: dict[str, Any] = {
+    "file": {"encoding": None, "delimiter": None, "header_line": None, "columns": {}},
+    "rows": 0,
+    "skipped": {"blank": 0, "category": 0, "total": 0, "header": 0},
+    "unmatched": [],
+    "unmatched_total": 0,
+    "errors": [],
+    "errors_total": 0,
+    "notes": [],
+    "new": [],
+    "moved": [],
+    "held": [],
+    "changed": [],
+    "gone": [],
+    "gone_reserved": [],
+    "without_price": [],
+    "unchanged": 0,
+    "currencies": [],
+    "converted": [],
+    "vat": None,
+    "needs_confirmation": {"held": 0, "gone": 0},
 }  # fmt: skip
 
 
 def _answer(price_import: PriceListImport) -> dict[str, Any]:
-    report = {**_EMPTY_DIFF, **price_import.report}
+    report = {**_EMPTY_REPORT, **price_import.report}
     return {
         **report,
         "import_id": price_import.pk,

@@ -56,7 +56,7 @@ from django.utils import translation
 from procurement.conf import setting
 from procurement.models import PriceListImport, Supplier
 from procurement.pricelist.files import PriceListTooLarge
-from procurement.services import price_list_apply, price_list_preview
+from procurement.services import price_list_apply, price_list_preview, too_large_report
 
 logger = logging.getLogger(__name__)
 
@@ -160,8 +160,7 @@ def price_list_drop_file(*, supplier: Supplier, path: Path, forced: bool = False
     except IntegrityError:
         return None
     except PriceListTooLarge as exc:
-        error = {"line": 0, "field": "", "column": "", "value": name, "message": exc.message, "text": str(exc)}
-        report = _report(supplier, name, sha256, "failed", None) | {"errors": [error]}
+        report = _report(supplier, name, sha256, "failed", None) | too_large_report(exc, name)
         logger.info("price list %s/%s is too large: %s", supplier.slug, name, exc)
         return DropOutcome(
             supplier.slug, name, "failed", _move(path, FAILED, sha256, report, folder=folder, name=name), None

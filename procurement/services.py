@@ -33,7 +33,7 @@ from procurement.models import (
 from procurement.pricelist.cells import NumberFormat
 from procurement.pricelist.files import Limits, PriceListTooLarge, size_check
 from procurement.pricelist.plan import Diff, price_list_diff
-from procurement.pricelist.read import Reading, ReadOptions, price_list_read
+from procurement.pricelist.read import Reading, ReadOptions, RowError, price_list_read
 
 OFFERS_FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "offers.json"
 
@@ -73,6 +73,16 @@ def _options(supplier: Supplier, today: dt.date) -> ReadOptions:
     )
 
 
+def error_said(error: RowError) -> dict[str, Any]:
+    """A bad cell as reports keep it: its fields, and its reason and sentence in the active language."""
+    return {**asdict(error), "reason": error.reason, "text": error.text}
+
+
+def too_large_report(exc: PriceListTooLarge, filename: str) -> dict[str, Any]:
+    """The report of a file refused for its size: one error of the whole file (line 0) saying the size."""
+    return {"errors": [error_said(RowError(0, "", "", filename, exc.message, exc.params))], "errors_total": 1}
+
+
 def _said(message: str, params: dict[str, Any]) -> str:
     return gettext(message) % params if params else gettext(message)
 
@@ -96,7 +106,7 @@ def _examine(
         "skipped": reading.skipped,
         "unmatched": [asdict(row) for row in reading.unmatched[:most]],
         "unmatched_total": len(reading.unmatched),
-        "errors": [{**asdict(e), "reason": e.reason, "text": e.text} for e in reading.errors[:most]],
+        "errors": [error_said(error) for error in reading.errors[:most]],
         "errors_total": len(reading.errors),
         "notes": [_said(message, params) for message, params in reading.notes],
     }  # fmt: skip
@@ -224,7 +234,7 @@ def price_list_apply(
         try:
             reading, diff, report = _examine(supplier, bytes(locked.content), locked.filename, locked.scope, current)
         except PriceListTooLarge as exc:  # the limits were lowered since the preview
-            reading, diff, report = Reading(), None, {"errors": [{"line": 0, "message": exc.message, "text": str(exc)}]}
+            reading, diff, report = Reading(), None, too_large_report(exc, locked.filename)
         if diff is None:
             locked.status, locked.report = PriceListImport.Status.FAILED, report
             locked.save(update_fields=["status", "report"])

@@ -49,8 +49,8 @@ def cut(text: str, most: int = VALUE_CHARS) -> str:
 
 @dataclass(frozen=True)
 class RowError:
-    """One bad cell: the file's row (`line`), our field, the file's column header, the value found and the
-    reason: `message` is an English msgid with `params`; `reason` and `text` say it in the active language
+    """One bad cell: the file's row (`line`; 0: the file as a whole), our field, the file's column header, the
+    value found and the reason: `message` is an English msgid with `params`; `reason` and `text` say it in the active language
     ("Row 3, column price, value 'abc': not a number")."""
 
     line: int
@@ -66,6 +66,8 @@ class RowError:
 
     @property
     def text(self) -> str:
+        if self.line == 0:  # the file as a whole (unreadable, too large, no header)
+            return f"{self.value}: {self.reason}" if self.value else self.reason
         return cell_error(self.line, self.column, self.value, self.reason)
 
 
