@@ -50,8 +50,8 @@ def cut(text: str, most: int = VALUE_CHARS) -> str:
 @dataclass(frozen=True)
 class RowError:
     """One bad cell: the file's row (`line`; 0: the file as a whole), our field, the file's column header, the
-    value found and the reason: `message` is an English msgid with `params`; `reason` and `text` say it in the active language
-    ("Row 3, column price, value 'abc': not a number")."""
+    value found and the reason: `message` is an English msgid with `params`; `reason` and `text` say it in the
+    active language ("Row 3, column price, value 'abc': not a number")."""
 
     line: int
     field: str
