@@ -115,7 +115,9 @@ class OfferOutputSerializer(serializers.Serializer):
 
     supplier = serializers.CharField(source="supplier.slug")
     supplier_name = serializers.CharField(source="supplier.name")
-    purchase_price = serializers.DecimalField(max_digits=14, decimal_places=2)
+    purchase_price = serializers.DecimalField(
+        max_digits=14, decimal_places=2, allow_null=True, help_text="Net of VAT; null: price on request"
+    )
     currency = serializers.CharField()
     stock_qty = serializers.IntegerField()
     free_qty = serializers.IntegerField(help_text="Stock not reserved by orders")

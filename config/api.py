@@ -21,6 +21,7 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, DataError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.translation import gettext
 from django.views import defaults
@@ -187,7 +188,9 @@ def error_response(status_code: int, code: str, message: str) -> JsonResponse:
 class ApiRequestLimitsMiddleware:
     """Refuse an /api/ request whose declared body is larger than DATA_UPLOAD_MAX_MEMORY_SIZE with a 413
     envelope before anything reads it. DRF's parsers read the stream directly, so Django's own size check
-    (on `request.body`) never runs for API views."""
+    (on `request.body`) never runs for API views. A view that takes larger uploads says how large on its
+    class (`max_body_bytes()`, e.g. a supplier's price list); it is looked up only for a body over the
+    general limit."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -199,9 +202,20 @@ class ApiRequestLimitsMiddleware:
                 length = int(request.META.get("CONTENT_LENGTH") or 0)
             except ValueError:
                 return error_response(400, ErrorCode.BAD_REQUEST, "The Content-Length header is not a number.")
-            if length > limit:
-                return _too_large(limit)
+            if length > limit and length > _upload_limit(request):
+                return _too_large(max(limit, _upload_limit(request)))
         return self.get_response(request)
+
+
+def _upload_limit(request: HttpRequest) -> int:
+    """The body size the view at the request's path takes (its class's `max_body_bytes()`), else 0."""
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return 0
+    view_class = getattr(match.func, "cls", None) or getattr(match.func, "view_class", None)
+    declared = getattr(view_class, "max_body_bytes", None)
+    return int(declared()) if callable(declared) else 0
 
 
 def _too_large(limit: int) -> JsonResponse:
@@ -360,8 +374,9 @@ def _envelope_auto_schema() -> type:
             responses: dict[str, Any] = operation["responses"]
             codes = {code for code in responses if code >= "400"} | self._error_codes(path, operation)
             for code in codes:
+                said = responses.get(code, {}).get("description")  # a view's own (OpenApiResponse) is kept
                 responses[code] = self._get_response_for_code(
-                    OpenApiResponse(ApiErrorSerializer, description=ERROR_DESCRIPTIONS.get(code, "Error")),
+                    OpenApiResponse(ApiErrorSerializer, description=said or ERROR_DESCRIPTIONS.get(code, "Error")),
                     code,
                     ["application/json"],
                 )

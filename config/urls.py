@@ -13,6 +13,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("quotes/", include("quotes.urls")),
     path("", include("orders.urls")),
     path("", include("servicelines.urls")),
+    path("", include("procurement.urls")),
     path("auth/", include("accounts.api_urls")),
     path("ping", PingApi.as_view(), name="ping"),
     path("schema/", SchemaApi.as_view(), name="schema"),

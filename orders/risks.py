@@ -15,12 +15,12 @@ Reasons, each a `Risk` (stored on the order as plain data, `Order.risk_reasons`,
   the newer ones are short by `qty`. Once the parts are ordered the supplier's stock no longer counts them.
 
 The price-list import keeps an offer's stock at least at what orders reserved (procurement/services.py),
-so the supplier's own figure is read from that list: `listed_stock` reads the latest applied import of a
-supplier again (once per import and process).
+so the supplier's own figure is kept beside it: `SupplierOffer.listed_stock_qty`, set when a list is applied
+(0 for an offer a full list retired).
 
 `orders_at_risk_refresh` works them out and stores them: after a plan, after a status change, from the beat
-job `orders.at_risk_refresh` (orders/schedule.py) and after a price-list import (which can send that task
-by name). A change writes an order event.
+job `orders.at_risk_refresh` (orders/schedule.py) and after a price-list import (which sends that task
+by name when it commits). A change writes an order event.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from django.db import transaction
@@ -49,10 +48,8 @@ from orders.models import (
     PlanStatus,
     PurchaseLine,
 )
-from procurement.models import PriceListImport
-from procurement.pricelist import price_list_read
+from procurement.models import SupplierOffer
 from procurement.selectors import schedule
-from procurement.services import catalog_kinds
 
 logger = logging.getLogger(__name__)
 
@@ -86,49 +83,19 @@ class Risk:
 
 @dataclass(frozen=True)
 class ListedStock:
-    """What a supplier's latest applied price list said: units per SKU (absent: 0), and when it was applied."""
+    """What a supplier's latest applied price list said of one offer: units, and when it was applied."""
 
-    import_id: int
-    applied_at: dt.datetime
-    stock: Mapping[str, int]
+    qty: int
+    listed_at: dt.datetime
 
 
-@lru_cache(maxsize=64)
-def _listed(import_id: int, sha256: str) -> dict[str, int] | None:
-    """Units per SKU of an applied import, read again from its stored file (None: it no longer reads cleanly,
-    say the catalog lost one of its SKUs; then it tells nothing). An import never changes: read once."""
-    found = PriceListImport.objects.select_related("supplier").get(pk=import_id)
-    rows, errors = price_list_read(
-        content=bytes(found.content),
-        filename=found.filename,
-        mapping=found.supplier.mapping(),
-        kinds=catalog_kinds(),
-        default_currency=found.supplier.currency,
+def listed_stock(*, offer_ids: Iterable[int]) -> dict[int, ListedStock]:
+    """Offer id → what its supplier's latest applied list gave (`SupplierOffer.listed_stock_qty`, set by the
+    import; offers no list has named yet are left out)."""
+    rows = SupplierOffer.objects.filter(pk__in=set(offer_ids), listed_at__isnull=False).values_list(
+        "pk", "listed_stock_qty", "listed_at"
     )
-    if errors:
-        logger.warning("price list import %s (%s) does not read again: stock shortages not checked", import_id, sha256)
-        return None
-    stock: dict[str, int] = defaultdict(int)
-    for row in rows:
-        stock[row.sku] += row.stock_qty
-    return dict(stock)
-
-
-def listed_stock(*, supplier_ids: Iterable[int]) -> dict[int, ListedStock]:
-    """Supplier id → its latest applied price list's stock (suppliers without one are left out)."""
-    latest: dict[int, ListedStock] = {}
-    imports = (
-        PriceListImport.objects.filter(supplier_id__in=set(supplier_ids), status=PriceListImport.Status.APPLIED)
-        .order_by("supplier_id", "-applied_at", "-pk")
-        .values_list("pk", "supplier_id", "applied_at", "sha256")
-    )
-    for pk, supplier_id, applied_at, sha256 in imports:
-        if supplier_id in latest or applied_at is None:
-            continue
-        stock = _listed(pk, sha256)
-        if stock is not None:
-            latest[supplier_id] = ListedStock(import_id=pk, applied_at=applied_at, stock=stock)
-    return latest
+    return {pk: ListedStock(qty=qty or 0, listed_at=at) for pk, qty, at in rows if at is not None}
 
 
 def _planned_at(order: Order) -> dt.datetime:
@@ -144,14 +111,13 @@ def stock_shortages(purchases: Iterable[PurchaseLine], listed: Mapping[int, List
         if purchase.offer_id is not None:
             by_offer[purchase.offer_id].append(purchase)
     short: dict[int, int] = {}
-    for lines in by_offer.values():
-        supplier_id, sku = lines[0].supplier_id, lines[0].sku
-        said = listed.get(supplier_id)
+    for offer_id, lines in by_offer.items():
+        said = listed.get(offer_id)
         if said is None:
             continue
-        left = said.stock.get(sku, 0)
+        left = said.qty
         for line in sorted(lines, key=lambda p: (p.order.created_at, p.order_id, p.pk)):
-            if _planned_at(line.order) >= said.applied_at:
+            if _planned_at(line.order) >= said.listed_at:
                 continue  # planned against this list already
             taken = min(left, line.qty)
             left -= taken
@@ -258,7 +224,7 @@ def orders_at_risk_refresh(*, order_ids: Iterable[int] | None = None) -> RiskRef
             offer_id__in={p.offer_id for lines in purchases.values() for p in lines if p.offer_id},
         ).select_related("order")
     )  # fmt: skip
-    shortages = stock_shortages(to_buy, listed_stock(supplier_ids={p.supplier_id for p in to_buy}))
+    shortages = stock_shortages(to_buy, listed_stock(offer_ids={p.offer_id for p in to_buy if p.offer_id}))
     at_risk: list[int] = []
     changed: list[int] = []
     for order in orders:

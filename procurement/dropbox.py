@@ -3,19 +3,35 @@
 Layout (the directory is `settings.PROCUREMENT_PRICE_LIST_DROP_DIR`, env `PRICE_LIST_DROP_DIR`):
 
     <drop dir>/<supplier slug>/acme-2026-11.xlsx      a new price list of that supplier
+    <drop dir>/<supplier slug>/force/acme-2026-10.xlsx  a file imported again on purpose (see below)
     <drop dir>/<supplier slug>/done/…                  applied (or the same bytes were already applied)
+    <drop dir>/<supplier slug>/review/…                held: waits for a person to apply it in the admin
     <drop dir>/<supplier slug>/failed/…                refused: nothing changed; the report says why
 
 Each file goes through the admin's service (`price_list_preview`, then `price_list_apply`), so it is read
-with the supplier's column mapping and changes nothing when any row is bad. Beside the moved file lies
-`<file name>.report.json`: the outcome, the import's id, every bad cell (line, field, column, value,
-message) or what changed (new SKUs, price moves, offers gone).
+with the supplier's format and column mapping, in the supplier's default scope (partial or full), and
+changes nothing when any row is bad. Beside the moved file lies `<file name>.report.json`: the outcome, the
+import's id, every bad cell (line, field, column, value, message) or what changed (new SKUs, price moves,
+held moves, offers gone, unmatched part numbers).
 
-A file is known by the SHA-256 of its bytes. Bytes already applied (dropped, or uploaded in the admin) are
-a `duplicate`: moved to `done/`, nothing imported. The database keeps one drop import per (supplier, hash)
-that has not failed, so two scans running at once never both import a file: the one whose insert comes
-second leaves the file, and whichever moves a file writes its report. A failed file changed nothing;
-dropped again (say, once the catalog knows its SKUs), it is read again.
+**Held for review**: a file with a price move beyond PROCUREMENT_PRICE_HOLD_PERCENT, or a full list that
+would retire offers, is not applied (nothing changes); it goes to `review/` with its report and its import
+stays `held`. A person applies it in the admin (Price list imports → the import → "Review and apply",
+confirming the held moves and retirements) or discards it; the next scan moves the file from `review/` to
+`done/` (applied) or `failed/` (discarded).
+
+A file is known by the SHA-256 of its bytes. Bytes already applied or held (dropped, or uploaded in the
+admin) are a `duplicate`: moved to `done/`, nothing imported. The database keeps one drop import per
+(supplier, hash) that has not failed, so two scans running at once never both import a file: the one whose
+insert comes second leaves the file, and whichever moves a file writes its report. A failed file changed
+nothing; dropped again (say, once the catalog knows its SKUs), it is read again.
+
+**Imported again on purpose**: a file put in the supplier's `force/` folder skips the duplicate check (to
+go back to an earlier list, say); it is still held when it moves prices beyond the share. A scan claims it
+first by renaming it to `.<name>.taking` (only one of two racing scans can), so it is imported once; a
+scan killed in between leaves that name, to be renamed back to retry.
+
+A file over the size limits (PROCUREMENT_PRICE_LIST_MAX_*) goes to `failed/` with its size in the report.
 
 Only `.csv` and `.xlsx` files are taken; hidden files and names ending `.part`/`.tmp` are left alone, and
 so is a file changed within the last `PROCUREMENT_PRICE_LIST_SETTLE_SECONDS` (still being copied). Write
@@ -39,21 +55,25 @@ from django.utils import translation
 
 from procurement.conf import setting
 from procurement.models import PriceListImport, Supplier
-from procurement.services import price_list_apply, price_list_preview
+from procurement.pricelist.files import PriceListTooLarge
+from procurement.services import price_list_apply, price_list_preview, too_large_report
 
 logger = logging.getLogger(__name__)
 
 SUFFIXES = (".csv", ".xlsx")
-TEMPORARY_SUFFIXES = (".part", ".tmp", ".crdownload")
-DONE, FAILED = "done", "failed"
+TEMPORARY_SUFFIXES = (".part", ".tmp", ".crdownload", ".taking")
+DONE, FAILED, REVIEW, FORCE = "done", "failed", "review", "force"
+REPORT_SUFFIX = ".report.json"
+#: An import's status after the scan → (outcome, folder); any other status is a failure (failed/).
+OUTCOMES: dict[str, tuple[str, str]] = {"applied": ("applied", DONE), "held": ("held", REVIEW)}
 
 
 @dataclass(frozen=True)
 class DropOutcome:
     supplier: str
     filename: str
-    outcome: str  # applied, failed, duplicate
-    moved_to: str  # done or failed
+    outcome: str  # applied, failed, duplicate, held (or, for a file in review/: applied, discarded)
+    moved_to: str  # done, failed or review
     import_id: int | None
 
 
@@ -84,70 +104,126 @@ def _free_name(folder: Path, name: str, sha256: str) -> Path:
     return folder / f"{stem}-{sha256[:12]}{suffix}"
 
 
-def _move(path: Path, where: str, sha256: str, report: dict[str, Any]) -> str:
-    folder = path.parent / where
-    folder.mkdir(exist_ok=True)
-    target = _free_name(folder, path.name, sha256)
+def _move(path: Path, where: str, sha256: str, report: dict[str, Any], *, folder: Path, name: str = "") -> str:
+    """Move `path` to `folder/where/` (as `name`, its own by default) and write its report beside it."""
+    into = folder / where
+    into.mkdir(exist_ok=True)
+    target = _free_name(into, name or path.name, sha256)
     os.replace(path, target)  # first: of two racing scans only the one that moves the file writes its report
-    report_path = target.with_name(target.name + ".report.json")
+    report_path = target.with_name(target.name + REPORT_SUFFIX)
     report_path.write_text(json.dumps(report, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
     return where
 
 
+def price_list_drop_file(*, supplier: Supplier, path: Path, forced: bool = False) -> DropOutcome | None:
+    """Import one dropped file through the admin's preview and apply; move it with its report into the
+    supplier's folder's done/, review/ or failed/. A file whose bytes were already applied or are held
+    (dropped or through the admin) is not imported again (`duplicate`) unless `forced` (force/); bytes that
+    failed changed nothing and are read again. None when another scan is importing the same bytes right
+    now (the file is left to it)."""
+    folder = path.parent.parent if forced else path.parent
+    name = path.name
+    if forced:  # claim it: of two scans only one renames it
+        claimed = path.with_name(f".{path.name}.taking")
+        os.rename(path, claimed)
+        path = claimed
+    content = path.read_bytes()
+    sha256 = hashlib.sha256(content).hexdigest()
+    earlier = (
+        None
+        if forced
+        else PriceListImport.objects.filter(
+            supplier=supplier,
+            sha256=sha256,
+            status__in=[PriceListImport.Status.APPLIED, PriceListImport.Status.HELD],
+        )
+        .order_by("pk")
+        .first()
+    )
+    if earlier is not None:
+        report = _report(supplier, name, sha256, "duplicate", None) | {
+            "duplicate_of": earlier.pk,
+            "message": f"the same file was already imported (import {earlier.pk}, {earlier.status}); nothing changed",
+        }
+        where = _move(path, DONE, sha256, report, folder=folder, name=name)
+        logger.info("price list %s/%s is a duplicate of import %s", supplier.slug, name, earlier.pk)
+        return DropOutcome(supplier.slug, name, "duplicate", where, earlier.pk)
+    try:
+        # one transaction: a crash between preview and apply leaves no row, and the file waits for the
+        # next scan; a concurrent scan's row for the same bytes makes this insert fail
+        with transaction.atomic():
+            price_import = price_list_preview(
+                supplier=supplier, filename=name, content=content, source=PriceListImport.Source.DROP, forced=forced
+            )
+            if price_import.status == PriceListImport.Status.PREVIEWED:
+                price_import = price_list_apply(price_import=price_import)
+    except IntegrityError:
+        return None
+    except PriceListTooLarge as exc:
+        report = _report(supplier, name, sha256, "failed", None) | too_large_report(exc, name)
+        logger.info("price list %s/%s is too large: %s", supplier.slug, name, exc)
+        return DropOutcome(
+            supplier.slug, name, "failed", _move(path, FAILED, sha256, report, folder=folder, name=name), None
+        )
+    outcome, where = OUTCOMES.get(price_import.status, ("failed", FAILED))
+    report = _report(supplier, name, sha256, outcome, price_import)
+    where = _move(path, where, sha256, report, folder=folder, name=name)
+    logger.info("price list %s/%s %s (import %s)", supplier.slug, name, outcome, price_import.pk)
+    return DropOutcome(supplier.slug, name, outcome, where, price_import.pk)
+
+
 def _report(
-    supplier: Supplier, path: Path, sha256: str, outcome: str, price_import: PriceListImport | None
+    supplier: Supplier, name: str, sha256: str, outcome: str, price_import: PriceListImport | None
 ) -> dict[str, Any]:
-    body: dict[str, Any] = {"supplier": supplier.slug, "file": path.name, "sha256": sha256, "outcome": outcome}
+    body: dict[str, Any] = {"supplier": supplier.slug, "file": name, "sha256": sha256, "outcome": outcome}
     if price_import is not None:
         body |= {"import_id": price_import.pk, "status": price_import.status, **price_import.report}
     return body
 
 
-def price_list_drop_file(*, supplier: Supplier, path: Path) -> DropOutcome | None:
-    """Import one dropped file through the admin's preview and apply; move it with its report. A file whose
-    bytes were already applied (dropped or through the admin) is not imported again (`duplicate`); bytes
-    that failed changed nothing and are read again. None when another scan is importing the same bytes
-    right now (the file is left to it)."""
-    content = path.read_bytes()
-    sha256 = hashlib.sha256(content).hexdigest()
-    earlier = (
-        PriceListImport.objects.filter(supplier=supplier, sha256=sha256, status=PriceListImport.Status.APPLIED)
-        .order_by("pk")
-        .first()
-    )
-    if earlier is None:
+def _reviewed(supplier: Supplier, folder: Path) -> list[DropOutcome]:
+    """Move the files in review/ whose import a person has applied (to done/) or discarded (to failed/),
+    each with its report made again; the others wait."""
+    review = folder / REVIEW
+    if not review.is_dir():
+        return []
+    outcomes: list[DropOutcome] = []
+    for path in sorted(review.iterdir()):
+        report_path = path.with_name(path.name + REPORT_SUFFIX)
+        if not path.is_file() or path.name.endswith(REPORT_SUFFIX) or not report_path.is_file():
+            continue
         try:
-            # one transaction: a crash between preview and apply leaves no row, and the file waits for the
-            # next scan; a concurrent scan's row for the same bytes makes this insert fail
-            with transaction.atomic():
-                price_import = price_list_preview(
-                    supplier=supplier, filename=path.name, content=content, source=PriceListImport.Source.DROP
-                )
-                if price_import.status == PriceListImport.Status.PREVIEWED:
-                    price_import = price_list_apply(price_import=price_import)
-        except IntegrityError:
-            return None
+            import_id = json.loads(report_path.read_text(encoding="utf-8")).get("import_id")
+        except (OSError, ValueError):
+            continue
+        price_import = PriceListImport.objects.filter(pk=import_id, supplier=supplier).first()
+        if price_import is None or price_import.status not in (
+            PriceListImport.Status.APPLIED,
+            PriceListImport.Status.FAILED,
+        ):
+            continue
         applied = price_import.status == PriceListImport.Status.APPLIED
-        outcome = "applied" if applied else "failed"
-        report = _report(supplier, path, sha256, outcome, price_import)
-        where = _move(path, DONE if applied else FAILED, sha256, report)
-        logger.info("price list %s/%s %s (import %s)", supplier.slug, path.name, outcome, price_import.pk)
-        return DropOutcome(supplier.slug, path.name, outcome, where, price_import.pk)
-    report = _report(supplier, path, sha256, "duplicate", None) | {
-        "duplicate_of": earlier.pk,
-        "message": f"the same file was already imported (import {earlier.pk}, {earlier.status}); nothing changed",
-    }
-    where = _move(path, DONE, sha256, report)
-    logger.info("price list %s/%s is a duplicate of import %s", supplier.slug, path.name, earlier.pk)
-    return DropOutcome(supplier.slug, path.name, "duplicate", where, earlier.pk)
+        outcome = "applied" if applied else "discarded"
+        report = _report(supplier, path.name, price_import.sha256, outcome, price_import)
+        try:
+            where = _move(path, DONE if applied else FAILED, price_import.sha256, report, folder=folder)
+        except FileNotFoundError:  # moved by a concurrent scan
+            continue
+        report_path.unlink(missing_ok=True)
+        outcomes.append(DropOutcome(supplier.slug, path.name, outcome, where, price_import.pk))
+    return outcomes
 
 
-def _unreadable(supplier: Supplier, path: Path, exc: Exception) -> DropOutcome:
+def _unreadable(supplier: Supplier, path: Path, exc: Exception, *, forced: bool) -> DropOutcome:
     """Move a file whose import raised to `failed/` with the reason; nothing was changed (rolled back)."""
+    name = path.name.removeprefix(".").removesuffix(".taking") if forced else path.name
+    folder = path.parent.parent if forced else path.parent
     sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
-    error = {"line": 0, "field": "", "column": "", "value": path.name, "message": f"could not be imported: {exc!r}"}
-    report = _report(supplier, path, sha256, "failed", None) | {"errors": [error]}
-    return DropOutcome(supplier.slug, path.name, "failed", _move(path, FAILED, sha256, report), None)
+    error = {"line": 0, "field": "", "column": "", "value": name, "message": f"could not be imported: {exc!r}"}
+    report = _report(supplier, name, sha256, "failed", None) | {"errors": [error]}
+    return DropOutcome(
+        supplier.slug, name, "failed", _move(path, FAILED, sha256, report, folder=folder, name=name), None
+    )
 
 
 def price_list_drop_scan(*, root: Path | None = None, settle_seconds: float | None = None) -> list[DropOutcome]:
@@ -172,16 +248,25 @@ def _scan(*, root: Path | None, settle_seconds: float | None) -> list[DropOutcom
         if supplier is None:
             logger.warning("price-list drop folder %s names no supplier; left alone", folder)
             continue
-        for path in _waiting(folder, settle_seconds=settle, now=now):
-            try:
-                found = price_list_drop_file(supplier=supplier, path=path)
-            except FileNotFoundError:  # moved by a concurrent scan
-                continue
-            except DatabaseError:
-                raise  # the database, not the file: the task retries and the file waits
-            except Exception as exc:  # a file the reader chokes on must not block the others
-                logger.exception("price list %s/%s could not be imported", supplier.slug, path.name)
-                found = _unreadable(supplier, path, exc)
+        outcomes.extend(_reviewed(supplier, folder))
+        waiting = [(path, False) for path in _waiting(folder, settle_seconds=settle, now=now)]
+        if (folder / FORCE).is_dir():
+            waiting += [(path, True) for path in _waiting(folder / FORCE, settle_seconds=settle, now=now)]
+        for path, forced in waiting:
+            found = _take(supplier, path, forced=forced)
             if found is not None:
                 outcomes.append(found)
     return outcomes
+
+
+def _take(supplier: Supplier, path: Path, *, forced: bool) -> DropOutcome | None:
+    try:
+        return price_list_drop_file(supplier=supplier, path=path, forced=forced)
+    except FileNotFoundError:  # moved (or claimed) by a concurrent scan
+        return None
+    except DatabaseError:
+        raise  # the database, not the file: the task retries and the file waits
+    except Exception as exc:  # a file the reader chokes on must not block the others
+        logger.exception("price list %s/%s could not be imported", supplier.slug, path.name)
+        claimed = path.with_name(f".{path.name}.taking") if forced else path
+        return _unreadable(supplier, claimed if claimed.exists() else path, exc, forced=forced)

@@ -77,7 +77,7 @@ def test_racing_scans_import_each_file_once(workers: None, drop_root: Path, cata
         )  # fmt: skip
     folder = drop_root / supplier.slug
     folder.mkdir()
-    good = _csv([f"rtx-4090;2000;5;7;{VALID}", f"rtx-5090;3000;3;10;{VALID}"])
+    good = _csv([f"rtx-4090;1100;5;7;{VALID}", f"rtx-5090;1200;3;10;{VALID}"])  # within the ±30 % hold
     files = {"good.csv": good, "copy.csv": good, "bad.csv": _csv([f"rtx-4090;x;5;7;{VALID}"])}
     settled = time.time() - 3600  # older than the settle time: finished copies
     for name, body in files.items():
@@ -114,5 +114,5 @@ def test_racing_scans_import_each_file_once(workers: None, drop_root: Path, cata
     bad = json.loads((folder / "failed" / "bad.csv.report.json").read_text())
     assert [(e["line"], e["column"], e["value"]) for e in bad["errors"]] == [(2, "Цена", "x")]
     offer = SupplierOffer.objects.get(supplier=supplier, sku="rtx-4090")
-    assert offer.purchase_price == Decimal(2000)
-    assert [h.purchase_price for h in offer.history.order_by("history_date")] == [Decimal(1000), Decimal(2000)]
+    assert offer.purchase_price == Decimal(1100)
+    assert [h.purchase_price for h in offer.history.order_by("history_date")] == [Decimal(1000), Decimal(1100)]

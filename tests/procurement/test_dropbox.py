@@ -54,7 +54,7 @@ def _csv(rows: list[str]) -> bytes:
     return ("Артикул;Цена;Остаток;Срок;valid_until\n" + "\n".join(rows) + "\n").encode()
 
 
-def _offers() -> list[tuple[str, Decimal, int, int]]:
+def _offers() -> list[tuple[str, Decimal | None, int, int]]:
     return list(
         SupplierOffer.objects.order_by("sku").values_list("sku", "purchase_price", "stock_qty", "lead_time_days")
     )
@@ -72,8 +72,18 @@ def test_a_good_file_is_applied_through_the_mapping_and_moved_to_done(drop: Path
     assert (drop / "done" / "acme-11.csv").exists()
     report = _report(drop / "done" / "acme-11.csv")
     assert report["outcome"] == "applied" and report["status"] == "applied"
-    assert report["new"] == ["h200-nvl"] and report["gone"] == ["rtx-5090"]
-    assert report["moved"] == [{"sku": "rtx-4090", "old": "200000.00", "new": "220000", "percent": "+10.0"}]
+    assert report["new"] == ["h200-nvl"] and report["gone"] == []  # a partial list (the default) retires nothing
+    assert report["moved"] == [
+        {
+            "sku": "rtx-4090",
+            "old": "200000.00",
+            "new": "220000",
+            "currency": "RUB",
+            "old_currency": "RUB",
+            "percent": "+10.0",
+        }
+    ]
+    assert not SupplierOffer.objects.get(sku="rtx-5090").is_stale
     offer = SupplierOffer.objects.get(sku="rtx-4090")
     assert (offer.purchase_price, offer.stock_qty, offer.lead_time_days) == (Decimal("220000.00"), 5, 7)
     assert [h.purchase_price for h in offer.history.order_by("history_date")] == [Decimal(200000), Decimal(220000)]

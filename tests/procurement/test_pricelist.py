@@ -41,7 +41,7 @@ def _csv(rows: list[str]) -> bytes:
     return ("Артикул;Цена;Остаток;Срок;valid_until\n" + "\n".join(rows) + "\n").encode()
 
 
-def _snapshot() -> list[tuple[str, Decimal, int, int]]:
+def _snapshot() -> list[tuple[str, Decimal | None, int, int]]:
     return list(
         SupplierOffer.objects.order_by("sku").values_list("sku", "purchase_price", "stock_qty", "lead_time_days")
     )
@@ -78,22 +78,25 @@ def test_a_bad_row_changes_nothing_and_names_line_column_and_value(client: Clien
 
 
 def test_unknown_sku_duplicate_and_missing_column_are_reported(supplier: Supplier) -> None:
+    """Issue 35 changed this test: a part number we do not know is listed as unmatched, not an error (the file
+    is still applied); `sku` and `price` headers are synonyms of the mapped ones; valid_until is optional."""
     body = _csv([f"no-such-part;1;1;1;{VALID}", f"rtx-4090;1;1;1;{VALID}", "rtx-4090;2;1;400;01.13.2026"])
     with translation.override("en"):
         report = price_list_preview(supplier=supplier, filename="a.csv", content=body).report
     assert [(e["line"], e["column"], e["value"], e["reason"]) for e in report["errors"]] == [
-        (2, "Артикул", "no-such-part", "unknown SKU"),
         (4, "Артикул", "rtx-4090", "the SKU is already on row 3"),
         (4, "Срок", "400", "must be between 0 and 365"),
         (4, "valid_until", "01.13.2026", "not a date (YYYY-MM-DD or DD.MM.YYYY)"),
     ]
+    assert report["unmatched"] == [{"line": 2, "part_number": "no-such-part", "name": ""}]
     missing = price_list_preview(supplier=supplier, filename="b.csv", content=b"sku;price\nrtx-4090;1\n").report
     assert [(e["line"], e["column"], e["message"]) for e in missing["errors"]] == [
-        (1, "Артикул", "the column is missing"),
-        (1, "Цена", "the column is missing"),
         (1, "Остаток", "the column is missing"),
         (1, "Срок", "the column is missing"),
-        (1, "valid_until", "the column is missing"),
+    ]
+    nothing = price_list_preview(supplier=supplier, filename="c.csv", content=b"a;b\n1;2\n").report
+    assert [(e["line"], e["message"]) for e in nothing["errors"]] == [
+        (0, "no header in the first %(rows)s rows names both a part number (%(sku)s) and a price (%(price)s)")
     ]
 
 
@@ -111,21 +114,28 @@ def test_a_bad_price_is_named_by_row_column_and_value_in_english_and_russian(sup
 
 
 def test_a_good_list_previews_then_applies_and_logs_each_price_change(client: Client, supplier: Supplier) -> None:
+    """Issue 35 changed this test: the list is uploaded as a full one (a partial list, the default, retires
+    nothing), and its retirement is applied only once confirmed."""
     client.force_login(catalog_staff())
     url = reverse("admin:procurement_supplier_price_list", args=[supplier.pk])
     body = _csv([f"rtx-4090;220000,00;5;7;{VALID}", f"rtx-5090;303000;0;21;{VALID}", f"h200-nvl;3000000;1;20;{VALID}"])
-    response = client.post(url, {"preview": "1", "file": SimpleUploadedFile("acme.csv", body)})
+    response = client.post(url, {"preview": "1", "scope": "full", "file": SimpleUploadedFile("acme.csv", body)})
     page = response.content.decode()
     assert "Проверка acme.csv: 3 строки" in page
     assert "rtx-4090: 200000.00 → 220000.00 (+10.0 %)" in page
-    assert "Исчезнувшие предложения: 1 l40s" in page
+    assert "Исчезнувшие предложения: 1 предложения нет в этом полном списке" in page
     assert SupplierOffer.objects.get(sku="rtx-4090").purchase_price == Decimal("200000.00")  # preview only
     price_import = PriceListImport.objects.get()
     assert price_import.report["new"] == ["h200-nvl"]
     assert price_import.report["changed"] == ["rtx-5090"]  # +1 %: within the 5 % threshold
     assert price_import.report["gone"] == ["l40s"]
+    assert price_import.status == "held"
 
-    response = client.post(url, {"apply": "1", "import_id": price_import.pk})
+    response = client.post(url, {"apply": "1", "import_id": price_import.pk})  # the retirement not confirmed
+    assert response.status_code == 200
+    assert SupplierOffer.objects.get(sku="rtx-4090").purchase_price == Decimal("200000.00")
+    assert PriceListImport.objects.get().status == "held"
+    response = client.post(url, {"apply": "1", "import_id": price_import.pk, "confirm_retire": "on"})
     assert response.status_code == 302
     offers = {o.sku: o for o in SupplierOffer.objects.filter(supplier=supplier)}
     assert (offers["rtx-4090"].purchase_price, offers["rtx-4090"].stock_qty, offers["rtx-4090"].lead_time_days) == (

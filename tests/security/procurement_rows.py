@@ -41,6 +41,13 @@ def procurement_object(model: type[Model]) -> Model:
     return made[model]()
 
 
+def price_list_upload() -> dict[str, Any]:
+    """A price-list preview for a sample supplier (multipart: a new file for each request)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return {"file": SimpleUploadedFile("matrix.csv", "Артикул;Цена;Остаток;Срок\nrtx-4090;190 000;2;5\n".encode())}
+
+
 def order_url(action: str = "") -> Callable[[Any], str]:
     return lambda world: f"/api/v1/orders/{world.order().number}/" + action
 

@@ -85,15 +85,33 @@ def _send(actors: dict[str, Any], method: str, path: str, raw: bytes) -> Any:
     return getattr(client, method)(url, data=raw, content_type="application/json")
 
 
+# Operations that take a file (multipart/form-data) rather than JSON.
+MULTIPART_OPERATIONS = {("post", "/api/v1/suppliers/{slug}/price-lists")}
+
+
 def test_the_list_names_every_operation_that_takes_a_body() -> None:
     schema = SchemaGenerator().get_schema(request=None, public=True)
     with_body = {
-        (method, path)
+        (method, path): set(operation["requestBody"]["content"])
         for path, operations in schema["paths"].items()
         for method, operation in operations.items()
         if "requestBody" in operation
     }
-    assert with_body == set(JSON_OPERATIONS)
+    assert {key for key, types in with_body.items() if "application/json" in types} == set(JSON_OPERATIONS)
+    assert {key for key, types in with_body.items() if "application/json" not in types} == MULTIPART_OPERATIONS
+    assert all(with_body[key] == {"multipart/form-data"} for key in MULTIPART_OPERATIONS)
+
+
+def test_json_sent_to_a_file_upload_is_a_415_envelope(catalog: None) -> None:
+    from procurement.models import PriceListImport, Supplier
+
+    Supplier.objects.create(slug="dist", name="Distributor")
+    response = _client(factories.catalog_staff()).post(
+        "/api/v1/suppliers/dist/price-lists", data=DEEP_ARRAY.encode(), content_type="application/json"
+    )
+    assert response.status_code == 415
+    assert envelope(response)["code"] == "unsupported_media_type"
+    assert not PriceListImport.objects.exists()
 
 
 @pytest.mark.parametrize(("method", "path"), list(JSON_OPERATIONS))

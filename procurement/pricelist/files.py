@@ -1,0 +1,180 @@
+"""A price-list file as a table of cells: CSV in whatever encoding and delimiter it came in, or the first
+sheet of an XLSX workbook; refused early when it is larger than the limits. Pure: no Django.
+
+**Encoding** (CSV): UTF-8 whenever the bytes decode as UTF-8 (with or without its BOM); UTF-16 with its
+BOM; otherwise the Cyrillic single-byte code page charset-normalizer finds most plausible among
+Windows-1251, KOI8-R and CP866 (1C and Excel on Russian Windows write Windows-1251).
+
+**Delimiter** (CSV): `;`, `,`, tab or `|`, whichever splits the file's rows into the same number of
+fields most consistently (csv's quoting honoured), more fields winning a tie. Rows are counted, not the
+header alone: a header `Цена, руб.` has a comma, and a `;` list with decimal commas has one per row too.
+
+**Limits** (`Limits`, settings PROCUREMENT_PRICE_LIST_MAX_*): bytes, rows and columns; a file over one is
+refused whole (`PriceListTooLarge`, saying its size), never cut silently. An XLSX sheet's declared
+dimension is ignored (a sheet may claim A1:XFD1048576 and hold ten rows): rows are read as stored, each
+cut at one column past the limit, and only rows with a value count.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import zipfile
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from xml.etree import ElementTree
+
+import charset_normalizer
+from django.utils.translation import gettext_noop
+from openpyxl import load_workbook
+from openpyxl.utils.exceptions import InvalidFileException
+
+DELIMITERS = (";", ",", "\t", "|")
+SNIFF_ROWS = 200
+CYRILLIC_CODE_PAGES = ["cp1251", "koi8_r", "cp866"]
+ENCODING_NAMES = {"utf_8": "UTF-8", "utf_16": "UTF-16", "cp1251": "Windows-1251", "koi8_r": "KOI8-R", "cp866": "CP866"}
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_bytes: int = 10 * 1024 * 1024
+    max_rows: int = 100_000
+    max_columns: int = 200
+    max_cell_chars: int = 1_000
+
+
+class PriceListTooLarge(ValueError):
+    """The file is over a limit: `message` is an English msgid with `params` (its size and the limit)."""
+
+    def __init__(self, message: str, **params: Any) -> None:
+        super().__init__(message % params)
+        self.message = message
+        self.params = params
+
+
+class UnreadableFile(ValueError):
+    """Not a CSV or XLSX file this reader can open (the reason is the exception's text)."""
+
+
+Row = tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    rows: tuple[Row, ...]  # the file's rows from its first, trailing empty cells dropped
+    encoding: str | None  # CSV only
+    delimiter: str | None  # CSV only
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f}"
+
+
+def size_check(size: int, limits: Limits) -> None:
+    if size > limits.max_bytes:
+        raise PriceListTooLarge(
+            gettext_noop(
+                "the file is %(size)s bytes (%(megabytes)s MB); the limit is %(limit)s bytes (%(limit_megabytes)s MB)"
+            ),
+            size=size,
+            megabytes=_megabytes(size),
+            limit=limits.max_bytes,
+            limit_megabytes=_megabytes(limits.max_bytes),
+        )
+
+
+def table_read(content: bytes, filename: str, limits: Limits) -> Table:
+    """The file's rows. Raises PriceListTooLarge or UnreadableFile."""
+    size_check(len(content), limits)
+    if filename.lower().endswith(".xlsx"):
+        return Table(_capped(_xlsx_rows(content, limits), len(content), limits), None, None)
+    text, encoding = decoded(content)
+    delimiter = delimiter_sniffed(text)
+    try:
+        rows = _capped(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), len(content), limits)
+    except csv.Error as exc:
+        raise UnreadableFile(str(exc)) from exc
+    return Table(rows, encoding, delimiter)
+
+
+def decoded(content: bytes) -> tuple[str, str]:
+    """The text and the name of its encoding (see the module's docstring). Raises UnreadableFile."""
+    if content.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return content.decode("utf-16"), ENCODING_NAMES["utf_16"]
+        except UnicodeDecodeError as exc:
+            raise UnreadableFile(f"not UTF-16: {exc}") from exc
+    try:
+        return content.decode("utf-8-sig"), ENCODING_NAMES["utf_8"]
+    except UnicodeDecodeError:
+        pass
+    best = charset_normalizer.from_bytes(content, cp_isolation=CYRILLIC_CODE_PAGES).best()
+    if best is None:
+        raise UnreadableFile("the text is neither UTF-8 nor Windows-1251 (nor KOI8-R, CP866)")
+    return str(best), ENCODING_NAMES.get(best.encoding, best.encoding)
+
+
+def delimiter_sniffed(text: str) -> str:
+    """The delimiter that splits the first rows most consistently (see the module's docstring)."""
+    lines = [line for line in text.splitlines()[: SNIFF_ROWS * 2] if line.strip()][:SNIFF_ROWS]
+    sample = "\n".join(lines)
+    best, best_score = ";", (-1.0, 0)
+    for delimiter in DELIMITERS:
+        try:
+            counts = [len(row) for row in csv.reader(io.StringIO(sample), delimiter=delimiter) if any(row)]
+        except csv.Error:
+            continue
+        split = [count for count in counts if count > 1]
+        if not split:
+            continue
+        fields, rows = Counter(split).most_common(1)[0]
+        score = (rows / len(counts), fields)
+        if score > best_score:
+            best, best_score = delimiter, score
+    return best
+
+
+def _xlsx_rows(content: bytes, limits: Limits) -> Iterable[Row]:
+    try:
+        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, InvalidFileException) as exc:
+        raise UnreadableFile(str(exc) or type(exc).__name__) from exc
+    try:
+        sheet = book.worksheets[0]
+        sheet.reset_dimensions()  # the declared size is ignored (read-only sheets have the method)
+        yield from sheet.iter_rows(values_only=True, max_col=limits.max_columns + 1)
+    except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile, ElementTree.ParseError) as exc:
+        raise UnreadableFile(str(exc) or type(exc).__name__) from exc  # a sheet's XML is parsed as it is read
+    finally:
+        book.close()
+
+
+def _capped(rows: Iterable[Sequence[Any]], size: int, limits: Limits) -> tuple[Row, ...]:
+    kept: list[Row] = []
+    last = 0  # rows up to the last one with a value
+    for number, row in enumerate(rows, start=1):
+        cells = list(row)
+        while cells and (cells[-1] is None or cells[-1] == ""):
+            cells.pop()
+        if not cells:
+            kept.append(())
+            continue
+        if len(cells) > limits.max_columns:
+            raise PriceListTooLarge(
+                gettext_noop("row %(row)s has more than %(limit)s columns (the limit); the file is %(size)s bytes"),
+                row=number,
+                limit=limits.max_columns,
+                size=size,
+            )
+        if number > limits.max_rows:
+            raise PriceListTooLarge(
+                gettext_noop("the file has more than %(limit)s rows (the limit); it is %(size)s bytes"),
+                limit=limits.max_rows,
+                size=size,
+            )
+        kept.append(tuple(cells))
+        last = number
+    return tuple(kept[:last])

@@ -1,0 +1,195 @@
+"""Where a price list's header is and which column holds which field. No database.
+
+Distributors put a title, their address and the date above the header, so the header is looked for in
+the first `HEADER_SCAN_ROWS` rows: the row that names the most of our fields wins (the part number and
+the price at least), the earliest among equals. A header cell names a field when it is the supplier's
+mapped header (Supplier.column_mapping), or one of the field's `SYNONYMS`, or starts with one ("Цена,
+руб." is a price): case, "ё" and punctuation are ignored. The words after a price synonym may say its
+currency ("Цена, $", "Цена USD") and whether it includes VAT ("Цена с НДС", "Price excl. VAT").
+
+**Two-level headers**: when the row under the header holds only words (no numbers) and nothing under
+the part-number column, it is read with the header, each group cell spanning the empty cells to its
+right ("Цена" over "RUB" and "USD" gives "Цена RUB" and "Цена USD"); data starts below both.
+
+**Several columns for one field**: the mapped header wins, then an exact synonym, then a synonym the
+header starts with (the longer first), then the first column. Several price columns that only a
+currency tells apart are read in the supplier's currency; when none or several are, it is an error that
+asks for the column in the supplier's mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext_noop
+
+from finance.currency import UnknownCurrency, currency_code
+from procurement.pricelist.cells import normalized, text_of
+
+HEADER_SCAN_ROWS = 30
+REQUIRED_TO_FIND = ("sku", "purchase_price")
+
+#: Our field → header words that name it, the more specific first.
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "sku": ("part number", "partnumber", "part no", "p n", "pn", "mpn", "артикул производителя", "парт номер",
+            "партномер", "код производителя", "артикул", "арт", "sku", "article", "код товара", "код"),
+    "purchase_price": ("цена", "price", "стоимость", "purchase price", "закупочная цена", "цена закупки",
+                       "дилерская цена", "оптовая цена", "cost"),
+    "currency": ("валюта", "currency", "вал", "curr"),
+    "stock_qty": ("остаток", "остатки", "наличие", "в наличии", "склад", "stock", "qty", "quantity", "количество",
+                  "кол во", "свободно", "available", "availability"),
+    "lead_time_days": ("срок поставки", "срок доставки", "срок", "lead time", "leadtime", "delivery time",
+                       "delivery", "поставка"),
+    "valid_until": ("действует до", "действительно до", "актуально до", "срок действия", "valid until",
+                    "valid to", "valid till", "expires", "expiry"),
+    "name": ("наименование", "название", "описание", "товар", "name", "description", "product"),
+}  # fmt: skip
+VAT_INCLUDED = ("с ндс", "вкл ндс", "включая ндс", "в т ч ндс", "incl vat", "including vat", "with vat", "gross")
+VAT_EXCLUDED = ("без ндс", "excl vat", "excluding vat", "without vat", "net")
+
+MAPPED, EXACT, PREFIX = 3, 2, 1
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    index: int
+    header: str  # as written in the file (both levels of a two-level header)
+    currency: str | None = None  # said by the header ("Цена, $")
+    vat_included: bool | None = None  # said by the header ("с НДС" / "без НДС")
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    line: int  # the file's row of the header (its lower row when two-level)
+    columns: Mapping[str, Column]  # our field → its column
+    data_from: int  # index in the table of the first data row
+    notes: tuple[tuple[str, dict[str, Any]], ...] = ()  # (msgid, params)
+    problem: tuple[str, dict[str, Any]] | None = None  # several price columns: (msgid, params)
+
+
+def _match(text: str, field: str, mapped: str) -> tuple[int, int] | None:
+    """(quality, synonym length) of a header `text` naming `field`, or None."""
+    words = normalized(text)
+    if not words:
+        return None
+    if mapped and words == mapped:
+        return (MAPPED, len(words))
+    best: tuple[int, int] | None = None
+    for synonym in (*SYNONYMS.get(field, ()), field.replace("_", " ")):
+        if words == synonym:
+            return (EXACT, len(synonym))
+        if words.startswith(synonym + " ") and (best is None or len(synonym) > best[1]):
+            best = (PREFIX, len(synonym))
+    return best
+
+
+def _hints(text: str) -> tuple[str | None, bool | None]:
+    """The currency and the VAT a price header states ("Цена, руб. с НДС" → RUB, included)."""
+    words = normalized(text)
+    padded = f" {words} "
+    vat: bool | None = None
+    if any(f" {phrase} " in padded for phrase in VAT_INCLUDED):
+        vat = True
+    elif any(f" {phrase} " in padded for phrase in VAT_EXCLUDED):
+        vat = False
+    for word in words.split():
+        try:
+            return currency_code(word), vat
+        except UnknownCurrency:
+            continue
+    return None, vat
+
+
+def _columns(cells: Sequence[str], mapping: Mapping[str, str]) -> dict[str, list[tuple[tuple[int, int], int]]]:
+    """Our field → [((quality, length), column index)] of the cells naming it; each cell names one field."""
+    found: dict[str, list[tuple[tuple[int, int], int]]] = {}
+    for index, text in enumerate(cells):
+        scores = [
+            (score, field)
+            for field in SYNONYMS
+            if (score := _match(text, field, normalized(mapping.get(field, "")))) is not None
+        ]
+        if scores:
+            score, field = max(scores)
+            found.setdefault(field, []).append((score, index))
+    return found
+
+
+def _two_level(top: Sequence[Any], below: Sequence[Any]) -> list[str] | None:
+    """The header cells of `top` with `below` under them, or None when `below` is not a sub-header."""
+    texts = [text_of(cell) for cell in below]
+    if sum(bool(text) for text in texts) < 2 or any(
+        isinstance(cell, int | float) for cell in below if cell is not None
+    ):
+        return None  # a data row, or a category row (one cell)
+    combined: list[str] = []
+    group = ""
+    for index in range(max(len(top), len(below))):
+        upper = text_of(top[index]) if index < len(top) else ""
+        lower = texts[index] if index < len(texts) else ""
+        if upper:
+            group = upper
+        elif not lower:
+            group = ""
+        combined.append(" ".join(part for part in ((upper or group), lower) if part))
+    return combined
+
+
+def header_find(rows: Sequence[Sequence[Any]], *, mapping: Mapping[str, str], currency: str) -> Header | None:
+    """The header of the table (see the module's docstring); None when no row names a part number and a
+    price within the first HEADER_SCAN_ROWS rows."""
+    best: tuple[tuple[int, int], Header] | None = None
+    for position, row in enumerate(rows[:HEADER_SCAN_ROWS]):
+        cells = [text_of(cell) for cell in row]
+        found = _columns(cells, mapping)
+        if not all(field in found for field in REQUIRED_TO_FIND):
+            continue
+        data_from = position + 1
+        below = rows[position + 1] if position + 1 < len(rows) else ()
+        combined = _two_level(row, below)
+        sku_column = max(found["sku"])[1]
+        if combined is not None and not (sku_column < len(below) and text_of(below[sku_column])):
+            found_below = _columns(combined, mapping)
+            if all(field in found_below for field in REQUIRED_TO_FIND):
+                cells, found, data_from = combined, found_below, position + 2
+        score = (len(found), -position)
+        if best is None or score > best[0]:
+            best = (score, _header(cells, found, data_from, currency))
+    return best[1] if best else None
+
+
+def _header(
+    cells: Sequence[str], found: dict[str, list[tuple[tuple[int, int], int]]], data_from: int, currency: str
+) -> Header:
+    columns: dict[str, Column] = {}
+    notes: list[tuple[str, dict[str, Any]]] = []
+    problem = None
+    for field, candidates in found.items():
+        top = max(score for score, _ in candidates)
+        best = sorted(index for score, index in candidates if score == top)
+        chosen = best[0]
+        if field == "purchase_price" and len(best) > 1:
+            in_ours = [index for index in best if _hints(cells[index])[0] == currency]
+            headers = ", ".join(cells[index] for index in best)
+            if len(in_ours) == 1:
+                chosen = in_ours[0]
+                notes.append(
+                    (
+                        gettext_noop(
+                            "several price columns (%(columns)s): %(column)s is read, in the supplier's currency"
+                        ),
+                        {"columns": headers, "column": cells[chosen]},
+                    )
+                )
+            else:
+                problem = (
+                    gettext_noop(
+                        "several price columns (%(columns)s): name the one to read in the supplier's column mapping"
+                    ),
+                    {"columns": headers},
+                )
+        currency_said, vat = _hints(cells[chosen]) if field == "purchase_price" else (None, None)
+        columns[field] = Column(chosen, cells[chosen], currency_said, vat)
+    return Header(line=data_from, columns=columns, data_from=data_from, notes=tuple(notes), problem=problem)
