@@ -110,7 +110,9 @@ def test_a_price_on_request_gives_availability_but_never_a_price(distributor: Su
     infos = offer_book()["rtx-4090"]
     assert [info.unit_price for info in infos] == [None]
     assert part_availability(infos, "rtx-4090", 2, stock_days=2).in_stock_qty == 10
-    assert plan_line("rtx-4090", 2, infos, allowed_days=30, stock_days=2) is None
+    planned = plan_line("rtx-4090", 2, infos, allowed_days=30, stock_days=2)
+    assert planned.allocations == () and planned.short_qty == 2
+    assert [(e.supplier, e.reason) for e in planned.excluded] == [("dist", "price_on_request")]
     changed = {change.sku for change in list_prices_follow_offers()}
     assert "rtx-4090" not in changed and "rtx-5090" in changed
 
