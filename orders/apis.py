@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 from accounts.models import User
 from config.api import ApiErrorSerializer, StandardPagination
 from orders import services
-from orders.exports import CSV_CONTENT_TYPE, XLSX_CONTENT_TYPE, purchase_list_csv, purchase_list_xlsx
+from orders.exports import XLSX_CONTENT_TYPE, purchase_list_download
 from orders.labels import risk_sentence
 from orders.models import Order, OrderEvent, OrderLine, OrderStatus
 from orders.selectors import (
@@ -246,13 +246,7 @@ def _purchase_file(request: Request, number: str, supplier: str, fmt: str) -> Ht
     lines = purchase_lists(user=user, order=order).get(supplier)
     if lines is None:
         raise Http404(f"No purchase list of {supplier} in {number}.")
-    table = purchase_table(lines=lines, rates=purchase_rates(lines=lines))
-    if fmt == "csv":
-        response = HttpResponse(purchase_list_csv(supplier=supplier, table=table), content_type=CSV_CONTENT_TYPE)
-    else:
-        response = HttpResponse(purchase_list_xlsx(supplier=supplier, table=table), content_type=XLSX_CONTENT_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{order.number}-{supplier}.{fmt}"'
-    return response
+    return purchase_list_download(lines=lines, supplier=supplier, name=f"{order.number}-{supplier}", fmt=fmt)
 
 
 class OrderPurchaseListCsvApi(APIView):

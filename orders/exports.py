@@ -15,12 +15,14 @@ import io
 from decimal import Decimal
 from typing import Any
 
+from django.http import HttpResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
-from orders.selectors import PurchaseRow, PurchaseTable
+from orders.models import PurchaseLine
+from orders.selectors import PurchaseRow, PurchaseTable, purchase_rates, purchase_table
 
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
@@ -140,3 +142,15 @@ def purchase_list_xlsx(*, supplier: str, table: PurchaseTable) -> bytes:
     buffer = io.BytesIO()
     book.save(buffer)
     return buffer.getvalue()
+
+
+def purchase_list_download(*, lines: list[PurchaseLine], supplier: str, name: str, fmt: str) -> HttpResponse:
+    """One supplier's purchase list as a `csv` or `xlsx` attachment `<name>.<fmt>`, at today's rates (the page's
+    and the API's downloads alike)."""
+    table = purchase_table(lines=lines, rates=purchase_rates(lines=lines))
+    if fmt == "csv":
+        response = HttpResponse(purchase_list_csv(supplier=supplier, table=table), content_type=CSV_CONTENT_TYPE)
+    else:
+        response = HttpResponse(purchase_list_xlsx(supplier=supplier, table=table), content_type=XLSX_CONTENT_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    return response

@@ -27,9 +27,9 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.models import User
 from configurator.engine.errors import ApplicationError, Forbidden
 from orders import services
-from orders.exports import CSV_CONTENT_TYPE, XLSX_CONTENT_TYPE, purchase_list_csv, purchase_list_xlsx
+from orders.exports import purchase_list_download
 from orders.labels import STATUS_PATH, not_compared_sentence, risk_sentence
-from orders.models import TRANSITIONS, OrderStatus, PurchaseLine
+from orders.models import TRANSITIONS, OrderStatus
 from orders.selectors import (
     may_see_purchases,
     order_get,
@@ -151,16 +151,6 @@ def purchasing_page(request: HttpRequest) -> HttpResponse:
     return render(request, "orders/purchasing.html", context)
 
 
-def _download(lines: list[PurchaseLine], supplier: str, name: str, fmt: str) -> HttpResponse:
-    table = purchase_table(lines=lines, rates=purchase_rates(lines=lines))
-    if fmt == "csv":
-        response = HttpResponse(purchase_list_csv(supplier=supplier, table=table), content_type=CSV_CONTENT_TYPE)
-    else:
-        response = HttpResponse(purchase_list_xlsx(supplier=supplier, table=table), content_type=XLSX_CONTENT_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
-    return response
-
-
 @login_required(login_url=LOGIN_URL)
 @require_GET
 def purchasing_download(request: HttpRequest, supplier: str, fmt: str) -> HttpResponse:
@@ -171,7 +161,7 @@ def purchasing_download(request: HttpRequest, supplier: str, fmt: str) -> HttpRe
     lines = purchase_lists_to_buy(user=user).get(supplier)
     if lines is None:
         raise Http404("Nothing to buy from this supplier.")
-    return _download(lines, supplier, f"to-buy-{supplier}", fmt)
+    return purchase_list_download(lines=lines, supplier=supplier, name=f"to-buy-{supplier}", fmt=fmt)
 
 
 @login_required(login_url=LOGIN_URL)
@@ -185,4 +175,4 @@ def order_purchase_download(request: HttpRequest, number: str, supplier: str, fm
     lines = purchase_lists(user=user, order=order).get(supplier)
     if lines is None:
         raise Http404("No purchase list of this supplier in this order.")
-    return _download(lines, supplier, f"{order.number}-{supplier}", fmt)
+    return purchase_list_download(lines=lines, supplier=supplier, name=f"{order.number}-{supplier}", fmt=fmt)
