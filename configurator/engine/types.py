@@ -259,7 +259,9 @@ class GpuLayout:
 class Throughput:
     """Speeds of a build (estimate.serving). Inference: each of `concurrent_users` users decodes at
     `decode_tokens_per_s_per_user` while the others' prompts share the GPUs (`prefill_share` of each step is
-    theirs), `decode_tokens_per_s_total` = per user × sequences; `served_output_tokens_per_s` is the whole
+    theirs), `decode_tokens_per_s_total` is what those sequences give together, every request's own prompt
+    included (below per user × sequences by one prompt per user: a user's own prompt is its time to first
+    token); `served_output_tokens_per_s` is the whole
     build's output at full load (as many sequences as the engine and the KV cache run at once: `served_sequences`),
     prefill included; all for requests of `prompt_tokens` + `output_tokens`."""
 

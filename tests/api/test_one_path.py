@@ -92,13 +92,19 @@ def test_estimate_answers_the_served_throughput_of_the_engine(
         model_get("llama-3.3-70b"), precision="fp8", kv_cache_precision="fp8", engine="vllm", context_tokens=5500,
         concurrent_users=25, prompt_tokens=5000, output_tokens=500,
     )  # fmt: skip
-    served = serving.served_throughput(workload, gpu, 2, prompt_tokens=5000, output_tokens=500, link_gbs=gpu.nvlink_gbs)
+    served = serving.served_throughput(
+        workload, gpu, 2, prompt_tokens=5000, output_tokens=500, link_gbs=gpu.nvlink_gbs, users=25
+    )
     user = serving.decode_per_user(workload, gpu, 2, prompt_tokens=5000, output_tokens=500, link_gbs=gpu.nvlink_gbs)
     assert speed["served_output_tokens_per_s"] == round(served.tokens_per_s, 1)
     assert speed["served_sequences"] == served.sequences
     assert 300 < speed["served_output_tokens_per_s"] < 3000
     assert speed["decode_tokens_per_s_per_user"] == round(user.tokens_per_s, 1)
-    assert speed["decode_tokens_per_s_total"] == round(user.tokens_per_s * 25, 1)
+    # the 25 users together: every request's own prompt counts too (25 / (step + 25 × prompt / output))
+    assert (
+        speed["decode_tokens_per_s_total"] == round(user.all_users_tokens_per_s, 1) < round(user.tokens_per_s * 25, 1)
+    )
+    assert speed["decode_tokens_per_s_total"] <= speed["served_output_tokens_per_s"]
     assert (speed["prompt_tokens"], speed["output_tokens"]) == (5000, 500)
     assert speed["prefill_share"] == round(user.prefill_share, 3) > 0.4
 

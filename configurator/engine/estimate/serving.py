@@ -70,10 +70,13 @@ class Served:
 @dataclass(frozen=True, slots=True)
 class UserDecode:
     """Decode tokens/s of one user among the workload's, and the share of its time per token spent on the
-    other users' prompts."""
+    other users' prompts; `all_users_tokens_per_s`: what the N sequences give together, each request's own
+    prompt included too (N / (step + N × prompt / output)): below N × the per-user speed by one prompt's
+    prefill per user, since a user's own prompt is its wait for the first token, not part of its decode."""
 
     tokens_per_s: float
     prefill_share: float
+    all_users_tokens_per_s: float = 0.0
 
 
 @direct_init
@@ -170,10 +173,11 @@ def decode_per_user(
     setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants)
     sequences = workload.concurrent_users * workload.batch_size
     step = _step_s(setting, gpu, gpu_count, sequences, moe_efficiency)
-    others = 0.0
-    if sequences > 1:
-        others = (sequences - 1) * _prompt_s(setting, gpu, gpu_count, moe_efficiency) / output_tokens
-    return UserDecode(1.0 / (step + others), others / (step + others))
+    prompt_per_token = _prompt_s(setting, gpu, gpu_count, moe_efficiency) / output_tokens
+    others = (sequences - 1) * prompt_per_token
+    return UserDecode(
+        1.0 / (step + others), others / (step + others), sequences / (step + sequences * prompt_per_token)
+    )
 
 
 def served_throughput(
@@ -189,17 +193,20 @@ def served_throughput(
     with_prefill: bool = True,
     max_sequences: int | None = None,
     moe_efficiency: float | None = None,
+    users: int | None = None,
 ) -> Served:
     """Output tokens/s under continuous batching with every request queued (trtllm-bench `throughput`,
     `bench_serving --request-rate inf`): each generated token costs its share of a decode step of `b` sequences
     plus prompt/output of one prompt's prefill (`prompt_prefill_s`). `b` runs over powers of two up to the
     engine's cap on running sequences (`max_running_sequences`) while the KV cache at the mean depth (prompt +
     output/2) fits, and not above `max_sequences` (the requests of a finite benchmark run); the best `b`, the
-    largest (`_full_batch`), is the answer. `mfu`, `constants` and `moe_efficiency` override the fitted ones
+    largest (`_full_batch`), is the answer; `users` (the workload's sequences, from estimate()) is tried beside
+    the powers of two and is the least full load, so the full load is never below what the workload's own users
+    get (5 users of a card that holds 5 but not 8). `mfu`, `constants` and `moe_efficiency` override the fitted ones
     (bench/accuracy.py)."""
     setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants)
     plan = setting.decode_plan
-    sequences = _full_batch(plan, setting.parallelism, gpu, gpu_count, max_sequences)
+    sequences = _full_batch(plan, setting.parallelism, gpu, gpu_count, max_sequences, users)
     if not sequences:
         return Served(0.0, 0, 1.0)
     prefill_s = _prompt_s(setting, gpu, gpu_count, moe_efficiency) if with_prefill else 0.0
@@ -208,7 +215,9 @@ def served_throughput(
     return Served(1.0 / per_token, sequences, step / sequences / per_token)
 
 
-def _full_batch(plan: _Plan, parallelism: str, gpu: GpuSpec, gpu_count: int, max_sequences: int | None) -> int:
+def _full_batch(
+    plan: _Plan, parallelism: str, gpu: GpuSpec, gpu_count: int, max_sequences: int | None, users: int | None = None
+) -> int:
     """The largest batch of the search in `served_throughput` whose KV cache fits (0: not even one).
 
     It is the best one: a step of b sequences costs A + B·b (weights once, each sequence's KV and activations;
@@ -220,6 +229,10 @@ def _full_batch(plan: _Plan, parallelism: str, gpu: GpuSpec, gpu_count: int, max
     batches = [1 << i for i in range(cap.bit_length()) if 1 << i <= cap]
     if max_sequences:  # a benchmark of N requests never runs more than N sequences at once
         batches = [b for b in batches if b < max_sequences] + [min(max_sequences, cap)]
+    # an engine's cap is its default (llama-server's slots, vLLM's max_num_seqs): a service for N users is set to N
+    floor = users if users and users <= (max_sequences or users) else 0
+    if floor and floor not in batches:
+        batches = sorted([*batches, floor])
     usable = _usable_gib(plan, gpu) * GIB
     low, high = 0, len(batches)  # batches[:low] fit, batches[high:] do not
     while low < high:
@@ -228,7 +241,9 @@ def _full_batch(plan: _Plan, parallelism: str, gpu: GpuSpec, gpu_count: int, max
             low = middle + 1
         else:
             high = middle
-    return batches[low - 1] if low else 0
+    # the workload's own users run at once by estimate()'s layout (its memory check sizes the KV cache of all of
+    # them): the full load is at least that many, even where this search's server-batch sizing holds fewer
+    return max(batches[low - 1] if low else 0, floor)
 
 
 def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: float | None) -> Throughput:
@@ -243,12 +258,14 @@ def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: float | 
     w = plan.workload
     prompt, output = request_tokens(w)
     user = decode_per_user(w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs)
-    served = served_throughput(w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs)
+    served = served_throughput(
+        w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences
+    )
     prompt_plan = serving_plans(w, prompt, output)[0]
     first_token = _prefill_s(prompt_plan, gpu, count, _parallelism(prompt_plan, count), link)
     return Throughput(
         decode_tokens_per_s_per_user=user.tokens_per_s,
-        decode_tokens_per_s_total=user.tokens_per_s * plan.sequences,
+        decode_tokens_per_s_total=user.all_users_tokens_per_s,
         prefill_tokens_per_s=prompt / first_token,
         time_to_first_token_s=first_token,
         served_output_tokens_per_s=served.tokens_per_s,
