@@ -12,8 +12,9 @@ SKUs; one found in neither is **unmatched**: listed with its line and name, not 
 error (the file is still applied). A row's currency is its currency column's, else the one written in
 its price cell, else its price header's ("Цена, $"), else the supplier's; a currency without an exchange
 rate on or before the import day is an error of that row. Prices that include VAT are stored net of the
-VAT in force on the import day. A missing valid-until date is the import day + the supplier's
-`offer_valid_days`.
+VAT in force on the import day; whether they include it is said by the price header ("Цена с НДС"), else
+by a title row above the header ("Цены указаны с НДС"), else by the supplier's setting. A missing
+valid-until date is the import day + the supplier's `offer_valid_days`.
 """
 
 from __future__ import annotations
@@ -161,9 +162,12 @@ def price_list_read(*, content: bytes, filename: str, options: ReadOptions) -> R
     if reading.errors:
         return reading
     price_column = header.columns["purchase_price"]
-    said = price_column.vat_included
-    reading.vat_included = options.prices_include_vat if said is None else said
-    reading.vat_said_by = "supplier" if said is None else price_column.header
+    if price_column.vat_included is not None:
+        reading.vat_included, reading.vat_said_by = price_column.vat_included, price_column.header
+    elif header.title_vat is not None:
+        reading.vat_included, reading.vat_said_by = header.title_vat[0], cut(header.title_vat[1], 100)
+    else:
+        reading.vat_included, reading.vat_said_by = options.prices_include_vat, "supplier"
     _rows(reading, header, table.rows, options)
     return reading
 
