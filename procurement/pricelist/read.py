@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -36,6 +37,8 @@ from procurement.models import part_number_key
 from procurement.pricelist import cells as c
 from procurement.pricelist.files import Limits, UnreadableFile, table_read
 from procurement.pricelist.header import HEADER_SCAN_ROWS, Column, Header, header_find
+
+logger = logging.getLogger(__name__)
 
 REQUIRED = ("sku", "purchase_price", "stock_qty", "lead_time_days")
 MAX_LEAD_TIME_DAYS = 365
@@ -131,11 +134,8 @@ def price_list_read(*, content: bytes, filename: str, options: ReadOptions) -> R
     try:
         table = table_read(content, filename, options.limits)
     except UnreadableFile as exc:
-        reading.errors.append(
-            RowError(
-                0, "", "", cut(filename), gettext_noop("cannot read the file: %(problem)s"), {"problem": cut(str(exc))}
-            )
-        )
+        logger.info("price list %s not read: %r", filename, exc.__cause__ or exc)
+        reading.errors.append(RowError(0, "", "", cut(filename), exc.message))
         return reading
     reading.encoding, reading.delimiter = table.encoding, table.delimiter
     if not any(table.rows):

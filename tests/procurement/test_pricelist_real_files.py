@@ -3,12 +3,16 @@ VAT, files that are no spreadsheet, and messages that stay in the reader's langu
 
 from __future__ import annotations
 
+import io
+import re
+import zipfile
 from decimal import Decimal
 
 import pytest
 from django.utils import translation
 
 from procurement.models import Supplier
+from procurement.pricelist.read import RowError
 from procurement.services import price_list_apply, price_list_preview
 from tests.procurement.conftest import VALID, csv_bytes, offer, xlsx_bytes
 
@@ -72,3 +76,40 @@ def test_an_xlsx_with_a_merged_title_saying_vat_is_included(distributor: Supplie
     assert price_import.report["vat"]["said_by"] == "Цены указаны с НДС 22%"
     price_list_apply(price_import=price_import)
     assert offer(distributor, "rtx-4090").purchase_price == Decimal("200000.00")
+
+
+def _utf16_cut_short() -> bytes:
+    return b"\xff\xfe\x00\xd8"  # the UTF-16 BOM, then half a surrogate pair
+
+
+def _zip_without_a_workbook() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("readme.txt", "not a workbook")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("filename", "content", "english", "russian"),
+    [
+        ("junk.xlsx", b"\x00\x01 random bytes", "it is not an Excel workbook (.xlsx)", "это не книга Excel (.xlsx)"),
+        ("zip.xlsx", _zip_without_a_workbook(), "it is not an Excel workbook (.xlsx)", "это не книга Excel (.xlsx)"),
+        ("u16.csv", _utf16_cut_short(), "it is marked as UTF-16 but is not", "он помечен как UTF-16, но это не так"),
+    ],
+)
+def test_a_file_that_is_no_price_list_is_refused_in_the_readers_words_never_a_library_message(
+    distributor: Supplier, filename: str, content: bytes, english: str, russian: str
+) -> None:
+    """Before: "файл не читается: File is not a zip file", "…: "There is no item named '[Content_Types].xml' in
+    the archive"", "…: not UTF-16: 'utf-16-le' codec can't decode bytes in position 2-3"."""
+    price_import = price_list_preview(supplier=distributor, filename=filename, content=content)
+    [error] = price_import.report["errors"]
+    assert error["line"] == 0 and error["params"] == {}
+    with translation.override("en"):
+        said = RowError(**{key: error[key] for key in ("line", "field", "column", "value", "message", "params")})
+        assert said.text == f"{filename}: cannot read the file: {english}; save it as " + (
+            "UTF-8 or Windows-1251" if filename.endswith(".csv") else ".xlsx or CSV"
+        )
+    with translation.override("ru"):
+        assert said.reason.startswith(f"файл не читается: {russian}")
+        assert not re.search(r"zip|codec|Content_Types|position", said.reason)
