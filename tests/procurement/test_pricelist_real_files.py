@@ -113,3 +113,27 @@ def test_a_file_that_is_no_price_list_is_refused_in_the_readers_words_never_a_li
     with translation.override("ru"):
         assert said.reason.startswith(f"файл не читается: {russian}")
         assert not re.search(r"zip|codec|Content_Types|position", said.reason)
+
+
+@pytest.mark.parametrize(
+    ("thousands", "russian"),
+    [
+        (" ", "(десятичный разделитель «,», тысячи отделены пробелами)"),
+        ("", "(десятичный разделитель «,», без разделителя тысяч)"),
+        (".", "(десятичный разделитель «,», тысячи «.»)"),
+    ],
+)
+def test_a_dollar_price_in_a_decimal_comma_list_is_refused_saying_the_separators_in_russian(
+    distributor: Supplier, thousands: str, russian: str
+) -> None:
+    """Before: "…(десятичный разделитель «,», тысячи «space»)", an English word in the Russian sentence."""
+    distributor.thousands_separator = thousands
+    distributor.save()
+    body = csv_bytes(["Part number,Price,Stock,Lead time", 'rtx-4090,"$1,199.00",10+,5'])
+    price_import = price_list_preview(supplier=distributor, filename="usd.csv", content=body)
+    [error] = price_import.report["errors"]
+    said = RowError(**{key: error[key] for key in ("line", "field", "column", "value", "message", "params")})
+    with translation.override("ru"):
+        assert said.text == (
+            f"Строка 2, столбец Price, значение '$1,199.00': не число в записи этого поставщика {russian}"
+        )
