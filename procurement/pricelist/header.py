@@ -51,6 +51,21 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
                     "valid to", "valid till", "expires", "expiry"),
     "name": ("наименование", "название", "описание", "товар", "name", "description", "product"),
 }  # fmt: skip
+#: Our field → the headers a message names for it when the supplier's mapping names none of its own.
+TYPICAL_HEADERS = {
+    "sku": "Артикул / Part number", "purchase_price": "Цена / Price", "currency": "Валюта / Currency",
+    "stock_qty": "Остаток / Stock", "lead_time_days": "Срок поставки / Lead time",
+    "valid_until": "Действует до / Valid until", "name": "Наименование / Name",
+}  # fmt: skip
+
+
+def header_named(field: str, mapping: Mapping[str, str]) -> str:
+    """The header a message names for `field`: the supplier's mapped one, else the usual ones (never our
+    field's name, "lead_time_days", which no price list writes)."""
+    mapped = mapping.get(field, "")
+    return mapped if mapped and mapped != field else TYPICAL_HEADERS.get(field, field)
+
+
 VAT_INCLUDED = ("с ндс", "вкл ндс", "включая ндс", "в т ч ндс", "в том числе ндс", "с учетом ндс", "включают ндс",
                 "включена ндс", "incl vat", "including vat", "include vat", "includes vat", "vat included",
                 "with vat", "gross")  # fmt: skip

@@ -36,7 +36,7 @@ from finance.vat import net_of_vat
 from procurement.models import part_number_key
 from procurement.pricelist import cells as c
 from procurement.pricelist.files import Limits, UnreadableFile, table_read
-from procurement.pricelist.header import HEADER_SCAN_ROWS, Column, Header, header_find
+from procurement.pricelist.header import HEADER_SCAN_ROWS, Column, Header, header_find, header_named
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +146,11 @@ def price_list_read(*, content: bytes, filename: str, options: ReadOptions) -> R
         message = gettext_noop(
             "no header in the first %(rows)s rows names both a part number (%(sku)s) and a price (%(price)s)"
         )
-        params = {"rows": HEADER_SCAN_ROWS, "sku": options.mapping["sku"], "price": options.mapping["purchase_price"]}
+        params = {
+            "rows": HEADER_SCAN_ROWS,
+            "sku": header_named("sku", options.mapping),
+            "price": header_named("purchase_price", options.mapping),
+        }
         reading.errors.append(RowError(0, "", "", "", message, params))
         return reading
     reading.header_line = header.line
@@ -155,7 +159,7 @@ def price_list_read(*, content: bytes, filename: str, options: ReadOptions) -> R
     missing = [name for name in REQUIRED if name not in header.columns]
     for name in missing:
         reading.errors.append(
-            RowError(header.line, name, options.mapping[name], "", gettext_noop("the column is missing"))
+            RowError(header.line, name, header_named(name, options.mapping), "", gettext_noop("the column is missing"))
         )
     if header.problem is not None:
         reading.errors.append(RowError(header.line, "purchase_price", "", "", header.problem[0], header.problem[1]))

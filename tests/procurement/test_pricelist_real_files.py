@@ -137,3 +137,22 @@ def test_a_dollar_price_in_a_decimal_comma_list_is_refused_saying_the_separators
         assert said.text == (
             f"Строка 2, столбец Price, значение '$1,199.00': не число в записи этого поставщика {russian}"
         )
+
+
+def test_a_missing_column_and_a_missing_header_are_named_as_price_lists_write_them(distributor: Supplier) -> None:
+    """Before: "Строка 1, столбец lead_time_days, значение '': столбца нет" and "…и артикул (sku), и цена
+    (purchase_price)": our field names, which no price list writes. A supplier's own mapped header is kept."""
+    no_lead_time = csv_bytes(["Артикул;Цена;Остаток", "rtx-4090;1;1"])
+    with translation.override("ru"):
+        report = price_list_preview(supplier=distributor, filename="a.csv", content=no_lead_time).report
+        assert [e["text"] for e in report["errors"]] == [
+            "Строка 1, столбец Срок поставки / Lead time, значение '': столбца нет"
+        ]
+        nothing = price_list_preview(supplier=distributor, filename="b.csv", content=b"a;b\n1;2\n").report
+        assert [e["text"] for e in nothing["errors"]] == [
+            "в первых 30 строках нет заголовка, где есть и артикул (Артикул / Part number), и цена (Цена / Price)"
+        ]
+    distributor.column_mapping = {"lead_time_days": "Поставка, дн."}
+    distributor.save()
+    report = price_list_preview(supplier=distributor, filename="c.csv", content=no_lead_time).report
+    assert [e["column"] for e in report["errors"]] == ["Поставка, дн."]
