@@ -56,11 +56,6 @@ class NumberFormat:
     decimal: str = ","
     thousands: str = " "  # "" for none; " " stands for every kind of space
 
-    def said(self) -> dict[str, str]:
-        """The separators as a reader sees them in a message."""
-        names = {" ": "space", "": "none"}
-        return {"decimal": self.decimal, "thousands": names.get(self.thousands, self.thousands)}
-
 
 def text_of(value: Any) -> str:
     return "" if value is None else str(value).strip()
@@ -128,9 +123,22 @@ def number(text: str, fmt: NumberFormat, *, places: int = 2) -> Decimal:
 
 
 def _wrong_separators(fmt: NumberFormat) -> CellProblem:
+    """The separators said in words of the message itself, so a translation says them too (a space or none is
+    no character to quote)."""
+    if fmt.thousands == " ":
+        message = gettext_noop(
+            "not a number as this supplier writes them (decimal '%(decimal)s', thousands separated by spaces)"
+        )
+        return CellProblem(message, decimal=fmt.decimal)
+    if not fmt.thousands:
+        message = gettext_noop(
+            "not a number as this supplier writes them (decimal '%(decimal)s', no thousands separator)"
+        )
+        return CellProblem(message, decimal=fmt.decimal)
     return CellProblem(
         gettext_noop("not a number as this supplier writes them (decimal '%(decimal)s', thousands '%(thousands)s')"),
-        **fmt.said(),
+        decimal=fmt.decimal,
+        thousands=fmt.thousands,
     )
 
 

@@ -56,7 +56,19 @@ class PriceListTooLarge(ValueError):
 
 
 class UnreadableFile(ValueError):
-    """Not a CSV or XLSX file this reader can open (the reason is the exception's text)."""
+    """Not a CSV or XLSX file this reader can open: `message` is an English msgid saying so in the reader's
+    words (never a library's exception text, which goes into the exception's cause for the log)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+NOT_A_WORKBOOK = gettext_noop("cannot read the file: it is not an Excel workbook (.xlsx); save it as .xlsx or CSV")
+SHEET_DAMAGED = gettext_noop("cannot read the file: its first sheet is damaged; save it again as .xlsx or CSV")
+NOT_A_TABLE = gettext_noop("cannot read the file: it is not a CSV table; save it as .xlsx or CSV")
+NOT_UTF16 = gettext_noop("cannot read the file: it is marked as UTF-16 but is not; save it as UTF-8 or Windows-1251")
+NO_ENCODING = gettext_noop("cannot read the file: the text is neither UTF-8 nor Windows-1251 (nor KOI8-R, CP866)")
 
 
 Row = tuple[Any, ...]
@@ -96,7 +108,7 @@ def table_read(content: bytes, filename: str, limits: Limits) -> Table:
     try:
         rows = _capped(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), len(content), limits)
     except csv.Error as exc:
-        raise UnreadableFile(str(exc)) from exc
+        raise UnreadableFile(NOT_A_TABLE) from exc
     return Table(rows, encoding, delimiter)
 
 
@@ -106,14 +118,14 @@ def decoded(content: bytes) -> tuple[str, str]:
         try:
             return content.decode("utf-16"), ENCODING_NAMES["utf_16"]
         except UnicodeDecodeError as exc:
-            raise UnreadableFile(f"not UTF-16: {exc}") from exc
+            raise UnreadableFile(NOT_UTF16) from exc
     try:
         return content.decode("utf-8-sig"), ENCODING_NAMES["utf_8"]
     except UnicodeDecodeError:
         pass
     best = charset_normalizer.from_bytes(content, cp_isolation=CYRILLIC_CODE_PAGES).best()
     if best is None:
-        raise UnreadableFile("the text is neither UTF-8 nor Windows-1251 (nor KOI8-R, CP866)")
+        raise UnreadableFile(NO_ENCODING)
     return str(best), ENCODING_NAMES.get(best.encoding, best.encoding)
 
 
@@ -141,13 +153,13 @@ def _xlsx_rows(content: bytes, limits: Limits) -> Iterable[Row]:
     try:
         book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile, InvalidFileException) as exc:
-        raise UnreadableFile(str(exc) or type(exc).__name__) from exc
+        raise UnreadableFile(NOT_A_WORKBOOK) from exc
     try:
         sheet = book.worksheets[0]
         sheet.reset_dimensions()  # the declared size is ignored (read-only sheets have the method)
         yield from sheet.iter_rows(values_only=True, max_col=limits.max_columns + 1)
     except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile, ElementTree.ParseError) as exc:
-        raise UnreadableFile(str(exc) or type(exc).__name__) from exc  # a sheet's XML is parsed as it is read
+        raise UnreadableFile(SHEET_DAMAGED) from exc  # a sheet's XML is parsed as it is read
     finally:
         book.close()
 

@@ -11,6 +11,10 @@ currency ("Цена, $", "Цена USD") and whether it includes VAT ("Цена 
 the part-number column, it is read with the header, each group cell spanning the empty cells to its
 right ("Цена" over "RUB" and "USD" gives "Цена RUB" and "Цена USD"); data starts below both.
 
+**VAT said above the header**: a price header that says nothing of VAT leaves it to the title rows above
+the header ("Цены указаны с НДС", "Все цены без учета НДС"): `title_vat` is what they say, None when none
+of them says it or they disagree.
+
 **Several columns for one field**: the mapped header wins, then an exact synonym, then a synonym the
 header starts with (the longer first), then the first column. Several price columns that only a
 currency tells apart are read in the supplier's currency; when none or several are, it is an error that
@@ -19,6 +23,7 @@ asks for the column in the supplier's mapping.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,8 +51,26 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
                     "valid to", "valid till", "expires", "expiry"),
     "name": ("наименование", "название", "описание", "товар", "name", "description", "product"),
 }  # fmt: skip
-VAT_INCLUDED = ("с ндс", "вкл ндс", "включая ндс", "в т ч ндс", "incl vat", "including vat", "with vat", "gross")
-VAT_EXCLUDED = ("без ндс", "excl vat", "excluding vat", "without vat", "net")
+#: Our field → the headers a message names for it when the supplier's mapping names none of its own.
+TYPICAL_HEADERS = {
+    "sku": "Артикул / Part number", "purchase_price": "Цена / Price", "currency": "Валюта / Currency",
+    "stock_qty": "Остаток / Stock", "lead_time_days": "Срок поставки / Lead time",
+    "valid_until": "Действует до / Valid until", "name": "Наименование / Name",
+}  # fmt: skip
+
+
+def header_named(field: str, mapping: Mapping[str, str]) -> str:
+    """The header a message names for `field`: the supplier's mapped one, else the usual ones (never our
+    field's name, "lead_time_days", which no price list writes)."""
+    mapped = mapping.get(field, "")
+    return mapped if mapped and mapped != field else TYPICAL_HEADERS.get(field, field)
+
+
+VAT_INCLUDED = ("с ндс", "вкл ндс", "включая ндс", "в т ч ндс", "в том числе ндс", "с учетом ндс", "включают ндс",
+                "включена ндс", "incl vat", "including vat", "include vat", "includes vat", "vat included",
+                "with vat", "gross")  # fmt: skip
+VAT_EXCLUDED = ("без ндс", "без учета ндс", "не включая ндс", "не включают ндс", "excl vat", "excluding vat",
+                "exclude vat", "excludes vat", "vat excluded", "without vat", "net")  # fmt: skip
 
 MAPPED, EXACT, PREFIX = 3, 2, 1
 
@@ -67,6 +90,7 @@ class Header:
     data_from: int  # index in the table of the first data row
     notes: tuple[tuple[str, dict[str, Any]], ...] = ()  # (msgid, params)
     problem: tuple[str, dict[str, Any]] | None = None  # several price columns: (msgid, params)
+    title_vat: tuple[bool, str] | None = None  # (included, the title row's text) said above the header
 
 
 def _match(text: str, field: str, mapped: str) -> tuple[int, int] | None:
@@ -85,15 +109,22 @@ def _match(text: str, field: str, mapped: str) -> tuple[int, int] | None:
     return best
 
 
+def vat_said(text: str) -> bool | None:
+    """Whether `text` says prices include VAT (True), exclude it (False), or neither or both (None). The
+    exclusions are taken out first: "не включают НДС" holds "включают НДС"."""
+    padded = f" {normalized(text)} "
+    excluded = False
+    for phrase in sorted(VAT_EXCLUDED, key=len, reverse=True):
+        if f" {phrase} " in padded:
+            excluded, padded = True, padded.replace(f" {phrase} ", "  ")
+    included = any(f" {phrase} " in padded for phrase in VAT_INCLUDED)
+    return None if included == excluded else included
+
+
 def _hints(text: str) -> tuple[str | None, bool | None]:
     """The currency and the VAT a price header states ("Цена, руб. с НДС" → RUB, included)."""
     words = normalized(text)
-    padded = f" {words} "
-    vat: bool | None = None
-    if any(f" {phrase} " in padded for phrase in VAT_INCLUDED):
-        vat = True
-    elif any(f" {phrase} " in padded for phrase in VAT_EXCLUDED):
-        vat = False
+    vat = vat_said(text)
     for word in words.split():
         try:
             return currency_code(word), vat
@@ -156,8 +187,21 @@ def header_find(rows: Sequence[Sequence[Any]], *, mapping: Mapping[str, str], cu
                 cells, found, data_from = combined, found_below, position + 2
         score = (len(found), -position)
         if best is None or score > best[0]:
-            best = (score, _header(cells, found, data_from, currency))
+            header = _header(cells, found, data_from, currency)
+            best = (score, dataclasses.replace(header, title_vat=_title_vat(rows[:position])))
     return best[1] if best else None
+
+
+def _title_vat(titles: Sequence[Sequence[Any]]) -> tuple[bool, str] | None:
+    """What the title rows above the header say of VAT: (included, the row's text), or None when none of them
+    says it or they disagree."""
+    said: list[tuple[bool, str]] = []
+    for row in titles:
+        text = " ".join(text_of(cell) for cell in row if text_of(cell))
+        vat = vat_said(text)
+        if vat is not None:
+            said.append((vat, text))
+    return said[0] if said and len({vat for vat, _ in said}) == 1 else None
 
 
 def _header(

@@ -12,14 +12,16 @@ SKUs; one found in neither is **unmatched**: listed with its line and name, not 
 error (the file is still applied). A row's currency is its currency column's, else the one written in
 its price cell, else its price header's ("Цена, $"), else the supplier's; a currency without an exchange
 rate on or before the import day is an error of that row. Prices that include VAT are stored net of the
-VAT in force on the import day. A missing valid-until date is the import day + the supplier's
-`offer_valid_days`.
+VAT in force on the import day; whether they include it is said by the price header ("Цена с НДС"), else
+by a title row above the header ("Цены указаны с НДС"), else by the supplier's setting. A missing
+valid-until date is the import day + the supplier's `offer_valid_days`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -34,7 +36,9 @@ from finance.vat import net_of_vat
 from procurement.models import part_number_key
 from procurement.pricelist import cells as c
 from procurement.pricelist.files import Limits, UnreadableFile, table_read
-from procurement.pricelist.header import HEADER_SCAN_ROWS, Column, Header, header_find
+from procurement.pricelist.header import HEADER_SCAN_ROWS, Column, Header, header_find, header_named
+
+logger = logging.getLogger(__name__)
 
 REQUIRED = ("sku", "purchase_price", "stock_qty", "lead_time_days")
 MAX_LEAD_TIME_DAYS = 365
@@ -130,11 +134,8 @@ def price_list_read(*, content: bytes, filename: str, options: ReadOptions) -> R
     try:
         table = table_read(content, filename, options.limits)
     except UnreadableFile as exc:
-        reading.errors.append(
-            RowError(
-                0, "", "", cut(filename), gettext_noop("cannot read the file: %(problem)s"), {"problem": cut(str(exc))}
-            )
-        )
+        logger.info("price list %s not read: %r", filename, exc.__cause__ or exc)
+        reading.errors.append(RowError(0, "", "", cut(filename), exc.message))
         return reading
     reading.encoding, reading.delimiter = table.encoding, table.delimiter
     if not any(table.rows):
@@ -145,7 +146,11 @@ def price_list_read(*, content: bytes, filename: str, options: ReadOptions) -> R
         message = gettext_noop(
             "no header in the first %(rows)s rows names both a part number (%(sku)s) and a price (%(price)s)"
         )
-        params = {"rows": HEADER_SCAN_ROWS, "sku": options.mapping["sku"], "price": options.mapping["purchase_price"]}
+        params = {
+            "rows": HEADER_SCAN_ROWS,
+            "sku": header_named("sku", options.mapping),
+            "price": header_named("purchase_price", options.mapping),
+        }
         reading.errors.append(RowError(0, "", "", "", message, params))
         return reading
     reading.header_line = header.line
@@ -154,16 +159,19 @@ def price_list_read(*, content: bytes, filename: str, options: ReadOptions) -> R
     missing = [name for name in REQUIRED if name not in header.columns]
     for name in missing:
         reading.errors.append(
-            RowError(header.line, name, options.mapping[name], "", gettext_noop("the column is missing"))
+            RowError(header.line, name, header_named(name, options.mapping), "", gettext_noop("the column is missing"))
         )
     if header.problem is not None:
         reading.errors.append(RowError(header.line, "purchase_price", "", "", header.problem[0], header.problem[1]))
     if reading.errors:
         return reading
     price_column = header.columns["purchase_price"]
-    said = price_column.vat_included
-    reading.vat_included = options.prices_include_vat if said is None else said
-    reading.vat_said_by = "supplier" if said is None else price_column.header
+    if price_column.vat_included is not None:
+        reading.vat_included, reading.vat_said_by = price_column.vat_included, price_column.header
+    elif header.title_vat is not None:
+        reading.vat_included, reading.vat_said_by = header.title_vat[0], cut(header.title_vat[1], 100)
+    else:
+        reading.vat_included, reading.vat_said_by = options.prices_include_vat, "supplier"
     _rows(reading, header, table.rows, options)
     return reading
 

@@ -14,7 +14,7 @@ from procurement.pricelist.header import header_find
 
 RUSSIAN = NumberFormat(decimal=",", thousands=" ")
 AMBIGUOUS = "ambiguous: three digits after the decimal separator '%(decimal)s' look like a thousands group"
-NOT_BY_THE_RULES = "not a number as this supplier writes them (decimal '%(decimal)s', thousands '%(thousands)s')"
+NOT_BY_THE_RULES = "not a number as this supplier writes them (decimal '%(decimal)s', thousands separated by spaces)"
 US = NumberFormat(decimal=".", thousands=",")
 THURSDAY = dt.date(2026, 12, 3)  # lead times count from the day after
 
