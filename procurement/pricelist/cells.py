@@ -16,7 +16,10 @@ bound, never more); "5-10" is 5; "<5", "менее 5" are 1; "много" (many)
 the upper bound of a range ("2-3 нед." is 3 weeks): a bare number and "5 раб. дней", "5 р.д." are
 working days; "10 дней" (calendar days) is the working days from the import day to 10 days later; a week
 is 5 working days; "1 мес." is the working days from the import day to the same day a month later; "в
-наличии", "склад" are 0.
+наличии", "склад" are 0; "под заказ", "ожидается", "уточняйте" (on order, no date given) are
+`LEAD_TIME_ON_ORDER` = 30 working days, six weeks: the far end of what Russian distributors quote for a
+GPU or server part brought in to order (their "2-6 нед." ranges), so a ship date built on it is late rather
+than early.
 
 **A price on request** ("по запросу", "звоните", "on request", …) is no price: the offer tells availability
 only.
@@ -239,6 +242,11 @@ def _whole(value: Decimal) -> int:
 LEAD_TIME_NOW = frozenset(
     {"в наличии", "наличие", "склад", "на складе", "со склада", "in stock", "stock", "сегодня", "сразу", "есть"}
 )
+LEAD_TIME_ON_ORDER = 30
+LEAD_TIME_UNKNOWN = frozenset(
+    {"под заказ", "заказ", "на заказ", "ожидается", "уточняйте", "уточнять", "по запросу", "звоните", "транзит",
+     "в пути", "on order", "to order", "on request", "backorder", "back order", "tba", "tbd"}
+)  # fmt: skip
 _LEAD = re.compile(r"^(?:от |до |up to |from )?(\d+)(?:\s*(?:-|–|—|до|to)\s*(\d+))?\s*(.*)$")
 _WORKING = ("раб дн", "раб дней", "раб дня", "рабочих дней", "рабочих дня", "рабочий день", "р д", "рд",
             "working days", "working day", "business days", "business day", "wd", "bd")  # fmt: skip
@@ -258,6 +266,8 @@ def lead_time_days(value: Any, fmt: NumberFormat, *, today: dt.date) -> int:
     words = normalized(text)
     if words in LEAD_TIME_NOW or words == "0":
         return 0
+    if words in LEAD_TIME_UNKNOWN:
+        return LEAD_TIME_ON_ORDER
     found = _LEAD.match(" ".join(re.sub(r"[.,/()]", " ", text.casefold().replace("ё", "е")).split()))
     if found is None:
         raise CellProblem(gettext_noop("not a lead time (5, 5 р.д., 10 дней, 2-3 нед., 1 мес., в наличии)"))

@@ -102,6 +102,9 @@ def test_a_stock_cell_that_says_nothing_known_is_an_error() -> None:
         ("в наличии", 0),
         ("склад", 0),
         ("до 3 недель", 15),
+        ("под заказ", 30),  # on order, no date: LEAD_TIME_ON_ORDER, six weeks, so a ship date is late, not early
+        ("Ожидается", 30),
+        ("по запросу", 30),
     ],
 )
 def test_lead_times_are_working_days(cell: object, days: int) -> None:
@@ -109,7 +112,7 @@ def test_lead_times_are_working_days(cell: object, days: int) -> None:
 
 
 def test_a_lead_time_that_is_not_one_is_an_error() -> None:
-    for cell in ("", "по запросу", "3 года"):
+    for cell in ("", "когда-нибудь", "3 года"):
         with pytest.raises(CellProblem):
             lead_time_days(cell, RUSSIAN, today=THURSDAY)
 
