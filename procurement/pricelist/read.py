@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -193,7 +194,7 @@ def _rows(reading: Reading, header: Header, rows: Any, options: ReadOptions) -> 
             continue
         part_number = c.text_of(cell("sku"))
         name = cut(c.text_of(cell("name")))
-        sku = options.part_numbers.get(part_number_key(part_number)) or part_number.lower()
+        sku = options.part_numbers.get(part_number_key(part_number)) or _as_our_sku(part_number)
         if not part_number or sku not in options.kinds:
             reading.unmatched.append(Unmatched(line, cut(part_number), name))
             continue
@@ -208,6 +209,12 @@ def _rows(reading: Reading, header: Header, rows: Any, options: ReadOptions) -> 
             reading.rows.append(
                 OfferRow(line=line, sku=sku, kind=options.kinds[sku], supplier_sku=part_number[:100], name=name, **row)
             )
+
+
+def _as_our_sku(part_number: str) -> str:
+    """A part number written as one of our SKUs with spaces or underscores for its hyphens ("RTX 3090",
+    "rtx_3090" → "rtx-3090"); anything else is matched through the supplier's part numbers."""
+    return re.sub(r"[\s_]+", "-", part_number.strip().lower())
 
 
 def _not_an_offer(cells: Any, cell: Any, header_cells: list[tuple[int, str]]) -> str:

@@ -156,3 +156,20 @@ def test_a_missing_column_and_a_missing_header_are_named_as_price_lists_write_th
     distributor.save()
     report = price_list_preview(supplier=distributor, filename="c.csv", content=no_lead_time).report
     assert [e["column"] for e in report["errors"]] == ["Поставка, дн."]
+
+
+def test_a_part_number_written_as_our_sku_with_spaces_is_ours_and_on_order_rows_are_kept(
+    distributor: Supplier,
+) -> None:
+    """"RTX 3090" and "rtx_5090" are our rtx-3090 and rtx-5090 without a mapping row; "под заказ" as a lead time
+    (on order, no date) is 30 working days and the rest of the file is imported with it."""
+    body = csv_bytes(
+        ["Артикул;Цена, руб.;Остаток;Срок поставки", "RTX 3090;95 000,00;нет;под заказ", "rtx_5090;310 000;2;5"],
+        encoding="cp1251",
+    )
+    price_import = price_list_preview(supplier=distributor, filename="ocs.csv", content=body)
+    assert price_import.report["errors"] == [] and price_import.report["unmatched"] == []
+    price_list_apply(price_import=price_import)
+    rtx3090 = offer(distributor, "rtx-3090")
+    assert (rtx3090.purchase_price, rtx3090.stock_qty, rtx3090.lead_time_days) == (Decimal("95000.00"), 0, 30)
+    assert offer(distributor, "rtx-5090").stock_qty == 2
