@@ -161,7 +161,7 @@ def test_a_missing_column_and_a_missing_header_are_named_as_price_lists_write_th
 def test_a_part_number_written_as_our_sku_with_spaces_is_ours_and_on_order_rows_are_kept(
     distributor: Supplier,
 ) -> None:
-    """"RTX 3090" and "rtx_5090" are our rtx-3090 and rtx-5090 without a mapping row; "под заказ" as a lead time
+    """ "RTX 3090" and "rtx_5090" are our rtx-3090 and rtx-5090 without a mapping row; "под заказ" as a lead time
     (on order, no date) is 30 working days and the rest of the file is imported with it."""
     body = csv_bytes(
         ["Артикул;Цена, руб.;Остаток;Срок поставки", "RTX 3090;95 000,00;нет;под заказ", "rtx_5090;310 000;2;5"],
