@@ -29,7 +29,7 @@ def restore_unacked_unless_disconnected(qos: kombu_redis.QoS, client: Any = None
     written to Redis's unacked index when it was delivered, and kombu puts it back on its queue after the
     visibility timeout (`restore_visible`), or, if Redis lost its memory, the render and plan sweeps queue the
     work again. So the worker forgets them (as a restore would) and reconnects."""
-    if client is None and getattr(qos.channel.connection, "client", None) is None:
+    if client is None and _disconnected(qos):
         logging.getLogger(__name__).warning(
             "broker connection lost with %d unacknowledged message(s): they stay in the broker's unacked index "
             "and come back after the visibility timeout",
@@ -40,7 +40,43 @@ def restore_unacked_unless_disconnected(qos: kombu_redis.QoS, client: Any = None
     _restore_unacked(qos, client)
 
 
+_ack = kombu_redis.QoS.ack
+_reject = kombu_redis.QoS.reject
+
+
+def _disconnected(qos: kombu_redis.QoS) -> bool:
+    return getattr(qos.channel.connection, "client", None) is None
+
+
+def ack_unless_disconnected(qos: kombu_redis.QoS, delivery_tag: Any) -> None:
+    """kombu's Redis `QoS.ack`, except on a channel whose connection is already gone: a task that finished
+    while Redis was away is acknowledged on a channel closing has just cut from its connection, and kombu
+    5.7.0 builds its client from that None ('NoneType' object has no attribute 'client', in
+    `Channel._connparams`; Celery then stops the worker with "Unrecoverable error", seen in
+    tests/integration/test_faults.py). The message stays in Redis's unacked index and comes back after the
+    visibility timeout; the task runs again and finds its work done (renders and plans are claimed by a
+    conditional UPDATE), so the worker forgets it here and reconnects."""
+    if _disconnected(qos):
+        logging.getLogger(__name__).warning(
+            "broker connection lost before message %s was acknowledged: it comes back after the visibility timeout",
+            delivery_tag,
+        )
+        kombu_redis.virtual.QoS.ack(qos, delivery_tag)
+        return
+    _ack(qos, delivery_tag)
+
+
+def reject_unless_disconnected(qos: kombu_redis.QoS, delivery_tag: Any, requeue: bool = False) -> None:
+    """kombu's Redis `QoS.reject`, with `ack_unless_disconnected`'s guard (the same None connection)."""
+    if _disconnected(qos):
+        ack_unless_disconnected(qos, delivery_tag)
+        return
+    _reject(qos, delivery_tag, requeue)
+
+
 kombu_redis.QoS.restore_unacked = restore_unacked_unless_disconnected  # type: ignore[method-assign]
+kombu_redis.QoS.ack = ack_unless_disconnected  # type: ignore[method-assign]
+kombu_redis.QoS.reject = reject_unless_disconnected  # type: ignore[method-assign]
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -514,3 +514,30 @@ def test_a_channel_closed_after_its_connection_keeps_the_worker_alive(tmp_path: 
         assert unacked == 1, "the delivered message left the broker's unacked index"
     finally:
         redis_server.stop()
+
+
+def test_an_ack_after_the_connection_went_keeps_the_worker_alive(tmp_path: Path) -> None:
+    """config/celery.py: a render that finished while Redis was away is acknowledged on a channel already cut
+    from its connection; kombu 5.7.0 built a client from that None ('NoneType' object has no attribute
+    'client') and Celery stopped the worker (seen in test_redis_stopped_during_quote_creation_under_load).
+    Now the ack is forgotten in the worker and the message stays in the broker's unacked index, to come back
+    after the visibility timeout (the task finds its work done)."""
+    from kombu import Connection
+
+    import config.celery  # noqa: F401 - what the worker imports: it mends kombu's QoS
+
+    redis_server = RedisServer(tmp_path)
+    try:
+        connection = Connection(redis_server.url)
+        channel: Any = connection.default_channel
+        queue = connection.SimpleQueue("renders-under-test", channel=channel)
+        queue.put({"quote": "Q-1"})
+        message = queue.get(timeout=5)
+        connection.transport.client = None  # what kombu has done by then
+        message.ack()  # raised AttributeError ('NoneType' object has no attribute 'client') before
+        assert message.acknowledged
+        import redis
+
+        assert redis.Redis.from_url(redis_server.url).hlen(channel.unacked_key) == 1
+    finally:
+        redis_server.stop()
