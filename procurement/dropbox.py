@@ -27,9 +27,11 @@ insert comes second leaves the file, and whichever moves a file writes its repor
 nothing; dropped again (say, once the catalog knows its SKUs), it is read again.
 
 **Imported again on purpose**: a file put in the supplier's `force/` folder skips the duplicate check (to
-go back to an earlier list, say); it is still held when it moves prices beyond the share. A scan claims it
-first by renaming it to `.<name>.taking` (only one of two racing scans can), so it is imported once; a
-scan killed in between leaves that name, to be renamed back to retry.
+go back to an earlier list, say); it is still held when it moves prices beyond the share.
+
+A scan claims every file first by renaming it to `.<name>.taking` (only one of two racing scans can), so
+each file is read by one scan and gets one report; a file claimed by a scan that was killed is given its
+name back by a later scan once the claim is `CLAIM_STALE_SECONDS` old.
 
 A file over the size limits (PROCUREMENT_PRICE_LIST_MAX_*) goes to `failed/` with its size in the report.
 
@@ -61,7 +63,9 @@ from procurement.services import price_list_apply, price_list_preview, too_large
 logger = logging.getLogger(__name__)
 
 SUFFIXES = (".csv", ".xlsx")
-TEMPORARY_SUFFIXES = (".part", ".tmp", ".crdownload", ".taking")
+CLAIMED = ".taking"  # `.<name>.taking`: a file a scan has claimed
+CLAIM_STALE_SECONDS = 600
+TEMPORARY_SUFFIXES = (".part", ".tmp", ".crdownload", CLAIMED)
 DONE, FAILED, REVIEW, FORCE = "done", "failed", "review", "force"
 REPORT_SUFFIX = ".report.json"
 #: An import's status after the scan → (outcome, folder); any other status is a failure (failed/).
@@ -123,10 +127,13 @@ def price_list_drop_file(*, supplier: Supplier, path: Path, forced: bool = False
     now (the file is left to it)."""
     folder = path.parent.parent if forced else path.parent
     name = path.name
-    if forced:  # claim it: of two scans only one renames it
-        claimed = path.with_name(f".{path.name}.taking")
-        os.rename(path, claimed)
-        path = claimed
+    # claim it: of two scans only one renames it (the other's rename finds no file). Without the claim, a scan
+    # that found the bytes applied by the other, before that one moved its file, took it as a duplicate and
+    # the applied file's report was lost. Its time is the claim's, for `_unclaim_stale`.
+    claimed = path.with_name(f".{path.name}{CLAIMED}")
+    os.rename(path, claimed)
+    os.utime(claimed)
+    path = claimed
     content = path.read_bytes()
     sha256 = hashlib.sha256(content).hexdigest()
     earlier = (
@@ -157,7 +164,8 @@ def price_list_drop_file(*, supplier: Supplier, path: Path, forced: bool = False
             )
             if price_import.status == PriceListImport.Status.PREVIEWED:
                 price_import = price_list_apply(price_import=price_import)
-    except IntegrityError:
+    except IntegrityError:  # another scan is importing the same bytes (a copy): this file waits for the next scan
+        os.rename(path, path.with_name(name))
         return None
     except PriceListTooLarge as exc:
         report = _report(supplier, name, sha256, "failed", None) | too_large_report(exc, name)
@@ -216,7 +224,7 @@ def _reviewed(supplier: Supplier, folder: Path) -> list[DropOutcome]:
 
 def _unreadable(supplier: Supplier, path: Path, exc: Exception, *, forced: bool) -> DropOutcome:
     """Move a file whose import raised to `failed/` with the reason; nothing was changed (rolled back)."""
-    name = path.name.removeprefix(".").removesuffix(".taking") if forced else path.name
+    name = path.name.removeprefix(".").removesuffix(CLAIMED) if path.name.endswith(CLAIMED) else path.name
     folder = path.parent.parent if forced else path.parent
     sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
     error = {"line": 0, "field": "", "column": "", "value": name, "message": f"could not be imported: {exc!r}"}
@@ -249,6 +257,8 @@ def _scan(*, root: Path | None, settle_seconds: float | None) -> list[DropOutcom
             logger.warning("price-list drop folder %s names no supplier; left alone", folder)
             continue
         outcomes.extend(_reviewed(supplier, folder))
+        for directory in (folder, folder / FORCE):
+            _unclaim_stale(directory, now=now)
         waiting = [(path, False) for path in _waiting(folder, settle_seconds=settle, now=now)]
         if (folder / FORCE).is_dir():
             waiting += [(path, True) for path in _waiting(folder / FORCE, settle_seconds=settle, now=now)]
@@ -257,6 +267,23 @@ def _scan(*, root: Path | None, settle_seconds: float | None) -> list[DropOutcom
             if found is not None:
                 outcomes.append(found)
     return outcomes
+
+
+def _unclaim_stale(directory: Path, *, now: float) -> None:
+    """Give back the files a scan claimed and never moved (it was killed): claimed longer ago than a scan may
+    run (the task's hard time limit, 300 s, twice over), they wait again under their own names."""
+    if not directory.is_dir():
+        return
+    for claimed in directory.glob(f".*{CLAIMED}"):
+        try:
+            if now - claimed.stat().st_mtime < CLAIM_STALE_SECONDS:
+                continue
+            original = claimed.with_name(claimed.name.removeprefix(".").removesuffix(CLAIMED))
+            if not original.exists():
+                os.rename(claimed, original)
+                logger.warning("price list %s was claimed by a scan that never finished; it waits again", original)
+        except FileNotFoundError:  # taken back by a concurrent scan
+            continue
 
 
 def _take(supplier: Supplier, path: Path, *, forced: bool) -> DropOutcome | None:
@@ -268,5 +295,5 @@ def _take(supplier: Supplier, path: Path, *, forced: bool) -> DropOutcome | None
         raise  # the database, not the file: the task retries and the file waits
     except Exception as exc:  # a file the reader chokes on must not block the others
         logger.exception("price list %s/%s could not be imported", supplier.slug, path.name)
-        claimed = path.with_name(f".{path.name}.taking") if forced else path
+        claimed = path.with_name(f".{path.name}{CLAIMED}")
         return _unreadable(supplier, claimed if claimed.exists() else path, exc, forced=forced)

@@ -246,3 +246,20 @@ def test_the_report_is_in_the_sites_language_whatever_was_active(drop: Path) -> 
         price_list_drop_scan()
     [error] = _report(drop / "failed" / "bad.csv")["errors"]
     assert error["text"] == "Строка 2, столбец Цена, значение 'три сотни': не число"
+
+
+def test_a_file_claimed_by_a_scan_is_left_to_it_and_a_stale_claim_is_given_back(drop: Path) -> None:
+    """Every file is claimed (renamed `.<name>.taking`) before it is read, so of two racing scans one reads it
+    and writes its one report; a claim left by a killed scan waits `CLAIM_STALE_SECONDS`, then the file gets
+    its name back and is imported."""
+    from procurement.dropbox import CLAIM_STALE_SECONDS
+
+    fresh = drop / ".acme-12.csv.taking"
+    fresh.write_bytes(_csv([f"rtx-4090;220000;5;7;{VALID}"]))
+    assert price_list_drop_scan() == [] and fresh.exists()  # another scan is on it
+    old = fresh.stat().st_mtime - CLAIM_STALE_SECONDS - 1
+    os.utime(fresh, (old, old))
+    outcomes = price_list_drop_scan()
+    assert [(o.filename, o.outcome) for o in outcomes] == [("acme-12.csv", "applied")]
+    assert not fresh.exists() and (drop / "done" / "acme-12.csv").exists()
+    assert not list(drop.glob(".*.taking"))
