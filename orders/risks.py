@@ -48,7 +48,6 @@ from orders.models import (
     PlanStatus,
     PurchaseLine,
 )
-from procurement.models import SupplierOffer
 from procurement.selectors import schedule
 
 logger = logging.getLogger(__name__)
@@ -81,29 +80,13 @@ class Risk:
         }
 
 
-@dataclass(frozen=True)
-class ListedStock:
-    """What a supplier's latest applied price list said of one offer: units, and when it was applied."""
-
-    qty: int
-    listed_at: dt.datetime
-
-
-def listed_stock(*, offer_ids: Iterable[int]) -> dict[int, ListedStock]:
-    """Offer id → what its supplier's latest applied list gave (`SupplierOffer.listed_stock_qty`, set by the
-    import; offers no list has named yet are left out)."""
-    rows = SupplierOffer.objects.filter(pk__in=set(offer_ids), listed_at__isnull=False).values_list(
-        "pk", "listed_stock_qty", "listed_at"
-    )
-    return {pk: ListedStock(qty=qty or 0, listed_at=at) for pk, qty, at in rows if at is not None}
-
-
 def _planned_at(order: Order) -> dt.datetime:
     return order.plan_started_at or order.created_at
 
 
-def stock_shortages(purchases: Iterable[PurchaseLine], listed: Mapping[int, ListedStock]) -> dict[int, int]:
-    """Purchase line id → units its supplier's later list no longer has. `purchases`: the unreleased from-stock
+def stock_shortages(purchases: Iterable[PurchaseLine]) -> dict[int, int]:
+    """Purchase line id → units its supplier's later list no longer has (`SupplierOffer.listed_stock_qty`, set
+    when a list is applied; offers no list has named yet tell nothing). `purchases`: the unreleased from-stock
     lines of orders still to buy, with their order and offer. Per offer, the orders planned before the list
     share its units oldest first."""
     by_offer: dict[int, list[PurchaseLine]] = defaultdict(list)
@@ -111,13 +94,14 @@ def stock_shortages(purchases: Iterable[PurchaseLine], listed: Mapping[int, List
         if purchase.offer_id is not None:
             by_offer[purchase.offer_id].append(purchase)
     short: dict[int, int] = {}
-    for offer_id, lines in by_offer.items():
-        said = listed.get(offer_id)
-        if said is None:
+    for lines in by_offer.values():
+        offer = lines[0].offer
+        listed_at = offer.listed_at if offer is not None else None
+        if offer is None or listed_at is None:
             continue
-        left = said.qty
+        left = offer.listed_stock_qty or 0
         for line in sorted(lines, key=lambda p: (p.order.created_at, p.order_id, p.pk)):
-            if _planned_at(line.order) >= said.listed_at:
+            if _planned_at(line.order) >= listed_at:
                 continue  # planned against this list already
             taken = min(left, line.qty)
             left -= taken
@@ -222,9 +206,9 @@ def orders_at_risk_refresh(*, order_ids: Iterable[int] | None = None) -> RiskRef
         PurchaseLine.objects.filter(
             order__status=OrderStatus.PLACED, from_stock=True, released=False, offer__isnull=False,
             offer_id__in={p.offer_id for lines in purchases.values() for p in lines if p.offer_id},
-        ).select_related("order")
+        ).select_related("order", "offer")
     )  # fmt: skip
-    shortages = stock_shortages(to_buy, listed_stock(offer_ids={p.offer_id for p in to_buy if p.offer_id}))
+    shortages = stock_shortages(to_buy)
     at_risk: list[int] = []
     changed: list[int] = []
     for order in orders:
