@@ -11,11 +11,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
+from configurator.engine.builds import money
 from finance.currency import BASE, currency_code
-
-KOPECK = Decimal("0.01")
 
 
 class NoRate(LookupError):
@@ -61,7 +60,7 @@ class RateBook:
         code = currency_code(currency)
         rate = self.rate(code)
         rub = amount if rate is None else amount * rate.rub_per_unit
-        return Converted(amount=amount, currency=code, rub=rub.quantize(KOPECK, rounding=ROUND_HALF_UP), rate=rate)
+        return Converted(amount=amount, currency=code, rub=money(rub), rate=rate)
 
     def rub(self, amount: Decimal, currency: str) -> Decimal:
         return self.convert(amount, currency).rub

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.conf import settings
 from django.utils import timezone
+
+from configurator.engine.builds import money
 
 
 def vat_percent_on(day: dt.date) -> Decimal:
@@ -45,4 +47,4 @@ def vat_percent_today() -> Decimal:
 
 def net_of_vat(gross: Decimal, percent: Decimal) -> Decimal:
     """A VAT-inclusive price without its VAT, to the kopeck (half-up): gross × 100 / (100 + rate)."""
-    return (gross * 100 / (100 + percent)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    return money(gross * 100 / (100 + percent))

@@ -10,7 +10,7 @@ import json
 import logging
 from collections import Counter
 from dataclasses import asdict
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from catalog.models import CATALOG_MODELS
+from configurator.engine.builds import money
 from finance.currency import BASE, currency_code
 from finance.rates import RateBook, rate_book
 from finance.vat import vat_percent_on
@@ -314,10 +315,6 @@ def price_list_discard(*, price_import: PriceListImport, user: Any = None) -> bo
     return True
 
 
-def _money(value: Decimal) -> Decimal:
-    return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-
-
 def list_prices_follow_offers(*, currency: str = BASE) -> list[ListPriceChange]:
     """Set each catalog part's list price to its cheapest live offer plus the markup of its kind, except frozen
     SKUs; every change is logged and saved through the catalog's history.
@@ -352,7 +349,7 @@ def list_prices_follow_offers(*, currency: str = BASE) -> list[ListPriceChange]:
                 if item.sku in frozen:
                     continue
                 rub, offer = best[item.sku]
-                price = _in_currency(_money(rub * (100 + markup) / 100), currency, rates)
+                price = _in_currency(money(rub * (100 + markup) / 100), currency, rates)
                 if price is None or price == item.list_price:
                     continue
                 changes.append(
@@ -371,7 +368,7 @@ def _in_currency(rub: Decimal, currency: str, rates: RateBook) -> Decimal | None
     if currency_code(currency) == BASE:
         return rub
     rate = rates.rates.get(currency_code(currency))
-    return _money(rub / rate.rub_per_unit) if rate is not None else None
+    return money(rub / rate.rub_per_unit) if rate is not None else None
 
 
 def offers_load_fixture(*, path: Path = OFFERS_FIXTURE) -> tuple[int, int]:

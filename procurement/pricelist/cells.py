@@ -31,18 +31,18 @@ import calendar
 import datetime as dt
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.utils.translation import gettext_noop
 
+from configurator.engine.builds import money as kopecks
 from configurator.engine.workdays import working_days_between
 
 SPACES = " \u00a0\u202f\u2009"  # space, no-break space, narrow no-break space, thin space
 STOCK_MANY = 10  # "много": as much as ">10" says, never more
 STOCK_SOME = 1  # "есть", "в наличии": at least one unit
 WORKING_DAYS_PER_WEEK = 5
-KOPECK = Decimal("0.01")
 
 
 class CellProblem(ValueError):
@@ -165,7 +165,7 @@ def money(value: Any, fmt: NumberFormat) -> Money:
     """A price cell: a number (a spreadsheet's number is rounded to the kopeck; a text is read strictly),
     with the currency written beside it, or None when the price is on request. Raises CellProblem."""
     if _is_number_cell(value):
-        return Money(Decimal(str(value)).quantize(KOPECK, rounding=ROUND_HALF_UP), "")
+        return Money(kopecks(Decimal(str(value))), "")
     text = text_of(value)
     if not _DIGIT.search(text):
         if on_request(text):
