@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from configurator.engine.builds import money
-from finance.currency import BASE, currency_code
+from finance.currency import BASE, UnknownCurrency, currency_code
 
 
 class NoRate(LookupError):
@@ -68,6 +68,22 @@ class RateBook:
     def can_convert(self, currency: str) -> bool:
         code = currency_code(currency)
         return code == BASE or code in self.rates
+
+    def rub_if_known(self, amount: Decimal | None, currency: str) -> Decimal | None:
+        """`rub`, or None where it cannot be said: no amount (a price on request), a text that names no
+        currency, no rate for it. Never 1:1."""
+        try:
+            return self.rub(amount, currency) if amount is not None else None
+        except (NoRate, UnknownCurrency):
+            return None
+
+    def from_rub(self, rub: Decimal, currency: str) -> Decimal | None:
+        """Roubles in `currency` at its rate, to its cent (None: no rate for it)."""
+        try:
+            rate = self.rate(currency)
+        except NoRate:
+            return None
+        return rub if rate is None else money(rub / rate.rub_per_unit)
 
 
 def rate_book(day: dt.date, currencies: Iterable[str] | None = None) -> RateBook:

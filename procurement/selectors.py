@@ -45,14 +45,7 @@ from procurement.planning import NO_RATE, PRICE_ON_REQUEST
 def price_in_rub(amount: Decimal | None, currency: str, rates: RateBook) -> Decimal | None:
     """`amount` of `currency` in roubles at the rate `rates` holds (kopecks, half up); None when there is no
     amount (price on request) or no rate for the currency (or the text names no currency): never 1:1."""
-    if amount is None:
-        return None
-    try:
-        if not rates.can_convert(currency):
-            return None
-        return rates.rub(amount, currency)
-    except UnknownCurrency:
-        return None
+    return rates.rub_if_known(amount, currency)
 
 
 def price_not_comparable(amount: Decimal | None, currency: str, rates: RateBook) -> str:

@@ -20,8 +20,8 @@ from django.utils.translation import gettext, ngettext
 
 from catalog.models import CATALOG_MODELS
 from configurator.engine.builds import money
-from finance.currency import BASE, currency_code
-from finance.rates import RateBook, rate_book
+from finance.currency import BASE
+from finance.rates import rate_book
 from finance.vat import vat_percent_on
 from procurement.conf import setting
 from procurement.models import (
@@ -349,7 +349,7 @@ def list_prices_follow_offers(*, currency: str = BASE) -> list[ListPriceChange]:
                 if item.sku in frozen:
                     continue
                 rub, offer = best[item.sku]
-                price = _in_currency(money(rub * (100 + markup) / 100), currency, rates)
+                price = rates.from_rub(money(rub * (100 + markup) / 100), currency)
                 if price is None or price == item.list_price:
                     continue
                 changes.append(
@@ -361,14 +361,6 @@ def list_prices_follow_offers(*, currency: str = BASE) -> list[ListPriceChange]:
                 item.list_price = price
                 item.save(update_fields=["list_price", "updated_at"])
     return changes
-
-
-def _in_currency(rub: Decimal, currency: str, rates: RateBook) -> Decimal | None:
-    """Roubles in `currency` at `rates` (None when it has no rate)."""
-    if currency_code(currency) == BASE:
-        return rub
-    rate = rates.rates.get(currency_code(currency))
-    return money(rub / rate.rub_per_unit) if rate is not None else None
 
 
 def offers_load_fixture(*, path: Path = OFFERS_FIXTURE) -> tuple[int, int]:
