@@ -131,6 +131,7 @@ def price_list_drop_file(*, supplier: Supplier, path: Path, forced: bool = False
     # that found the bytes applied by the other, before that one moved its file, took it as a duplicate and
     # the applied file's report was lost. Its time is the claim's, for `_unclaim_stale`.
     claimed = path.with_name(f".{path.name}{CLAIMED}")
+    settled_at = path.stat().st_mtime
     os.rename(path, claimed)
     os.utime(claimed)
     path = claimed
@@ -165,6 +166,7 @@ def price_list_drop_file(*, supplier: Supplier, path: Path, forced: bool = False
             if price_import.status == PriceListImport.Status.PREVIEWED:
                 price_import = price_list_apply(price_import=price_import)
     except IntegrityError:  # another scan is importing the same bytes (a copy): this file waits for the next scan
+        os.utime(path, (settled_at, settled_at))  # its own time back: not taken for a file still being copied
         os.rename(path, path.with_name(name))
         return None
     except PriceListTooLarge as exc:

@@ -263,3 +263,31 @@ def test_a_file_claimed_by_a_scan_is_left_to_it_and_a_stale_claim_is_given_back(
     assert [(o.filename, o.outcome) for o in outcomes] == [("acme-12.csv", "applied")]
     assert not fresh.exists() and (drop / "done" / "acme-12.csv").exists()
     assert not list(drop.glob(".*.taking"))
+
+
+def test_a_copy_left_to_a_concurrent_import_keeps_its_time_and_is_taken_by_the_next_scan(
+    drop: Path, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scan whose insert collides with another scan's import of the same bytes gives the file its name back
+    with its own modification time: with it the claim's, the file looked freshly copied and every scan within
+    the settle time passed it by (a CI run waited 60 s for `copy.csv`)."""
+    from django.db import IntegrityError
+
+    from procurement import dropbox
+
+    settings.PROCUREMENT_PRICE_LIST_SETTLE_SECONDS = 60
+    copy = drop / "copy.csv"
+    copy.write_bytes(_csv([f"rtx-4090;220000;5;7;{VALID}"]))
+    settled = copy.stat().st_mtime - 3600
+    os.utime(copy, (settled, settled))
+
+    def collide(**kwargs: object) -> PriceListImport:
+        raise IntegrityError("duplicate key value violates unique constraint")
+
+    monkeypatch.setattr(dropbox, "price_list_preview", collide)
+    assert price_list_drop_scan() == []
+    assert copy.exists() and copy.stat().st_mtime == settled and not list(drop.glob(".*.taking"))
+    monkeypatch.undo()
+    settings.PROCUREMENT_PRICE_LIST_DROP_DIR = str(drop.parent)
+    settings.PROCUREMENT_PRICE_LIST_SETTLE_SECONDS = 60
+    assert [(o.filename, o.outcome) for o in price_list_drop_scan()] == [("copy.csv", "applied")]
