@@ -3,7 +3,7 @@
 * `Content-Security-Policy` (CONTENT_SECURITY_POLICY): `default-src 'self'` and nothing inline — the pages
   load their script and style from /static/ only (bar widths come as data attributes that static/js/app.js
   applies, htmx runs without eval and without its inline indicator style). A view may answer its own
-  policy (the Swagger UI page, whose assets come from a CDN); it is then left alone.
+  policy (the Swagger UI page, whose images include data: URIs); it is then left alone.
 * `Cache-Control: private, no-store` on every /api/ answer to a signed-in caller (a session, or any
   Authorization header): a shared cache or the browser's must not keep one user's quotes or token.
 """
@@ -21,12 +21,11 @@ from config.api import is_api_request
 
 CSP_HEADER = "Content-Security-Policy"
 DEFAULT_POLICY = "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
-#: The Swagger UI of /api/v1/docs/ loads swagger-ui from jsDelivr (drf-spectacular's default); its own
-#: initialisation script is served from /api/v1/docs/?script (SpectacularSwaggerSplitView), not inline.
-DOCS_ASSETS = "https://cdn.jsdelivr.net"
+#: The Swagger UI of /api/v1/docs/ loads swagger-ui from this site's /static/ (drf-spectacular-sidecar, pinned);
+#: its initialisation script is served from /api/v1/docs/?script (SpectacularSwaggerSplitView), not inline. Its
+#: icons are data: URIs, the one thing beyond the site's own policy.
 DOCS_POLICY = (
-    f"default-src 'self'; script-src 'self' {DOCS_ASSETS}; style-src 'self' {DOCS_ASSETS}; "
-    f"img-src 'self' data: {DOCS_ASSETS}; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; "
+    "default-src 'self'; img-src 'self' data:; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; "
     "object-src 'none'"
 )
 PRIVATE = "private, no-store"

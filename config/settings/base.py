@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, pinned, from /static/ (no CDN)
     "import_export",
     "simple_history",
     "django_htmx",
@@ -176,6 +177,11 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/v1/docs/ takes Swagger UI from drf-spectacular-sidecar's static files, not from jsDelivr: the page
+    # works offline and under a policy of 'self' only
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "GpuFormFactorEnum": "catalog.models.GpuFormFactor",

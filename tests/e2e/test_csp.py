@@ -35,3 +35,25 @@ def test_the_workload_search_runs_without_a_policy_violation(page: Page, live_se
     expect(meter).to_have_attribute("data-width", meter.get_attribute("data-width") or "missing")
     assert meter.evaluate("element => element.style.width") != ""
     assert violations == []
+
+
+def test_the_api_docs_render_offline_without_a_policy_violation(page: Page, live_server: Any) -> None:
+    """/api/v1/docs/ with every request to another host refused (as on a machine without internet): Swagger UI
+    comes from this site's /static/ (drf-spectacular-sidecar), renders the API's title and its operations, and
+    the browser reports no Content-Security-Policy violation."""
+    violations = _watch_violations(page)
+    elsewhere: list[str] = []
+
+    def offline(route: Any) -> None:
+        if route.request.url.startswith(live_server.url):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", offline)
+    page.goto(f"{live_server.url}/api/v1/docs/")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("GPU workstation and server configurator API")
+    expect(page.locator(".swagger-ui .opblock-summary-path").first).to_be_visible()
+    assert page.locator(".swagger-ui .opblock").count() > 20
+    assert elsewhere == [] and violations == []

@@ -93,6 +93,10 @@ def test_the_api_docs_answer_their_own_policy_and_load_their_script_from_this_or
     assert page["Content-Security-Policy"] == DOCS_POLICY
     body = page.content.decode()
     assert '<script src="/api/v1/docs/?script=' in body
+    # Swagger UI from this site's /static/ (drf-spectacular-sidecar), never a CDN; the policy names no other host
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in body
+    assert "http" not in body.split("<body>", 1)[0].split("</title>", 1)[1] and "https:" not in DOCS_POLICY
+    assert _inline(body) == []
     assert _inline(body.split("<body>", 1)[1]) == []
     script = Client().get("/api/v1/docs/?script=")
     assert script.status_code == 200 and script["Content-Type"].startswith("application/javascript")
