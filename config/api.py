@@ -234,21 +234,37 @@ def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
     return error_response(400, ErrorCode.BAD_REQUEST, gettext("The request is not valid."))
 
 
+def _error_page(request: HttpRequest, template: str, status: int) -> HttpResponse:
+    """A page's error in the site's frame and the request's language, with the request id (the X-Request-ID
+    header and the log lines carry the same) that support asks for, and a way back."""
+    from django.template import loader
+
+    from config.observability import request_id_var
+
+    body = loader.render_to_string(template, {"request_id": request_id_var.get()}, request)
+    return HttpResponse(body, status=status)
+
+
 def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api_request(request):
-        return defaults.permission_denied(request, exception)
+        return _error_page(request, "403.html", 403)
     return error_response(403, ErrorCode.PERMISSION_DENIED, "You do not have permission to perform this action.")
 
 
 def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api_request(request):
-        return defaults.page_not_found(request, exception)
+        return _error_page(request, "404.html", 404)
     return error_response(404, ErrorCode.NOT_FOUND, "There is no API endpoint or object at this address.")
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
     if not is_api_request(request):
-        return defaults.server_error(request)
+        # rendered without the request: its context processors (the user, the session) may be what failed
+        from django.template import loader
+
+        from config.observability import request_id_var
+
+        return HttpResponse(loader.render_to_string("500.html", {"request_id": request_id_var.get()}), status=500)
     # Django has logged the exception (django.request, with the request id) before calling this view
     return error_response(500, ErrorCode.SERVER_ERROR, "Something went wrong on our side; it has been logged.")
 
