@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.http import HttpResponse
 from django.test import Client, override_settings
 from django.urls import path
 
@@ -41,7 +42,7 @@ def test_an_unknown_page_is_a_404_in_english_with_its_request_number() -> None:
     assert _request_number(body) == page["X-Request-ID"]
 
 
-def _boom(request: object) -> None:
+def _boom(request: object) -> HttpResponse:
     raise RuntimeError("a bug")
 
 
