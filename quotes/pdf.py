@@ -176,14 +176,30 @@ def _estimate(verdict: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def _ship_date(verdict: dict[str, Any]) -> str:
+def quote_ship_date(verdict: dict[str, Any]) -> date | None:
+    """The earliest ship date stored with the quote's verdict (by the suppliers' offers on the quote's date)."""
     raw = verdict.get("ship_date")
     if not raw:
-        return ""
+        return None
     try:
-        return date.fromisoformat(str(raw)).strftime("%d.%m.%Y")
+        return date.fromisoformat(str(raw))
     except ValueError:
-        return ""
+        return None
+
+
+def quote_facts(quote: Quote) -> dict[str, Any]:
+    """What the page and the PDF both say about the build beyond its lines, in the active language: the
+    workload it was sized for, its estimate and its ship date (one source for both documents)."""
+    return {
+        "workload": _workload(quote),
+        "estimate": _estimate(quote.verdict or {}),
+        "ship_date": quote_ship_date(quote.verdict or {}),
+    }
+
+
+def _ship_date(verdict: dict[str, Any]) -> str:
+    found = quote_ship_date(verdict)
+    return found.strftime("%d.%m.%Y") if found else ""
 
 
 def _findings(verdict: dict[str, Any], names: dict[str, str]) -> list[dict[str, str]]:
@@ -257,8 +273,7 @@ def _context(quote: Quote) -> dict[str, Any]:
         "gross": format_money(quote.gross_total),
         "currency": CURRENCY_SIGNS.get(quote.currency, quote.currency),
         "seller": _seller(),
-        "workload": _workload(quote),
-        "estimate": _estimate(quote.verdict or {}),
+        **{key: value for key, value in quote_facts(quote).items() if key != "ship_date"},
         "ship_text": (
             pgettext("quote document", "from %(ship_date)s (by the suppliers' offers on the quote's date)")
             % {"ship_date": ship_date}

@@ -32,6 +32,7 @@ from quotes import services
 from quotes.forms import DiscountForm, QuoteFilterForm, QuoteRequestForm, RejectForm, ReviseForm, RevisionForm
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
 from quotes.models import Quote, RenderStatus
+from quotes.pdf import quote_facts
 from quotes.policy import ACTIONS, quote_actions, quote_discount_permission, quote_next_step
 from quotes.selectors import quote_get, quote_list, quote_revisions
 
@@ -108,6 +109,7 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         "reject_form": RejectForm(initial={"revision": quote.revision}),
         "findings": stored_findings(quote.verdict, {line.sku: part_name(line) for line in quote.lines.all()}),
         "terms_language": settings.QUOTE_LANGUAGE,  # the terms are stored in the language of the documents
+        **quote_facts(quote),  # the workload, its estimate and the ship date, as the PDF says them
         "active": "quotes",
     }
     return render(request, "quotes/quote_detail.html", context)

@@ -165,6 +165,7 @@ def _check(body: Mapping[str, Any]) -> dict[str, Any]:
     availability = availability_reader()(build)
     return {
         "ships_in_days": availability.lead_time_days,
+        "ship_date": availability.ship_date,
         "without_offer": availability.without_offer,
         "verdict": verdict_view(verdict, price, snapshot),
         "problems": [],

@@ -70,8 +70,9 @@ def quote_approve(*, quote: Quote, user: User) -> Quote:
 
 def quote_send(*, quote: Quote, user: User) -> Quote:
     """draft (within the discount limit) or approved → sent. Only the latest revision. Validity runs to the
-    end of today + QUOTE_VALIDITY_DAYS in the seller's time zone. The customer is e-mailed with the PDF
-    once it is ready (now, or when the render finishes)."""
+    end of today + QUOTE_VALIDITY_DAYS in the seller's time zone. The PDF is made again, so the document the
+    customer gets says the validity as a date (the draft's said "N days from the date it is sent"), and the
+    customer is e-mailed with it once that render finishes."""
     with transaction.atomic():
         quote = locked(quote)
         quote_require(user, quote, "send")
@@ -81,6 +82,7 @@ def quote_send(*, quote: Quote, user: User) -> Quote:
         quote.sent_at = now
         quote.valid_until = valid_until
         quote.save(update_fields=["sent_at", "valid_until", "updated_at"])
+        render_mark_pending(quote)
         quote_id = quote.pk
         transaction.on_commit(lambda: quote_email_if_due(quote_id=quote_id), robust=True)
     return quote

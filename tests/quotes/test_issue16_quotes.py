@@ -154,3 +154,39 @@ def test_the_english_pdf_and_page_name_parts_in_english(
     assert "Блок питания CRPS 2000 Вт с горячей заменой" in russian
     assert "CRPS 2000 W hot-swap PSU" in english and "Блок питания" not in english
     assert "RUB" not in russian and "₽" in russian
+
+
+@pytest.mark.django_db
+def test_the_quote_page_says_what_the_pdf_says_about_the_workload_estimate_and_ship_date(
+    make_quote: Callable[..., Quote], customer_user: User, sales_user: User, client: Client
+) -> None:
+    """Issue 37 item 5, one truth per fact: the page shows the workload the build was sized for, its estimate
+    and the ship date as a calendar date, the same rows (one function, quotes.pdf.quote_facts) as the PDF."""
+    import datetime as dt
+    import re
+
+    from django.utils import timezone
+
+    from procurement.models import Supplier, SupplierOffer
+    from quotes.pdf import quote_pdf_context
+    from tests.web.test_ship_dates import PARTS
+
+    supplier = Supplier.objects.create(slug="s", name="S")
+    for sku, kind in PARTS.items():  # GOOD_BUILD's parts, on order in 12 working days
+        SupplierOffer.objects.create(
+            supplier=supplier, sku=sku, kind=kind, purchase_price=Decimal(100), stock_qty=0, lead_time_days=12,
+            valid_until=timezone.localdate() + dt.timedelta(days=30),
+        )  # fmt: skip
+    payload = {**copy.deepcopy(GOOD_BUILD), "workload": WORKLOAD}
+    quote = make_quote(created_by=sales_user, payload=payload, acknowledge_warnings=True)
+    document = quote_pdf_context(quote)  # Russian, the documents' language
+    page = _page(client, customer_user, quote, "ru")
+    facts = page.split("data-quote-facts", 1)[1].split("</section>", 1)[0]
+    shown = re.findall(r"<dt>([^<]*)</dt><dd>([^<]*)</dd>", facts)
+    assert len(document["workload"]) == 3 and len(document["estimate"]) >= 3
+    assert shown[: len(document["workload"]) + len(document["estimate"])] == [
+        (name, value.replace("\xa0", "&nbsp;") if "&nbsp;" in facts else value)
+        for name, value in [*document["workload"], *document["estimate"]]
+    ]
+    ship = re.search(r"\d\d\.\d\d\.\d{4}", document["ship_text"])
+    assert ship and f"с {ship.group(0)} (по предложениям поставщиков на дату КП)" in facts

@@ -192,9 +192,16 @@ def test_a_quote_sent_before_its_pdf_is_ready_is_emailed_when_it_is(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     quote = make_quote(customer=customer_user, created_by=sales_user)
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
         services.quote_send(quote=quote, user=sales_user)
+    quote.refresh_from_db()
+    assert quote.render_status == "pending"  # sent: the PDF is made again, with its validity as a date
+    for callback in callbacks[1:]:  # the e-mail first: it waits for the render …
+        callback()
     assert mail.outbox == []
-    quote_render.apply(args=(quote.pk,))
+    callbacks[0]()  # … which (eager here) e-mails the new PDF once it is stored
     assert len(mail.outbox) == 1
-    assert len(mail.outbox[0].attachments) == 1
+    [(_, content, _)] = mail.outbox[0].attachments
+    quote.refresh_from_db()
+    valid_until = quote.valid_until.astimezone().strftime("%d.%m.%Y") if quote.valid_until else "missing"
+    assert f"до {valid_until}" in _text(content) and "с даты отправки" not in _text(content)

@@ -36,6 +36,10 @@ def test_the_verdict_says_ships_in_n_days_and_flags_parts_without_an_offer(
     page = client.post("/builds/check", editor_data(build(GOOD_BUILD)), headers=HTMX).content.decode()
     assert 'data-ships-in="17"' in page  # 12 working days lead time + 3 assembly + 2 burn-in
     assert "через 17 рабочих дней" in page
+    # the calendar date first (issue 37 item 5): the 17th working day on the Russian production calendar
+    from configurator.engine.workdays import add_working_days
+
+    assert f"{add_working_days(timezone.localdate(), 17):%d.%m.%Y}, через 17 рабочих дней" in page
     assert "data-without-offer" not in page
     SupplierOffer.objects.filter(sku="nvme-4tb").delete()
     page = client.post("/builds/check", editor_data(build(GOOD_BUILD)), headers=HTMX).content.decode()
