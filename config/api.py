@@ -234,9 +234,10 @@ def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
     return error_response(400, ErrorCode.BAD_REQUEST, gettext("The request is not valid."))
 
 
-def _error_page(request: HttpRequest, template: str, status: int) -> HttpResponse:
+def _error_page(request: HttpRequest | None, template: str, status: int) -> HttpResponse:
     """A page's error in the site's frame and the request's language, with the request id (the X-Request-ID
-    header and the log lines carry the same) that support asks for, and a way back."""
+    header and the log lines carry the same) that support asks for, and a way back. Without `request` the
+    template gets no context processors (a 500: the user or the session may be what failed)."""
     from django.template import loader
 
     from config.observability import request_id_var
@@ -259,12 +260,7 @@ def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 def handler500(request: HttpRequest) -> HttpResponse:
     if not is_api_request(request):
-        # rendered without the request: its context processors (the user, the session) may be what failed
-        from django.template import loader
-
-        from config.observability import request_id_var
-
-        return HttpResponse(loader.render_to_string("500.html", {"request_id": request_id_var.get()}), status=500)
+        return _error_page(None, "500.html", 500)  # without the request: its context may be what failed
     # Django has logged the exception (django.request, with the request id) before calling this view
     return error_response(500, ErrorCode.SERVER_ERROR, "Something went wrong on our side; it has been logged.")
 
