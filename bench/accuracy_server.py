@@ -25,6 +25,7 @@ from configurator.engine import calibration as cal
 from configurator.engine import server_calibration as srv
 from configurator.engine.estimate import estimate, serving
 from configurator.engine.estimate.engines import MOE_GEMM_EFFICIENCY
+from configurator.engine.estimate.speed import _peak_flops
 
 TARGET_MEDIAN = 0.20
 TARGET_P90 = 0.40
@@ -68,15 +69,63 @@ def predict_per_user(
 
 
 def predict_full_load(
-    row: srv.ServerRow, gpus: dict[str, Any], mfu: float, efficiency: float, *, prefill: bool = True
+    row: srv.ServerRow,
+    gpus: dict[str, Any],
+    mfu: float,
+    efficiency: float,
+    *,
+    prefill: bool = True,
+    amd_scale: float | None = None,
 ) -> float:
-    """Output tokens/s of the whole build for a full-load row (its run's request count caps the sequences)."""
+    """Output tokens/s of the whole build for a full-load row (its run's request count caps the sequences): its
+    replicas (`ServerRow.replicas`) each at `served_throughput` on its share of the GPUs. `amd_scale` replaces
+    calibration.AMD_SERVER_MFU_SCALE on an AMD GPU (leave-one-source-out refits it)."""
     gpu = _gpu(row, gpus)
-    return serving.served_throughput(
-        _workload(row, 1), gpu, row.gpu_count, prompt_tokens=row.prompt_tokens, output_tokens=row.output_tokens,
-        link_gbs=_link(gpu), mfu=mfu, with_prefill=prefill, max_sequences=row.requests or None,
-        moe_efficiency=efficiency,
+    replicas = row.replicas
+    scale = amd_scale if cal.is_amd(gpu.vendor) else None
+    return replicas * serving.served_throughput(
+        _workload(row, 1), gpu, row.gpu_count // replicas, prompt_tokens=row.prompt_tokens,
+        output_tokens=row.output_tokens, link_gbs=_link(gpu), mfu=mfu, with_prefill=prefill,
+        max_sequences=row.requests or None, moe_efficiency=efficiency, mfu_scale=scale,
     ).tokens_per_s  # fmt: skip
+
+
+def is_amd_row(row: srv.ServerRow, gpus: dict[str, Any]) -> bool:
+    return cal.is_amd(_gpu(row, gpus).vendor)
+
+
+_AMD_FITS: dict[str | None, float] = {}
+
+
+def amd_fit(gpus: dict[str, Any], held: str | None = None) -> float:
+    """The AMD share of the MFU (calibration.AMD_SERVER_MFU_SCALE) fitted on the AMD full-load rows of every
+    publication but `held`, at the MFU fitted without it: 1.00 down to 0.30 in steps of 0.05, the smallest mean
+    absolute log error. With no AMD row left it is 1.0: AMD GPUs then get the NVIDIA constants (unvalidated)."""
+    if held not in _AMD_FITS:
+        rows = [r for r in judged_full_load_rows(gpus)[0] if is_amd_row(r, gpus) and cal.source_group(r.source) != held]
+        mfu, efficiency = prefill_fit(gpus, held)
+        best, best_error = 1.0, math.inf
+        for step in range(20, 5, -1):
+            scale = step / 20
+            logs = [
+                abs(math.log(predict_full_load(r, gpus, mfu, efficiency, amd_scale=scale) / r.tokens_per_s))
+                for r in rows
+            ]
+            error = sum(logs) / len(logs) if logs else 0.0
+            if error < best_error - 1e-12:
+                best, best_error = scale, error
+        _AMD_FITS[held] = best
+    return _AMD_FITS[held]
+
+
+def constant_rate(row: srv.ServerRow, gpus: dict[str, Any]) -> float:
+    """The single-constant baseline's output tokens/s per unit of its constant: every token of a request (prompt
+    and output) costs 2 × active params FLOPs at one fixed share of the build's dense peak (FP8 where the
+    precision runs on it), whatever the engine, layout, batch or memory."""
+    gpu = _gpu(row, gpus)
+    peak = _peak_flops(gpu, row.precision, row.engine) * row.gpu_count
+    per_output = 2 * _workload(row, 1).model.active_params * (row.prompt_tokens + row.output_tokens) / row.output_tokens
+    return peak / per_output
 
 
 def single_wave(row: srv.ServerRow, gpu: Any) -> bool:
@@ -98,10 +147,12 @@ _PREFILL_FITS: dict[str | None, tuple[float, float]] = {}
 
 
 def prefill_fit(gpus: dict[str, Any], held: str | None = None) -> tuple[float, float]:
-    """(MFU, MoE GEMM efficiency) fitted on the judged full-load rows of every publication but `held` (None:
-    all of them); kept, as both sections ask for the same fits."""
+    """(MFU, MoE GEMM efficiency) fitted on the judged full-load rows of NVIDIA GPUs of every publication but
+    `held` (None: all of them); kept, as both sections ask for the same fits."""
     if held not in _PREFILL_FITS:
-        rows = [r for r in judged_full_load_rows(gpus)[0] if cal.source_group(r.source) != held]
+        rows = [
+            r for r in judged_full_load_rows(gpus)[0] if cal.source_group(r.source) != held and not is_amd_row(r, gpus)
+        ]  # AMD rows fit their own share of it (amd_fit)
 
         def ratios(mfu: float, efficiency: float) -> list[float]:
             return [predict_full_load(r, gpus, mfu, efficiency) / r.tokens_per_s for r in rows]
@@ -192,20 +243,34 @@ def full_load(gpus: dict[str, Any]) -> list[Judged]:
     ours_all: list[float] = []
     base_all: list[float] = []
     by_engine: dict[str, list[float]] = {}
-    print(f"\n{'held-out source':<58} {'rows':>4} {'ours med':>9} {'ours p90':>9} {'no-prefill med':>15} {'p90':>7}")
+    print(
+        f"\n{'held-out source':<58} {'rows':>4} {'ours med':>9} {'ours p90':>9} {'no-prefill med':>15} {'p90':>7}"
+        f" {'const med':>11} {'p90':>7}"
+    )
+    const_all: list[float] = []
     for held in dict.fromkeys(groups):
         test = [r for r, g in zip(rows, groups, strict=True) if g == held]
         mfu, efficiency = prefill_fit(gpus, held)
-        ours = [abs(predict_full_load(r, gpus, mfu, efficiency) / r.tokens_per_s - 1) for r in test]
-        base = [abs(predict_full_load(r, gpus, mfu, efficiency, prefill=False) / r.tokens_per_s - 1) for r in test]
+        amd = amd_fit(gpus, held)
+        ours = [abs(predict_full_load(r, gpus, mfu, efficiency, amd_scale=amd) / r.tokens_per_s - 1) for r in test]
+        base = [
+            abs(predict_full_load(r, gpus, mfu, efficiency, prefill=False, amd_scale=amd) / r.tokens_per_s - 1)
+            for r in test
+        ]
+        train = [r for r, g in zip(rows, groups, strict=True) if g != held]
+        share = cal.percentile((r.tokens_per_s / constant_rate(r, gpus) for r in train), 0.5)
+        const = [abs(share * constant_rate(r, gpus) / r.tokens_per_s - 1) for r in test]
         for error, row in zip(ours, test, strict=True):
             by_engine.setdefault(row.engine, []).append(error)
+            by_engine.setdefault("AMD GPUs" if is_amd_row(row, gpus) else "NVIDIA GPUs", []).append(error)
         ours_all += ours
         base_all += base
+        const_all += const
         print(f"{held[:58]:<58} {len(ours):>4} {cal.percentile(ours, 0.5) * 100:>8.1f}% "
               f"{cal.percentile(ours, 0.9) * 100:>8.1f}% {cal.percentile(base, 0.5) * 100:>14.1f}% "
-              f"{cal.percentile(base, 0.9) * 100:>6.1f}%   (fitted without it: MFU {mfu:.2f}, "
-              f"MoE {efficiency:.1f})")  # fmt: skip
+              f"{cal.percentile(base, 0.9) * 100:>6.1f}% {cal.percentile(const, 0.5) * 100:>10.1f}% "
+              f"{cal.percentile(const, 0.9) * 100:>6.1f}%   (fitted without it: MFU {mfu:.2f}, MoE {efficiency:.1f}, "
+              f"AMD {amd:.2f})")  # fmt: skip
     print(f"\nsingle-wave ShareGPT runs (all requests at once: set by the longest reply), NOT judged, by the "
           f"constants fitted on all judged rows (MFU {fitted[0]:.2f}, MoE {fitted[1]:.1f}):")  # fmt: skip
     wave_errors = []
@@ -217,6 +282,7 @@ def full_load(gpus: dict[str, Any]) -> list[Judged]:
               f"{(predicted / row.tokens_per_s - 1) * 100:>+6.1f}%")  # fmt: skip
     judged = [Judged("full load", "ours, leave-one-source-out (reported, no target)", ours_all),
               Judged("", "prefill ignored (the old estimate), same MFU (baseline)", base_all),
+              Judged("", "single constant: tokens at one share of peak FLOPs (baseline)", const_all),
               Judged("", "estimate() served_output_tokens_per_s, shipped (in-sample)", api_errors)]  # fmt: skip
     if wave_errors:
         judged.append(Judged("", "single-wave ShareGPT runs, all-row fit (NOT judged)", wave_errors))

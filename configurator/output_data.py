@@ -132,6 +132,8 @@ def estimate_data(estimate: Estimate | None) -> dict[str, Any] | None:
             "prompt_tokens": _int(throughput.prompt_tokens),
             "output_tokens": _int(throughput.output_tokens),
             "prefill_share": _rounded(throughput.prefill_share, 3),
+            "served_tensor_parallel": _int(throughput.served_tensor_parallel),
+            "served_replicas": _int(throughput.served_replicas),
         },
         "assumptions": _phrases(estimate.assumptions),
     }

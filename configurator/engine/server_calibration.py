@@ -5,6 +5,13 @@ fixtures/server_speed.csv holds two kinds of row, each with its source, engine v
 - `per_user`: decode tokens/s of one user while `concurrency` users run (1000 / TPOT), TP over NVSwitch;
 - `total_output`: output tokens/s of the whole build with every request queued (prefill included).
 
+Columns: gpu (calibration.GPU_SKU_BY_NAME), gpu_count, model (library slug), precision, kv_cache, engine,
+engine_version, parallelism (`TP<k>` one instance; `<r>xTP<k>` r data-parallel replicas of k GPUs each,
+`ServerRow.replicas`), concurrency (users, or `max`), isl / osl (mean prompt / output tokens per request), metric,
+tokens_per_s, source (publication, file or page, and the figure as printed), notes (settings, conversions, what is
+assumed and marked UNCONFIRMED), an unnamed empty column, requests (requests of a finite run or the batch of a
+static-batch run: no more sequences run at once; empty when the engine's own cap and memory decide).
+
 A per-user row is predicted by `estimate.serving.decode_per_user`, what estimate() answers: one decode step
 of the row's users (`estimate.speed.StepTerms`: bytes each GPU reads / bandwidth, layers, all-reduce time)
 plus the other users' prompts prefilled meanwhile, and
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +73,13 @@ class ServerRow:
     source: str
     notes: str
     requests: int = 0  # requests in the run (full-load rows): no more sequences than that can ever run at once
+
+    @property
+    def replicas(self) -> int:
+        """Data-parallel engine instances of the run, each on gpu_count / replicas GPUs: `8xTP1` → 8 (MLPerf's
+        8 × H200 runs one Llama-2-70B per GPU); `TP8`, `TP8 + DP attention` → 1 (one instance on all GPUs)."""
+        match = re.match(r"\s*(\d+)\s*x\s*TP", self.parallelism)
+        return int(match.group(1)) if match else 1
 
 
 def read_server_rows(path: Path = SERVER_CSV) -> list[ServerRow]:
@@ -173,8 +188,9 @@ def row_workload(row: ServerRow, users: int) -> Workload:
 
 
 def nvswitch_gbs(gpu: GpuSpec) -> float | None:
-    """The published server runs are on HGX boards: GPUs joined by NVSwitch."""
-    return gpu.nvlink_gbs if gpu.nvlink_kind == "nvswitch-sxm" else None
+    """The published server runs are on 8-GPU baseboards: HGX (GPUs joined by NVSwitch) or AMD's UBB (every OAM
+    GPU linked to every other by Infinity Fabric, the catalog's `nvlink_gbs`)."""
+    return gpu.nvlink_gbs if gpu.nvlink_kind in ("nvswitch-sxm", "infinity-fabric-oam") else None
 
 
 def server_samples(

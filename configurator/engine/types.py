@@ -276,6 +276,10 @@ class Throughput:
     prompt_tokens: int = 0
     output_tokens: int = 0
     prefill_share: float = 0.0
+    # the layout of `served_output_tokens_per_s`: `served_replicas` data-parallel instances of
+    # `served_tensor_parallel` GPUs each (estimate.serving.best_served_layout); 0 for training
+    served_tensor_parallel: int = 0
+    served_replicas: int = 0
 
 
 @direct_init

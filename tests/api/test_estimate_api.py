@@ -55,8 +55,10 @@ def test_contract_example(catalog: None, api_client: APIClient) -> None:
     assert list(body["throughput"]) == [
         "decode_tokens_per_s_per_user", "decode_tokens_per_s_total", "prefill_tokens_per_s", "time_to_first_token_s",
         "training_tokens_per_s", "served_output_tokens_per_s", "served_sequences", "prompt_tokens", "output_tokens",
-        "prefill_share",
+        "prefill_share", "served_tensor_parallel", "served_replicas",
     ]  # fmt: skip
+    # llama.cpp runs one instance on both GPUs: the full load is that layout
+    assert (body["throughput"]["served_tensor_parallel"], body["throughput"]["served_replicas"]) == (2, 1)
     # one user, no request stated: a request that fills the 8,192-token context, 512 of it the answer
     assert (body["throughput"]["prompt_tokens"], body["throughput"]["output_tokens"]) == (7680, 512)
     assert body["throughput"]["prefill_share"] == 0  # nobody else's prompt shares the steps
@@ -200,7 +202,9 @@ def test_llm_models_list(api_client: APIClient) -> None:
     response = api_client.get("/api/v1/llm-models/")
     assert response.status_code == 200
     models = response.json()
-    assert len(models) == 40  # 30 + the 10 issue-13 models (Gemma 3, Qwen3-Next, Qwen3.5, OLMoE, GLM-4.5, TinyLlama)
+    assert (
+        len(models) == 41
+    )  # 30 + the 10 issue-13 models (Gemma 3, Qwen3-Next, Qwen3.5, OLMoE, GLM-4.5, TinyLlama) + Llama-2-70B
     by_slug = {m["slug"]: m for m in models}
     assert by_slug["llama-3.1-8b"] == {
         "slug": "llama-3.1-8b",

@@ -425,12 +425,28 @@ def _layout_assumptions(
         Phrase(
             "prefill at %(mfu)s%% of %(peak)s dense TFLOPS (2 × %(params)s B active params + attention FLOPs "
             "per token); TTFT = one prompt of %(prompt)s tokens on idle GPUs",
-            mfu=Num(cal.PREFILL_MFU[plan.engine] * 100),
+            mfu=Num(cal.PREFILL_MFU[plan.engine] * cal.server_mfu_scale(plan.engine, gpu.vendor) * 100),
             peak=Num(_peak_flops(gpu, plan.weight_precision, plan.engine) / 1e12, None),
             params=Num(_compute_params(model) / 1e9, 2),
             prompt=Num(throughput.prompt_tokens),
         )
     )
+    if cal.server_mfu_scale(plan.engine, gpu.vendor) != 1.0:
+        scale = Num(cal.AMD_SERVER_MFU_SCALE * 100)
+        words.append(
+            Phrase(
+                "AMD GPU: matrix cores at %(scale)s%% of the MFU fitted on NVIDIA GPUs (measured: MLPerf Inference "
+                "v4.1, AMD's MI300X results; Oracle's MI300X runs agree)",
+                scale=scale,
+            )
+            if gpu.sku in cal.AMD_MEASURED_SKUS
+            else Phrase(
+                "AMD GPU %(gpu)s: unvalidated, no published server-engine runs on it; the %(scale)s%% of the "
+                "NVIDIA-fitted MFU measured on MI300X is assumed",
+                gpu=gpu.name,
+                scale=scale,
+            )
+        )
     users = (
         Phrase(
             "each user's sequence decodes while the other users' prompts are prefilled (sequences at once: "
@@ -455,4 +471,15 @@ def _layout_assumptions(
             served_sequences=Num(throughput.served_sequences),
         )
     )
+    if count > 1 and plan.engine in cal.SERVER_ENGINES:
+        words.append(
+            Phrase(
+                "full-load layout: %(replicas)s data-parallel replica(s) of tensor parallelism %(tp)s, the layout of "
+                "most output tokens/s among every split of the %(count)s GPUs (replicas skip the all-reduces but "
+                "each holds the weights); the per-user speeds are for one instance on all %(count)s GPUs",
+                replicas=throughput.served_replicas,
+                tp=throughput.served_tensor_parallel,
+                count=count,
+            )
+        )
     return words

@@ -101,6 +101,7 @@ def _setting(
     link_gbs: float | None,
     mfu: float | None,
     constants: cal.DecodeConstants | None,
+    mfu_scale: float | None = None,
 ) -> _Setting:
     prompt_plan, decode_plan = serving_plans(workload, prompt_tokens, output_tokens)
     engine = decode_plan.engine
@@ -109,7 +110,8 @@ def _setting(
         decode_plan=decode_plan,
         parallelism=_parallelism(decode_plan, gpu_count),
         link=_link(gpu, link_gbs),
-        mfu=mfu or cal.PREFILL_MFU[engine],
+        mfu=(mfu or cal.PREFILL_MFU[engine])
+        * (cal.server_mfu_scale(engine, gpu.vendor) if mfu_scale is None else mfu_scale),
         constants=constants or cal.DECODE_CONSTANTS[(engine, cal.memory_class(gpu.memory_type))],
     )
 
@@ -149,9 +151,10 @@ def prompt_prefill_s(
     mfu: float | None = None,
     constants: cal.DecodeConstants | None = None,
     moe_efficiency: float | None = None,
+    mfu_scale: float | None = None,
 ) -> float:
     """Seconds of GPU time one prompt of the workload's requests costs when it rides along decode steps."""
-    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants)
+    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants, mfu_scale)
     return _prompt_s(setting, gpu, gpu_count, moe_efficiency)
 
 
@@ -166,11 +169,12 @@ def decode_per_user(
     mfu: float | None = None,
     constants: cal.DecodeConstants | None = None,
     moe_efficiency: float | None = None,
+    mfu_scale: float | None = None,
 ) -> UserDecode:
     """Decode tokens/s each user sees while `concurrent_users × batch_size` sequences run (module docstring):
     1 / (a decode step of all of them + (N − 1) × prompt / output of one prompt's prefill). One user: the
     decode step alone. `mfu`, `constants` and `moe_efficiency` override the shipped ones (bench/accuracy.py)."""
-    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants)
+    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants, mfu_scale)
     sequences = workload.concurrent_users * workload.batch_size
     step = _step_s(setting, gpu, gpu_count, sequences, moe_efficiency)
     prompt_per_token = _prompt_s(setting, gpu, gpu_count, moe_efficiency) / output_tokens
@@ -193,6 +197,7 @@ def served_throughput(
     with_prefill: bool = True,
     max_sequences: int | None = None,
     moe_efficiency: float | None = None,
+    mfu_scale: float | None = None,
     users: int | None = None,
 ) -> Served:
     """Output tokens/s under continuous batching with every request queued (trtllm-bench `throughput`,
@@ -204,7 +209,7 @@ def served_throughput(
     the powers of two and is the least full load, so the full load is never below what the workload's own users
     get (5 users of a card that holds 5 but not 8). `mfu`, `constants` and `moe_efficiency` override the fitted ones
     (bench/accuracy.py)."""
-    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants)
+    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants, mfu_scale)
     plan = setting.decode_plan
     sequences = _full_batch(plan, setting.parallelism, gpu, gpu_count, max_sequences, users)
     if not sequences:
@@ -246,6 +251,60 @@ def _full_batch(
     return max(batches[low - 1] if low else 0, floor)
 
 
+@direct_init
+@dataclass(frozen=True, slots=True)
+class ServedLayout:
+    """The full load of a build laid out as `replicas` data-parallel instances of `tensor_parallel` GPUs each
+    (`served`: all replicas together)."""
+
+    served: Served
+    tensor_parallel: int
+    replicas: int
+
+
+def instance_sizes(plan: _Plan, count: int) -> list[int]:
+    """GPUs per instance an engine can serve `count` GPUs with, largest first: a server engine (vLLM, SGLang,
+    TensorRT-LLM) runs count / k data-parallel replicas of tensor parallelism k for every divisor k of the count
+    on which the model's heads split (one GPU always); llama.cpp and transformers run one instance on all GPUs."""
+    if plan.engine not in cal.SERVER_ENGINES or count <= 1:
+        return [count]
+    return [k for k in range(count, 0, -1) if count % k == 0 and (k == count or _parallelism(plan, k) != "pipeline")]
+
+
+def best_served_layout(
+    workload: Workload,
+    gpu: GpuSpec,
+    gpu_count: int,
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    link_gbs: float | None = None,
+    users: int | None = None,
+) -> ServedLayout:
+    """The layout an engine is set to for throughput, and its full load: every instance size of
+    `instance_sizes`, each replica at `served_throughput`, the one of most output tokens/s (ties keep the larger
+    instance: fewer replicas, faster per user). Data-parallel replicas read their weights each, but skip the
+    tensor-parallel all-reduces (2 per layer of every token, prefill included) and the per-layer fixed time of a
+    split step, so they win at full load once a replica's KV cache holds a large batch: MLPerf Inference v4.1
+    ran Llama-2-70B FP8 as 8 × TP1 on 8 × H200 and 4 × TP2 on 8 × H100 (mlcommons/inference_results_v4.1
+    closed/NVIDIA/configs/llama2-70b/Offline/__init__.py, `tensor_parallelism`), AMD as 8 × TP1 on 8 × MI300X
+    (its 8-GPU result is 7.7 × its 1-GPU one). The workload's own users (`users`) bound the full load from below
+    only on the single instance estimate() lays out (`_full_batch`)."""
+    plan = serving_plans(workload, prompt_tokens, output_tokens)[1]
+    layouts = []
+    for size in instance_sizes(plan, gpu_count):
+        replicas = gpu_count // size
+        served = served_throughput(
+            workload, gpu, size, prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
+            users=users if replicas == 1 else None,
+        )  # fmt: skip
+        total = Served(served.tokens_per_s * replicas, served.sequences * replicas, served.decode_share)
+        layouts.append(ServedLayout(total, size, replicas))
+    # the most output tokens/s; on a tie (within 1e-9) the first, i.e. the largest instance
+    best = max(layout.served.tokens_per_s for layout in layouts)
+    return next(layout for layout in layouts if layout.served.tokens_per_s >= best * (1 - 1e-9))
+
+
 def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: float | None) -> Throughput:
     """The speeds estimate() reports: `decode_per_user` at the workload's users, `served_throughput` at full
     load (no cap on requests: a service keeps its queue), both for the request of `engines.request_tokens`;
@@ -258,9 +317,10 @@ def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: float | 
     w = plan.workload
     prompt, output = request_tokens(w)
     user = decode_per_user(w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs)
-    served = served_throughput(
+    layout = best_served_layout(
         w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences
     )
+    served = layout.served
     prompt_plan = serving_plans(w, prompt, output)[0]
     first_token = _prefill_s(prompt_plan, gpu, count, _parallelism(prompt_plan, count), link)
     return Throughput(
@@ -273,4 +333,6 @@ def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: float | 
         prompt_tokens=prompt,
         output_tokens=output,
         prefill_share=user.prefill_share,
+        served_tensor_parallel=layout.tensor_parallel,
+        served_replicas=layout.replicas,
     )

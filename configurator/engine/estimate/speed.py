@@ -206,9 +206,8 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     tp = count if parallelism == "tensor" else 1
     tokens = w.context_tokens
     flops = plan.prefill_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine))
-    compute_s = (
-        tokens * flops / (tp * cal.PREFILL_MFU[plan.engine] * _peak_flops(gpu, plan.weight_precision, plan.engine))
-    )
+    mfu = cal.PREFILL_MFU[plan.engine] * cal.server_mfu_scale(plan.engine, gpu.vendor)
+    compute_s = tokens * flops / (tp * mfu * _peak_flops(gpu, plan.weight_precision, plan.engine))
     chunk = LLAMACPP_UBATCH if plan.engine == "llama.cpp" else VLLM_BATCHED_TOKENS_SMALL
     passes = math.ceil(tokens / chunk)
     weights = plan.read_bytes - plan.routed_bytes * (model.active_experts / model.experts if model.is_moe else 1.0)
