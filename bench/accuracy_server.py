@@ -57,14 +57,15 @@ def predict_per_user(
     constants: cal.DecodeConstants | None = None,
     mfu: float | None = None,
     efficiency: float | None = None,
+    engine_factor: float | None = None,
 ) -> float:
     """Decode tokens/s per user of a per-user row, as estimate() answers for its workload (shipped constants
-    unless given)."""
+    unless given; `mfu` is the pooled MFU, × the row's engine factor: `calibration.engine_mfu`)."""
     gpu = _gpu(row, gpus)
     return serving.decode_per_user(
         _workload(row, int(row.concurrency)), gpu, row.gpu_count, prompt_tokens=row.prompt_tokens,
-        output_tokens=row.output_tokens, link_gbs=_link(gpu), mfu=mfu, constants=constants,
-        moe_efficiency=efficiency,
+        output_tokens=row.output_tokens, link_gbs=_link(gpu),
+        mfu=mfu and cal.engine_mfu(row.engine, mfu, engine_factor), constants=constants, moe_efficiency=efficiency,
     ).tokens_per_s  # fmt: skip
 
 
@@ -76,22 +77,52 @@ def predict_full_load(
     *,
     prefill: bool = True,
     amd_scale: float | None = None,
+    engine_factor: float | None = None,
 ) -> float:
     """Output tokens/s of the whole build for a full-load row (its run's request count caps the sequences): its
-    replicas (`ServerRow.replicas`) each at `served_throughput` on its share of the GPUs. `amd_scale` replaces
-    calibration.AMD_SERVER_MFU_SCALE on an AMD GPU (leave-one-source-out refits it)."""
+    replicas (`ServerRow.replicas`) each at `served_throughput` on its share of the GPUs. `mfu` is the pooled MFU,
+    × the row's engine factor (`calibration.engine_mfu`; `engine_factor` replaces TensorRT-LLM's); `amd_scale`
+    replaces calibration.AMD_SERVER_MFU_SCALE on an AMD GPU (leave-one-source-out refits both)."""
     gpu = _gpu(row, gpus)
     replicas = row.replicas
     scale = amd_scale if cal.is_amd(gpu.vendor) else None
     return replicas * serving.served_throughput(
         _workload(row, 1), gpu, row.gpu_count // replicas, prompt_tokens=row.prompt_tokens,
-        output_tokens=row.output_tokens, link_gbs=_link(gpu), mfu=mfu, with_prefill=prefill,
+        output_tokens=row.output_tokens, link_gbs=_link(gpu), mfu=cal.engine_mfu(row.engine, mfu, engine_factor),
+        with_prefill=prefill,
         max_sequences=row.requests or None, moe_efficiency=efficiency, mfu_scale=scale,
     ).tokens_per_s  # fmt: skip
 
 
 def is_amd_row(row: srv.ServerRow, gpus: dict[str, Any]) -> bool:
     return cal.is_amd(_gpu(row, gpus).vendor)
+
+
+_ENGINE_FITS: dict[str | None, float] = {}
+
+
+def engine_fit(gpus: dict[str, Any], held: str | None = None) -> float:
+    """TensorRT-LLM's factor on the pooled MFU (calibration.ENGINE_MFU_FACTOR) fitted on its full-load rows of
+    NVIDIA GPUs of every publication but `held`, at the pooled MFU and MoE efficiency fitted without it: 0.80 to
+    1.50 in steps of 0.02, the smallest mean absolute log error (1.0 when no such row is left)."""
+    if held not in _ENGINE_FITS:
+        rows = [
+            r for r in judged_full_load_rows(gpus)[0]
+            if r.engine == "tensorrt-llm" and not is_amd_row(r, gpus) and cal.source_group(r.source) != held
+        ]  # fmt: skip
+        mfu, efficiency = prefill_fit(gpus, held)
+        best, best_error = 1.0, math.inf
+        for step in range(40, 76):
+            factor = step / 50
+            logs = [
+                abs(math.log(predict_full_load(r, gpus, mfu, efficiency, engine_factor=factor) / r.tokens_per_s))
+                for r in rows
+            ]
+            error = sum(logs) / len(logs) if logs else abs(math.log(factor))
+            if error < best_error - 1e-12:
+                best, best_error = factor, error
+        _ENGINE_FITS[held] = best
+    return _ENGINE_FITS[held]
 
 
 _AMD_FITS: dict[str | None, float] = {}
@@ -104,11 +135,17 @@ def amd_fit(gpus: dict[str, Any], held: str | None = None) -> float:
     if held not in _AMD_FITS:
         rows = [r for r in judged_full_load_rows(gpus)[0] if is_amd_row(r, gpus) and cal.source_group(r.source) != held]
         mfu, efficiency = prefill_fit(gpus, held)
+        factor = engine_fit(gpus, held)
         best, best_error = 1.0, math.inf
         for step in range(20, 5, -1):
             scale = step / 20
             logs = [
-                abs(math.log(predict_full_load(r, gpus, mfu, efficiency, amd_scale=scale) / r.tokens_per_s))
+                abs(
+                    math.log(
+                        predict_full_load(r, gpus, mfu, efficiency, amd_scale=scale, engine_factor=factor)
+                        / r.tokens_per_s
+                    )
+                )
                 for r in rows
             ]
             error = sum(logs) / len(logs) if logs else 0.0
@@ -154,8 +191,8 @@ def prefill_fit(gpus: dict[str, Any], held: str | None = None) -> tuple[float, f
             r for r in judged_full_load_rows(gpus)[0] if cal.source_group(r.source) != held and not is_amd_row(r, gpus)
         ]  # AMD rows fit their own share of it (amd_fit)
 
-        def ratios(mfu: float, efficiency: float) -> list[float]:
-            return [predict_full_load(r, gpus, mfu, efficiency) / r.tokens_per_s for r in rows]
+        def ratios(mfu: float, efficiency: float) -> list[float]:  # pooled: every engine at the same MFU
+            return [predict_full_load(r, gpus, mfu, efficiency, engine_factor=1.0) / r.tokens_per_s for r in rows]
 
         _PREFILL_FITS[held] = srv.fit_server_prefill(ratios)
     return _PREFILL_FITS[held]
@@ -193,13 +230,14 @@ def per_user(gpus: dict[str, Any]) -> tuple[list[Judged], bool]:
             old_errors += [abs(predict_per_user(r, gpus) / r.tokens_per_s - 1) for r in test]
             continue
         mfu, efficiency = prefill_fit(gpus, held)
+        factor = engine_fit(gpus, held)
         train_rows = [r for (_, r) in current if cal.source_group(r.source) != held]
-        train = srv.server_samples(train_rows, gpus, mfu=mfu, moe_efficiency=efficiency)
+        train = srv.server_samples(train_rows, gpus, mfu=mfu, moe_efficiency=efficiency, engine_factor=factor)
         loso = srv.fit_server(train)
         eta = srv.constant_eta_server(train)
         ours = [
-            abs(predict_per_user(r, gpus, constants=loso.constants(), mfu=mfu, efficiency=efficiency)
-                / r.tokens_per_s - 1)
+            abs(predict_per_user(r, gpus, constants=loso.constants(), mfu=mfu, efficiency=efficiency,
+                                 engine_factor=factor) / r.tokens_per_s - 1)
             for r in test
         ]  # fmt: skip
         base = [abs(s.seconds_per_token * eta / s.bytes_s - 1) for s in srv.server_samples(test, gpus)]
@@ -239,7 +277,10 @@ def full_load(gpus: dict[str, Any]) -> list[Judged]:
               f"{(predicted / row.tokens_per_s - 1) * 100:>+6.1f}%")  # fmt: skip
     fitted = prefill_fit(gpus)
     print(f"MFU, MoE GEMM efficiency fitted on all these rows: {fitted[0]:.2f}, {fitted[1]:.1f} "
-          f"(calibration.SERVER_MFU {cal.SERVER_MFU}, engines.MOE_GEMM_EFFICIENCY {MOE_GEMM_EFFICIENCY})")  # fmt: skip
+          f"(calibration.SERVER_MFU {cal.SERVER_MFU}, engines.MOE_GEMM_EFFICIENCY {MOE_GEMM_EFFICIENCY}); "
+          f"TensorRT-LLM × {engine_fit(gpus):.2f} (calibration.ENGINE_MFU_FACTOR "
+          f"{cal.ENGINE_MFU_FACTOR['tensorrt-llm']}); AMD × {amd_fit(gpus):.2f} (calibration.AMD_SERVER_MFU_SCALE "
+          f"{cal.AMD_SERVER_MFU_SCALE})")  # fmt: skip
     ours_all: list[float] = []
     base_all: list[float] = []
     by_engine: dict[str, list[float]] = {}
@@ -251,10 +292,17 @@ def full_load(gpus: dict[str, Any]) -> list[Judged]:
     for held in dict.fromkeys(groups):
         test = [r for r, g in zip(rows, groups, strict=True) if g == held]
         mfu, efficiency = prefill_fit(gpus, held)
-        amd = amd_fit(gpus, held)
-        ours = [abs(predict_full_load(r, gpus, mfu, efficiency, amd_scale=amd) / r.tokens_per_s - 1) for r in test]
+        amd, factor = amd_fit(gpus, held), engine_fit(gpus, held)
+        ours = [
+            abs(predict_full_load(r, gpus, mfu, efficiency, amd_scale=amd, engine_factor=factor) / r.tokens_per_s - 1)
+            for r in test
+        ]
         base = [
-            abs(predict_full_load(r, gpus, mfu, efficiency, prefill=False, amd_scale=amd) / r.tokens_per_s - 1)
+            abs(
+                predict_full_load(r, gpus, mfu, efficiency, prefill=False, amd_scale=amd, engine_factor=factor)
+                / r.tokens_per_s
+                - 1
+            )
             for r in test
         ]
         train = [r for r, g in zip(rows, groups, strict=True) if g != held]
@@ -270,7 +318,7 @@ def full_load(gpus: dict[str, Any]) -> list[Judged]:
               f"{cal.percentile(ours, 0.9) * 100:>8.1f}% {cal.percentile(base, 0.5) * 100:>14.1f}% "
               f"{cal.percentile(base, 0.9) * 100:>6.1f}% {cal.percentile(const, 0.5) * 100:>10.1f}% "
               f"{cal.percentile(const, 0.9) * 100:>6.1f}%   (fitted without it: MFU {mfu:.2f}, MoE {efficiency:.1f}, "
-              f"AMD {amd:.2f})")  # fmt: skip
+              f"AMD {amd:.2f}, TRT-LLM × {factor:.2f})")  # fmt: skip
     print(f"\nsingle-wave ShareGPT runs (all requests at once: set by the longest reply), NOT judged, by the "
           f"constants fitted on all judged rows (MFU {fitted[0]:.2f}, MoE {fitted[1]:.1f}):")  # fmt: skip
     wave_errors = []

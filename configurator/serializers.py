@@ -83,6 +83,12 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
     batch_size = serializers.IntegerField(
         min_value=1, max_value=MAX_BATCH, default=1, help_text="Sequences per user (inference) or micro-batch"
     )
+    cuda_graphs = serializers.BooleanField(
+        default=True,
+        help_text="Inference on vLLM, SGLang or TensorRT-LLM: decode steps replayed as CUDA graphs (their default); "
+        "false for eager mode (vLLM --enforce-eager), where every kernel is launched from the host: slower per "
+        "step, most on small batches. Ignored by llama.cpp and transformers",
+    )
     engine = serializers.ChoiceField(
         choices=ENGINES, required=False, help_text="Default llama.cpp for GGUF types, vllm otherwise"
     )
@@ -197,6 +203,7 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         prompt_tokens=_optional_int(data.get("prompt_tokens")),
         output_tokens=_optional_int(data.get("output_tokens")),
         batch_size=int(data.get("batch_size", 1)),
+        cuda_graphs=bool(data.get("cuda_graphs", True)),
         engine=engine,
         target_tokens_per_s=data.get("target_tokens_per_s"),
         require_ecc=bool(data.get("require_ecc", False)),

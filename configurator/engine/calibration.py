@@ -86,8 +86,8 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 # step on these engines: the kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) —
 # all-reduces are counted apart.
 SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=23)
-SERVER_ETA_HBM = 0.983
-SERVER_TAU_LAYER_S = 80.6e-6
+SERVER_ETA_HBM = 0.970
+SERVER_TAU_LAYER_S = 79.9e-6
 # No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.92 GDDR vs 0.57 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM
@@ -119,7 +119,26 @@ DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
 # fixtures/server_speed.csv (bench/accuracy.py, judged leave-one-source-out); llama.cpp and transformers:
 # priors (llm-analysis README @d841e40 advises ≤ 0.7 of peak).
 SERVER_MFU = 0.42
-PREFILL_MFU: dict[str, float] = {"llama.cpp": 0.35, "transformers": 0.4, **dict.fromkeys(SERVER_ENGINES, SERVER_MFU)}
+# Per engine, a factor on the pooled MFU, fitted by bench/accuracy_server.py (`engine_fit`) on the engine's own
+# full-load rows at the pooled MFU and judged leave-one-source-out. TensorRT-LLM: 1.12 on its 19 rows of four
+# publications (perf-overview, the H200 launch table, MLPerf v4.1 NVIDIA, NIM 1.8.0), 1.06-1.14 with any one left
+# out: its prefill and batched-decode GEMMs (CUTLASS/cuBLASLt FP8 with fused quantization, FP8 context attention)
+# run faster than the pooled engines'. vLLM and SGLang keep the pooled MFU: their full-load rows come from one
+# publication each (gpustack, datacrunch), too few to fit an engine of their own.
+ENGINE_MFU_FACTOR: dict[str, float] = {"tensorrt-llm": 1.12}
+PREFILL_MFU: dict[str, float] = {
+    "llama.cpp": 0.35,
+    "transformers": 0.4,
+    **{engine: SERVER_MFU * ENGINE_MFU_FACTOR.get(engine, 1.0) for engine in SERVER_ENGINES},
+}
+
+
+def engine_mfu(engine: str, pooled: float, factor: float | None = None) -> float:
+    """The MFU of an engine from the pooled one: × its ENGINE_MFU_FACTOR (`factor` replaces TensorRT-LLM's)."""
+    if engine == "tensorrt-llm" and factor is not None:
+        return pooled * factor
+    return pooled * ENGINE_MFU_FACTOR.get(engine, 1.0)
+
 
 # AMD Instinct GPUs under the server engines (vLLM on ROCm): the share of the NVIDIA-fitted MFU their matrix cores
 # reach on the paper peak. Fitted on the two rows of MLPerf Inference v4.1 AMD closed (mlcommons/
@@ -141,6 +160,12 @@ def server_mfu_scale(engine: str, vendor: str) -> float:
     return AMD_SERVER_MFU_SCALE if engine in SERVER_ENGINES and vendor.strip().lower() == "amd" else 1.0
 
 
+# Server engines run eagerly (vLLM --enforce-eager, no CUDA graphs): each kernel of a decode step is launched from
+# Python, which costs more host time per layer than the GPU spends on a small batch. Extra seconds per layer per
+# step, measured: vllm-project/vllm-omni issue #7960 (Qwen2.5-Omni-7B thinker, 28 Qwen2.5-7B layers, one A800,
+# TPOT ~22-23 ms eager vs ~13 ms with CUDA graphs: (22.5 - 13) / 28 ≈ 0.34 ms); the 3B thinker on an H200 was
+# 4.3 × faster with graphs, so this is the low end. One measured pair: a prior, said in every estimate.
+EAGER_LAYER_S = 340e-6
 TRAINING_MFU = 0.4
 
 # Sequences an engine runs at once by default (the full-load search in `served_throughput` stops there):

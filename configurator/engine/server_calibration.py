@@ -40,6 +40,7 @@ from configurator.engine.calibration import (
     SERVER_FIT_SOURCE,
     DecodeConstants,
     _solve,
+    engine_mfu,
     era_of,
     percentile,
     source_group,
@@ -199,10 +200,12 @@ def server_samples(
     *,
     mfu: float | None = None,
     moe_efficiency: float | None = None,
+    engine_factor: float | None = None,
 ) -> list[ServerSample]:
     """Per-user rows reduced to the decode-step terms estimate() uses (KV at prompt + output/2), with the time
-    the other users' prompts take per step (`serving.prompt_prefill_s` at `mfu` and `moe_efficiency`, default
-    the shipped ones; its activation traffic at the shipped η, a few per cent of a prompt's time)."""
+    the other users' prompts take per step (`serving.prompt_prefill_s` at `mfu` — the pooled MFU, × the row's
+    engine factor, `calibration.engine_mfu` — and `moe_efficiency`, default the shipped ones; its activation
+    traffic at the shipped η, a few per cent of a prompt's time)."""
     samples = []
     for row in rows:
         gpu = gpus[GPU_SKU_BY_NAME[row.gpu_name]]
@@ -212,7 +215,7 @@ def server_samples(
         terms = workload_step_terms(workload, gpu, row.gpu_count, link)
         prompt_s = prompt_prefill_s(
             workload, gpu, row.gpu_count, prompt_tokens=row.prompt_tokens, output_tokens=row.output_tokens,
-            link_gbs=link, mfu=mfu, moe_efficiency=moe_efficiency,
+            link_gbs=link, mfu=mfu and engine_mfu(row.engine, mfu, engine_factor), moe_efficiency=moe_efficiency,
         )  # fmt: skip
         era = era_of(source_group(row.source))
         label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.engine} {row.engine_version} b={users}"

@@ -209,6 +209,9 @@ class Workload:
     # None: derived from the context (estimate.engines.request_tokens)
     prompt_tokens: int | None = None
     output_tokens: int | None = None
+    # server engines (vLLM, SGLang, TensorRT-LLM) replay decode steps as CUDA graphs unless run eagerly
+    # (vLLM --enforce-eager); False: every kernel is launched from the host (estimate.serving, calibration.EAGER_LAYER_S)
+    cuda_graphs: bool = True
     require_ecc: bool = False
     production: bool = False
     # training

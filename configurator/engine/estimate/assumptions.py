@@ -431,6 +431,14 @@ def _layout_assumptions(
             prompt=Num(throughput.prompt_tokens),
         )
     )
+    if not w.cuda_graphs and plan.engine in cal.SERVER_ENGINES:
+        words.append(
+            Phrase(
+                "eager mode (no CUDA graphs): every kernel launched from the host, +%(eager)s µs per layer per decode "
+                "step (a prior from one published eager/graph pair)",
+                eager=Num(cal.EAGER_LAYER_S * 1e6),
+            )
+        )
     if cal.server_mfu_scale(plan.engine, gpu.vendor) != 1.0:
         scale = Num(cal.AMD_SERVER_MFU_SCALE * 100)
         words.append(

@@ -22,7 +22,7 @@ all three to them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from configurator.engine import calibration as cal
 from configurator.engine.estimate.engines import request_tokens
@@ -105,6 +105,9 @@ def _setting(
 ) -> _Setting:
     prompt_plan, decode_plan = serving_plans(workload, prompt_tokens, output_tokens)
     engine = decode_plan.engine
+    constants = constants or cal.DECODE_CONSTANTS[(engine, cal.memory_class(gpu.memory_type))]
+    if not workload.cuda_graphs and engine in cal.SERVER_ENGINES:  # eager: kernels launched from the host
+        constants = replace(constants, tau_layer_s=constants.tau_layer_s + cal.EAGER_LAYER_S)
     return _Setting(
         prompt_plan=prompt_plan,
         decode_plan=decode_plan,
@@ -112,7 +115,7 @@ def _setting(
         link=_link(gpu, link_gbs),
         mfu=(mfu or cal.PREFILL_MFU[engine])
         * (cal.server_mfu_scale(engine, gpu.vendor) if mfu_scale is None else mfu_scale),
-        constants=constants or cal.DECODE_CONSTANTS[(engine, cal.memory_class(gpu.memory_type))],
+        constants=constants,
     )
 
 

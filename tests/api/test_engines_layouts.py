@@ -1,0 +1,130 @@
+"""Issue 33, item 2 through POST /api/v1/estimate: per-engine efficiency (TensorRT-LLM's MFU factor), the layout an
+engine would choose at full load (data-parallel replicas of tensor parallelism k), AMD's own measured efficiency
+(or "unvalidated"), CUDA graphs on/off, and per-user decode under load, each against a published run with the
+error claimed.
+
+The published figures are rows of fixtures/server_speed.csv; `make accuracy` (bench/accuracy_server.py) judges
+them leave-one-source-out. The errors claimed here are those of the shipped constants on these rows, which were
+fitted on them too (in-sample), so each docstring also gives the held-out figure `make accuracy` printed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+URL = "/api/v1/estimate"
+
+# NVIDIA NIM 1.8.0, Llama-3.3-70B-Instruct FP8 TP2 on 2 × H100 80G, 5,000 input / 500 output tokens
+# (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance): ITL 18.58 / 38.75 / 59.73 ms at 1 / 25 / 50 users.
+NIM_70B = {
+    "model": "llama-3.3-70b", "precision": "fp8", "kv_cache_precision": "fp8", "engine": "tensorrt-llm",
+    "context_tokens": 5500, "prompt_tokens": 5000, "output_tokens": 500, "gpu": "h100-sxm", "gpu_count": 2,
+}  # fmt: skip
+
+# MLPerf Inference v4.1 Llama-2-70B Offline (mlcommons/inference_results_v4.1): FP8, ~293 output tokens per sample;
+# the mean prompt is not in the logs, 200 tokens is our estimate (fixtures/server_speed.csv notes).
+MLPERF_70B = {
+    "model": "llama-2-70b", "precision": "fp8", "kv_cache_precision": "fp8", "context_tokens": 493,
+    "prompt_tokens": 200, "output_tokens": 293, "gpu_count": 8,
+}  # fmt: skip
+
+
+def _post(client: APIClient, body: dict[str, Any]) -> dict[str, Any]:
+    response = client.post(URL, body, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+@pytest.mark.parametrize(
+    ("users", "published", "claimed"),
+    [
+        (1, 1000 / 18.58, 0.10),  # 53.8 tok/s: ours 55.5 (+3 %)
+        (25, 1000 / 38.75, 0.15),  # 25.8 tok/s: ours 23.7 (−8 %)
+        (50, 1000 / 59.73, 0.15),  # 16.7 tok/s: ours 14.8 (−12 %)
+    ],
+)
+def test_nim_70b_per_user_speed_falls_with_the_other_users_prompts(
+    catalog: None, api_client: APIClient, users: int, published: float, claimed: float
+) -> None:
+    """Each of N users decodes while the other users' 5,000-token prompts are prefilled (+52 % and +83 % too fast
+    at 25 and 50 users before issue 33). Claimed: ±10 % at 1 user, ±15 % at 25 and 50; `make accuracy` holds the
+    NIM rows out: 5.5 % median, 10.8 % p90 (per-user table, docs.nvidia.com/nim/... group)."""
+    speed = _post(api_client, {**NIM_70B, "concurrent_users": users})["throughput"]
+    assert speed["decode_tokens_per_s_per_user"] == pytest.approx(published, rel=claimed)
+    if users > 1:
+        assert speed["prefill_share"] > 0.4  # most of each step is the others' prompts (5,000 tokens each)
+
+
+def test_mlperf_llama2_70b_offline_on_8_h200_and_its_layout(catalog: None, api_client: APIClient) -> None:
+    """MLPerf v4.1 NVIDIA closed, H200-SXM-141GBx8_TRT, llama2-70b-99 Offline: 31,302.7 tokens/s, run as 8 replicas
+    of one GPU (configs/llama2-70b/Offline: H200_SXM_141GBx8 tensor_parallelism 1). The estimate chooses the same
+    layout itself (it tries every split of the 8 GPUs) and answers 30,794 (−1.6 %). Claimed: ±15 %; held out in
+    `make accuracy` (MLPerf NVIDIA group, at the refitted MFU): 8.8 % median. On 8 × H100 NVIDIA ran 4 × TP2
+    (H100_SXM_80GB_TP2x4): 24,524.9 tokens/s, ours 28,555 (+16 %, claimed ±20 %), also 4 × TP2."""
+    h200 = _post(api_client, {**MLPERF_70B, "gpu": "h200-sxm", "engine": "tensorrt-llm"})["throughput"]
+    assert h200["served_output_tokens_per_s"] == pytest.approx(31302.7, rel=0.15)
+    assert (h200["served_replicas"], h200["served_tensor_parallel"]) == (8, 1)
+    h100 = _post(api_client, {**MLPERF_70B, "gpu": "h100-sxm", "engine": "tensorrt-llm"})["throughput"]
+    assert h100["served_output_tokens_per_s"] == pytest.approx(24524.9, rel=0.20)
+    assert (h100["served_replicas"], h100["served_tensor_parallel"]) == (4, 2)
+    # the per-user speeds stay those of one instance on all 8 GPUs
+    one = _post(api_client, {**MLPERF_70B, "gpu": "h200-sxm", "engine": "tensorrt-llm"})
+    assert one["gpu"]["parallelism"] == "tensor"
+
+
+def test_8_h200_serve_llama2_70b_faster_than_8_mi300x(catalog: None, api_client: APIClient) -> None:
+    """MLPerf v4.1 Llama-2-70B Offline: 8 × H200 31,302.7 tokens/s (NVIDIA, TensorRT-LLM) against 8 × MI300X
+    23,514.8 (AMD, vLLM on ROCm). On paper the MI300X has more bandwidth (5.3 vs 4.8 TB/s) and FLOPs (1,307 vs 990
+    TFLOPS), and with NVIDIA-fitted efficiencies it ranked first (+54 %); its matrix cores run at 0.65 of that
+    MFU (measured on these rows and, held out, on Oracle's MI300X runs). Ours: 8 × MI300X 23,860 (+1.5 %, claimed
+    ±10 %), below 8 × H200 on the same engine (vLLM: 27,611) and on TensorRT-LLM (30,794)."""
+    mi300x = _post(api_client, {**MLPERF_70B, "gpu": "mi300x", "engine": "vllm"})
+    assert mi300x["throughput"]["served_output_tokens_per_s"] == pytest.approx(23514.8, rel=0.10)
+    for engine in ("vllm", "tensorrt-llm"):
+        h200 = _post(api_client, {**MLPERF_70B, "gpu": "h200-sxm", "engine": engine})["throughput"]
+        assert h200["served_output_tokens_per_s"] > 1.1 * mi300x["throughput"]["served_output_tokens_per_s"]
+    assert any("MLPerf Inference v4.1, AMD's MI300X results" in a for a in mi300x["assumptions"])
+
+
+def test_amd_gpus_without_published_runs_are_labelled_unvalidated(catalog: None, api_client: APIClient) -> None:
+    body = _post(
+        api_client,
+        {"model": "llama-3.1-8b", "precision": "bf16", "engine": "vllm", "gpu": "radeon-pro-w7900", "gpu_count": 1},
+    )
+    assert any("unvalidated" in a and "MI300X" in a for a in body["assumptions"])
+    nvidia = _post(api_client, {"model": "llama-3.1-8b", "precision": "bf16", "engine": "vllm", "gpu": "l40s"})
+    assert not any("AMD GPU" in a for a in nvidia["assumptions"])
+
+
+def test_tensorrt_llm_prefills_faster_than_vllm_on_the_same_build(catalog: None, api_client: APIClient) -> None:
+    """TensorRT-LLM's MFU is 1.12 × the pooled one (fitted on its 19 full-load rows of four publications,
+    1.06-1.14 with any one left out): the same 5,000-token prompt's first token comes 1.12 × sooner, the
+    memory-bound single-user decode is the same."""
+    trt = _post(api_client, {**NIM_70B, "concurrent_users": 1})["throughput"]
+    vllm = _post(api_client, {**NIM_70B, "concurrent_users": 1, "engine": "vllm"})["throughput"]
+    assert vllm["time_to_first_token_s"] / trt["time_to_first_token_s"] == pytest.approx(1.12, rel=0.03)
+    assert trt["decode_tokens_per_s_per_user"] == pytest.approx(vllm["decode_tokens_per_s_per_user"], rel=0.01)
+
+
+def test_eager_mode_is_an_input_and_slows_small_batches(catalog: None, api_client: APIClient) -> None:
+    """vLLM --enforce-eager launches every kernel from the host: +0.34 ms per layer per step (vllm-project/
+    vllm-omni issue #7960, Qwen2.5-7B thinker on an A800: TPOT 22.5 ms eager vs 13 ms with CUDA graphs). Llama-3.1-8B
+    BF16 on one H100 at one user: 138.5 tok/s with graphs, 55.2 eager (32 layers × 0.34 ms = 10.9 ms a token)."""
+    body = {"model": "llama-3.1-8b", "precision": "bf16", "engine": "vllm", "gpu": "h100-sxm", "context_tokens": 1200}
+    graphs = _post(api_client, body)
+    eager = _post(api_client, {**body, "cuda_graphs": False})
+    ratio = graphs["throughput"]["decode_tokens_per_s_per_user"] / eager["throughput"]["decode_tokens_per_s_per_user"]
+    assert 2.0 < ratio < 3.0
+    assert any("eager mode" in a for a in eager["assumptions"])
+    assert not any("eager mode" in a for a in graphs["assumptions"])
+    # llama.cpp has no CUDA-graph switch here: the field does not move it
+    gguf = {**body, "precision": "q4_k_m", "engine": "llama.cpp"}
+    assert (
+        _post(api_client, gguf)["throughput"]["decode_tokens_per_s_per_user"]
+        == _post(api_client, {**gguf, "cuda_graphs": False})["throughput"]["decode_tokens_per_s_per_user"]
+    )
+    refused = api_client.post(URL, {**body, "cuda_graphs": "sometimes"}, format="json")
+    assert refused.status_code == 400
+    assert list(refused.json()["error"]["fields"]) == ["cuda_graphs"]
