@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from configurator.engine import calibration as cal
@@ -28,15 +29,28 @@ def _pcie_gbs(gpu: GpuSpec) -> float:
     return PCIE_GBS_PER_LANE.get(gpu.pcie_gen, 1.969) * gpu.pcie_lanes
 
 
+# NVIDIA Blackwell GPUs (B200/B300, GB200/GB300, RTX PRO Blackwell, GeForce RTX 50): 5th-generation tensor cores
+# with FP4, at twice their FP8 rate (NVIDIA Blackwell architecture technical brief: B200 9 PFLOPS dense FP4 against
+# 4.5 FP8; the RTX Blackwell whitepaper doubles FP8 for FP4 likewise).
+_BLACKWELL = re.compile(r"blackwell|\bg?b[23]00\b|geforce rtx 50\d0", re.IGNORECASE)
+
+
+def has_fp4_tensor_cores(gpu: GpuSpec) -> bool:
+    return gpu.vendor.strip().lower() == "nvidia" and bool(_BLACKWELL.search(f"{gpu.sku} {gpu.name}"))
+
+
 def _peak_flops(gpu: GpuSpec, precision: str, engine: str) -> float:
-    """Dense tensor-core peak the GEMMs run at: FP8 for W8A8/FP4 checkpoints on engines with FP8 kernels,
-    INT8 for W8A8 int8, FP16/BF16 otherwise (GGUF and W4A16 dequantize to fp16).
+    """Dense tensor-core peak the GEMMs run at: FP8 for W8A8 checkpoints on engines with FP8 kernels, FP4 (twice
+    FP8) for NVFP4 on Blackwell, INT8 for W8A8 int8, FP16/BF16 otherwise (GGUF and W4A16 dequantize to fp16; so does
+    NVFP4 before Blackwell: vLLM runs it through its Marlin W4A16 kernel there, FP4 weights and BF16 activations).
 
     The catalog's `fp16_tflops` of GeForce cards is the FP32-accumulate rate, half the FP16-accumulate rate
     (NVIDIA Ada whitepaper App. A, gpus.csv notes); llama.cpp's cuBLAS path accumulates in FP16, so it gets 2×.
     """
     if engine in cal.SERVER_ENGINES:
-        if precision in ("fp8", "nvfp4") and gpu.fp8_tflops:
+        if precision == "nvfp4" and gpu.fp8_tflops and has_fp4_tensor_cores(gpu):
+            return 2.0 * gpu.fp8_tflops * 1e12
+        if precision == "fp8" and gpu.fp8_tflops:
             return gpu.fp8_tflops * 1e12
         if precision == "int8" and gpu.int8_tops:
             return gpu.int8_tops * 1e12
