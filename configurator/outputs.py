@@ -133,10 +133,11 @@ class _ThroughputOutputSerializer(serializers.Serializer):
         3, help_text="Share of each user's time per output token spent prefilling the other users' prompts"
     )
     served_tensor_parallel = serializers.IntegerField(
-        help_text="Inference: GPUs per engine instance in the layout served_output_tokens_per_s assumes (the one "
-        "of most output tokens/s an engine would be set to: tensor parallelism k on each of served_replicas "
-        "data-parallel replicas, k × replicas = gpu.count); the per-user speeds are for one instance on all "
-        "gpu.count GPUs (gpu.parallelism); 0 for training"
+        help_text="Inference: GPUs per engine instance in the layout served_output_tokens_per_s assumes, the one "
+        "of most output tokens/s an engine would be set to: vLLM, SGLang and TensorRT-LLM try every split of the "
+        "GPUs into served_replicas data-parallel replicas of k GPUs each (tensor parallel within a replica, k × "
+        "replicas = gpu.count); llama.cpp and transformers run one instance on all GPUs (k = gpu.count, split as "
+        "gpu.parallelism says). The per-user speeds are for one instance on all gpu.count GPUs; 0 for training"
     )
     served_replicas = serializers.IntegerField(
         help_text="Inference: data-parallel engine instances (replicas) in that layout, each serving its share of "
