@@ -291,7 +291,9 @@ def best_served_layout(
     split step, so they win at full load once a replica's KV cache holds a large batch: MLPerf Inference v4.1
     ran Llama-2-70B FP8 as 8 × TP1 on 8 × H200 and 4 × TP2 on 8 × H100 (mlcommons/inference_results_v4.1
     closed/NVIDIA/configs/llama2-70b/Offline/__init__.py, `tensor_parallelism`), AMD as 8 × TP1 on 8 × MI300X
-    (its 8-GPU result is 7.7 × its 1-GPU one). The workload's own users (`users`) bound the full load from below
+    (its 8-GPU result is 7.7 × its 1-GPU one); Lambda's vLLM sweeps on 1-8 × A100/H100 found the same ("data
+    parallelism outperforms tensor parallelism when the model fits", LambdaLabsML/vllm-benchmark
+    benchmark_v0.md). The workload's own users (`users`) bound the full load from below
     only on the single instance estimate() lays out (`_full_batch`)."""
     plan = serving_plans(workload, prompt_tokens, output_tokens)[1]
     layouts = []
