@@ -27,8 +27,8 @@ from configurator.engine.estimate.speed import workload_step_terms
 from configurator.engine.models_library import model_get
 from configurator.engine.types import Workload
 
-TARGET_MEDIAN = 0.12
-TARGET_P90 = 0.30
+TARGET_MEDIAN = 0.10  # issue 33: llama.cpp stays ≤ 10 % median / 25 % p90, leave-one-source-out
+TARGET_P90 = 0.25
 BASELINE_ETA = 0.55  # llmfit: tok/s = BW / model_GB × 0.55
 
 
@@ -145,7 +145,8 @@ def main() -> int:
         print(f"  - {source}: {reason}")
     loso_median, loso_p90 = cal.percentile(pooled_ours, 0.5), cal.percentile(pooled_ours, 0.9)
     per_user_judged, server_ok = accuracy_server.per_user(gpus)
-    server_judged = per_user_judged + accuracy_server.full_load(gpus)
+    full_load_judged, full_load_ok = accuracy_server.full_load(gpus)
+    server_judged = per_user_judged + full_load_judged
     const_median, const_p90 = cal.percentile(pooled_base, 0.5), cal.percentile(pooled_base, 0.9)
 
     print("\nAbsolute % error of decode tokens/s per user, by engine")
@@ -210,7 +211,12 @@ def main() -> int:
         f"server engines leave-one-source-out (per-user decode) {server_verdict} the targets: median ≤ "
         f"{accuracy_server.TARGET_MEDIAN:.0%}, p90 ≤ {accuracy_server.TARGET_P90:.0%}"
     )
-    return 0 if ok and server_ok else 1
+    full_verdict = "meets" if full_load_ok else "MISSES"
+    print(
+        f"server engines leave-one-source-out (output at full load) {full_verdict} the targets: median ≤ "
+        f"{accuracy_server.FULL_LOAD_MEDIAN:.0%}, p90 ≤ {accuracy_server.FULL_LOAD_P90:.0%}"
+    )
+    return 0 if ok and server_ok and full_load_ok else 1
 
 
 if __name__ == "__main__":

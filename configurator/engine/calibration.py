@@ -93,8 +93,11 @@ SERVER_TAU_LAYER_S = 79.9e-6
 SERVER_ETA_GDDR = SERVER_ETA_HBM
 # HF transformers decodes eagerly (no CUDA graphs): launch-bound at ~0.4 ms per layer (prior).
 _PRIOR = Phrase("prior (no single-stream rows for this engine in decode_calibration.csv)")
-_SERVER = DecodeConstants(SERVER_ETA_HBM, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
-_SERVER_GDDR = DecodeConstants(SERVER_ETA_GDDR, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE)
+# GGUF K-quant weights on vLLM (its GGUF loader) are dequantized by kernels ported from llama.cpp's ggml-cuda mmvq/
+# mmq (vllm-project/vllm csrc/quantization/gguf): the same ALU cost per byte as llama.cpp's, fitted there.
+_GGUF = {"kquant_extra": LLAMACPP_KQUANT_EXTRA, "kquant_extra_amd": LLAMACPP_KQUANT_EXTRA_AMD}
+_SERVER = DecodeConstants(SERVER_ETA_HBM, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE, **_GGUF)
+_SERVER_GDDR = DecodeConstants(SERVER_ETA_GDDR, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE, **_GGUF)
 DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
     **{
         ("llama.cpp", memory): DecodeConstants(
