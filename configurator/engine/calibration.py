@@ -80,14 +80,15 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 # (cuBLAS/CUTLASS/DeepGEMM GEMMs, FlashInfer/FlashAttention, fused-MoE grouped GEMMs), so they share one set of
 # constants: too few published rows per engine to fit each apart. `fit_server` fitted them on the per-user rows
 # of fixtures/server_speed.csv (SGLang, vLLM and TensorRT-LLM, TP1-8 on H100/H200, NVIDIA NIM's Llama-3.3-70B on
-# 2 × H100 at 1-50 users, one Llama-3.1-405B stream on 8 × MI300X), each row's decode step less
+# 2 × H100 at 1-50 users, one Llama-3.1-405B stream on 8 × MI300X, vLLM's CI latency tests on H200), each row's
+# decode step less
 # the other users' prompts prefilled meanwhile (estimate.serving.decode_per_user, at SERVER_MFU); bench/accuracy.py
 # reproduces the numbers and judges them leave-one-source-out. τ_layer is the whole fixed cost of a layer per
 # step on these engines: the kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) —
 # all-reduces are counted apart.
-SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=23)
-SERVER_ETA_HBM = 0.970
-SERVER_TAU_LAYER_S = 79.9e-6
+SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=26)
+SERVER_ETA_HBM = 0.935
+SERVER_TAU_LAYER_S = 78.7e-6
 # No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.92 GDDR vs 0.57 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM

@@ -210,7 +210,7 @@ class Workload:
     prompt_tokens: int | None = None
     output_tokens: int | None = None
     # server engines (vLLM, SGLang, TensorRT-LLM) replay decode steps as CUDA graphs unless run eagerly
-    # (vLLM --enforce-eager); False: every kernel is launched from the host (estimate.serving, calibration.EAGER_LAYER_S)
+    # (vLLM --enforce-eager); False: every kernel is launched from the host (calibration.EAGER_LAYER_S)
     cuda_graphs: bool = True
     require_ecc: bool = False
     production: bool = False
