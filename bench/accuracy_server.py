@@ -335,7 +335,7 @@ def full_load(gpus: dict[str, Any]) -> tuple[list[Judged], bool]:
     judged = [Judged("full load", "ours, leave-one-source-out (judged)", ours_all),
               Judged("", "prefill ignored (the old estimate), same MFU (baseline)", base_all),
               Judged("", "single constant: tokens at one share of peak FLOPs (baseline)", const_all),
-              Judged("", "estimate() served_output_tokens_per_s, shipped (in-sample)", api_errors)]  # fmt: skip
+              Judged("", "estimate() served_output (own layout, no request cap; in-sample)", api_errors)]  # fmt: skip
     if wave_errors:
         judged.append(Judged("", "single-wave ShareGPT runs, all-row fit (NOT judged)", wave_errors))
     for engine, errors in sorted(by_engine.items()):
