@@ -87,8 +87,8 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 # step on these engines: the kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) —
 # all-reduces are counted apart.
 SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=26)
-SERVER_ETA_HBM = 0.935
-SERVER_TAU_LAYER_S = 78.7e-6
+SERVER_ETA_HBM = 0.934
+SERVER_TAU_LAYER_S = 78.6e-6
 # No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.92 GDDR vs 0.57 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM
@@ -124,12 +124,12 @@ DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
 # priors (llm-analysis README @d841e40 advises ≤ 0.7 of peak).
 SERVER_MFU = 0.42
 # Per engine, a factor on the pooled MFU, fitted by bench/accuracy_server.py (`engine_fit`) on the engine's own
-# full-load rows at the pooled MFU and judged leave-one-source-out. TensorRT-LLM: 1.12 on its 19 rows of four
+# full-load rows at the pooled MFU and judged leave-one-source-out. TensorRT-LLM: 1.14 on its 19 rows of four
 # publications (perf-overview, the H200 launch table, MLPerf v4.1 NVIDIA, NIM 1.8.0), 1.06-1.14 with any one left
 # out: its prefill and batched-decode GEMMs (CUTLASS/cuBLASLt FP8 with fused quantization, FP8 context attention)
 # run faster than the pooled engines'. vLLM and SGLang keep the pooled MFU: their full-load rows come from one
 # publication each (gpustack, datacrunch), too few to fit an engine of their own.
-ENGINE_MFU_FACTOR: dict[str, float] = {"tensorrt-llm": 1.12}
+ENGINE_MFU_FACTOR: dict[str, float] = {"tensorrt-llm": 1.14}
 PREFILL_MFU: dict[str, float] = {
     "llama.cpp": 0.35,
     "transformers": 0.4,

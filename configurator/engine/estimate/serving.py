@@ -326,6 +326,9 @@ def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: float | 
         w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences
     )
     served = layout.served
+    # the full load runs at least the workload's own users (`_full_batch`); the two formulas of that same load
+    # (N / (step + N × prompt / output) and 1 / (step / N + prompt / output)) may differ in the last bit
+    served_tokens = max(served.tokens_per_s, user.all_users_tokens_per_s)
     prompt_plan = serving_plans(w, prompt, output)[0]
     first_token = _prefill_s(prompt_plan, gpu, count, _parallelism(prompt_plan, count), link)
     return Throughput(
@@ -333,7 +336,7 @@ def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: float | 
         decode_tokens_per_s_total=user.all_users_tokens_per_s,
         prefill_tokens_per_s=prompt / first_token,
         time_to_first_token_s=first_token,
-        served_output_tokens_per_s=served.tokens_per_s,
+        served_output_tokens_per_s=served_tokens,
         served_sequences=served.sequences,
         prompt_tokens=prompt,
         output_tokens=output,
