@@ -54,6 +54,8 @@ FINDING_TITLES: dict[str, Promise] = {
     "interconnect.nvswitch": _("This GPU needs an NVSwitch platform"),
     "interconnect.bridge_spacing": _("The bridge spacing does not match the slots"),
     "interconnect.tp_over_pcie": _("Tensor parallelism over PCIe"),
+    "interconnect.tp_partly_bridged": _("Tensor parallelism beyond the NVLink bridges"),
+    "interconnect.tp_over_sockets": _("Tensor parallelism across CPU sockets"),
     "memory.none": _("No system memory"),
     "memory.kind": _("Wrong memory type for the platform"),
     "memory.ecc_rdimm_required": _("ECC RDIMM memory is required"),

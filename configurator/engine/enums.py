@@ -130,6 +130,8 @@ class FindingCode(StrEnum):
     INTERCONNECT_NO_NVLINK = "interconnect.no_nvlink"
     INTERCONNECT_NVSWITCH = "interconnect.nvswitch"
     INTERCONNECT_TP_OVER_PCIE = "interconnect.tp_over_pcie"
+    INTERCONNECT_TP_PARTLY_BRIDGED = "interconnect.tp_partly_bridged"
+    INTERCONNECT_TP_OVER_SOCKETS = "interconnect.tp_over_sockets"
     INTERCONNECT_UNBRIDGED_GPU = "interconnect.unbridged_gpu"
     MEMORY_TWO_DPC = "memory.2dpc"
     MEMORY_DIMM_SLOTS = "memory.dimm_slots"

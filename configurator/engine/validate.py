@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from configurator.engine.budgets.lanes import LANE_INPUTS
-from configurator.engine.budgets.links import effective_link_gbs
+from configurator.engine.budgets.links import build_link
 from configurator.engine.frozen import direct_init
 from configurator.engine.proving import Focus, prove_fixes
 from configurator.engine.rules import RULE_FINDING_READS, RULE_READS, RULE_YIELDS, RULES, RuleContext
@@ -99,7 +99,7 @@ def validate(
 
 def rule_context(build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None) -> RuleContext:
     """The rules' context for `build` (its link speed and the workload's estimate on it)."""
-    link_gbs = effective_link_gbs(build)
+    link_gbs = build_link(build)
     estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
     return RuleContext(
         build=build,
@@ -246,7 +246,7 @@ class Rechecks:
             if change.same_estimate:
                 link_gbs, estimate, problem = base.link_gbs, base.estimate, base.estimate_problem
             else:
-                link_gbs = effective_link_gbs(fixed)
+                link_gbs = build_link(fixed)
                 estimate, problem = workload_estimate(fixed, base.workload, link_gbs=link_gbs)
             ctx = _new_context(
                 build=fixed,

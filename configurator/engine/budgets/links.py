@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from configurator.engine.estimate.topology import RingBound, Topology, build_topology, tp_bound
 from configurator.engine.frozen import direct_init
 from configurator.engine.types import BridgeSpec, BuildSpec, GpuSpec, Line
 
@@ -65,4 +66,18 @@ def effective_link_gbs(build: BuildSpec) -> float | None:
         groups = bridge_groups(build)
         if groups and groups[0].covered >= build.gpu_count:
             return gpu.nvlink_gbs
+    return None
+
+
+def build_link(build: BuildSpec) -> float | Topology | None:
+    """What the estimate of a build is told of its GPUs' links: the link graph of two or more GPUs
+    (estimate.topology: NVSwitch, the bridge sets as they are fitted, PCIe switches and the CPU sockets), so
+    tensor parallelism runs at the slowest link of its ring; None with fewer than 2 GPUs."""
+    return build_topology(build) if build.gpu_count >= 2 else None
+
+
+def link_bound(link: float | Topology | None, gpu: GpuSpec, size: int) -> RingBound | None:
+    """The link a TP group of `size` GPUs runs at under `link` (None: a float fabric or no graph)."""
+    if isinstance(link, Topology) and size >= 2:
+        return tp_bound(link, size)
     return None

@@ -53,7 +53,7 @@ from configurator.engine.estimate.layout import (
 from configurator.engine.estimate.plans import _plan
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
 from configurator.engine.estimate.serving import serving_throughput
-from configurator.engine.estimate.speed import PCIE_GBS_PER_LANE, _link, decode_terms
+from configurator.engine.estimate.speed import PCIE_GBS_PER_LANE, LinkArg, _link, decode_terms
 from configurator.engine.estimate.weights import (
     GGML_TYPE_BITS,
     GGUF_DEFAULT_TYPE,
@@ -112,13 +112,15 @@ def estimate(
     gpu: GpuSpec | None = None,
     gpu_count: int = 1,
     *,
-    link_gbs: float | None = None,
+    link_gbs: LinkArg = None,
     max_gpus: int = 16,
 ) -> Estimate:
     """Memory, layout on `gpu_count` × `gpu` and speed of a workload.
 
-    `link_gbs` is the GPU-to-GPU bandwidth when the GPUs are joined by NVLink/NVSwitch; None means PCIe
-    (from the GPU's generation and lanes). Raises DomainError (fields named) for workloads that cannot run.
+    `link_gbs` is the GPU-to-GPU bandwidth when every GPU reaches every other over NVLink/NVSwitch; None means
+    PCIe (from the GPU's generation and lanes); a `topology.Topology` is the build's link graph, and tensor
+    parallelism runs at the slowest link of its ring (`topology.tp_bound`).
+    Raises DomainError (fields named) for workloads that cannot run.
     """
     if gpu_count < 1:
         raise DomainError(
@@ -156,7 +158,7 @@ def estimate(
             kv_cache_tokens=pool,
             max_concurrent_users=None if pool is None else pool // workload.context_tokens,
         )
-        link = _link(gpu, link_gbs)
+        link = _link(gpu, link_gbs, count)
         throughput = serving_throughput(plan, gpu, count, link_gbs)
 
     def explain() -> list[Phrase]:

@@ -14,6 +14,7 @@ from configurator.engine.estimate.server_memory import (
     server_memory_from,
     server_total,
 )
+from configurator.engine.estimate.topology import Topology
 from configurator.engine.estimate.training import sharded_stage
 from configurator.engine.estimate.weights import GIB
 from configurator.engine.types import GpuSpec, ModelArch, Workload
@@ -122,7 +123,7 @@ def _min_gpus(plan: _Plan, gpu: GpuSpec, max_gpus: int) -> int | None:
 
 
 def min_gpus_to_fit(
-    workload: Workload, gpu: GpuSpec, *, max_gpus: int = 16, link_gbs: float | None = None
+    workload: Workload, gpu: GpuSpec, *, max_gpus: int = 16, link_gbs: float | Topology | None = None
 ) -> int | None:
     """Smallest count of `gpu` (1..max_gpus) whose per-GPU memory fits, None when none does.
 

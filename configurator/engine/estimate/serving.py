@@ -30,6 +30,7 @@ from configurator.engine.estimate.layout import _parallelism, _per_gpu_bytes, _u
 from configurator.engine.estimate.plans import _Plan, serving_plans
 from configurator.engine.estimate.server_memory import server_batch
 from configurator.engine.estimate.speed import (
+    LinkArg,
     _activation_bytes,
     _allreduce_s,
     _Link,
@@ -98,7 +99,7 @@ def _setting(
     gpu_count: int,
     prompt_tokens: int,
     output_tokens: int,
-    link_gbs: float | None,
+    link_gbs: LinkArg,
     mfu: float | None,
     constants: cal.DecodeConstants | None,
     mfu_scale: float | None = None,
@@ -112,7 +113,7 @@ def _setting(
         prompt_plan=prompt_plan,
         decode_plan=decode_plan,
         parallelism=_parallelism(decode_plan, gpu_count),
-        link=_link(gpu, link_gbs),
+        link=_link(gpu, link_gbs, gpu_count),
         mfu=(mfu or cal.PREFILL_MFU[engine])
         * (cal.server_mfu_scale(engine, gpu.vendor) if mfu_scale is None else mfu_scale),
         constants=constants,
@@ -150,7 +151,7 @@ def prompt_prefill_s(
     *,
     prompt_tokens: int,
     output_tokens: int,
-    link_gbs: float | None = None,
+    link_gbs: LinkArg = None,
     mfu: float | None = None,
     constants: cal.DecodeConstants | None = None,
     moe_efficiency: float | None = None,
@@ -168,7 +169,7 @@ def decode_per_user(
     *,
     prompt_tokens: int,
     output_tokens: int,
-    link_gbs: float | None = None,
+    link_gbs: LinkArg = None,
     mfu: float | None = None,
     constants: cal.DecodeConstants | None = None,
     moe_efficiency: float | None = None,
@@ -194,7 +195,7 @@ def served_throughput(
     *,
     prompt_tokens: int,
     output_tokens: int,
-    link_gbs: float | None = None,
+    link_gbs: LinkArg = None,
     mfu: float | None = None,
     constants: cal.DecodeConstants | None = None,
     with_prefill: bool = True,
@@ -281,7 +282,7 @@ def best_served_layout(
     *,
     prompt_tokens: int,
     output_tokens: int,
-    link_gbs: float | None = None,
+    link_gbs: LinkArg = None,
     users: int | None = None,
 ) -> ServedLayout:
     """The layout an engine is set to for throughput, and its full load: every instance size of
@@ -310,12 +311,12 @@ def best_served_layout(
     return next(layout for layout in layouts if layout.served.tokens_per_s >= best * (1 - 1e-9))
 
 
-def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: float | None) -> Throughput:
+def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: LinkArg) -> Throughput:
     """The speeds estimate() reports: `decode_per_user` at the workload's users, `served_throughput` at full
     load (no cap on requests: a service keeps its queue), both for the request of `engines.request_tokens`;
     time to first token is one such prompt on idle GPUs (`speed._prefill_s`). Training: the whole build's
     tokens/s (estimate.training_speed), its own field."""
-    link = _link(gpu, link_gbs)
+    link = _link(gpu, link_gbs, count)
     if plan.training:
         trained = training_step(plan, gpu, count, link.gbs, _pcie_gbs(gpu))
         return Throughput(0.0, 0.0, 0.0, 0.0, training_tokens_per_s=trained.tokens_per_s)

@@ -17,6 +17,7 @@ from configurator.engine.estimate.engines import (
 )
 from configurator.engine.estimate.layout import _kv_share, _parallelism
 from configurator.engine.estimate.plans import _Plan, serving_plans
+from configurator.engine.estimate.topology import RingBound, Topology, tp_bound
 from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.types import GpuSpec, ModelArch, Workload
@@ -65,10 +66,13 @@ class _Link:
     gbs: float
     floor_s: float
     gpu: GpuSpec | None = None  # PCIe: the GPU whose slot it is (for the label); None for NVLink/NVSwitch
+    bound: RingBound | None = None  # from the build's link graph: which link bounds the ring, and why
 
     @property
     def label(self) -> Phrase:
         """Said only by the assumptions, so made when they are read (estimate() makes a link per call)."""
+        if self.bound is not None:
+            return self.bound.label
         if self.gpu is None:
             return Phrase("NVLink/NVSwitch %(bandwidth)s GB/s", bandwidth=Num(self.gbs, None))
         gpu = self.gpu
@@ -80,7 +84,17 @@ class _Link:
         )
 
 
-def _link(gpu: GpuSpec, link_gbs: float | None) -> _Link:
+# what the estimator is told of the GPUs' links: a bandwidth every GPU reaches every other at (NVSwitch), the
+# build's link graph (estimate.topology), or None (PCIe from the GPU's generation and lanes)
+LinkArg = float | Topology | None
+
+
+def _link(gpu: GpuSpec, link_gbs: LinkArg, tp: int | None = None) -> _Link:
+    """The link a ring of `tp` GPUs (default: all of the graph's) runs its all-reduces at."""
+    if isinstance(link_gbs, Topology):
+        bound = tp_bound(link_gbs, tp or link_gbs.count)
+        floor = cal.ALLREDUCE_FLOOR_NVLINK_S if bound.nvlink else cal.ALLREDUCE_FLOOR_PCIE_S
+        return _Link(bound.gbs, floor, None if bound.nvlink else gpu, bound)
     if link_gbs:
         return _Link(link_gbs, cal.ALLREDUCE_FLOOR_NVLINK_S)
     return _Link(_pcie_gbs(gpu), cal.ALLREDUCE_FLOOR_PCIE_S, gpu)
@@ -250,9 +264,7 @@ def decode_terms(workload: Workload, gpu: GpuSpec, gpu_count: int = 1) -> tuple[
     return moved / (gpu.bandwidth_gbs * 1e9), workload.model.layers, hops
 
 
-def workload_step_terms(
-    workload: Workload, gpu: GpuSpec, gpu_count: int = 1, link_gbs: float | None = None
-) -> StepTerms:
+def workload_step_terms(workload: Workload, gpu: GpuSpec, gpu_count: int = 1, link_gbs: LinkArg = None) -> StepTerms:
     """The decode-step terms of a workload as estimate() lays it out: its users' sequences, each at the mean depth
     of its request (bench/accuracy.py fits on them)."""
     plan = decode_plan(workload)

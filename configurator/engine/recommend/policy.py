@@ -35,6 +35,7 @@ from configurator.engine.budgets.power import (
     valid_psu_counts,
 )
 from configurator.engine.estimate import estimate
+from configurator.engine.estimate.topology import Topology, bridged, tp_bound
 from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.recommend.sizing import drive_line, storage_needed_tb
@@ -76,7 +77,7 @@ class GpuOption:
     count: int
     workload: Workload  # the workload as estimated (training may switch on ZeRO-3 across GPUs)
     estimate: Estimate
-    link_gbs: float | None
+    link_gbs: float | Topology | None  # a bandwidth every GPU reaches every other at, or the bridges' graph
     bridges: tuple[tuple[BridgeSpec, int], ...]
 
     @property
@@ -334,17 +335,23 @@ def _training_variant(workload: Workload, count: int) -> Workload:
 def gpu_option(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, count: int) -> GpuOption:
     """Estimate `count` × `gpu`, joined by NVLink where the engine would use it."""
     run = _training_variant(workload, count)
-    link: float | None = None
+    link: float | Topology | None = None
     bridges: tuple[tuple[BridgeSpec, int], ...] = ()
     if count > 1 and gpu.nvlink_gbs:
         if gpu.nvlink_kind in ("nvswitch-sxm", "infinity-fabric-oam"):
             link = gpu.nvlink_gbs
         elif gpu.nvlink_kind in BRIDGE_KINDS and run.engine in TENSOR_ENGINES:
             bridges = bridge_sets(snapshot, gpu, count)
-            link = gpu.nvlink_gbs if bridges else None
+            # the graph the sets make (pairs or quads): TP over more GPUs than one set joins runs at PCIe
+            link = bridged(gpu, count, tuple((bridge.ways, sets) for bridge, sets in bridges)) if bridges else None
     result = estimate(run, gpu, count, link_gbs=link)
     if bridges and result.layout is not None and result.layout.parallelism != "tensor":
         bridges, link = (), None  # the engine splits layers here: the bridge would not be used
+        result = estimate(run, gpu, count)
+    elif isinstance(link, Topology) and not tp_bound(link, count).nvlink:
+        # TP over more GPUs than one set joins: its ring runs at PCIe whether the pairs are bridged or not, so
+        # the sets are not bought for a speed they do not give (the same estimate without them)
+        bridges, link = (), None
         result = estimate(run, gpu, count)
     return GpuOption(gpu=gpu, count=count, workload=run, estimate=result, link_gbs=link, bridges=bridges)
 

@@ -51,7 +51,7 @@ CLEAN_TRIES_PER_STREAM = 6
 # the chassis, CPUs, memory or PSUs of the policy build: once a stream's build has one, every build of the
 # stream has it, so the stream stops looking for a clean one (rules: tensor parallel without NVLink; four or
 # more axial consumer cards side by side).
-OPTION_WARNINGS = frozenset({"interconnect.tp_over_pcie", "cooling.axial_density"})
+OPTION_WARNINGS = frozenset({"interconnect.tp_over_pcie", "interconnect.tp_partly_bridged", "cooling.axial_density"})
 # Errors that depend only on the chassis and the stream's GPUs, bridges and drives, never on the CPUs, memory
 # or PSUs: once a build of a chassis has only such errors, the stream's other builds in that chassis are not
 # validated (rules fit.*, cooling.*, interconnect.*: sizes, airflow, bridges and their spacing).

@@ -29,10 +29,11 @@ from configurator.engine.types import (
 if TYPE_CHECKING:
     from configurator.engine.budgets.lanes import LanePlan
     from configurator.engine.budgets.power import PowerBudget
+    from configurator.engine.estimate.topology import Topology
 
 MAX_FIXES = 3  # suggestions per finding; the closest ones first
 # the build fields the workload estimate (and the GPU link bandwidth it assumes) is made of
-ESTIMATE_INPUTS = ("gpus", "chassis", "bridges")
+ESTIMATE_INPUTS = ("gpus", "chassis", "bridges", "cpus")  # cpus: the sockets the GPUs sit on
 
 # Off while engine.proving re-validates a fixed build only to read its findings: the costly searches for
 # fixes (PSU sets, chassis, fewer GPUs) then return nothing.
@@ -63,7 +64,9 @@ class RuleContext:
     workload: Workload | None = None
     estimate: Estimate | None = None
     estimate_problem: str | None = None  # why the workload could not be estimated on this build
-    link_gbs: float | None = None  # GPU-to-GPU NVLink/NVSwitch bandwidth the estimate used, None = PCIe
+    # what the estimate was told of the GPUs' links (budgets.links.build_link): the build's link graph, a
+    # bandwidth every GPU reaches every other at, or None = PCIe
+    link_gbs: float | Topology | None = None
     # the power budget of a build whose fields in `power_same` are this build's (the build a fix was made from):
     # what those fields make of it is reused
     power_like: PowerBudget | None = field(default=None, compare=False, repr=False)

@@ -17,6 +17,7 @@ from configurator.engine.budgets.links import (
     bridge_groups,
     bridge_targets,
 )
+from configurator.engine.estimate.topology import SOCKET, RingBound, Topology, tp_bound
 from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.rules.context import (
@@ -357,15 +358,29 @@ def bridge_spacing(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def tensor_parallel_over_pcie(ctx: RuleContext) -> Iterator[Finding]:
-    """§4 / estimator: tensor parallelism does 2 all-reduces per layer per token; over PCIe instead of NVLink
-    they slow decode. The loss is the estimator's own: decode speed over PCIe vs over the GPU's NVLink
-    (or, for GPUs without NVLink, a 900 GB/s NVLink 4 link [S1])."""
+    """§4 / estimator: tensor parallelism does 2 all-reduces per layer per token, as a ring that runs at its
+    slowest link (estimate.topology). When that link is not NVLink they slow decode. The loss is the
+    estimator's own: decode speed at the ring's bound vs with NVLink between all the GPUs (the GPU's own
+    NVLink or, for GPUs without NVLink, a 900 GB/s NVLink 4 link [S1]).
+
+    Three findings: `tp_partly_bridged` (WARN, whatever the loss: the bridges were bought for this and do not
+    carry it) when bridges join only some of the TP group, naming the link that bounds the ring; `tp_over_sockets`
+    when the ring crosses the CPU sockets' link and that is slower than PCIe; `tp_over_pcie` otherwise."""
     estimate, workload = ctx.estimate, ctx.workload
-    if estimate is None or workload is None or ctx.link_gbs is not None:
+    if estimate is None or workload is None:
         return
     layout, throughput = estimate.layout, estimate.throughput
     if layout is None or throughput is None or layout.parallelism != "tensor" or layout.count < 2:
         return
+    link = ctx.link_gbs
+    if isinstance(link, Topology):
+        bound: RingBound | None = tp_bound(link, layout.count)
+        if bound is None or bound.nvlink:
+            return
+    elif link is not None:
+        return
+    else:
+        bound = None
     from configurator.engine.estimate import estimate as run_estimate
 
     gpu = ctx.snapshot.gpus.get(layout.sku)
@@ -378,7 +393,6 @@ def tensor_parallel_over_pcie(ctx: RuleContext) -> Iterator[Finding]:
     pcie_speed = throughput.decode_tokens_per_s_per_user
     nvlink_speed = linked.throughput.decode_tokens_per_s_per_user
     loss = max(0.0, 1 - pcie_speed / nvlink_speed)
-    fixes: tuple[Fix, ...] = ()
     facts: dict[str, PhraseValue] = {
         "count": layout.count,
         "gpu": gpu.sku,
@@ -387,29 +401,70 @@ def tensor_parallel_over_pcie(ctx: RuleContext) -> Iterator[Finding]:
         "gbs": Num(reference, None),
         "loss": Num(loss * 100),
     }
-    if gpu.nvlink_kind in BRIDGE_KINDS:
-        fixes = _add_fixes(bridge_plan(ctx, gpu, layout.count))
-        message = Phrase(
-            "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s tokens/s "
-            "per user instead of %(nvlink)s with its NVLink bridge (%(gbs)s GB/s) (%(loss)s%% slower).",
-            **facts,
+    severity = "warning" if loss >= TP_LOSS_WARNING else "info"
+
+    def found(code: str, severity: str, message: Phrase, fixes: tuple[Fix, ...] = ()) -> Finding:
+        return Finding(
+            code=code,
+            severity=severity,
+            message=message,
+            measured=round(pcie_speed, 2),
+            limit=round(nvlink_speed, 2),
+            unit="tokens/s",
+            components=(gpu.sku,),
+            fixes=fixes,
+        )
+
+    if bound is not None and isinstance(link, Topology) and link.bridges:
+        yield found(
+            code="interconnect.tp_partly_bridged",
+            severity="warning",
+            message=Phrase(
+                "Tensor parallelism over %(count)s %(gpu)s spans GPUs that NVLink bridges join only %(ways)s at a "
+                "time: its all-reduce ring runs at its slowest link, %(bound)s, about %(pcie)s tokens/s per user "
+                "instead of %(nvlink)s with NVLink between all of them (%(loss)s%% slower). Run tensor "
+                "parallelism inside the bridged groups of %(ways)s and replicas or pipeline stages across them.",
+                ways=len(link.bridges[0]),
+                bound=bound.label,
+                **facts,
+            ),
+        )
+    elif bound is not None and bound.kind == SOCKET:
+        yield found(
+            code="interconnect.tp_over_sockets",
+            severity=severity,
+            message=Phrase(
+                "Tensor parallelism over %(count)s %(gpu)s crosses the CPU sockets: its all-reduce ring runs at "
+                "%(bound)s, about %(pcie)s tokens/s per user instead of %(nvlink)s with NVLink (%(gbs)s GB/s) "
+                "(%(loss)s%% slower).",
+                bound=bound.label,
+                **facts,
+            ),
+            fixes=_add_fixes(bridge_plan(ctx, gpu, layout.count)) if gpu.nvlink_kind in BRIDGE_KINDS else (),
+        )
+    elif gpu.nvlink_kind in BRIDGE_KINDS:
+        yield found(
+            code="interconnect.tp_over_pcie",
+            severity=severity,
+            message=Phrase(
+                "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s "
+                "tokens/s per user instead of %(nvlink)s with its NVLink bridge (%(gbs)s GB/s) (%(loss)s%% "
+                "slower).",
+                **facts,
+            ),
+            fixes=_add_fixes(bridge_plan(ctx, gpu, layout.count)),
         )
     else:
-        message = Phrase(
-            "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s tokens/s "
-            "per user instead of %(nvlink)s with an NVLink 4 link (%(gbs)s GB/s) (%(loss)s%% slower).",
-            **facts,
+        yield found(
+            code="interconnect.tp_over_pcie",
+            severity=severity,
+            message=Phrase(
+                "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s "
+                "tokens/s per user instead of %(nvlink)s with an NVLink 4 link (%(gbs)s GB/s) (%(loss)s%% "
+                "slower).",
+                **facts,
+            ),
         )
-    yield Finding(
-        code="interconnect.tp_over_pcie",
-        severity="warning" if loss >= TP_LOSS_WARNING else "info",
-        message=message,
-        measured=round(pcie_speed, 2),
-        limit=round(nvlink_speed, 2),
-        unit="tokens/s",
-        components=(gpu.sku,),
-        fixes=fixes,
-    )
 
 
 def mixed_gpus(ctx: RuleContext) -> Iterator[Finding]:
@@ -458,7 +513,7 @@ RULES = (
     tensor_parallel_over_pcie,
 )
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
-READS = frozenset({"bridges", "chassis", "gpus"})
+READS = frozenset({"bridges", "chassis", "cpus", "gpus"})
 # rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
 # none of these leaves their findings standing
 READS_BY_RULE: dict[Rule, frozenset[str]] = {

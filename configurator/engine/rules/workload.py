@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate, min_gpus_to_fit
+from configurator.engine.estimate.topology import Topology
 from configurator.engine.fixes import add_op, chassis_op, make_fix, replace_op, workload_fix
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.rules.context import (
@@ -42,7 +43,7 @@ def _gpus_op(build: BuildSpec, sku: str, count: int) -> FixOp:
 
 
 def workload_estimate(
-    build: BuildSpec, workload: Workload | None, *, link_gbs: float | None
+    build: BuildSpec, workload: Workload | None, *, link_gbs: float | Topology | None
 ) -> tuple[Estimate | None, str | None]:
     """The estimate of `workload` on all the build's GPUs (None without a workload) and, when the
     estimator refuses the workload, its reason instead."""
@@ -241,7 +242,7 @@ def engine_support(ctx: RuleContext) -> Iterator[Finding]:
 
 RULES = (estimate_problem, vram_fit, decode_speed, engine_support)
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
-READS = frozenset({"bridges", "chassis", "gpus"})
+READS = frozenset({"bridges", "chassis", "cpus", "gpus"})
 # rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
 # none of these leaves their findings standing
 READS_BY_RULE: dict[Rule, frozenset[str]] = {

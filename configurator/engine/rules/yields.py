@@ -55,6 +55,9 @@ YIELDS: dict[str, frozenset[tuple[str, str]]] = {
         "interconnect.tensor_parallel_over_pcie": {
             ("interconnect.tp_over_pcie", W),
             ("interconnect.tp_over_pcie", INFO),
+            ("interconnect.tp_partly_bridged", W),
+            ("interconnect.tp_over_sockets", W),
+            ("interconnect.tp_over_sockets", INFO),
         },
         "cpu.cpu_present": {("cpu.none", E)},
         "cpu.cpu_socket": {("cpu.socket", E)},
