@@ -34,7 +34,7 @@ switch, one socket), so a layout can run TP inside the groups and replicas or pi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -80,6 +80,8 @@ class Topology:
     cpu_vendor: str = ""  # "intel": P2P through the root complex pays INTEL_P2P_OVERHEAD
     socket_link: str = ""
     socket_gbs: float | None = None  # the sockets' link as GPU traffic sees it (estimator scale)
+    # tp_bound's answers by TP size: an estimate asks 4 times, and hashing the graph (its GPU spec) is dearer
+    memo: dict[int, RingBound] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
 
 @direct_init
@@ -262,7 +264,7 @@ def _bridge_groups(sets: tuple[tuple[int, int], ...], count: int) -> tuple[tuple
 
 
 def _with(base: Topology, **changes: Any) -> Topology:
-    return replace(base, **changes)
+    return replace(base, memo={}, **changes)
 
 
 def _bridge_of(t: Topology, members: tuple[int, ...]) -> bool:
@@ -330,7 +332,13 @@ def _order(t: Topology) -> tuple[int, ...]:
 def tp_bound(t: Topology, size: int) -> RingBound:
     """The link a TP group of `size` GPUs runs its all-reduces at: the worst of `best_groups` (every replica
     serves users; the slowest sets the per-user speed it can promise)."""
+    known = t.memo.get(size)
+    if known is not None:
+        return known
     groups = best_groups(t, size)
-    if not groups:
-        return ring_bound(t, tuple(range(t.count)))
-    return min((g.bound for g in groups), key=lambda b: b.gbs)
+    if groups:
+        bound = min((g.bound for g in groups), key=lambda b: b.gbs)
+    else:
+        bound = ring_bound(t, tuple(range(t.count)))
+    t.memo[size] = bound
+    return bound
