@@ -192,3 +192,35 @@ def test_the_recommender_does_not_buy_pair_bridges_for_tp8(snapshot: CatalogSnap
     assert [(bridge.sku, sets) for bridge, sets in two.bridges] == [("nvlink-bridge-a100-2way", 1)]
     assert isinstance(two.link_gbs, Topology) and tp_bound(two.link_gbs, 2).kind == BRIDGE
     assert two.per_user == pytest.approx(per_user(estimate(LLAMA_8B, a100, 2, link_gbs=600.0)))
+
+
+def test_no_bridge_fix_is_offered_for_a_ring_wider_than_a_bridge_set(snapshot: CatalogSnapshot) -> None:
+    # 8 × H100 NVL on one Xeon's 4 live positions (an error of its own) and no bridges: TP-8 over PCIe; its 2-way
+    # bridges would not carry an 8-GPU ring, so the finding says so and offers no bridge sets
+    verdict = validate_body(snapshot, XEON_H100, LLAMA_70B, cpus=lines(("xeon-8480plus", 1)))
+    finding = only(verdict, "interconnect.tp_over_pcie")
+    assert "Its NVLink bridges join at most 2 cards, so they would not carry this ring." in finding.message
+    assert finding.fixes == ()
+    from django.utils import translation
+
+    from configurator.wording import say
+
+    with translation.override("ru"):
+        assert "Мосты NVLink этих карт соединяют не больше 2" in say(finding.message)
+        bridged = only(validate_body(snapshot, A100_PAIRS, LLAMA_70B), "interconnect.tp_partly_bridged")
+        russian = say(bridged.message)
+    assert "мосты NVLink соединяют только по 2" in russian and "31,5 ГБ/с" in russian
+
+
+def test_mixed_models_share_no_nvlink_and_the_slowest_card_sets_pcie(snapshot: CatalogSnapshot) -> None:
+    # A100 PCIe (4.0 x16) beside RTX A6000s: no bridges across models, PCIe of the slower card
+    mixed = graph(
+        snapshot,
+        TR_PRO,
+        gpus=lines(("a100-80gb-pcie", 2), ("rtx-a6000", 2)),
+        bridges=lines(("nvlink-bridge-a100-2way", 1)),
+    )
+    assert mixed.bridges == () and mixed.fabric_gbs is None
+    a6000, a100 = snapshot.gpus["rtx-a6000"], snapshot.gpus["a100-80gb-pcie"]
+    slowest = min(g.pcie_lanes * {3: 0.985, 4: 1.969, 5: 3.938}[g.pcie_gen] for g in (a100, a6000))
+    assert tp_bound(mixed, 4).gbs == pytest.approx(slowest)

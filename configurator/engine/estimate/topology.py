@@ -219,7 +219,7 @@ def build_topology(
         count=count,
         sockets=sockets,
         switches=switches,
-        pcie_gbs=_pcie_gbs(gpu),
+        pcie_gbs=min(_pcie_gbs(line.spec) for line in build.gpus),  # several models: the slowest card's
         cpu_vendor=(cpu.vendor.lower() if cpu else ""),
         socket_link=name,
         socket_gbs=socket_gbs,
@@ -335,10 +335,6 @@ def tp_bound(t: Topology, size: int) -> RingBound:
     known = t.memo.get(size)
     if known is not None:
         return known
-    groups = best_groups(t, size)
-    if groups:
-        bound = min((g.bound for g in groups), key=lambda b: b.gbs)
-    else:
-        bound = ring_bound(t, tuple(range(t.count)))
+    bound = min((g.bound for g in best_groups(t, size)), key=lambda b: b.gbs)  # size is clamped to 1..count
     t.memo[size] = bound
     return bound

@@ -421,7 +421,7 @@ def tensor_parallel_over_pcie(ctx: RuleContext) -> Iterator[Finding]:
             severity="warning",
             message=Phrase(
                 "Tensor parallelism over %(count)s %(gpu)s spans GPUs that NVLink bridges join only %(ways)s at a "
-                "time: its all-reduce ring runs at its slowest link, %(bound)s, about %(pcie)s tokens/s per user "
+                "time: its all-reduce ring runs at %(bound)s; about %(pcie)s tokens/s per user "
                 "instead of %(nvlink)s with NVLink between all of them (%(loss)s%% slower). Run tensor "
                 "parallelism inside the bridged groups of %(ways)s and replicas or pipeline stages across them.",
                 ways=len(link.bridges[0]),
@@ -441,6 +441,19 @@ def tensor_parallel_over_pcie(ctx: RuleContext) -> Iterator[Finding]:
                 **facts,
             ),
             fixes=_add_fixes(bridge_plan(ctx, gpu, layout.count)) if gpu.nvlink_kind in BRIDGE_KINDS else (),
+        )
+    elif gpu.nvlink_kind in BRIDGE_KINDS and MAX_WAYS[gpu.nvlink_kind] < layout.count:
+        # bridge sets join at most MAX_WAYS cards: the ring over more would still cross PCIe (estimate.topology)
+        yield found(
+            code="interconnect.tp_over_pcie",
+            severity=severity,
+            message=Phrase(
+                "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s "
+                "tokens/s per user instead of %(nvlink)s if every GPU had NVLink (%(gbs)s GB/s) (%(loss)s%% "
+                "slower). Its NVLink bridges join at most %(ways)s cards, so they would not carry this ring.",
+                ways=MAX_WAYS[gpu.nvlink_kind],
+                **facts,
+            ),
         )
     elif gpu.nvlink_kind in BRIDGE_KINDS:
         yield found(
