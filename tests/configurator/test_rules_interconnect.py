@@ -166,8 +166,8 @@ def test_tensor_parallel_over_pcie(snapshot: CatalogSnapshot) -> None:
     finding = only(verdict, "interconnect.tp_over_sockets")
     assert "xGMI (EPYC Zen 4) (31.5 GB/s)" in finding.message
     gpu = snapshot.gpus["h200-nvl"]
-    over_pcie = estimate(workload, gpu, 4, link_gbs=build_link(build_from_payload({**SERVER, "bridges": []}, snapshot)))
-    over_pcie = over_pcie.throughput
+    sockets = build_link(build_from_payload({**SERVER, "bridges": []}, snapshot))
+    over_pcie = estimate(workload, gpu, 4, link_gbs=sockets).throughput
     over_nvlink = estimate(workload, gpu, 4, link_gbs=900.0).throughput
     assert over_pcie is not None and over_nvlink is not None
     assert finding.measured == round(over_pcie.decode_tokens_per_s_per_user, 2)

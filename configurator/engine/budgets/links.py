@@ -49,8 +49,10 @@ def bridge_groups(build: BuildSpec) -> list[BridgeGroup]:
 
 
 def effective_link_gbs(build: BuildSpec) -> float | None:
-    """GPU-to-GPU bandwidth the estimator may assume: NVSwitch on an HGX baseboard, or NVLink when bridges
-    that span the chassis' slot pitch join every GPU of a single-model build; None means PCIe."""
+    """GPU-to-GPU bandwidth of a build's NVLink: NVSwitch on an HGX baseboard, or NVLink when bridges that span
+    the chassis' slot pitch join every GPU of a single-model build; None means PCIe. It says whether every GPU
+    has a bridge, not what TP runs at: validation gives the estimate `build_link` (the link graph) instead, since
+    pair bridges are no fabric for TP over more than a pair (issue 33)."""
     if len(build.gpus) != 1 or build.gpu_count < 2:
         return None
     gpu = build.gpus[0].spec
