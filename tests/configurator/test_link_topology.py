@@ -224,3 +224,14 @@ def test_mixed_models_share_no_nvlink_and_the_slowest_card_sets_pcie(snapshot: C
     a6000, a100 = snapshot.gpus["rtx-a6000"], snapshot.gpus["a100-80gb-pcie"]
     slowest = min(g.pcie_lanes * {3: 0.985, 4: 1.969, 5: 3.938}[g.pcie_gen] for g in (a100, a6000))
     assert tp_bound(mixed, 4).gbs == pytest.approx(slowest)
+
+
+def test_cards_dropped_to_x8_by_the_slots_talk_at_x8(snapshot: CatalogSnapshot) -> None:
+    # AM5: 16 CPU lanes for the GPU slots, so two cards run x8/x8 (budgets.lanes; validation-rules.md §2.1)
+    am5 = body_of("ws-tower-am5: 1 ryzen-9-9950x, 2 rtx-4090, 1 psu-atx-1600w, 2 ddr5-udimm-48gb")
+    two = graph(snapshot, am5)
+    bound = tp_bound(two, 2)
+    assert (bound.kind, round(bound.gbs, 2), two.pcie_lanes) == (ROOT, round(8 * 1.969, 2), 8)
+    assert "PCIe 4.0 x8 through the CPU (15.8 GB/s)" in bound.label
+    one_each = graph(snapshot, TR_PRO)  # the Threadripper PRO wires x16 to each slot
+    assert one_each.pcie_lanes == 0 and round(tp_bound(one_each, 2).gbs, 1) == 31.5

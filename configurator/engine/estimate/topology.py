@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from configurator.engine.budgets.lanes import X8, lane_plan
 from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.specs import CpuSpec
@@ -77,6 +78,7 @@ class Topology:
     sockets: tuple[int, ...] = ()  # socket of each GPU; () = all on one
     switches: tuple[int, ...] = ()  # PCIe switch of each GPU; () = on the CPU's root ports
     pcie_gbs: float = 0.0  # the GPU's own PCIe link
+    pcie_lanes: int = 0  # its width in the build's slots (x8 when the slots drop cards to x8); 0 = the GPU's own
     cpu_vendor: str = ""  # "intel": P2P through the root complex pays INTEL_P2P_OVERHEAD
     socket_link: str = ""
     socket_gbs: float | None = None  # the sockets' link as GPU traffic sees it (estimator scale)
@@ -102,7 +104,7 @@ class RingBound:
         gbs = Num(self.gbs, None) if self.nvlink else Num(self.gbs, 1)
         if self.kind == NVSWITCH:
             return Phrase("NVLink/NVSwitch %(bandwidth)s GB/s", bandwidth=gbs)
-        pcie = Phrase("PCIe %(gen)s.0 x%(lanes)s", gen=t.gpu.pcie_gen, lanes=t.gpu.pcie_lanes)
+        pcie = Phrase("PCIe %(gen)s.0 x%(lanes)s", gen=t.gpu.pcie_gen, lanes=t.pcie_lanes or t.gpu.pcie_lanes)
         if self.kind == BRIDGE:
             return Phrase(
                 "an NVLink bridge (%(bandwidth)s GB/s): all %(size)s GPUs share one bridge set",
@@ -144,8 +146,8 @@ class RingBound:
         return Phrase("%(pcie)s through the CPU (%(bandwidth)s GB/s), %(why)s", pcie=pcie, bandwidth=gbs, why=why)
 
 
-def _pcie_gbs(gpu: GpuSpec) -> float:
-    return _PCIE_GBS_PER_LANE.get(gpu.pcie_gen, 1.969) * gpu.pcie_lanes
+def _pcie_gbs(gpu: GpuSpec, lanes: int = 0) -> float:
+    return _PCIE_GBS_PER_LANE.get(gpu.pcie_gen, 1.969) * (lanes or gpu.pcie_lanes)
 
 
 def socket_link(cpu: CpuSpec | None) -> tuple[str, float]:
@@ -198,8 +200,8 @@ def build_topology(
     build: BuildSpec, gpu: GpuSpec | None = None, bridge_sets: tuple[tuple[int, int], ...] | None = None
 ) -> Topology | None:
     """The link graph of a build's GPUs (None with fewer than 2). Several GPU models: no NVLink between them
-    (interconnect.mixed_gpus); the graph is of the first model's card, PCIe only. `bridge_sets` ((ways, sets),
-    …) replaces the build's bridge lines (the recommender asks before it adds them)."""
+    (interconnect.mixed_gpus); the graph is PCIe only, at the slowest card's link. `bridge_sets` ((ways,
+    sets), …) replaces the build's bridge lines."""
     count = build.gpu_count
     if count < 2 or not build.gpus:
         return None
@@ -214,12 +216,17 @@ def build_topology(
     if chassis.pcie_topology == "switched" and chassis.pcie_switch_uplinks:
         per_switch = max(1, -(-max(chassis.max_gpu_count, count) // chassis.pcie_switch_uplinks))
         switches = tuple(i // per_switch for i in range(count))
+    # slots that cannot give every card x16 drop some to x8 (budgets.lanes, validation-rules.md §2.1: P2P
+    # bandwidth halves); which cards is the board's wiring, so every PCIe edge is taken at x8 (a ring over
+    # all the GPUs passes an x8 card; a smaller group might not: the estimate errs low here)
+    lanes = min(X8, gpu.pcie_lanes) if lane_plan(build).x8_cards else 0
     base = Topology(
         gpu=gpu,
         count=count,
         sockets=sockets,
         switches=switches,
-        pcie_gbs=min(_pcie_gbs(line.spec) for line in build.gpus),  # several models: the slowest card's
+        pcie_gbs=min(_pcie_gbs(line.spec, lanes and min(lanes, line.spec.pcie_lanes)) for line in build.gpus),
+        pcie_lanes=lanes,
         cpu_vendor=(cpu.vendor.lower() if cpu else ""),
         socket_link=name,
         socket_gbs=socket_gbs,
