@@ -235,3 +235,25 @@ def test_cards_dropped_to_x8_by_the_slots_talk_at_x8(snapshot: CatalogSnapshot) 
     assert "PCIe 4.0 x8 through the CPU (15.8 GB/s)" in bound.label
     one_each = graph(snapshot, TR_PRO)  # the Threadripper PRO wires x16 to each slot
     assert one_each.pcie_lanes == 0 and round(tp_bound(one_each, 2).gbs, 1) == 31.5
+
+
+def test_best_groups_keep_tp_inside_bridges_and_sockets(snapshot: CatalogSnapshot) -> None:
+    pairs = graph(snapshot, A100_PAIRS)
+    assert [(g.members, g.bound.kind) for g in best_groups(pairs, 2)] == [
+        ((0, 1), BRIDGE),
+        ((2, 3), BRIDGE),
+        ((4, 5), BRIDGE),
+        ((6, 7), BRIDGE),
+    ]
+    # groups of 4 stay on one socket each (PCIe through the CPU), never straddling the xGMI
+    assert [g.members for g in best_groups(pairs, 4)] == [(0, 1, 2, 3), (4, 5, 6, 7)]
+    quads = graph(
+        snapshot,
+        body_of(
+            "srv-8gpu-4u-epyc: 2 epyc-9755, 8 h200-nvl, 4 psu-crps-3000w, 24 ddr5-rdimm-128gb, "
+            "2 nvlink-bridge-h200-4way"
+        ),
+    )
+    assert [(g.bound.kind, g.bound.gbs) for g in best_groups(quads, 4)] == [(BRIDGE, 900.0), (BRIDGE, 900.0)]
+    # TP-8 over the two quads crosses the EPYC 9005 sockets' xGMI: NCCL's 32 GB/s x 15.76 / 12 = 42.0 GB/s
+    assert (tp_bound(quads, 8).kind, round(tp_bound(quads, 8).gbs, 1)) == (SOCKET, 42.0)
