@@ -19,6 +19,7 @@ from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.estimate import default_engine, workload_problems
 from configurator.engine.models_library import model_from_hf_config, model_get
 from configurator.engine.types import (
+    CHECKPOINTING_MODES,
     ENGINES,
     FRAMEWORKS,
     KV_PRECISIONS,
@@ -26,6 +27,7 @@ from configurator.engine.types import (
     OPTIMIZERS,
     PRECISIONS,
     TASKS,
+    TRAINING_PRECISIONS,
     Workload,
 )
 from configurator.wording import said_fields
@@ -101,7 +103,30 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         choices=FRAMEWORKS,
         default="hf_trainer",
         help_text="Training framework: hf_trainer (HF Trainer + PEFT, bf16 mixed precision; default), torchtune "
-        "(pure bf16, chunked cross-entropy, FSDP on several GPUs), unsloth",
+        "(pure bf16, chunked cross-entropy, FSDP on several GPUs), unsloth, litgpt (bf16-true; QLoRA loads the "
+        "checkpoint in bf16 before quantising), torchtitan (FSDP2, fp32 sharded parameters), megatron "
+        "(Megatron-LM/NeMo, distributed optimizer, Transformer Engine attention)",
+    )
+    activation_checkpointing = serializers.ChoiceField(
+        choices=CHECKPOINTING_MODES,
+        required=False,
+        help_text="Training: none (keep every activation), selective (torchtitan's op policy: attention and every "
+        "second matmul output kept, the rest recomputed) or full (layer inputs only). Default: full when "
+        "gradient_checkpointing is true, none when it is false",
+    )
+    training_precision = serializers.ChoiceField(
+        choices=TRAINING_PRECISIONS,
+        default="bf16",
+        help_text="Training: precision of the linear layers' matmuls; fp8 (torchao Float8 / Transformer Engine) "
+        "runs them at the FP8 peak on GPUs with FP8 tensor cores, at BF16 speed on others",
+    )
+    power_limit_w = serializers.FloatField(
+        min_value=1,
+        max_value=5000,
+        required=False,
+        allow_null=True,
+        help_text="Training: sustained board-power cap per GPU in watts (nvidia-smi -pl); default the GPU's TDP. "
+        "Below the TDP the matmul clock drops about in proportion (exponent 0.87)",
     )
     offload = serializers.ChoiceField(
         choices=OFFLOADS,
@@ -215,6 +240,9 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         zero_stage=int(data.get("zero_stage", 0)),
         framework=data.get("framework", "hf_trainer"),
         offload=data.get("offload", "none"),
+        activation_checkpointing=data.get("activation_checkpointing") or "",
+        training_precision=data.get("training_precision", "bf16"),
+        power_limit_w=data.get("power_limit_w"),
     )
     problems = {**workload_problems(workload), **_window_problems(workload, data)}
     if problems:

@@ -47,10 +47,19 @@ ENGINES: tuple[str, ...] = ("llama.cpp", "vllm", "sglang", "tensorrt-llm", "tran
 OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw_8bit")
 # Training frameworks whose memory rules differ (configurator.engine.estimate.training): Hugging Face Trainer +
 # PEFT with bf16 mixed precision (the default), torchtune (pure bf16), Unsloth (PEFT with its kernels).
-FRAMEWORKS: tuple[str, ...] = ("hf_trainer", "torchtune", "unsloth")
+# LitGPT (pure bf16, `precision: bf16-true`), torchtitan (FSDP2 with fp32 sharded parameters) and Megatron-LM /
+# NeMo (distributed optimizer, fp32 master) were added with the training-at-scale rows (issue 33).
+FRAMEWORKS: tuple[str, ...] = ("hf_trainer", "torchtune", "unsloth", "litgpt", "torchtitan", "megatron")
 # CPU offload of sharded training (DeepSpeed ZeRO-Offload `offload_optimizer` / `offload_param`, FSDP
 # `CPUOffload(offload_params=True)`): none, the optimizer states and step, or the parameters and gradients too
 OFFLOADS: tuple[str, ...] = ("none", "optimizer", "parameters")
+# Activation checkpointing (Workload.activation_checkpointing; configurator.engine.estimate.training): keep every
+# activation, keep part of each layer's and recompute the rest (torchtitan `selective` op policy), or keep only
+# each layer's input and recompute the layer (full)
+CHECKPOINTING_MODES: tuple[str, ...] = ("none", "selective", "full")
+# Precision of the training matmuls (Workload.training_precision): BF16, or FP8 linear layers (torchao Float8Linear,
+# Transformer Engine) on GPUs with FP8 tensor cores
+TRAINING_PRECISIONS: tuple[str, ...] = ("bf16", "fp8")
 
 
 # --------------------------------------------------------------------------- builds
@@ -222,6 +231,17 @@ class Workload:
     zero_stage: int = 0
     framework: str = "hf_trainer"
     offload: str = "none"
+    # "" follows gradient_checkpointing (True: full, False: none); otherwise one of CHECKPOINTING_MODES
+    activation_checkpointing: str = ""
+    training_precision: str = "bf16"  # TRAINING_PRECISIONS
+    power_limit_w: float | None = None  # sustained board power cap per GPU (nvidia-smi -pl); None: the GPU's TDP
+
+    @property
+    def checkpointing(self) -> str:
+        """The activation checkpointing in effect: none | selective | full."""
+        if self.activation_checkpointing:
+            return self.activation_checkpointing
+        return "full" if self.gradient_checkpointing else "none"
 
 
 @direct_init

@@ -9,6 +9,13 @@ LLaMA-Factory wiki's April-2024 Unsloth rows (40 %: that release predates Unslot
 more per token than the current rules say), median ≤ 20 % overall and per source.
 Measured (bench/training_accuracy.py): torchtune −3 … +8 % (median 3.3 %), Unsloth docs −16 … +10 % (9.3 %),
 LLaMA-Factory −12 … −36 % (25.0 %), all 25 rows median 10.2 %.
+
+Issue 33 added torchtitan's H100 FSDP rows (`torch_reserved`: torch's peak reserved memory, no CUDA context)
+and LitGPT's config-hub table (`torch_peak`, printed in GB, stored in GiB). Claimed: torchtitan within 10 %
+(measured +2.0 % at 8 GPUs, +4.5 % at 128), LitGPT's QLoRA rows of 7-9 B models (whose peak is the bf16 load)
+within 15 % (−11.4 … +1.6 %), the other LitGPT rows within 35 % (TinyLlama and Phi-3-mini QLoRA −31 % and −27 %:
+bitsandbytes' buffers at micro-batch 4-8 are not modelled). Leave-one-source-out over all 41 rows: median 9.6 %,
+p90 26.8 %.
 """
 
 from __future__ import annotations
@@ -38,18 +45,23 @@ def _relative_error(row: dict[str, str]) -> float:
         sequence_length=int(row["seq"]),
         batch_size=int(row["batch"]),
         lora_rank=int(row["lora_rank"] or 16),
-        gradient_checkpointing=True,
+        gradient_checkpointing=row["checkpointing"] != "none",
+        activation_checkpointing=row["checkpointing"],
     )
     result = estimate(workload, fixture_snapshot().gpus[row["gpu"]], int(row["gpu_count"]))
     assert result.layout is not None
-    per_gpu = result.layout.per_gpu_gib - (GPU_CONTEXT_GIB if row["measured_by"] == "torch_peak" else 0.0)
+    torch_counter = row["measured_by"] in ("torch_peak", "torch_reserved")
+    per_gpu = result.layout.per_gpu_gib - (GPU_CONTEXT_GIB if torch_counter else 0.0)
     return per_gpu / float(row["peak_gib"]) - 1
 
 
 def test_every_row_names_its_source() -> None:
     assert len(ROWS) >= 10
-    assert all(row["source"] and row["measured_by"] in ("torch_peak", "process", "capacity") for row in ROWS)
-    assert len({row["source"].split(" ")[0] for row in ROWS}) >= 3  # torchtune, LLaMA-Factory, Unsloth
+    measures = ("torch_peak", "torch_reserved", "process", "capacity")
+    assert all(row["source"] and row["measured_by"] in measures for row in ROWS)
+    assert all(row["checkpointing"] in ("none", "selective", "full") for row in ROWS)
+    # torchtune, LLaMA-Factory, Unsloth, torchtitan, LitGPT
+    assert len({row["source"].split(" ")[0] for row in ROWS}) >= 5
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r['model']}-{r['method']}-{r['framework']}-{r['seq']}" for r in ROWS])
@@ -57,6 +69,10 @@ def test_training_peak_against_the_published_figure(row: dict[str, str]) -> None
     limit = 0.15 if row["framework"] == "torchtune" else 0.35
     if row["framework"] == "unsloth" and row["source"].startswith("hiyouga/LLaMA-Factory"):
         limit = 0.40  # Unsloth 2024.4, before Cut Cross-Entropy (module docstring)
+    if row["framework"] == "torchtitan":
+        limit = 0.10
+    if row["framework"] == "litgpt" and row["method"] == "qlora":
+        limit = 0.35 if row["model"] in ("tinyllama-1.1b", "phi-3-mini") else 0.15  # module docstring
     assert abs(_relative_error(row)) <= limit, row["source"]
 
 

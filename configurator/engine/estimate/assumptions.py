@@ -17,9 +17,17 @@ from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes
 from configurator.engine.estimate.layout import kv_cache_tokens, server_non_kv
 from configurator.engine.estimate.plans import _compute_params, _Plan
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
-from configurator.engine.estimate.speed import _Link, _peak_flops, decode_plan
+from configurator.engine.estimate.speed import _Link, _pcie_gbs, _peak_flops, decode_plan
 from configurator.engine.estimate.training import LOSS_BYTES_PER_LOGIT, sharded_stage
-from configurator.engine.estimate.training_speed import TRAINING_ETA
+from configurator.engine.estimate.training_speed import (
+    ALL_TO_ALL_LINK_SHARE,
+    MAMF_BF16,
+    MAMF_FP8,
+    TRAINING_ETA,
+    TRAINING_ETA_BASE,
+    attention_share,
+    training_step,
+)
 from configurator.engine.estimate.weights import (
     _HF_QUANTIZED,
     GGML_TYPE_BITS,
@@ -179,6 +187,11 @@ _LOSS_WHY: dict[str, Phrase] = {
     "hf_trainer": Phrase("transformers upcasts the logits to fp32 and keeps the fp32 log-softmax: 2 + 4 + 4"),
     "torchtune": Phrase("torchtune chunked linear cross-entropy: bf16 logits kept, one of 8 chunks upcast at a time"),
     "unsloth": Phrase("Unsloth fused cross-entropy: bf16 logits, gradient written in place"),
+    "litgpt": Phrase(
+        "LitGPT chunked head: the bf16 logits of every 128-token chunk kept for the chunked cross-entropy"
+    ),
+    "torchtitan": Phrase("torchtitan upcasts the logits to fp32 for the cross-entropy, as transformers does"),
+    "megatron": Phrase("Megatron fused cross-entropy: bf16 logits and their fp32 exponentials: 2 + 4"),
 }
 
 
@@ -195,6 +208,14 @@ def _optimizer_words(plan: _Plan) -> tuple[Phrase, Phrase]:
             return state, Phrase("8-bit AdamW")
         state = Phrase("torchtune pure bf16: weights 2 + grads 2 + AdamW m, v in bf16 4 B/param, no fp32 master")
         return state, Phrase("bf16 AdamW")
+    if w.framework == "litgpt":
+        state = Phrase("LitGPT bf16-true: weights 2 + grads 2 + AdamW m, v in bf16 4 B/param, no fp32 master")
+        return state, Phrase("bf16 AdamW")
+    if w.framework == "megatron" and w.optimizer == "adamw":
+        state = Phrase(
+            "Megatron distributed optimizer: bf16 weights 2 + fp32 main grads 4 + fp32 master, m, v 12 = 18 B/param"
+        )
+        return state, Phrase("mixed-precision AdamW")
     if w.optimizer == "adamw_8bit":
         optimizer = Phrase(
             "8-bit AdamW: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + 8-bit m, v 2 B/param "
@@ -206,6 +227,51 @@ def _optimizer_words(plan: _Plan) -> tuple[Phrase, Phrase]:
         "(ZeRO arXiv 1910.02054 K=12; DeepSpeed's code counts 20 with fp32 grads)"
     )
     return optimizer, Phrase("mixed-precision AdamW")
+
+
+def _training_speed_assumptions(plan: _Plan, gpu: GpuSpec, count: int, link: _Link) -> list[Phrase]:
+    """How the training tokens/s were reached: efficiency, precision, power, attention, MoE traffic."""
+    w = plan.workload
+    step = training_step(plan, gpu, count, link.gbs, _pcie_gbs(gpu))
+    eta = TRAINING_ETA.get(w.framework, TRAINING_ETA_BASE / 2)
+    words = [
+        Phrase(
+            "training matmuls at %(eta)s%% of the %(mamf)s TFLOPS a %(precision)s matmul reaches on this GPU "
+            "(η fitted on fixtures/training_throughput.csv; bench/training_accuracy.py judges it "
+            "leave-one-source-out); flash attention at %(attention)s%% of the BF16 peak; decode figures do not apply",
+            eta=Num(eta * 100),
+            mamf=Num(
+                (gpu.fp8_tflops or 0.0) * MAMF_FP8.get(gpu.sku, MAMF_BF16.get(gpu.sku, 1.0))
+                if step.fp8
+                else gpu.fp16_tflops * MAMF_BF16.get(gpu.sku, 1.0),
+                None,
+            ),
+            precision="FP8" if step.fp8 else "BF16",
+            attention=Num(attention_share(gpu, w.framework) * 100),
+        )
+    ]
+    if w.training_precision == "fp8" and not step.fp8:
+        words.append(Phrase("%(gpu)s has no FP8 tensor cores: trained at BF16 speed", gpu=gpu.name))
+    if step.power_factor < 1.0:
+        words.append(
+            Phrase(
+                "power capped at %(cap)s W of %(tdp)s W: clocks and matmul rate at %(share)s%%",
+                cap=Num(w.power_limit_w or 0.0, None),
+                tdp=gpu.tdp_w,
+                share=Num(step.power_factor * 100),
+            )
+        )
+    if w.model.is_moe and count > 1:
+        words.append(
+            Phrase(
+                "MoE: experts spread over the %(count)s GPUs; every routed token goes to its expert's GPU and back "
+                "at %(share)s%% of the link (DeepEP's measured all-to-all): %(a2a)s%% of the step",
+                count=count,
+                share=Num(ALL_TO_ALL_LINK_SHARE * 100),
+                a2a=Num(100 * step.all_to_all_s / max(step.compute_s + step.all_to_all_s, 1e-12)),
+            )
+        )
+    return words
 
 
 def _training_assumptions(plan: _Plan) -> list[Phrase]:
@@ -237,12 +303,30 @@ def _training_assumptions(plan: _Plan) -> list[Phrase]:
                 optimizer=optimizer_name,
             )
         )
-    if w.gradient_checkpointing:
+    if plan.load_peak:
+        words.append(
+            Phrase(
+                "QLoRA load peak: LitGPT materialises the checkpoint in bf16 (%(load)s GiB) before bitsandbytes "
+                "quantises it to NF4, so the peak is the larger of the load and a training step",
+                load=Num(plan.load_peak / GIB, 1),
+            )
+        )
+    if w.checkpointing == "full":
         words.append(
             Phrase(
                 "activations for %(batch)s × %(tokens)s tokens with gradient checkpointing (layer inputs 2·s·b·h "
                 "kept, one layer recomputed), per tensor for SwiGLU + flash attention "
                 "(Korthikanti et al. arXiv 2205.05198)",
+                batch=w.batch_size,
+                tokens=Num(w.sequence_length),
+            )
+        )
+    elif w.checkpointing == "selective":
+        words.append(
+            Phrase(
+                "activations for %(batch)s × %(tokens)s tokens with selective activation checkpointing "
+                "(torchtitan's op policy: outputs of flash attention and of every second matmul kept, elementwise "
+                "ops and the other matmuls recomputed)",
                 batch=w.batch_size,
                 tokens=Num(w.sequence_length),
             )
@@ -353,13 +437,15 @@ def _layout_assumptions(
                     sharded=_ZERO_SHARDED[stage],
                 )
             )
-        words.append(
-            Phrase(
-                "training speed at %(mfu)s%% of %(tflops)s dense BF16 TFLOPS per GPU; decode figures do not apply",
-                mfu=Num(TRAINING_ETA.get(w.framework, TRAINING_ETA["hf_trainer"]) * 100),
-                tflops=Num(gpu.fp16_tflops, None),
-            )
-        )
+            if stage >= 3 and plan.gather:
+                words.append(
+                    Phrase(
+                        "%(size)s GiB per GPU does not shard: gathered layers (and, with FSDP, the root unit's "
+                        "embeddings and head with its unsharded gradients before their reduce-scatter)",
+                        size=Num(plan.gather / GIB, 1),
+                    )
+                )
+        words.extend(_training_speed_assumptions(plan, gpu, count, link))
         return words
     if parallelism == "tensor":
         if model.is_mla:

@@ -7,6 +7,7 @@ from configurator.engine.errors import DomainError
 from configurator.engine.estimate.weights import _HF_QUANTIZED
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.types import (
+    CHECKPOINTING_MODES,
     ENGINES,
     FRAMEWORKS,
     GGUF_PRECISIONS,
@@ -15,6 +16,7 @@ from configurator.engine.types import (
     OPTIMIZERS,
     PRECISIONS,
     TASKS,
+    TRAINING_PRECISIONS,
     Workload,
 )
 
@@ -116,6 +118,12 @@ def workload_problems(workload: Workload) -> dict[str, list[str]]:
         add("offload", _one_of(OFFLOADS))
     if workload.zero_stage not in (0, 1, 2, 3):
         add("zero_stage", Phrase("Must be 0, 1, 2 or 3."))
+    if workload.activation_checkpointing and workload.activation_checkpointing not in CHECKPOINTING_MODES:
+        add("activation_checkpointing", _one_of(CHECKPOINTING_MODES))
+    if workload.training_precision not in TRAINING_PRECISIONS:
+        add("training_precision", _one_of(TRAINING_PRECISIONS))
+    if workload.power_limit_w is not None and not workload.power_limit_w > 0:
+        add("power_limit_w", Phrase("Must be more than 0."))
     for name in ("context_tokens", "concurrent_users", "batch_size", "sequence_length", "lora_rank"):
         if getattr(workload, name) < 1:
             add(name, Phrase("Must be at least 1."))

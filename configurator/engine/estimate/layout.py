@@ -67,7 +67,9 @@ def _per_gpu_bytes(
             optimizer = 0.0
         if offload == "parameters":  # and the weight shards and gradients too; one gathered layer stays
             weights, gradients, gather = 0.0, 0.0, max(gather, plan.gather)
-        return weights + gradients + optimizer + gather + plan.scratch + plan.logits + overhead
+        step = weights + gradients + optimizer + gather + plan.scratch + plan.logits + overhead
+        # QLoRA frameworks that load the bf16 checkpoint before quantising peak then, not in a step
+        return max(step, plan.load_peak + overhead)
     if plan.engine in SERVER_ENGINES:
         tokens, seqs = server_batch(gpu)
         vocab = plan.workload.model.vocab

@@ -15,7 +15,16 @@ from configurator.engine import calibration as cal
 from configurator.engine.estimate.engines import LLAMACPP_UBATCH, VLLM_BATCHED_TOKENS_SMALL, VLLM_MAX_NUM_SEQS, _check
 from configurator.engine.estimate.kv_cache import kv_bytes_per_token, kv_cache_bytes
 from configurator.engine.estimate.server_memory import per_token_coefficients
-from configurator.engine.estimate.training import checkpoints_on_gpu, loss_bytes, training_state
+from configurator.engine.estimate.training import (
+    FSDP_REDUCE_BYTES,
+    checkpoints_on_gpu,
+    lora_dropout_bytes,
+    loss_bytes,
+    qlora_load_peak,
+    selective_kept_elements,
+    training_state,
+    unsharded_bytes,
+)
 from configurator.engine.estimate.weights import (
     _HF_QUANTIZED,
     GGUF_MXFP4_MOE,
@@ -65,6 +74,7 @@ class _Plan:
     # per token of all KV layers (the engine's pool unit)
     server_coefficients: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     kv_per_token: float = 0.0
+    load_peak: float = 0.0  # bytes one GPU holds while the model loads (LitGPT QLoRA: the bf16 checkpoint)
 
 
 def _active_tokens_intermediate(model: ModelArch) -> int:
@@ -198,11 +208,17 @@ def _training_activations(w: Workload, tokens: int) -> tuple[float, float]:
     if model.is_moe:
         per_token_layer += 4.0 * model.experts  # router logits
     working = tokens * (per_token_layer + 2.0 * 2 * inter)
-    if w.gradient_checkpointing:
+    mode = w.checkpointing
+    if mode == "full":
         kept_layers = model.layers if checkpoints_on_gpu(w.framework) else 1
         stored = tokens * kept_layers * 2.0 * h + working
+    elif mode == "selective":
+        kept = 2.0 * selective_kept_elements(h, q_dim, kv_dim, inter) + 4.0 * model.heads
+        stored = tokens * model.layers * kept + working
     else:
         stored = tokens * (model.layers * per_token_layer + 2.0 * h) + working - tokens * per_token_layer
+    if mode != "full" and w.task != "full_finetune":
+        stored += tokens * lora_dropout_bytes(w.framework, h, q_dim, inter, model.layers)
     loss = loss_bytes(w.framework, tokens, model.vocab)
     return stored, max(0.0, loss - working)
 
@@ -244,9 +260,14 @@ def _training_plan(w: Workload) -> _Plan:
     # 2P forward + 4P backward (activation and weight gradients); LoRA skips the frozen weight gradients;
     # full recompute repeats the forward (Korthikanti et al. §5: 4 × forward with recompute).
     train_flops = (6.0 if task == "full_finetune" else 4.0) * compute
-    if w.gradient_checkpointing:
+    if w.checkpointing == "full":
         train_flops += 2.0 * compute
     largest = max(model.vocab * model.hidden, (model.total_params - model.vocab * model.hidden) / model.layers)
+    if w.framework in FSDP_REDUCE_BYTES:
+        gather = unsharded_bytes(model, w.framework, task == "full_finetune")
+    else:
+        gather = 2.0 * largest * state  # DeepSpeed stage3 estimator: largest_layer_mem = 4 × largest layer
+    load_peak = qlora_load_peak(w.framework, weight_bytes(model, "bf16") + trainable * 2.0) if task == "qlora" else 0.0
     return _Plan(
         workload=w,
         engine="training",
@@ -262,7 +283,7 @@ def _training_plan(w: Workload) -> _Plan:
         logits=logits,
         gradients=trained.gradients,
         optimizer=trained.optimizer,
-        gather=2.0 * largest * state,  # DeepSpeed stage3 estimator: largest_layer_mem = 4 × largest layer
+        gather=gather,
         trainable_params=int(trainable),
         sequences=w.batch_size,
         read_bytes=0.0,
@@ -273,6 +294,7 @@ def _training_plan(w: Workload) -> _Plan:
         train_flops=train_flops,
         notes=tuple(notes),
         host_optimizer=trained.host_optimizer,
+        load_peak=load_peak,
     )
 
 
