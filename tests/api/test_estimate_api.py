@@ -310,9 +310,40 @@ def test_framework_field_changes_training_memory(catalog: None, api_client: APIC
     assert torchtune.status_code == default.status_code == 200
     assert torchtune.json()["gpu"]["fits"] is True
     assert default.json()["gpu"]["fits"] is False
-    bad = _post(api_client, {**body, "framework": "megatron"})
+    bad = _post(api_client, {**body, "framework": "colossalai"})
     assert bad.status_code == 400
     assert list(bad.json()["error"]["fields"]) == ["framework"]
+
+
+def test_training_at_scale_inputs(catalog: None, api_client: APIClient) -> None:
+    """Issue 33: activation_checkpointing, training_precision and power_limit_w reach the estimate; torchtitan's
+    H100 rows (benchmarks/llama3_h100_202412_torchtitan.md Table 1, 500 W cap): 6,667 TPS/GPU in BF16, 8,532
+    with Float8, 82.4 GiB reserved at 8 GPUs with selective checkpointing."""
+    body = {
+        "model": "llama-3.1-8b",
+        "task": "full_finetune",
+        "framework": "torchtitan",
+        "sequence_length": 8192,
+        "batch_size": 2,
+        "gpu": "h100-sxm",
+        "gpu_count": 8,
+        "activation_checkpointing": "selective",
+        "power_limit_w": 500,
+    }
+    bf16 = _post(api_client, body)
+    assert bf16.status_code == 200, bf16.json()
+    fp8 = _post(api_client, {**body, "training_precision": "fp8"}).json()
+    per_gpu = bf16.json()["throughput"]["training_tokens_per_s"] / 8
+    assert per_gpu == pytest.approx(6_667, rel=0.10)
+    assert fp8["throughput"]["training_tokens_per_s"] / 8 == pytest.approx(8_532, rel=0.20)
+    assert bf16.json()["gpu"]["per_gpu_gib"] == pytest.approx(82.4 + 0.5, rel=0.10)
+    assert any("power capped at 500 W" in text for text in bf16.json()["assumptions"])
+    full = _post(api_client, {**body, "activation_checkpointing": "full"}).json()
+    assert full["gpu"]["per_gpu_gib"] < bf16.json()["gpu"]["per_gpu_gib"]
+    for field, value in (("activation_checkpointing", "some"), ("training_precision", "fp4"), ("power_limit_w", 0)):
+        bad = _post(api_client, {**body, field: value})
+        assert bad.status_code == 400
+        assert list(bad.json()["error"]["fields"]) == [field]
 
 
 def test_sglang_is_an_engine_choice(catalog: None, api_client: APIClient) -> None:
