@@ -244,7 +244,7 @@ def _training_speed_assumptions(plan: _Plan, gpu: GpuSpec, count: int, link: _Li
                 (gpu.fp8_tflops or 0.0) * MAMF_FP8.get(gpu.sku, MAMF_BF16.get(gpu.sku, 1.0))
                 if step.fp8
                 else gpu.fp16_tflops * MAMF_BF16.get(gpu.sku, 1.0),
-                None,
+                0,
             ),
             precision="FP8" if step.fp8 else "BF16",
             attention=Num(attention_share(gpu, w.framework) * 100),
@@ -264,7 +264,8 @@ def _training_speed_assumptions(plan: _Plan, gpu: GpuSpec, count: int, link: _Li
     if w.model.is_moe and count > 1:
         words.append(
             Phrase(
-                "MoE: experts spread over the %(count)s GPUs; every routed token goes to its expert's GPU and back "
+                "MoE: experts spread over the %(count)s GPUs (expert parallel: their weights, gradients and optimizer "
+                "states too); every routed token goes to its expert's GPU and back "
                 "at %(share)s%% of the link (DeepEP's measured all-to-all): %(a2a)s%% of the step",
                 count=count,
                 share=Num(ALL_TO_ALL_LINK_SHARE * 100),

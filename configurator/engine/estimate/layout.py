@@ -58,9 +58,11 @@ def _per_gpu_bytes(
     kv = plan.kv if sequences is None else plan.kv_read_per_seq * sequences
     if plan.training:
         stage = sharded_stage(plan.workload.framework, plan.workload.zero_stage, count)
-        weights = plan.weights / count if stage >= 3 else plan.weights
-        gradients = plan.gradients / count if stage >= 2 else plan.gradients
-        optimizer = plan.optimizer / count if stage >= 1 else plan.optimizer
+        # MoE: the routed experts are spread over the GPUs (expert parallel), whatever the ZeRO stage
+        spread = 1.0 - plan.expert_share + plan.expert_share / count
+        weights = plan.weights / count if stage >= 3 else plan.weights * spread
+        gradients = plan.gradients / count if stage >= 2 else plan.gradients * spread
+        optimizer = plan.optimizer / count if stage >= 1 else plan.optimizer * spread
         gather = plan.gather if stage >= 3 else 0.0
         offload = plan.workload.offload
         if offload != "none":  # ZeRO-Offload / FSDP CPUOffload: the optimizer states live in host RAM

@@ -22,6 +22,7 @@ from configurator.engine.estimate.training import (
     loss_bytes,
     qlora_load_peak,
     selective_kept_elements,
+    selective_recompute_share,
     training_state,
     unsharded_bytes,
 )
@@ -75,6 +76,7 @@ class _Plan:
     server_coefficients: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     kv_per_token: float = 0.0
     load_peak: float = 0.0  # bytes one GPU holds while the model loads (LitGPT QLoRA: the bf16 checkpoint)
+    expert_share: float = 0.0  # training: share of the parameters in routed experts (spread over the GPUs)
 
 
 def _active_tokens_intermediate(model: ModelArch) -> int:
@@ -262,6 +264,8 @@ def _training_plan(w: Workload) -> _Plan:
     train_flops = (6.0 if task == "full_finetune" else 4.0) * compute
     if w.checkpointing == "full":
         train_flops += 2.0 * compute
+    elif w.checkpointing == "selective":
+        train_flops += 2.0 * selective_recompute_share(model) * compute
     largest = max(model.vocab * model.hidden, (model.total_params - model.vocab * model.hidden) / model.layers)
     if w.framework in FSDP_REDUCE_BYTES:
         gather = unsharded_bytes(model, w.framework, task == "full_finetune")
@@ -295,6 +299,7 @@ def _training_plan(w: Workload) -> _Plan:
         notes=tuple(notes),
         host_optimizer=trained.host_optimizer,
         load_peak=load_peak,
+        expert_share=sum(t.params for t in model_tensors(model) if t.routed) / model.total_params,
     )
 
 

@@ -142,6 +142,8 @@ def sharded_stage(framework: str, zero_stage: int, gpu_count: int) -> int:
         return 0
     if framework in FSDP_REDUCE_BYTES:
         return 3
+    if framework == "megatron":
+        return max(zero_stage, 1)  # NeMo/Megatron recipes run the distributed optimizer (ZeRO-1)
     return zero_stage
 
 

@@ -12,6 +12,7 @@ from configurator.api.estimate import gpu_link_gbs
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate
 from configurator.engine.types import (
+    CHECKPOINTING_MODES,
     ENGINES,
     FRAMEWORKS,
     KV_PRECISIONS,
@@ -19,6 +20,7 @@ from configurator.engine.types import (
     OPTIMIZERS,
     PRECISIONS,
     TASKS,
+    TRAINING_PRECISIONS,
     Estimate,
     GpuSpec,
 )
@@ -66,6 +68,11 @@ class Command(BaseCommand):
         parser.add_argument("--framework", choices=FRAMEWORKS, default="hf_trainer", help="training framework")
         parser.add_argument("--offload", choices=OFFLOADS, default="none", help="ZeRO/FSDP CPU offload")
         parser.add_argument("--no-checkpointing", action="store_true", help="train without recompute")
+        parser.add_argument(
+            "--checkpointing", choices=CHECKPOINTING_MODES, help="activation checkpointing: none, selective or full"
+        )
+        parser.add_argument("--train-precision", choices=TRAINING_PRECISIONS, default="bf16", help="BF16 or FP8")
+        parser.add_argument("--power-limit", type=float, help="training: board power cap per GPU, watts")
         parser.add_argument("--gpu", help="GPU SKU, e.g. rtx-4090")
         parser.add_argument("--gpu-count", type=int, default=1)
         parser.add_argument("--json", action="store_true", help="print the API response body as JSON")
@@ -83,7 +90,12 @@ class Command(BaseCommand):
             "framework": options["framework"],
             "offload": options["offload"],
             "gradient_checkpointing": not options["no_checkpointing"],
+            "training_precision": options["train_precision"],
         }
+        if options["checkpointing"]:
+            data["activation_checkpointing"] = options["checkpointing"]
+        if options["power_limit"] is not None:
+            data["power_limit_w"] = options["power_limit"]
         if options["model_config"]:
             try:
                 data["model_config"] = json.loads(options["model_config"].read_text(encoding="utf-8"))
