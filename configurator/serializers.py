@@ -52,6 +52,15 @@ class StrictKeysMixin:
         return super().to_internal_value(data)  # type: ignore[misc]
 
 
+class _CaseFreeChoiceField(serializers.ChoiceField):
+    """A choice typed as people write it ("FP8", " Selective "): matched without case or surrounding spaces."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str):
+            data = data.strip().lower()
+        return super().to_internal_value(data)
+
+
 class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
     """A workload: `model` (library slug or Hugging Face id) or `model_config` (a pasted config.json)."""
 
@@ -107,14 +116,15 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         "checkpoint in bf16 before quantising), torchtitan (FSDP2, fp32 sharded parameters), megatron "
         "(Megatron-LM/NeMo, distributed optimizer, Transformer Engine attention)",
     )
-    activation_checkpointing = serializers.ChoiceField(
+    activation_checkpointing = _CaseFreeChoiceField(
         choices=CHECKPOINTING_MODES,
         required=False,
+        allow_null=True,
         help_text="Training: none (keep every activation), selective (torchtitan's op policy: attention and every "
         "second matmul output kept, the rest recomputed) or full (layer inputs only). Default: full when "
         "gradient_checkpointing is true, none when it is false",
     )
-    training_precision = serializers.ChoiceField(
+    training_precision = _CaseFreeChoiceField(
         choices=TRAINING_PRECISIONS,
         default="bf16",
         help_text="Training: precision of the linear layers' matmuls; fp8 (torchao Float8 / Transformer Engine) "

@@ -340,7 +340,14 @@ def test_training_at_scale_inputs(catalog: None, api_client: APIClient) -> None:
     assert any("power capped at 500 W" in text for text in bf16.json()["assumptions"])
     full = _post(api_client, {**body, "activation_checkpointing": "full"}).json()
     assert full["gpu"]["per_gpu_gib"] < bf16.json()["gpu"]["per_gpu_gib"]
-    for field, value in (("activation_checkpointing", "some"), ("training_precision", "fp4"), ("power_limit_w", 0)):
+    # written as people write them: "FP8", " Selective "; null checkpointing follows gradient_checkpointing
+    typed = _post(api_client, {**body, "training_precision": "FP8", "activation_checkpointing": " Selective "})
+    assert typed.status_code == 200, typed.json()
+    assert typed.json()["throughput"]["training_tokens_per_s"] == fp8["throughput"]["training_tokens_per_s"]
+    unset = _post(api_client, {**body, "activation_checkpointing": None}).json()
+    assert unset["gpu"]["per_gpu_gib"] == full["gpu"]["per_gpu_gib"]
+    bad_values = (("activation_checkpointing", "some"), ("training_precision", "fp4"), ("power_limit_w", "500W"))
+    for field, value in bad_values:
         bad = _post(api_client, {**body, field: value})
         assert bad.status_code == 400
         assert list(bad.json()["error"]["fields"]) == [field]
