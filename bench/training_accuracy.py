@@ -11,6 +11,11 @@
    Next to it, the single-constant baseline: tokens/s = c × dense BF16 peak × GPUs / (6 · active params),
    c refitted the same way (an MFU rule, no physics).
 
+Left out of the fixtures, with the reason: LitGPT's phi-3/full.yaml row (17.01 GB on one A10G) — Phi-3-mini's
+3.8 B parameters with bf16 weights, gradients and AdamW states need 30 GB, so the row cannot be the run it
+describes; torchtitan's and Megatron's TP/PP rows (Llama 3 70B 2D, 405B 3D/4D) and the GB200/GB300 rows —
+the estimator models data parallelism (FSDP/ZeRO, expert parallel for MoE) and has no GB200/GB300 in the catalog.
+
 Run: .venv/bin/python bench/training_accuracy.py
 """
 

@@ -44,9 +44,10 @@ from configurator.engine.estimate.training import elementwise_bytes, selective_r
 from configurator.engine.frozen import direct_init
 from configurator.engine.types import GpuSpec, ModelArch
 
-# η: the share of the dense tensor peak the matmuls and flash attention of a compiled/fused trainer reach.
-# Fitted on all 5 sources of fixtures/training_throughput.csv (bench/training_accuracy.py prints the fit and
-# the leave-one-source-out error; the constant below is that fit rounded).
+# η: the share of the maximum achievable matmul rate (MAMF) the linear layers of a compiled/fused trainer reach.
+# Fitted on the 20 rows of 4 sources in fixtures/training_throughput.csv (torchtune, torchtitan, Megatron-Bridge,
+# NeMo Automodel): 0.743; bench/training_accuracy.py prints the fit and the leave-one-source-out error (η refitted
+# without each source: 0.675-0.799).
 TRAINING_ETA_BASE = 0.74
 TRAINING_ETA: dict[str, float] = {
     "torchtune": TRAINING_ETA_BASE,
