@@ -135,6 +135,18 @@ def test_fsdp_at_128_gpus_keeps_its_unshardable_buffers() -> None:
     assert at_8 - at_128 == pytest.approx(82.4 - 67.0, rel=0.15)
 
 
+def test_zero_2_keeps_deepspeeds_buckets_on_every_gpu() -> None:
+    """DeepSpeed ZeRO-1/2: reduce_bucket_size and allgather_bucket_size default to 5e8 elements, bf16 on every GPU
+    (2 × 1 GB), whatever the GPU count; they grow no further once the model is smaller than a bucket."""
+    model = model_get("llama-3.1-8b")
+    workload = Workload(model=model, task="full_finetune", zero_stage=2)
+    at_4 = _per_gpu_gib(workload, "h100-sxm", 4)
+    stage_0 = _per_gpu_gib(Workload(model=model, task="full_finetune", zero_stage=0), "h100-sxm", 4)
+    plan = _plan(workload)
+    sharded = (plan.gradients + plan.optimizer) * 3 / 4 / GIB
+    assert stage_0 - at_4 == pytest.approx(sharded - 2e9 / GIB, rel=0.01)
+
+
 def test_selective_checkpointing_sits_between_none_and_full() -> None:
     model = model_get("llama-3.1-8b")
 

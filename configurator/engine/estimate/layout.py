@@ -15,7 +15,7 @@ from configurator.engine.estimate.server_memory import (
     server_total,
 )
 from configurator.engine.estimate.topology import Topology
-from configurator.engine.estimate.training import sharded_stage
+from configurator.engine.estimate.training import sharded_stage, zero_bucket_bytes
 from configurator.engine.estimate.weights import GIB
 from configurator.engine.types import GpuSpec, ModelArch, Workload
 
@@ -64,6 +64,8 @@ def _per_gpu_bytes(
         gradients = plan.gradients / count if stage >= 2 else plan.gradients * spread
         optimizer = plan.optimizer / count if stage >= 1 else plan.optimizer * spread
         gather = plan.gather if stage >= 3 else 0.0
+        if stage in (1, 2):
+            gather = zero_bucket_bytes(plan.workload.framework, plan.trainable_params)
         offload = plan.workload.offload
         if offload != "none":  # ZeRO-Offload / FSDP CPUOffload: the optimizer states live in host RAM
             optimizer = 0.0
