@@ -136,7 +136,7 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         required=False,
         allow_null=True,
         help_text="Training: sustained board-power cap per GPU in watts (nvidia-smi -pl); default the GPU's TDP. "
-        "Below the TDP the matmul clock drops about in proportion (exponent 0.87)",
+        "Below the TDP the matmul rate falls as (cap/TDP)^0.87 on HBM data-center GPUs, ^0.23 on GDDR cards",
     )
     offload = serializers.ChoiceField(
         choices=OFFLOADS,

@@ -71,11 +71,15 @@ ALL_TO_ALL_LINK_SHARE = 155.0 / 400.0
 # 2048) sit near the roofline ridge of an H100 (2·768·2048 / (2·(768 + 2048)) ≈ 560 FLOP/B against 295), and
 # torch's grouped_mm / TE's grouped GEMM reach about 0.6 of a dense GEMM's rate there.
 GROUPED_GEMM_EFFICIENCY = 0.6
-# Clock under a power cap: "capping an H100 at 600 W typically loses 10 to 15 % step throughput" on transformer
-# pretraining (factryze.ai/scale-atlas/power/power-capping): 0.875 = (600/700)^0.87. Matmul-heavy training sits
-# at the power limit, so the clock follows the cap nearly in proportion (datasheet boost-clock ratios such as the
-# RTX PRO 6000 Max-Q's 435/500 TFLOPS at half the power describe short boosts, not sustained training).
+# Clock under a power cap, rate ∝ (cap / TDP)^exponent. HBM data-center GPUs run at their power limit in
+# matmul-heavy training: "capping an H100 at 600 W typically loses 10 to 15 % step throughput" on transformer
+# pretraining (factryze.ai/scale-atlas/power/power-capping): 0.875 = (600/700)^0.87. GDDR workstation and GeForce
+# cards ship far above their efficient clock: four RTX 3090 capped at 280 W of 350 W kept "over 95 % of maximum
+# performance" in TensorFlow training (pugetsystems.com/labs/hpc/quad-rtx3090-gpu-wattage-limited-maxq-tensorflow-
+# performance-1974): 0.95 = 0.8^0.23, as NVIDIA's RTX PRO 6000 Max-Q datasheet rates 435 of 500 TFLOPS at half
+# the power (0.5^0.2).
 POWER_CLOCK_EXPONENT = 0.87
+POWER_CLOCK_EXPONENT_GDDR = 0.23
 # Maximum achievable matmul FLOPS (MAMF) over the datasheet's dense peak, measured by a brute-force search of
 # large matmul shapes (stas00/ml-engineering compute/accelerator/README.md 'Maximum Achievable Matmul FLOPS
 # comparison table', mean of 100 iterations). BF16: A100 SXM 271.2/312, A100 PCIe 252.9/312, H100 SXM 794.5/989
@@ -161,7 +165,8 @@ def power_factor(gpu: GpuSpec, power_limit_w: float | None) -> float:
     """Share of the rated clock a board-power cap sustains (module docstring)."""
     if not power_limit_w or not gpu.tdp_w or power_limit_w >= gpu.tdp_w:
         return 1.0
-    return float((power_limit_w / gpu.tdp_w) ** POWER_CLOCK_EXPONENT)
+    exponent = POWER_CLOCK_EXPONENT_GDDR if gpu.memory_type.upper().startswith("GDDR") else POWER_CLOCK_EXPONENT
+    return float((power_limit_w / gpu.tdp_w) ** exponent)
 
 
 def _hopper_or_later(gpu: GpuSpec) -> bool:
