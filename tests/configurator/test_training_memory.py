@@ -14,7 +14,7 @@ Issue 33 added torchtitan's H100 FSDP rows (`torch_reserved`: torch's peak reser
 and LitGPT's config-hub table (`torch_peak`, printed in GB, stored in GiB). Claimed: torchtitan within 10 %
 (measured +2.0 % at 8 GPUs, +4.5 % at 128), LitGPT's QLoRA rows of 7-9 B models (whose peak is the bf16 load)
 within 15 % (−11.4 … +1.6 %), the other LitGPT rows within 35 % (TinyLlama and Phi-3-mini QLoRA −31 % and −27 %:
-bitsandbytes' buffers at micro-batch 4-8 are not modelled). Leave-one-source-out over all 41 rows: median 9.6 %,
+bitsandbytes' buffers at micro-batch 4-8 are not modelled). Leave-one-source-out over all 43 rows: median 9.1 %,
 p90 26.8 %.
 """
 
