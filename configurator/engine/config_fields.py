@@ -66,6 +66,9 @@ FIELD_BOUNDS: dict[str, tuple[int, int]] = {
     "linear_value_head_dim": (1, MAX_HEAD_DIM),
     "linear_conv_kernel_dim": (1, 64),
     "shared_expert_intermediate_size": (0, MAX_INTERMEDIATE),
+    # Falcon (FalconConfig): KV heads of the new decoder architecture, MLP width when not 4 × hidden
+    "num_kv_heads": (1, MAX_HEADS),
+    "ffn_hidden_size": (1, MAX_INTERMEDIATE),
 }
 
 

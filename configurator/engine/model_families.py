@@ -14,6 +14,14 @@ Sources (transformers model code, the shapes every parameter count below follows
   style MoE: n_routed_experts, n_shared_experts, first_k_dense_replace dense layers, a router with
   e_score_correction_bias. The next-token-prediction layer (num_nextn_predict_layers) is not loaded for plain
   serving and is not counted.
+- Plain-MLP decoders (transformers FalconForCausalLM, PhiForCausalLM, GPTJForCausalLM): a two-matrix GELU MLP
+  (fc_in h → I, fc_out I → h; I = 4·h unless `ffn_hidden_size` / `n_inner` / `intermediate_size` say otherwise)
+  and LayerNorms with a bias. Falcon: fused QKV without biases (`bias` false), multi-query (1 KV head) unless
+  `new_decoder_architecture` (then `num_kv_heads` and two LayerNorms per layer, ln_attn and ln_mlp), one
+  LayerNorm per layer when `parallel_attn`, tied embeddings. Phi-2: q/k/v/dense and fc biases, one LayerNorm
+  per layer (parallel attention and MLP), an untied lm_head with a bias. GPT-J: q/k/v/out without biases, fc
+  biases, one LayerNorm per layer, an untied lm_head with a bias; its config.json uses GPT-2 names (n_embd,
+  n_layer, n_head, n_positions, n_inner), read through `LEGACY_KEYS`.
 - OLMoE `OlmoeForCausalLM`: every layer MoE (num_experts, num_experts_per_tok, intermediate_size per expert),
   q_norm and k_norm over the whole projection width (q_dim and kv_dim), no biases.
 """
@@ -24,6 +32,66 @@ from typing import Any
 
 from configurator.engine.config_fields import check_experts, invalid, read_bool, read_int, read_layer_types
 from configurator.engine.phrase import Phrase
+
+PLAIN_MLP_TYPES = ("falcon", "phi", "gptj")
+# config.json names of older families → the names the parser reads (transformers' attribute_map of each config)
+LEGACY_KEYS: dict[str, dict[str, str]] = {
+    "gptj": {
+        "n_embd": "hidden_size",
+        "n_layer": "num_hidden_layers",
+        "n_head": "num_attention_heads",
+        "n_positions": "max_position_embeddings",
+        "n_inner": "intermediate_size",
+    },
+    "falcon": {"n_layer": "num_hidden_layers", "n_head": "num_attention_heads", "n_head_kv": "num_kv_heads"},
+}
+# checkpoints saved before transformers had the class name the family by its RefinedWeb code
+_TYPE_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon"}
+# context of the families whose config.json may omit it (FalconConfig / GPTJConfig / PhiConfig default 2048)
+DEFAULT_CONTEXT = {"falcon": 2048, "gptj": 2048, "phi": 2048}
+
+
+def normalise_legacy(config: dict[str, Any], model_type: str) -> tuple[dict[str, Any], str]:
+    """The config with its family's legacy names copied to the names the parser reads, and the family's type;
+    a name already present wins. The MLP width of the plain-MLP families defaults to 4 × hidden."""
+    model_type = _TYPE_ALIASES.get(model_type, model_type)
+    aliases = LEGACY_KEYS.get(model_type, {})
+    out = dict(config)
+    for old, new in aliases.items():
+        if out.get(new) is None and out.get(old) is not None:
+            out[new] = out[old]
+    if model_type == "falcon" and out.get("intermediate_size") is None:
+        hidden = read_int(out, "hidden_size")
+        out["intermediate_size"] = read_int(out, "ffn_hidden_size", 4 * hidden)
+    if model_type == "gptj" and out.get("intermediate_size") is None:
+        out["intermediate_size"] = 4 * read_int(out, "hidden_size")
+    return out, model_type
+
+
+def plain_mlp_fields(config: dict[str, Any], model_type: str, heads: int) -> dict[str, Any]:
+    """DecoderShape fields of Falcon, Phi-2 and GPT-J (the module docstring says each layout)."""
+    fields: dict[str, Any] = {"mlp_matrices": 2, "norm_bias": True}
+    if model_type == "falcon":
+        new_arch = read_bool(config, "new_decoder_architecture", False)
+        if new_arch:
+            kv_heads = read_int(config, "num_kv_heads", heads)
+        else:
+            kv_heads = 1 if read_bool(config, "multi_query", True) else heads
+        bias = read_bool(config, "bias", False)
+        parallel = read_bool(config, "parallel_attn", True)
+        fields.update(
+            kv_heads=kv_heads,
+            qkv_bias=bias,
+            o_bias=bias,
+            mlp_bias=bias,
+            norms_per_layer=2 if new_arch or not parallel else 1,
+        )
+    elif model_type == "phi":
+        fields.update(qkv_bias=True, o_bias=True, mlp_bias=True, norms_per_layer=1, lm_head_bias=True)
+    else:  # gptj
+        fields.update(mlp_bias=True, norms_per_layer=1, lm_head_bias=True)
+    return fields
+
 
 HYBRID_TYPES = ("qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_text")
 HYBRID_LAYER_KINDS = ("full_attention", "linear_attention")

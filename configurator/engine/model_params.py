@@ -24,6 +24,10 @@ class DecoderShape:
     vocab: int
     tied: bool
     norms_per_layer: int = 2
+    norm_bias: bool = False  # LayerNorm with a bias (Falcon, Phi-2, GPT-J): two vectors of h per norm
+    mlp_matrices: int = 3  # 3 = gated (gate, up, down); 2 = plain GELU MLP (fc_in, fc_out: Falcon, Phi-2, GPT-J)
+    mlp_bias: bool = False  # fc_in and fc_out biases (Phi-2, GPT-J)
+    lm_head_bias: bool = False  # Phi-2, GPT-J
     qkv_bias: bool = False
     o_bias: bool = False
     qk_norm: bool = False
@@ -81,23 +85,26 @@ def _attention_params(s: DecoderShape) -> int:
 
 
 def _expert_params(s: DecoderShape, intermediate: int) -> int:
-    """One gated (SwiGLU) MLP: gate, up, down (+ biases for gpt-oss)."""
-    params = 3 * s.hidden * intermediate
+    """One MLP: gated (SwiGLU: gate, up, down; + biases for gpt-oss) or plain (fc_in, fc_out [+ biases])."""
+    params = s.mlp_matrices * s.hidden * intermediate
     if s.expert_bias:
         params += 2 * intermediate + s.hidden
+    if s.mlp_bias:
+        params += intermediate + s.hidden
     return params
 
 
 def count_params(s: DecoderShape) -> tuple[int, int]:
     """(total, active) parameters, embeddings and an untied lm_head included."""
     h = s.hidden
-    embed = s.vocab * h * (1 if s.tied else 2)
+    embed = s.vocab * h * (1 if s.tied else 2) + (s.vocab if s.lm_head_bias else 0)
+    norm = h * (2 if s.norm_bias else 1)
     # hybrid models: the linear-attention layers' projections replace attention (spread evenly per layer)
     attention = ((s.layers - s.linear_layers) * _attention_params(s) + s.linear_layers * s.linear_params) / s.layers
-    per_layer_common = round(attention) + s.norms_per_layer * h
+    per_layer_common = round(attention) + s.norms_per_layer * norm
     dense_mlp = _expert_params(s, s.intermediate)
-    total = embed + h  # final norm
-    active = embed + h
+    total = embed + norm  # final norm
+    active = embed + norm
     if s.experts == 0:
         total += s.layers * (per_layer_common + dense_mlp)
         return total, total

@@ -32,10 +32,14 @@ from configurator.engine.config_fields import (
 )
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.model_families import (
+    DEFAULT_CONTEXT,
     HYBRID_TYPES,
+    PLAIN_MLP_TYPES,
     glm4_moe_fields,
     hybrid_fields,
+    normalise_legacy,
     olmoe_fields,
+    plain_mlp_fields,
     precision_map_from_quant,
     quantized_precision,
     qwen_moe_fields,
@@ -51,7 +55,7 @@ LLM_MODELS_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "llm_mod
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma2", "phi3", "deepseek_v3",
     "deepseek_v2", "gpt_oss", "gemma3", "gemma3_text", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text",
-    "qwen3_5", "qwen3_5_text", "glm4_moe", "olmoe",
+    "qwen3_5", "qwen3_5_text", "glm4_moe", "olmoe", "falcon", "phi", "gptj",
 )  # fmt: skip
 
 _FAMILY_BY_TYPE = {
@@ -75,6 +79,9 @@ _FAMILY_BY_TYPE = {
     "qwen3_5_text": "qwen3",
     "glm4_moe": "glm",
     "olmoe": "olmoe",
+    "falcon": "falcon",
+    "phi": "phi",
+    "gptj": "gpt-j",
 }
 
 
@@ -139,9 +146,11 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[Decoder
     vocab = _int(config, "vocab_size", 262_208 if gemma3 else None)
     head_dim_given = config.get("head_dim") is not None or gemma3
     head_dim = _int(config, "head_dim", 256 if gemma3 else hidden // heads)
+    plain = plain_mlp_fields(config, model_type, heads) if model_type in PLAIN_MLP_TYPES else {}
+    kv_heads = plain.pop("kv_heads", kv_heads)
     if model_type not in ("deepseek_v3", "deepseek_v2"):
         check_heads(hidden, heads, kv_heads, head_dim_given)
-    tied = read_bool(config, "tie_word_embeddings", model_type in ("gemma2", "gemma3", "gemma3_text"))
+    tied = read_bool(config, "tie_word_embeddings", model_type in ("gemma2", "gemma3", "gemma3_text", "falcon"))
     extra: dict[str, Any] = {}
     common: dict[str, Any] = {
         "layers": layers,
@@ -215,6 +224,7 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[Decoder
         if config.get("num_experts") not in (None, 0):
             common.update(qwen_moe_fields(config, layers, read_int_list))
         extra.update(linear_attention_layers=hybrid["linear_layers"], linear_state_elements=hybrid["linear_state"])
+    common.update(plain)
     if model_type == "glm4_moe":
         common.update(glm4_moe_fields(config, layers))
     if model_type == "olmoe":
@@ -251,7 +261,7 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[Decoder
 
 def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> ModelArch:
     """Parse a Hugging Face `config.json` (Llama, Mistral, Mixtral, Qwen2/3, Qwen3-MoE, Gemma-2, Phi-3,
-    DeepSeek-V2/V3, gpt-oss) into a ModelArch with computed parameter counts.
+    DeepSeek-V2/V3, gpt-oss, Falcon, Phi-2, GPT-J) into a ModelArch with computed parameter counts.
 
     Gemma 3 (`gemma3`, `gemma3_text`) and other multimodal wrappers are read from their `text_config` (the
     vision tower is not counted). An unknown `model_type` is sized as a Llama-like dense decoder (gated MLP, full
@@ -272,13 +282,13 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
     model_type = config.get("model_type")
     if model_type is None or model_type == "":
         raise missing("model_type")
-    model_type = read_text(config, "model_type", 64).lower()
+    config, model_type = normalise_legacy(config, read_text(config, "model_type", 64).lower())
     shape, extra = _shape_from_config(config, model_type)
     total, active = count_params(shape)
     name_or_path = read_text(config, "_name_or_path")
     resolved_slug = (slug or name_or_path.rsplit("/", 1)[-1] or f"custom-{model_type}").lower()
     positions = "max_position_embeddings" if config.get("max_position_embeddings") else "max_sequence_length"
-    max_context = read_int(config, positions, 8192)
+    max_context = read_int(config, positions, DEFAULT_CONTEXT.get(model_type, 8192))
     native = "bf16"
     quant = config.get("quantization_config")
     if quant is not None and not isinstance(quant, dict):
@@ -295,7 +305,9 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
         family=family,
         layers=shape.layers,
         hidden=shape.hidden,
-        intermediate=shape.intermediate,
+        # a plain two-matrix MLP is kept as the gated width of the same weight volume (3·h·I' = 2·h·I), the layout
+        # the speed, weight and activation models assume
+        intermediate=round(shape.intermediate * shape.mlp_matrices / 3),
         heads=shape.heads,
         kv_heads=shape.kv_heads,
         head_dim=shape.head_dim,

@@ -196,4 +196,4 @@ def test_search_filters_by_substring() -> None:
         "qwen3-8b", "qwen3-14b", "qwen3-30b-a3b", "qwen3-32b", "qwen3.5-35b-a3b", "qwen3-next-80b-a3b",
         "qwen3-235b-a22b",
     ]  # fmt: skip
-    assert len(model_search("")) == len(model_library()) == 41  # + llama-2-70b (issue 33)
+    assert len(model_search("")) == len(model_library()) == 47  # 40 + llama-2-70b (serving) + 6 (coverage)
