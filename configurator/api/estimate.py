@@ -82,7 +82,17 @@ class LlmModelListApi(APIView):
 
     @extend_schema(
         operation_id="llm_models_list",
-        parameters=[OpenApiParameter("search", str, description="Substring of slug, name, HF id or family")],
+        parameters=[
+            OpenApiParameter(
+                "search",
+                str,
+                description=(
+                    "What a person would type: family, size, version, Hugging Face id or a common spelling "
+                    "('llama 8b', 'llama3', 'qwen 32b', 'deepseek 671b', 'r1'). Every word must match; the best "
+                    "matches come first. Empty: every model, by family and size."
+                ),
+            )
+        ],
         responses=OutputSerializer(many=True),
     )
     def get(self, request: Request) -> Response:

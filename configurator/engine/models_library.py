@@ -44,6 +44,7 @@ from configurator.engine.model_families import (
     quantized_precision,
     qwen_moe_fields,
 )
+from configurator.engine.model_match import ModelMatches, match_models
 from configurator.engine.model_params import DecoderShape, count_params
 from configurator.engine.phrase import Phrase
 from configurator.engine.types import ModelArch
@@ -393,20 +394,35 @@ def model_get(key: str) -> ModelArch:
         slug = index.get(candidate)
         if slug is not None:
             return by_slug[slug]
-    raise UnknownModelError(
-        Phrase(
-            "Unknown model '%(key)s'. Use a slug from GET /api/v1/llm-models/, a Hugging Face id of one of them, "
-            "or paste the model's config.json as model_config.",
-            key=key,
-        ),
-        fields={"model": [Phrase("Unknown model '%(key)s'.", key=key)]},
+    message = Phrase(
+        "Unknown model '%(key)s'. Use a slug from GET /api/v1/llm-models/, a Hugging Face id of one of them, "
+        "or paste the model's config.json as model_config.",
+        key=key,
     )
+    field = Phrase("Unknown model '%(key)s'.", key=key)
+    found = model_matches(key)
+    closest = [m.slug for m in found.models[:3]] or [m.slug for m in found.did_you_mean]
+    if closest:  # "llama 8b" is a phrase, not an id: say which ids it most likely means
+        hint = Phrase("Did you mean: %(slugs)s?", slugs=", ".join(closest))
+        message = Phrase("%(message)s %(hint)s", message=message, hint=hint)
+        field = Phrase("%(message)s %(hint)s", message=field, hint=hint)
+    raise UnknownModelError(message, fields={"model": [field]})
+
+
+@lru_cache(maxsize=1)
+def model_aliases() -> dict[str, tuple[str, ...]]:
+    """The fixture's `aliases` of each library model by slug (other Hugging Face ids, common spellings)."""
+    return {entry["slug"]: tuple(entry.get("aliases", ())) for entry in _read_fixture(LLM_MODELS_FIXTURE)}
+
+
+def model_matches(query: str) -> ModelMatches:
+    """The library's models for what a person typed, best first, or "did you mean" (engine.model_match)."""
+    return match_models(model_library(), query, aliases=model_aliases())
 
 
 def model_search(query: str = "") -> list[ModelArch]:
-    """Library models whose slug, name, Hugging Face id or family contains `query` (case-insensitive)."""
-    wanted = query.strip().lower()
-    models = sorted(model_library().values(), key=lambda m: (m.family, m.total_params))
-    if not wanted:
-        return models
-    return [m for m in models if any(wanted in text.lower() for text in (m.slug, m.name, m.hf_id, m.family))]
+    """Library models for `query` ranked by `model_matches` ("llama 8b", "llama3", "r1"); all of them, by
+    family and size, when nothing is typed."""
+    if not query.strip():
+        return sorted(model_library().values(), key=lambda m: (m.family, m.total_params))
+    return model_matches(query).models

@@ -31,7 +31,7 @@ from catalog.specs import catalog_snapshot
 from config.parsers import json_loads_limited
 from configurator.engine.builds import PART_KINDS
 from configurator.engine.errors import DomainError
-from configurator.engine.models_library import model_instruct_id, model_search
+from configurator.engine.models_library import model_instruct_id, model_matches
 from configurator.engine.types import CatalogSnapshot
 from configurator.labels import USE_CASE_TITLES, label
 from configurator.models import SavedBuild
@@ -139,11 +139,15 @@ def workload_page(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def model_suggestions(request: HttpRequest) -> HttpResponse:
-    """The model picker's search: library models matching `?model=` (slug, name, Hugging Face id, family)."""
+    """The model picker's search: library models for `?model=`, best first ("llama 8b", "llama3", "r1"), or the
+    closest ones as "did you mean" when none matches (engine.model_match)."""
     query = (request.GET.get("model") or "").strip()
-    models = model_search(query)[:MODEL_SUGGESTIONS] if query else []
+    found = model_matches(query) if query else None
+    models = found.models[:MODEL_SUGGESTIONS] if found else []
     options = [{"model": model, "instruct_id": model_instruct_id(model.slug)} for model in models]
-    return render(request, "configurator/_model_options.html", {"options": options, "query": query})
+    did_you_mean = list(found.did_you_mean) if found else []
+    context = {"options": options, "query": query, "did_you_mean": did_you_mean}
+    return render(request, "configurator/_model_options.html", context)
 
 
 # --------------------------------------------------------------------------- build editor

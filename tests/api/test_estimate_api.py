@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -202,9 +203,8 @@ def test_llm_models_list(api_client: APIClient) -> None:
     response = api_client.get("/api/v1/llm-models/")
     assert response.status_code == 200
     models = response.json()
-    assert (
-        len(models) == 41
-    )  # 30 + the 10 issue-13 models (Gemma 3, Qwen3-Next, Qwen3.5, OLMoE, GLM-4.5, TinyLlama) + Llama-2-70B
+    # 30 + the 10 issue-13 models (Gemma 3, Qwen3-Next, Qwen3.5, OLMoE, GLM-4.5, TinyLlama) + Llama-2-70B + 6 of issue 33 item 5
+    assert len(models) == 47
     by_slug = {m["slug"]: m for m in models}
     assert by_slug["llama-3.1-8b"] == {
         "slug": "llama-3.1-8b",
@@ -223,6 +223,27 @@ def test_llm_models_search(api_client: APIClient) -> None:
     response = api_client.get("/api/v1/llm-models/", {"search": "GPT-OSS"})
     assert [m["slug"] for m in response.json()] == ["gpt-oss-20b", "gpt-oss-120b"]
     assert api_client.get("/api/v1/llm-models/", {"search": "nothing-like-this"}).json() == []
+
+
+@pytest.mark.parametrize(
+    ("phrase", "first"),
+    [
+        ("llama 8b", ["llama-3.1-8b", "llama-3-8b"]),
+        ("llama3", ["llama-3-8b", "llama-3-70b", "llama-3.3-70b"]),
+        ("qwen 32b", ["qwen3-32b", "qwen2.5-32b"]),
+        ("deepseek 671b", ["deepseek-r1", "deepseek-v3"]),
+        ("r1", ["deepseek-r1", "deepseek-r1-distill-qwen-14b"]),
+    ],
+)
+def test_llm_models_search_ranks_what_people_type(api_client: APIClient, phrase: str, first: list[str]) -> None:
+    slugs = [m["slug"] for m in api_client.get("/api/v1/llm-models/", {"search": phrase}).json()]
+    assert slugs[: len(first)] == first
+
+
+def test_estimate_of_an_unknown_model_says_did_you_mean(api_client: APIClient) -> None:
+    response = _post(api_client, {"model": "llama 8b", "precision": "bf16"})
+    assert response.status_code == 400
+    assert "Did you mean: llama-3.1-8b, llama-3-8b?" in json.dumps(response.json())
 
 
 def test_openapi_schema_describes_the_estimate() -> None:

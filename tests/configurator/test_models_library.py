@@ -190,10 +190,12 @@ def test_negative_or_non_integer_fields_are_rejected() -> None:
     assert list(caught.value.fields) == ["model_config.hidden_size"]
 
 
-def test_search_filters_by_substring() -> None:
+def test_search_ranks_the_family_best_first() -> None:
+    """Ranked by engine.model_match: the models named by "qwen3" and a size alone first (their whole slug
+    covered but the size), then the MoE releases, whose slugs say more (tests/configurator/test_model_match.py)."""
     slugs = [m.slug for m in model_search("qwen3")]
     assert slugs == [
-        "qwen3-8b", "qwen3-14b", "qwen3-30b-a3b", "qwen3-32b", "qwen3.5-35b-a3b", "qwen3-next-80b-a3b",
-        "qwen3-235b-a22b",
+        "qwen3-8b", "qwen3-14b", "qwen3-32b", "qwen3.5-35b-a3b", "qwen3-30b-a3b", "qwen3-235b-a22b",
+        "qwen3-next-80b-a3b",
     ]  # fmt: skip
     assert len(model_search("")) == len(model_library()) == 47  # 40 + llama-2-70b (serving) + 6 (coverage)

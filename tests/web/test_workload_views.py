@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -165,3 +166,29 @@ def test_the_open_in_editor_link_carries_the_build_and_workload(catalog: None, c
     assert body.count("/builds/new?build=") == 3
     anonymous = Client().post("/", WORKLOAD).content.decode()
     assert anonymous.count("/accounts/login/?next=/builds/new%3Fbuild%3D") == 3
+
+
+@pytest.mark.parametrize(
+    ("phrase", "first"),
+    [
+        ("llama 8b", ["llama-3.1-8b", "llama-3-8b"]),
+        ("llama3", ["llama-3-8b", "llama-3-70b", "llama-3.3-70b"]),
+        ("qwen 32b", ["qwen3-32b", "qwen2.5-32b"]),
+        ("deepseek 671b", ["deepseek-r1", "deepseek-v3"]),
+        ("r1", ["deepseek-r1", "deepseek-r1-distill-qwen-14b"]),
+    ],
+)
+def test_the_pickers_search_finds_each_phrase_of_issue_37_best_first(phrase: str, first: list[str]) -> None:
+    body = Client().get("/models/search", {"model": phrase}, headers=HTMX).content.decode()
+    picked = re.findall(r'data-pick-model="([^"]+)"', body)
+    assert picked[: len(first)] == first
+    assert "В библиотеке такой модели нет" not in body
+
+
+def test_the_pickers_search_says_did_you_mean_when_nothing_matches() -> None:
+    body = Client().get("/models/search", {"model": "llama 9b"}, headers=HTMX).content.decode()
+    assert "В библиотеке такой модели нет" in body
+    assert "Возможно, вы имели в виду:" in body
+    assert re.findall(r'data-pick-model="([^"]+)"', body) == ["llama-3-8b", "llama-3.1-8b", "llama-2-7b"]
+    nothing = Client().get("/models/search", {"model": "zzz-no-model"}, headers=HTMX).content.decode()
+    assert "Возможно, вы имели в виду" not in nothing
