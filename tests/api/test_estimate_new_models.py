@@ -1,5 +1,5 @@
-"""Issue 33 item 5: POST /api/v1/estimate answers for every model added to the library, on a GPU that fits it,
-and its memory figures are the ones computed by hand from the config.json."""
+"""Issue 33 item 5: POST /api/v1/estimate answers for every model added to the library and on every GPU added to
+the catalog, on hardware that fits, and its memory figures are the ones computed by hand from the config.json."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ GIB = 2**30
 
 # (model, precision, engine, gpu, count): what a buyer would run each on
 CASES = [
-    ("llama-2-13b", "bf16", "vllm", "l40s", 1),
-    ("qwen2.5-3b", "q4_k_m", "llama.cpp", "rtx-3060-12gb", 1),
+    ("llama-2-13b", "bf16", "vllm", "l20", 1),
+    ("qwen2.5-3b", "q4_k_m", "llama.cpp", "rtx-2080-ti", 1),
     ("falcon-7b", "bf16", "vllm", "rtx-4090", 1),
-    ("falcon-180b", "fp8", "vllm", "h200-sxm", 4),
-    ("phi-2", "q8_0", "llama.cpp", "rtx-3060-12gb", 1),
+    ("falcon-180b", "fp8", "vllm", "b300-sxm", 2),
+    ("phi-2", "q8_0", "llama.cpp", "rtx-4070", 1),
     ("gpt-j-6b", "bf16", "vllm", "rtx-4090", 1),
+    ("llama-3.1-8b", "q4_k_m", "llama.cpp", "rtx-4070", 1),  # the new GPUs with a library model of the issue
+    ("llama-3.1-70b", "fp8", "vllm", "b300-sxm", 1),
 ]
 
 

@@ -31,6 +31,8 @@ ARCHITECTURE_SKUS: dict[str, tuple[str, ...]] = {
         # issue 13 coverage: workstation cards an integrator sells (not in ARCHITECTURE.md's original list)
         "rtx-4000-ada", "rtx-5000-ada", "rtx-4080", "rtx-4070-ti-super", "rtx-5070-ti", "rtx-3080-ti", "rtx-a4000",
         "rtx-pro-4000-blackwell", "rtx-pro-4500-blackwell", "rtx-pro-5000-blackwell",
+        # issue 33 item 5: GPUs the fresh measurement rows asked for
+        "l20", "rtx-4070", "rtx-2080-ti", "b300-sxm",
     ),
     "cpus": (
         "epyc-9554", "epyc-9654p", "epyc-9755", "tr-pro-7985wx", "tr-pro-9995wx", "tr-7960x", "xeon-8480plus",
