@@ -13,8 +13,9 @@ How a phrase matches (issue 37 item 1):
 - Words that name packaging or intent ("instruct", "gguf", "fp8", "модель", "нужна": `OPTIONAL_WORDS`) may
   stay unmatched; every other word of the phrase must be matched by the model, each as: the same word (3
   points); a version the model's version extends ("3" → "3.1", 2 points); the model's size within 10 % of a
-  size word ("671b" → DeepSeek-V3's 671.0 B, 2.5 points); the start of a word ("deeps" → "deepseek", 2
-  points); or a near spelling (difflib ratio ≥ 0.8, ≥ 4 letters: "lama", "mistrall", 1 point).
+  size word ("671b" → DeepSeek-V3's 671.0 B, 2.5 points); a bare number that is no version of the model, as
+  billions ("gpt-oss 120", "фалкон 180", 2 points); the start of a word ("deeps" → "deepseek", 2 points); or a
+  near spelling (difflib ratio ≥ 0.8, ≥ 4 letters: "lama", "mistrall", 1 point).
 - A phrase that is one of a model's aliases word for word scores 10 more (an alias is a spelling people use
   for that release, e.g. ollama's `deepseek-r1:671b`).
 - Best first: points; then the share of the model's own slug words the phrase covered (so "r1" is DeepSeek-R1
@@ -138,15 +139,19 @@ def _doc(model: ModelArch, aliases: Sequence[str]) -> _Doc:
     )
 
 
-def _word_score(word: str, doc: _Doc) -> float:
-    """Points for one word of the phrase against a model (0: not matched)."""
+def _word_score(word: str, doc: _Doc, *, alone: bool = True) -> float:
+    """Points for one word of the phrase against a model (0: not matched). `alone` False: the digits of a
+    letters+digits word ("qwen3"), a version only, never a size."""
     if word in doc.tokens:
         return 3.0
     if _SIZE.match(word):
         wanted = _size_of(word)
         return 2.5 if abs(doc.model.total_params - wanted) <= 0.1 * wanted else 0.0
     if _NUMBER.match(word):
-        return 2.0 if any(token.startswith(word + ".") for token in doc.tokens) else 0.0
+        if any(token.startswith(word + ".") for token in doc.tokens):
+            return 2.0  # a version the model's extends: "3" → 3.1
+        # a bare number that is no version of the model is read as billions ("gpt-oss 120", "фалкон 180")
+        return 2.0 if alone and _word_score(word + "b", doc) else 0.0
     if len(word) >= 2 and any(token.startswith(word) and not _NUMBER.match(token) for token in doc.tokens):
         return 2.0
     if len(word) >= 4 and any(
@@ -164,7 +169,7 @@ def _unit_score(word: str, doc: _Doc) -> float:
         return whole
     if whole <= 1.0:  # a near spelling of the whole would let "llama3" pass for "llama" 2: the parts decide
         whole = 0.0
-    split = [_word_score(part, doc) for part in parts]
+    split = [_word_score(part, doc, alone=False) for part in parts]
     return max(whole, sum(split) / 2 if all(split) else 0.0)
 
 
@@ -181,7 +186,7 @@ def _partial_weight(word: str, score: float, doc: _Doc) -> float:
     word ½ ("gpt5": gpt-oss)."""
     if score:  # a near spelling counts less than the word itself
         return 0.5 if _SIZE.match(word) else score / 3.0
-    return sum(0.5 for part in _parts(word) if _word_score(part, doc))
+    return sum(0.5 for part in _parts(word) if _word_score(part, doc, alone=False))
 
 
 def _covered(doc: _Doc, phrase_words: Sequence[str]) -> float:

@@ -76,3 +76,16 @@ def test_an_unknown_model_id_says_which_ids_it_likely_means() -> None:
     with pytest.raises(UnknownModelError) as nothing:
         model_get("zzz")
     assert str(nothing.value.fields["model"][0]) == "Unknown model 'zzz'."
+
+
+def test_messy_spellings_from_a_trial_as_a_customer() -> None:
+    """Typed during a trial: ollama tags, a bare number for the size, Cyrillic family names."""
+    assert [m.slug for m in model_matches("llama3.1:8b").models] == ["llama-3.1-8b"]
+    assert model_matches("llama3:70b-instruct-q4_K_M").models[0].slug == "llama-3-70b"
+    assert [m.slug for m in model_matches("gpt-oss 120").models] == ["gpt-oss-120b"]  # 120 is no version: 120 B
+    assert [m.slug for m in model_matches("фалкон 180").models] == ["falcon-180b"]
+    assert model_matches("кьювен 3 32").models[0].slug == "qwen3-32b"
+    assert [m.slug for m in model_matches("llama 2").models] == ["llama-2-7b", "llama-2-13b"]  # 2 stays a version
+    assert model_matches("LLaMA2 13B chat").models[0].slug == "llama-2-13b"
+    assert model_matches("tiny llama").models[0].slug == "tinyllama-1.1b"
+    assert model_matches("Nemotron").did_you_mean == ()  # not in the library, nothing alike: no false hope
