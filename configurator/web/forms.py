@@ -24,6 +24,7 @@ from config.api import deserialize
 from config.parsers import json_loads_limited
 from configurator.engine.builds import MAX_QTY, PART_KINDS
 from configurator.engine.errors import DomainError, UnknownModelError
+from configurator.engine.models_library import model_matches
 from configurator.engine.part_fit import FORM_FACTORS, part_misfit
 from configurator.engine.types import (
     ENGINES,
@@ -214,7 +215,12 @@ class WorkloadForm(forms.Form):
         try:
             self.workload = workload_from_data(data)
         except UnknownModelError:
+            found = model_matches(str(cleaned.get("model") or ""))  # read before add_error drops the field
             self.add_error("model", _("Unknown model. Pick one from the list or paste its config.json."))
+            closest = found.models[:3] or list(found.did_you_mean)
+            if closest:  # the names people read, not slugs: "Llama 3.1 8B, Llama 3 8B"
+                names = ", ".join(model.name for model in closest)
+                self.add_error("model", _("Did you mean: %(models)s?") % {"models": names})
         except DomainError as error:
             target = "model_config" if cleaned.get("model_config") is not None else None
             fields = dict(error.fields)

@@ -192,3 +192,10 @@ def test_the_pickers_search_says_did_you_mean_when_nothing_matches() -> None:
     assert re.findall(r'data-pick-model="([^"]+)"', body) == ["llama-3-8b", "llama-3.1-8b", "llama-2-7b"]
     nothing = Client().get("/models/search", {"model": "zzz-no-model"}, headers=HTMX).content.decode()
     assert "Возможно, вы имели в виду" not in nothing
+
+
+def test_a_phrase_submitted_as_the_model_says_which_models_it_likely_means(catalog: None) -> None:
+    body = Client().post("/", {**WORKLOAD, "model": "llama 8b"}).content.decode()
+    assert "Неизвестная модель." in body
+    assert "Возможно, вы имели в виду: Llama 3.1 8B, Llama 3 8B?" in body  # names, not slugs
+    assert _cards(body) == 0
