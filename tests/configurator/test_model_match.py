@@ -88,4 +88,10 @@ def test_messy_spellings_from_a_trial_as_a_customer() -> None:
     assert [m.slug for m in model_matches("llama 2").models] == ["llama-2-7b", "llama-2-13b"]  # 2 stays a version
     assert model_matches("LLaMA2 13B chat").models[0].slug == "llama-2-13b"
     assert model_matches("tiny llama").models[0].slug == "tinyllama-1.1b"
-    assert model_matches("Nemotron").did_you_mean == ()  # not in the library, nothing alike: no false hope
+
+
+def test_nemotron_fine_tunes_of_llama_find_the_llama_shapes() -> None:
+    """Llama-3.1-Nemotron-Nano-8B-v1 / -70B-Instruct are Llama 3.1 fine-tunes (aliases in the library)."""
+    assert [m.slug for m in model_matches("nemotron nano").models] == ["llama-3.1-8b"]
+    assert [m.slug for m in model_matches("nemotron 70b").models] == ["llama-3.1-70b"]
+    assert model_get("nvidia/Llama-3.1-Nemotron-Nano-8B-v1").slug == "llama-3.1-8b"
