@@ -54,7 +54,7 @@ def test_gpu_filters_vram_nvlink_ecc_form_factor_vendor(api_client: APIClient, c
     assert "rtx-4090" not in linked and "rtx-pro-6000-blackwell" not in linked
     assert "rtx-4090" in skus(nvlink="false")
 
-    assert skus(form_factor="sxm") == {"a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200-sxm"}
+    assert skus(form_factor="sxm") == {"a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200-sxm", "b300-sxm"}
     ecc_skus = skus(ecc="true")
     assert "rtx-a6000" in ecc_skus and "rtx-4090" not in ecc_skus
     assert skus(vendor="amd") == {"rx-7900-xtx", "radeon-pro-w7900", "mi300x"}
