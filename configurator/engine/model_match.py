@@ -22,8 +22,9 @@ How a phrase matches (issue 37 item 1):
   before its Qwen distill); then the newer version of the same line ("llama 8b" → Llama 3.1 before Llama 3,
   "qwen 32b" → Qwen3 before Qwen2.5); then the smaller model.
 - Nothing matches every word: "did you mean" lists up to three models that match the most words of the phrase
-  (a size word or one part of "gpt5" counts half), then the nearest in size to a size word ("llama 9b" → an 8B Llama),
-  then whose name is closest to the phrase as a whole (difflib ratio ≥ 0.5).
+  (a size word or one part of "gpt5" counts half; a number alone never suggests anything), then the nearest in
+  size to a size word or bare number ("llama 9b", "ламма 9" → an 8B Llama), then whose name is closest to the
+  phrase as a whole (difflib ratio ≥ 0.5).
 """
 
 from __future__ import annotations
@@ -213,7 +214,9 @@ def match_models(
         return ModelMatches(phrase=phrase, matches=())
     joined = " ".join(phrase_words)
     docs = [_doc(model, (aliases or {}).get(model.slug, ())) for model in models]
-    sizes = [_size_of(word) for word in phrase_words if _SIZE.match(word)]
+    # sizes the phrase names: "9b", or a bare number ("ламма 9"), for the nearest-size order of "did you mean"
+    sizes = [_size_of(word) if _SIZE.match(word) else _size_of(word + "b") for word in phrase_words]
+    sizes = [size for size in sizes if size > 0]
     ranked: list[tuple[tuple[float, float, float, int], ModelMatch]] = []
     partial: list[tuple[tuple[float, float, float, float, int], ModelArch]] = []
     for doc in docs:
@@ -224,7 +227,12 @@ def match_models(
             key = (-score, -_covered(doc, phrase_words), -doc.version, doc.model.total_params)
             ranked.append((key, ModelMatch(doc.model, score)))
             continue
-        matched = sum(_partial_weight(word, score, doc) for word, score in zip(phrase_words, scores, strict=True))
+        weights = [_partial_weight(word, score, doc) for word, score in zip(phrase_words, scores, strict=True)]
+        # a number or a size alone ("alert(1)", "9b") is no reason to suggest a model: a name word must match
+        named = any(
+            w for word, w in zip(phrase_words, weights, strict=True) if not (_NUMBER.match(word) or _SIZE.match(word))
+        )
+        matched = sum(weights) if named else 0.0
         closeness = max(SequenceMatcher(None, joined, name).ratio() for name in doc.names)
         if matched or closeness >= DID_YOU_MEAN_RATIO:
             distance = min((abs(math.log(doc.model.total_params / size)) for size in sizes), default=0.0)
