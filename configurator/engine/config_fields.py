@@ -69,6 +69,12 @@ FIELD_BOUNDS: dict[str, tuple[int, int]] = {
     # Falcon (FalconConfig): KV heads of the new decoder architecture, MLP width when not 4 × hidden
     "num_kv_heads": (1, MAX_HEADS),
     "ffn_hidden_size": (1, MAX_INTERMEDIATE),
+    # Nemotron-H Mamba-2 mixers (transformers NemotronHConfig)
+    "mamba_num_heads": (1, MAX_HEADS),
+    "mamba_head_dim": (1, MAX_HEAD_DIM),
+    "ssm_state_size": (1, MAX_HEAD_DIM),
+    "n_groups": (1, MAX_HEADS),
+    "conv_kernel": (1, 64),
 }
 
 

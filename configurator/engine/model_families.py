@@ -22,6 +22,16 @@ Sources (transformers model code, the shapes every parameter count below follows
   per layer (parallel attention and MLP), an untied lm_head with a bias. GPT-J: q/k/v/out without biases, fc
   biases, one LayerNorm per layer, an untied lm_head with a bias; its config.json uses GPT-2 names (n_embd,
   n_layer, n_head, n_positions, n_inner), read through `LEGACY_KEYS`.
+- Nemotron-H `NemotronHForCausalLM` (NVIDIA-Nemotron-Nano-9B-v2): `hybrid_override_pattern` names each block —
+  `M` a Mamba-2 mixer, `*` attention (GQA, no biases), `-` a plain MLP (up, down; relu²) — one RMSNorm per block,
+  untied embeddings. A Mamba-2 mixer (transformers NemotronHMamba2Mixer): in_proj h → 2·d_inner + 2·G·N + H,
+  a depthwise conv1d with bias over d_inner + 2·G·N channels × kernel, dt_bias, A_log and D (H each), a gated
+  RMSNorm over d_inner, out_proj d_inner → h, where d_inner = H × mamba_head_dim, G = n_groups, N =
+  ssm_state_size. Its decode state per sequence: H × head_dim × N SSM values and the last kernel − 1 conv inputs.
+  The estimator's layer is attention-or-linear + MLP, so a pattern of L blocks is held as L layers whose non-
+  attention blocks are "linear" (no KV cache; the Mamba parameters and state spread evenly over them) and whose
+  MLP width is the average over the L blocks (I × MLP blocks / L): totals exact to rounding, per-layer shapes an
+  average. MoE blocks (`E`, Nemotron 3) are refused.
 - OLMoE `OlmoeForCausalLM`: every layer MoE (num_experts, num_experts_per_tok, intermediate_size per expert),
   q_norm and k_norm over the whole projection width (q_dim and kv_dim), no biases.
 """
@@ -91,6 +101,47 @@ def plain_mlp_fields(config: dict[str, Any], model_type: str, heads: int) -> dic
     else:  # gptj
         fields.update(mlp_bias=True, norms_per_layer=1, lm_head_bias=True)
     return fields
+
+
+NEMOTRON_H_BLOCKS = ("M", "*", "-")
+
+
+def nemotron_h_fields(config: dict[str, Any], layers: int, hidden: int) -> dict[str, int]:
+    """Block counts of a Nemotron-H pattern, the Mamba-2 parameters and state, and the MLP width averaged over
+    the layers (the module docstring says how they are held)."""
+    pattern = config.get("hybrid_override_pattern")
+    if not isinstance(pattern, str) or len(pattern) != layers:
+        raise invalid(
+            "hybrid_override_pattern",
+            Phrase("A string of one character per layer (num_hidden_layers) is required."),
+        )
+    if any(kind not in NEMOTRON_H_BLOCKS for kind in pattern):
+        raise invalid(
+            "hybrid_override_pattern",
+            Phrase("Each block must be one of: %(kinds)s (MoE blocks are not supported).", kinds="M * -"),
+        )
+    mamba, attention, mlp = (pattern.count(kind) for kind in NEMOTRON_H_BLOCKS)
+    if not attention:
+        raise invalid("hybrid_override_pattern", Phrase("At least one block must be attention (*)."))
+    heads = read_int(config, "mamba_num_heads")
+    head_dim = read_int(config, "mamba_head_dim")
+    state = read_int(config, "ssm_state_size")
+    groups = read_int(config, "n_groups", 1)
+    kernel = read_int(config, "conv_kernel", 4)
+    inner = heads * head_dim
+    conv_dim = inner + 2 * groups * state
+    mixer = hidden * (2 * inner + 2 * groups * state + heads) + conv_dim * kernel + conv_dim + 3 * heads + inner
+    mixer += inner * hidden
+    linear = layers - attention
+    intermediate = read_int(config, "intermediate_size")
+    return {
+        "mamba_layers": mamba,
+        "linear_layers": linear,
+        # the Mamba mixers' parameters over all non-attention layers (MLP-only blocks carry none)
+        "linear_params": round(mamba * mixer / linear),
+        "linear_state": round(mamba * (heads * head_dim * state + conv_dim * (kernel - 1)) / linear),
+        "intermediate": max(1, round(intermediate * mlp / layers)),
+    }
 
 
 HYBRID_TYPES = ("qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_text")

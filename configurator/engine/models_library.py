@@ -37,6 +37,7 @@ from configurator.engine.model_families import (
     PLAIN_MLP_TYPES,
     glm4_moe_fields,
     hybrid_fields,
+    nemotron_h_fields,
     normalise_legacy,
     olmoe_fields,
     plain_mlp_fields,
@@ -56,7 +57,7 @@ LLM_MODELS_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "llm_mod
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma2", "phi3", "deepseek_v3",
     "deepseek_v2", "gpt_oss", "gemma3", "gemma3_text", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text",
-    "qwen3_5", "qwen3_5_text", "glm4_moe", "olmoe", "falcon", "phi", "gptj",
+    "qwen3_5", "qwen3_5_text", "glm4_moe", "olmoe", "falcon", "phi", "gptj", "nemotron_h",
 )  # fmt: skip
 
 _FAMILY_BY_TYPE = {
@@ -83,6 +84,7 @@ _FAMILY_BY_TYPE = {
     "falcon": "falcon",
     "phi": "phi",
     "gptj": "gpt-j",
+    "nemotron_h": "nemotron",
 }
 
 
@@ -226,6 +228,20 @@ def _shape_from_config(config: dict[str, Any], model_type: str) -> tuple[Decoder
             common.update(qwen_moe_fields(config, layers, read_int_list))
         extra.update(linear_attention_layers=hybrid["linear_layers"], linear_state_elements=hybrid["linear_state"])
     common.update(plain)
+    if model_type == "nemotron_h":
+        nemotron = nemotron_h_fields(config, layers, hidden)
+        common.update(
+            intermediate=nemotron["intermediate"],
+            linear_layers=nemotron["linear_layers"],
+            linear_params=nemotron["linear_params"],
+            mlp_matrices=2,
+            norms_per_layer=1,
+        )
+        extra.update(
+            linear_attention_layers=nemotron["linear_layers"],
+            linear_state_elements=nemotron["linear_state"],
+            mamba_layers=nemotron["mamba_layers"],
+        )
     if model_type == "glm4_moe":
         common.update(glm4_moe_fields(config, layers))
     if model_type == "olmoe":

@@ -177,6 +177,9 @@ class ModelArch:
     # state per sequence (`linear_state_elements` values each) instead of a KV cache
     linear_attention_layers: int = 0
     linear_state_elements: int = 0
+    # Nemotron-H (model_type nemotron_h): of the linear_attention_layers, these are Mamba-2 mixers; the rest are
+    # MLP-only blocks (model_families.nemotron_h_fields)
+    mamba_layers: int = 0
     # per-checkpoint precision maps: (precision, tensor kinds kept in bf16, whole layers kept in bf16, checkpoint)
     # for published quantized checkpoints that leave part of the model unquantized (Meta's 405B FP8: attention)
     precision_maps: tuple[tuple[str, tuple[str, ...], tuple[int, ...], str], ...] = ()

@@ -19,6 +19,7 @@ CASES = [
     ("falcon-180b", "fp8", "vllm", "b300-sxm", 2),
     ("phi-2", "q8_0", "llama.cpp", "rtx-4070", 1),
     ("gpt-j-6b", "bf16", "vllm", "rtx-4090", 1),
+    ("nemotron-nano-9b-v2", "bf16", "vllm", "l20", 1),
     ("llama-3.1-8b", "q4_k_m", "llama.cpp", "rtx-4070", 1),  # the new GPUs with a library model of the issue
     ("llama-3.1-70b", "fp8", "vllm", "b300-sxm", 1),
 ]

@@ -93,7 +93,8 @@ def test_messy_spellings_from_a_trial_as_a_customer() -> None:
 
 
 def test_nemotron_fine_tunes_of_llama_find_the_llama_shapes() -> None:
-    """Llama-3.1-Nemotron-Nano-8B-v1 / -70B-Instruct are Llama 3.1 fine-tunes (aliases in the library)."""
-    assert [m.slug for m in model_matches("nemotron nano").models] == ["llama-3.1-8b"]
+    """Llama-3.1-Nemotron-Nano-8B-v1 / -70B-Instruct are Llama 3.1 fine-tunes (aliases in the library); the
+    Nemotron Nano 9B v2 hybrid is its own entry and comes first."""
+    assert [m.slug for m in model_matches("nemotron nano").models] == ["nemotron-nano-9b-v2", "llama-3.1-8b"]
     assert [m.slug for m in model_matches("nemotron 70b").models] == ["llama-3.1-70b"]
     assert model_get("nvidia/Llama-3.1-Nemotron-Nano-8B-v1").slug == "llama-3.1-8b"

@@ -8,7 +8,7 @@ import pytest
 from configurator.engine.errors import DomainError
 from configurator.engine.models_library import model_from_hf_config, model_get
 
-NEW_SLUGS = ["llama-2-13b", "qwen2.5-3b", "falcon-7b", "falcon-180b", "phi-2", "gpt-j-6b"]
+NEW_SLUGS = ["llama-2-13b", "qwen2.5-3b", "falcon-7b", "falcon-180b", "phi-2", "gpt-j-6b", "nemotron-nano-9b-v2"]
 
 
 def test_every_new_model_is_in_the_library_with_a_config_json_source() -> None:
@@ -73,3 +73,31 @@ def test_gpt_j_bad_legacy_field_names_the_field() -> None:
     with pytest.raises(DomainError) as caught:
         model_from_hf_config({"model_type": "gptj", "n_embd": -1, "n_layer": 28, "n_head": 16, "vocab_size": 50400})
     assert list(caught.value.fields) == ["model_config.hidden_size"]
+
+
+def test_nemotron_nano_9b_v2_hybrid_mamba_counts_by_hand() -> None:
+    """27 Mamba-2 mixers (in_proj 4,480 × (2·10,240 + 2·8·128 + 128), conv (10,240 + 2,048) × 4 + bias, dt_bias,
+    A_log, D, gated norm 10,240, out_proj 10,240 × 4,480), 4 GQA attention blocks, 25 relu² MLPs (2 × 4,480 ×
+    15,680), one RMSNorm per block, untied 131,072-token embeddings: 8,888,227,328 (8.89 B published)."""
+    model = model_get("nemotron-nano-9b-v2")
+    inner, conv = 128 * 80, 128 * 80 + 2 * 8 * 128
+    mamba = 4480 * (2 * inner + 2 * 8 * 128 + 128) + conv * 4 + conv + 3 * 128 + inner + inner * 4480
+    attention = 4480 * 40 * 128 * 2 + 2 * 4480 * 8 * 128
+    mlp = 2 * 4480 * 15680
+    by_hand = 2 * 131072 * 4480 + 27 * mamba + 4 * attention + 25 * mlp + 56 * 4480 + 4480
+    assert by_hand == 8_888_227_328
+    assert model.total_params == pytest.approx(by_hand, abs=56)  # the Mamba share is averaged over 52 layers
+    assert (model.kv_layers, model.mamba_layers, model.linear_attention_layers) == (4, 27, 52)
+    state = 27 * (128 * 80 * 128 + conv * 3)  # SSM state and conv window of every Mamba block, per sequence
+    assert model.linear_attention_layers * model.linear_state_elements == pytest.approx(state, abs=52)
+
+
+def test_nemotron_h_moe_blocks_are_refused_naming_the_pattern() -> None:
+    config = {
+        "model_type": "nemotron_h", "num_hidden_layers": 3, "hidden_size": 64, "num_attention_heads": 4,
+        "intermediate_size": 128, "vocab_size": 100, "hybrid_override_pattern": "ME*",
+        "mamba_num_heads": 4, "mamba_head_dim": 16, "ssm_state_size": 16,
+    }  # fmt: skip
+    with pytest.raises(DomainError) as caught:
+        model_from_hf_config(config)
+    assert list(caught.value.fields) == ["model_config.hybrid_override_pattern"]

@@ -125,7 +125,19 @@ def _kv_assumptions(plan: _Plan) -> list[Phrase]:
             sequences=plan.sequences,
         )
     ]
-    if model.linear_attention_layers:
+    if model.mamba_layers:
+        words.append(
+            Phrase(
+                "Hybrid Mamba-2 model: %(mamba)s Mamba-2, %(attention)s attention and %(mlp)s MLP blocks; only the "
+                "attention blocks keep a KV cache, the Mamba blocks a fixed %(state)s MiB state per sequence in bf16; "
+                "speed and memory are computed per layer from the blocks' average shape",
+                mamba=model.mamba_layers,
+                attention=model.kv_layers,
+                mlp=model.linear_attention_layers - model.mamba_layers,
+                state=Num(linear_state_bytes(model) / 2**20, 1),
+            )
+        )
+    elif model.linear_attention_layers:
         words.append(
             Phrase(
                 "%(linear)s of %(layers)s layers are linear attention (Gated DeltaNet): no KV cache, a fixed "
