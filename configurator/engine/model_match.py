@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from configurator.engine.frozen import direct_init
 from configurator.engine.types import ModelArch
 
 _SEPARATORS = re.compile(r"[^\w.]+|_", re.UNICODE)
@@ -65,12 +66,14 @@ DID_YOU_MEAN_RATIO = 0.5
 DID_YOU_MEAN_COUNT = 3
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ModelMatch:
     model: ModelArch
     score: float
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ModelMatches:
     """The ranked matches of a phrase, and when there are none, the closest models ("did you mean")."""
@@ -103,6 +106,7 @@ def _parts(word: str) -> tuple[str, ...]:
     return (split.group(1), split.group(2)) if split else ()
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class _Doc:
     model: ModelArch
