@@ -38,7 +38,12 @@ def test_sizes_versions_spellings_and_packaging_words() -> None:
     assert model_matches("мне нужна лама 8 млрд").models[0].slug == "llama-3.1-8b"
     assert model_matches("дипсик р1").models[0].slug == "deepseek-r1"
     assert model_matches("qwen 32b gguf").models[0].slug == "qwen3-32b"
-    assert [m.slug for m in model_matches("lama 70b").models] == ["llama-3.3-70b", "llama-3.1-70b", "llama-3-70b"]
+    assert [m.slug for m in model_matches("lama 70b").models] == [
+        "llama-3.3-70b",
+        "llama-3.1-70b",
+        "llama-3-70b",
+        "llama-2-70b",
+    ]
     assert model_matches("mixtral 8x7b").models[0].slug == "mixtral-8x7b"
     assert [m.slug for m in model_matches("falcon").models] == ["falcon-7b", "falcon-180b"]
     assert model_matches("gpt-j").models[0].slug == "gpt-j-6b"
@@ -87,7 +92,11 @@ def test_messy_spellings_from_a_trial_as_a_customer() -> None:
     assert [m.slug for m in model_matches("gpt-oss 120").models] == ["gpt-oss-120b"]  # 120 is no version: 120 B
     assert [m.slug for m in model_matches("фалкон 180").models] == ["falcon-180b"]
     assert model_matches("кьювен 3 32").models[0].slug == "qwen3-32b"
-    assert [m.slug for m in model_matches("llama 2").models] == ["llama-2-7b", "llama-2-13b"]  # 2 stays a version
+    assert [m.slug for m in model_matches("llama 2").models] == [
+        "llama-2-7b",
+        "llama-2-13b",
+        "llama-2-70b",
+    ]  # 2 stays a version
     assert model_matches("LLaMA2 13B chat").models[0].slug == "llama-2-13b"
     assert model_matches("tiny llama").models[0].slug == "tinyllama-1.1b"
 
