@@ -22,6 +22,14 @@ class GpuFormFactor(models.TextChoices):
     OAM = enums.GpuFormFactor.OAM.value, _("OAM module")
 
 
+class GpuSocket(models.TextChoices):
+    NONE = enums.GpuSocket.NONE.value, _("none (PCIe card)")
+    SXM4 = enums.GpuSocket.SXM4.value, _("SXM4 (HGX A100)")
+    SXM5 = enums.GpuSocket.SXM5.value, _("SXM5 (HGX H100/H200)")
+    SXM6 = enums.GpuSocket.SXM6.value, _("SXM6 (HGX B200)")
+    OAM = enums.GpuSocket.OAM.value, _("OAM (AMD Instinct UBB)")
+
+
 class Cooling(models.TextChoices):
     ACTIVE = enums.Cooling.ACTIVE.value, _("active (axial fans)")
     BLOWER = enums.Cooling.BLOWER.value, _("blower (rear exhaust)")

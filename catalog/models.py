@@ -20,6 +20,7 @@ from catalog.choices import (
     ChassisKind,
     Cooling,
     GpuFormFactor,
+    GpuSocket,
     MemoryKind,
     NvlinkKind,
     PcieTopology,
@@ -130,6 +131,14 @@ class Gpu(CatalogItem):
     pcie_lanes = models.PositiveSmallIntegerField(_("PCIe lanes"), default=16)
     mig = models.BooleanField(_("MIG"), default=False)
     is_consumer = models.BooleanField(_("consumer card"), default=False, help_text=_("GeForce / Radeon RX class card"))
+    module_socket = models.CharField(
+        _("module socket"),
+        max_length=8,
+        blank=True,
+        default=GpuSocket.NONE,
+        choices=GpuSocket.choices,
+        help_text=_("SXM/OAM modules: the baseboard generation the module fits; blank for PCIe cards"),
+    )
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):
@@ -292,6 +301,14 @@ class Chassis(CatalogItem):
         blank=True,
         default="",
         help_text=_("The fixed GPU baseboard, e.g. HGX H200 8-GPU"),
+    )
+    baseboard_socket = models.CharField(
+        _("baseboard socket"),
+        max_length=8,
+        blank=True,
+        default=GpuSocket.NONE,
+        choices=GpuSocket.choices,
+        help_text=_("The module socket generation of the fixed GPU baseboard (HGX H200: SXM5)"),
     )
     baseboard_gpu_counts = models.CharField(
         _("baseboard GPU counts"),

@@ -57,6 +57,7 @@ def gpu_spec(row: Mapping[str, Any]) -> engine.GpuSpec:
         pcie_lanes=int(row.get("pcie_lanes", 16)),
         mig=bool(row.get("mig", False)),
         is_consumer=bool(row.get("is_consumer", False)),
+        module_socket=str(row.get("module_socket") or ""),
     )
 
 
@@ -124,6 +125,7 @@ def chassis_spec(row: Mapping[str, Any]) -> engine.ChassisSpec:
         chipset_m2_slots=int(row.get("chipset_m2_slots") or 0),
         gpu_baseboard=str(row.get("gpu_baseboard") or ""),
         baseboard_gpu_counts=_ints(row.get("baseboard_gpu_counts")),
+        baseboard_socket=str(row.get("baseboard_socket") or ""),
     )
 
 

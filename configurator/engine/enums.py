@@ -62,6 +62,18 @@ class GpuFormFactor(StrEnum):
     OAM = "oam"
 
 
+class GpuSocket(StrEnum):
+    """The module socket of an SXM/OAM GPU and the baseboard generation a chassis carries: a module sits only on
+    a baseboard of its own generation (NVIDIA HGX A100 = SXM4, HGX H100/H200 = SXM5, HGX B200 = SXM6; AMD
+    Instinct MI300X = OAM on the UBB). PCIe cards have none ("")."""
+
+    NONE = ""
+    SXM4 = "sxm4"
+    SXM5 = "sxm5"
+    SXM6 = "sxm6"
+    OAM = "oam"
+
+
 class Cooling(StrEnum):
     ACTIVE = "active"
     BLOWER = "blower"
@@ -96,11 +108,22 @@ class StorageInterface(StrEnum):
     SATA = "sata"
 
 
+class Noise(StrEnum):
+    """Where the machine will stand (Constraints.noise): an office or a lab takes towers and workstations, not
+    rack servers with server fans; a server room takes anything. ANY = not said."""
+
+    ANY = "any"
+    OFFICE = "office"
+    LAB = "lab"
+    SERVER_ROOM = "server_room"
+
+
 class FindingCode(StrEnum):
     """The stable dotted id of every finding the rules make (`Finding.code`); API clients key on these, the
     pages title them (configurator.labels.FINDING_TITLES). Never rename one; add a member with a new rule."""
 
     COOLING_AXIAL_DENSITY = "cooling.axial_density"
+    COOLING_FLOW_THROUGH_SERVER = "cooling.flow_through_server"
     COOLING_PASSIVE_AIRFLOW = "cooling.passive_airflow"
     CPU_COUNT = "cpu.count"
     CPU_MIXED = "cpu.mixed"
@@ -115,6 +138,7 @@ class FindingCode(StrEnum):
     FIT_DRIVE_BAYS = "fit.drive_bays"
     FIT_GPU_COUNT = "fit.gpu_count"
     FIT_GPU_FORM_FACTOR = "fit.gpu_form_factor"
+    FIT_GPU_GENERATION = "fit.gpu_generation"
     FIT_GPU_HEIGHT = "fit.gpu_height"
     FIT_GPU_LENGTH = "fit.gpu_length"
     FIT_GPU_SLOT_WIDTH = "fit.gpu_slot_width"
@@ -142,14 +166,20 @@ class FindingCode(StrEnum):
     MEMORY_NONE = "memory.none"
     MEMORY_POPULATION = "memory.population"
     MEMORY_RAM_BELOW_2X_VRAM = "memory.ram_below_2x_vram"
+    MEMORY_RAM_BELOW_1_5X_VRAM = "memory.ram_below_1_5x_vram"
     MEMORY_RAM_BELOW_VRAM = "memory.ram_below_vram"
     PCIE_DEAD_SLOTS = "pcie.dead_slots"
+    PLATFORM_BOOT_MIRROR = "platform.boot_mirror"
+    PLATFORM_CPU_CORES = "platform.cpu_cores"
+    PLATFORM_MULTI_NODE_NICS = "platform.multi_node_nics"
+    PLATFORM_NETWORK = "platform.network"
     PCIE_LANES = "pcie.lanes"
     PCIE_P2P_ACS = "pcie.p2p_acs"
     PCIE_SHARED_UPLINK = "pcie.shared_uplink"
     PCIE_SLOT_LANES = "pcie.slot_lanes"
     PCIE_X8_FALLBACK = "pcie.x8_fallback"
     POWER_CIRCUIT_120V = "power.circuit_120v"
+    POWER_GPU_ADAPTERS = "power.gpu_adapters"
     POWER_GPU_CONNECTORS = "power.gpu_connectors"
     POWER_HEADROOM = "power.headroom"
     POWER_INPUT_VOLTAGE = "power.input_voltage"

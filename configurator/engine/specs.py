@@ -44,6 +44,8 @@ class GpuSpec:
     is_consumer: bool
     is_active: bool = True
     name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
+    # SXM/OAM modules: the socket generation (enums.GpuSocket: sxm4 | sxm5 | sxm6 | oam); "" for PCIe cards
+    module_socket: str = ""
 
 
 @direct_init
@@ -115,6 +117,8 @@ class ChassisSpec:
     chipset_m2_slots: int = 0
     gpu_baseboard: str = ""  # a fixed GPU baseboard (HGX H200 8-GPU) takes only baseboard_gpu_counts GPUs
     baseboard_gpu_counts: tuple[int, ...] = ()
+    # the baseboard's module socket generation (enums.GpuSocket): HGX H200 = sxm5; "" = no fixed baseboard
+    baseboard_socket: str = ""
 
     @property
     def is_workstation(self) -> bool:

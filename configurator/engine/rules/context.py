@@ -118,7 +118,7 @@ def chassis_takes_gpu(chassis: ChassisSpec, gpu: GpuSpec, count: int = 1) -> boo
     """The chassis physically takes `count` × `gpu` and cools it (the fit and cooling rules, in one test)."""
     if count > min(chassis.max_gpu_count, chassis.gpu_bays):
         return False
-    if gpu.form_factor != chassis.gpu_form_factor:
+    if gpu.form_factor != chassis.gpu_form_factor or other_generation(chassis, gpu):
         return False
     if exceeds(gpu.slot_width, chassis.max_gpu_slot_width) or exceeds(gpu.length_mm, chassis.max_gpu_length_mm):
         return False
@@ -129,6 +129,12 @@ def chassis_takes_gpu(chassis: ChassisSpec, gpu: GpuSpec, count: int = 1) -> boo
     if gpu.nvlink_kind == "nvswitch-sxm" and not chassis.has_nvswitch:
         return False
     return not (gpu.is_consumer and chassis.rack_units is not None and chassis.rack_units < 3)
+
+
+def other_generation(chassis: ChassisSpec, gpu: GpuSpec) -> bool:
+    """The module's socket generation differs from the chassis' baseboard (an SXM4 A100 on the SXM5 HGX H200
+    baseboard); unknown on either side is not a mismatch."""
+    return bool(gpu.module_socket and chassis.baseboard_socket and gpu.module_socket != chassis.baseboard_socket)
 
 
 def exceeds(value: float | None, limit: float | None) -> bool:

@@ -19,6 +19,7 @@ from configurator.engine.rules.context import (
     chassis_takes_gpu,
     exceeds,
     fix_options,
+    other_generation,
     part_fix,
     remove_heaviest_gpus_fix,
     use_chassis_fixes,
@@ -192,6 +193,41 @@ def gpu_form_factor(ctx: RuleContext) -> Iterator[Finding]:
                 components=(gpu.sku, chassis.sku),
                 fixes=_chassis_fixes(ctx),
             )
+
+
+SOCKET_NAMES = {"sxm4": "SXM4", "sxm5": "SXM5", "sxm6": "SXM6", "oam": "OAM"}
+#: the baseboard each module generation sits on (NVIDIA HGX A100 / H100-H200 / B200; AMD Instinct UBB)
+SOCKET_BOARDS = {"sxm4": "HGX A100", "sxm5": "HGX H100/H200", "sxm6": "HGX B200", "oam": "AMD Instinct UBB"}
+
+
+def gpu_generation(ctx: RuleContext) -> Iterator[Finding]:
+    """ERROR: an SXM/OAM module sits only on a baseboard of its own generation — SXM4 (HGX A100), SXM5
+    (HGX H100/H200), SXM6 (HGX B200), OAM (AMD UBB); the sockets, power and NVLink generations differ
+    (fixtures/catalog.json module_socket / baseboard_socket sources). The form factor alone (`sxm`) does not
+    say it."""
+    chassis = ctx.build.chassis
+    for line in ctx.build.gpus:
+        gpu = line.spec
+        if not other_generation(chassis, gpu):
+            continue
+        yield Finding(
+            code="fit.gpu_generation",
+            severity="error",
+            message=Phrase(
+                "%(gpu)s is an %(socket)s module for the %(board)s baseboard; %(chassis)s has an %(chassis_board)s "
+                "baseboard for %(chassis_socket)s modules only.",
+                gpu=gpu.sku,
+                socket=SOCKET_NAMES.get(gpu.module_socket, gpu.module_socket),
+                board=SOCKET_BOARDS.get(gpu.module_socket, gpu.module_socket),
+                chassis=chassis.sku,
+                chassis_board=chassis.gpu_baseboard or SOCKET_BOARDS.get(chassis.baseboard_socket, ""),
+                chassis_socket=SOCKET_NAMES.get(chassis.baseboard_socket, chassis.baseboard_socket),
+            ),
+            measured=gpu.module_socket,
+            limit=chassis.baseboard_socket,
+            components=(gpu.sku, chassis.sku),
+            fixes=_chassis_fixes(ctx) + _gpu_fixes(ctx, gpu),
+        )
 
 
 def gpu_height(ctx: RuleContext) -> Iterator[Finding]:
@@ -377,6 +413,7 @@ RULES = (
     gpu_length,
     gpu_tdp,
     gpu_form_factor,
+    gpu_generation,
     gpu_height,
     passive_airflow,
     axial_density,
@@ -394,6 +431,7 @@ READS_BY_RULE: dict[Rule, frozenset[str]] = {
     gpu_length: frozenset({"chassis", "gpus"}),
     gpu_tdp: frozenset({"chassis", "gpus"}),
     gpu_form_factor: frozenset({"chassis", "gpus"}),
+    gpu_generation: frozenset({"chassis", "gpus"}),
     gpu_height: frozenset({"chassis", "gpus"}),
     passive_airflow: frozenset({"chassis", "gpus"}),
     axial_density: frozenset({"gpus"}),

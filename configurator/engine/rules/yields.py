@@ -34,6 +34,7 @@ YIELDS: dict[str, frozenset[tuple[str, str]]] = {
         "fit.gpu_length": {("fit.gpu_length", E)},
         "fit.gpu_tdp": {("fit.gpu_tdp", E)},
         "fit.gpu_form_factor": {("fit.gpu_form_factor", E)},
+        "fit.gpu_generation": {("fit.gpu_generation", E)},
         "fit.gpu_height": {("fit.gpu_height", E)},
         "fit.passive_airflow": {("cooling.passive_airflow", E)},
         "fit.axial_density": {("cooling.axial_density", W)},
