@@ -66,6 +66,14 @@ FINDING_TITLES: dict[str, Promise] = {
     "memory.2dpc": _("Two modules per channel lower the memory speed"),
     "memory.ram_below_vram": _("Less system memory than video memory"),
     "memory.ram_below_2x_vram": _("System memory below twice the video memory"),
+    "memory.ram_below_1_5x_vram": _("System memory below 1.5 times the video memory"),
+    "fit.gpu_generation": _("The GPU module is of another baseboard generation"),
+    "cooling.flow_through_server": _("Workstation cards with flow-through coolers in a server"),
+    "power.gpu_adapters": _("GPUs powered through 2 × 8-pin adapters"),
+    "platform.cpu_cores": _("Too few CPU cores per GPU"),
+    "platform.boot_mirror": _("No mirrored boot drives"),
+    "platform.network": _("No server network card"),
+    "platform.multi_node_nics": _("Too few network cards for a multi-node job"),
     "pcie.slot_lanes": _("Not enough PCIe lanes in the GPU slots"),
     "pcie.x8_fallback": _("GPUs run at PCIe x8"),
     "pcie.shared_uplink": _("GPUs share a PCIe uplink"),
@@ -122,6 +130,9 @@ UNITS: dict[str, Promise] = {
     "CPU models": pgettext_lazy("unit", "CPU models"),
     "DIMM models": pgettext_lazy("unit", "DIMM models"),
     "GPU models": pgettext_lazy("unit", "GPU models"),
+    "cores": pgettext_lazy("unit", "cores"),
+    "NICs": pgettext_lazy("unit", "NICs"),
+    "adapters": pgettext_lazy("unit", "adapters"),
 }
 
 

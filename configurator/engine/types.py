@@ -35,6 +35,7 @@ Task = Literal["inference", "lora", "qlora", "full_finetune"]
 REDUNDANCY_MODES: tuple[str, ...] = ("none", "n+1", "n+n")
 SITE_VOLTAGES: tuple[int, ...] = (230, 120)
 TASKS: tuple[str, ...] = ("inference", "lora", "qlora", "full_finetune")
+NOISE_LEVELS: tuple[str, ...] = ("any", "office", "lab", "server_room")
 PRECISIONS: tuple[str, ...] = (
     "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4", "q8_0", "q6_k", "q5_k_m", "q5_k_s",
     "q4_k_m", "q4_k_s", "q4_0", "iq4_xs", "q3_k_m", "q2_k",
@@ -226,6 +227,11 @@ class Workload:
     cuda_graphs: bool = True
     require_ecc: bool = False
     production: bool = False
+    # the job spans several nodes (cluster training or serving): 200-400G adapters per GPU (rules/platform.py)
+    multi_node: bool = False
+    # where the machine will stand (enums.Noise: any | office | lab | server_room); the recommender keeps office
+    # and lab requests to towers and workstations (recommend.policy.chassis_pool, through Constraints.noise)
+    noise: str = "any"
     # training
     optimizer: str = "adamw"
     gradient_checkpointing: bool = True
@@ -467,6 +473,8 @@ class Constraints:
     # the build must ship by then; its ship date counts working days on the Russian production calendar
     # (engine/availability.py; needs the offers: recommend(availability=…))
     deliver_by: dt.date | None = None
+    # enums.Noise: office → desktop towers only; lab → towers and rack workstations; server_room / any → any
+    noise: str = "any"
 
 
 @direct_init

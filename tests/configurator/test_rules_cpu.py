@@ -13,7 +13,10 @@ from configurator.engine.types import CatalogSnapshot, Verdict
 from configurator.engine.validate import validate
 from tests.configurator.helpers import body_of, codes, lines, only
 
-SERVER = body_of("srv-4gpu-2u-epyc: 2 epyc-9654, 4 l40s, 4 psu-crps-2000w, 24 ddr5-rdimm-64gb", psu_redundancy="n+1")
+SERVER = body_of(
+    "srv-4gpu-2u-epyc: 2 epyc-9654, 4 l40s, 4 psu-crps-2000w, 24 ddr5-rdimm-64gb, 2 nvme-1tb, 1 nic-25g",
+    psu_redundancy="n+1",
+)
 
 
 def check(snapshot: CatalogSnapshot, **changes: Any) -> Verdict:

@@ -12,7 +12,10 @@ from configurator.engine.types import CatalogSnapshot, Verdict
 from tests.configurator.helpers import body_of, codes, lines, only, validate_body
 
 # 2 × EPYC 9554: 12 channels per socket, 24 slots
-SERVER = body_of("srv-4gpu-2u-epyc: 2 epyc-9554, 4 l40s, 4 psu-crps-2000w, 24 ddr5-rdimm-32gb", psu_redundancy="n+1")
+SERVER = body_of(
+    "srv-4gpu-2u-epyc: 2 epyc-9554, 4 l40s, 4 psu-crps-2000w, 24 ddr5-rdimm-32gb, 2 nvme-1tb, 1 nic-25g",
+    psu_redundancy="n+1",
+)
 XEON = {  # 2 × Xeon 8480+: 8 channels per socket, 32 slots (2 DPC possible)
     **SERVER,
     "chassis": "srv-4gpu-2u-xeon",
@@ -101,15 +104,29 @@ def test_two_dimms_per_channel(snapshot: CatalogSnapshot) -> None:
 
 
 def test_ram_below_vram(snapshot: CatalogSnapshot) -> None:
+    # a data-centre GPU server (issue 34): less RAM than VRAM is an error
     verdict = check(snapshot, SERVER, memory=lines(("ddr5-rdimm-16gb", 8)))  # 128 GB for 192 GB of VRAM
     finding = only(verdict, "memory.ram_below_vram")
-    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("warning", 128, 192.0, "GB")
+    assert (finding.severity, finding.measured, finding.limit, finding.unit) == ("error", 128, 192.0, "GB")
+    assert finding.fixes[0].text == "replace memory with 24× ddr5-rdimm-16gb"  # 384 GB ≥ 1.5 × 192
+    # a workstation: a warning, as before
+    finding = only(check(snapshot, TOWER, memory=lines(("ddr5-udimm-16gb", 1))), "memory.ram_below_vram")
+    assert (finding.severity, finding.measured, finding.limit) == ("warning", 16, 32.0)
 
 
-def test_ram_below_twice_vram(snapshot: CatalogSnapshot) -> None:
+def test_server_ram_below_one_and_a_half_vram(snapshot: CatalogSnapshot) -> None:
     verdict = check(snapshot, SERVER, memory=lines(("ddr5-rdimm-16gb", 24)))  # 384 GB = 2 × 192: fine
     assert memory_codes(verdict) == set()
     verdict = check(snapshot, SERVER, gpus=lines(("h200-nvl", 4)), memory=lines(("ddr5-rdimm-32gb", 24)))
-    finding = only(verdict, "memory.ram_below_2x_vram")  # 768 GB for 564 GB
-    assert (finding.severity, finding.measured, finding.limit) == ("info", 768, 1128.0)
+    finding = only(verdict, "memory.ram_below_1_5x_vram")  # 768 GB for 564 GB = 1.36 ×
+    assert (finding.severity, finding.measured, finding.limit) == ("warning", 768, 846.0)
     assert finding.fixes[0].text == "replace memory with 24× ddr5-rdimm-64gb"
+    verdict = check(snapshot, SERVER, gpus=lines(("h200-nvl", 4)), memory=lines(("ddr5-rdimm-64gb", 24)))
+    assert memory_codes(verdict) == set()  # 1,536 GB = 2.7 ×
+
+
+def test_workstation_ram_below_twice_vram(snapshot: CatalogSnapshot) -> None:
+    body = body_of("ws-tr-pro-2gpu-4u5: 1 tr-pro-9995wx, 2 h200-nvl, 2 psu-crps-2000w, 8 ddr5-rdimm-64gb, 1 nvme-4tb")
+    finding = only(check(snapshot, body, psu_redundancy="n+1"), "memory.ram_below_2x_vram")  # 512 GB for 282 GB
+    assert (finding.severity, finding.measured, finding.limit) == ("info", 512, 564.0)
+    assert finding.fixes[0].text == "replace memory with 8× ddr5-rdimm-96gb"

@@ -133,11 +133,37 @@ class PsuOption:
     redundancy: str
 
 
+# Issue 34: a 12V-2x6 plug of a card drawing at most 300 W can be fed by a 2 × 8-pin PCIe → 12V-2x6 adapter
+# (two PCIe 8-pin leads carry 2 × 150 W = 300 W, validation-rules.md §1.6 [V12]; the standard answer for the
+# 300 W RTX PRO 6000 Max-Q and similar cards on PSUs with fewer native 12V-2x6 cables). Each adapter takes two
+# of the PSU's (or power board's) PCIe 8-pin leads.
+ADAPTABLE = "12v-2x6-adaptable"  # key in gpu_connector_needs: the 12V-2x6 plugs an adapter may feed
+ADAPTER_MAX_W = 300
+ADAPTER_PCIE8_LEADS = 2
+
+
+def effective_needs(needs: dict[str, int], have: dict[str, int]) -> tuple[dict[str, int], int]:
+    """The leads the GPUs draw once 2 × 8-pin adapters feed the 12V-2x6 plugs the native cables do not (cards
+    ≤ 300 W only, and only as far as the spare PCIe 8-pin leads go), and how many adapters that takes."""
+    short = max(0, needs.get("12v-2x6", 0) - have.get("12v-2x6", 0))
+    spare_pcie = max(0, have.get("pcie-8pin", 0) - needs.get("pcie-8pin", 0))
+    adapters = min(short, needs.get(ADAPTABLE, 0), spare_pcie // ADAPTER_PCIE8_LEADS)
+    effective = {kind: needs.get(kind, 0) for kind in CONNECTOR_KINDS}
+    effective["12v-2x6"] -= adapters
+    effective["pcie-8pin"] += ADAPTER_PCIE8_LEADS * adapters
+    return effective, adapters
+
+
+def connectors_suffice(needs: dict[str, int], have: dict[str, int]) -> bool:
+    """Every GPU plug gets a lead: native, or through a 2 × 8-pin adapter (`effective_needs`)."""
+    effective, _ = effective_needs(needs, have)
+    return all(have.get(kind, 0) >= effective[kind] for kind in CONNECTOR_KINDS)
+
+
 def brings_connectors(psu: PsuSpec, count: int, needed: dict[str, int] | None) -> bool:
     if not needed:
         return True
-    have = psu_connectors(psu, count)
-    return all(have[kind] >= needed.get(kind, 0) for kind in CONNECTOR_KINDS)
+    return connectors_suffice(needed, psu_connectors(psu, count))
 
 
 def psu_connectors(psu: PsuSpec, count: int) -> dict[str, int]:
@@ -149,10 +175,15 @@ def psu_connectors(psu: PsuSpec, count: int) -> dict[str, int]:
 
 
 def gpu_connector_needs(build: BuildSpec) -> dict[str, int]:
+    """The GPUs' native plugs per kind, and (ADAPTABLE) how many of the 12V-2x6 ones an adapter may feed."""
     needs = dict.fromkeys(CONNECTOR_KINDS, 0)
+    needs[ADAPTABLE] = 0
     for line in build.gpus:
         if line.spec.power_connector in needs:
-            needs[line.spec.power_connector] += line.spec.power_connector_count * line.qty
+            plugs = line.spec.power_connector_count * line.qty
+            needs[line.spec.power_connector] += plugs
+            if line.spec.power_connector == "12v-2x6" and line.spec.tdp_w <= ADAPTER_MAX_W:
+                needs[ADAPTABLE] += plugs
     return needs
 
 

@@ -8,13 +8,19 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from configurator.engine.availability import BuildAvailability
-from configurator.engine.budgets.power import gpu_connector_needs, gpu_connectors_available, power_budget
+from configurator.engine.budgets.power import (
+    connectors_suffice,
+    gpu_connector_needs,
+    gpu_connectors_available,
+    power_budget,
+)
 from configurator.engine.builds import build_price
 from configurator.engine.fixes import FixNotApplicable, apply_fix
 from configurator.engine.proving import is_gone
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundancy_for, sized_cpus
-from configurator.engine.recommend.sizing import cores_needed, ram_needed_gb
+from configurator.engine.recommend.sizing import cores_needed, mirrored_storage, ram_needed_gb, server_nics
+from configurator.engine.rules.context import active
 from configurator.engine.types import (
     BuildSpec,
     Candidate,
@@ -26,6 +32,7 @@ from configurator.engine.types import (
     FixOpKind,
     Line,
     MemorySpec,
+    NicSpec,
     Price,
     PsuSpec,
     StorageSpec,
@@ -41,6 +48,7 @@ def _base_build(
     memory: tuple[Line[MemorySpec], ...] = (),
     storage: tuple[Line[StorageSpec], ...] = (),
     psus: tuple[Line[PsuSpec], ...] = (),
+    nics: tuple[Line[NicSpec], ...] = (),
 ) -> BuildSpec:
     return BuildSpec(
         chassis=chassis,
@@ -52,6 +60,7 @@ def _base_build(
         memory=memory,
         storage=storage,
         psus=psus,
+        nics=nics,
     )
 
 
@@ -73,17 +82,30 @@ def complete_builds(
     enough lanes), the cheapest policy memory for the sized RAM, then the cheapest carrying PSU set (or
     every carrying set when `every_psu_set`)."""
     parts = snapshot_parts(snapshot)
-    ram_gb = ram_needed_gb(option.workload, option.gpu.vram_gib * option.count)
+    server = not chassis.is_workstation
+    ram_gb = ram_needed_gb(option.workload, option.gpu.vram_gib * option.count, server=server)
     dimms = parts.memory_choice(chassis, ram_gb, ecc_memory(option.workload))
     if dimms is None:
         return
+    storage: tuple[Line[StorageSpec], ...] = (drive,)
+    nics: tuple[Line[NicSpec], ...] = ()
+    if server or option.workload.production:  # issue 34: mirrored boot + data NVMe (rules/platform.py)
+        mirrored = parts.remembered(
+            "storage",
+            (chassis.sku, option.workload),
+            lambda: mirrored_storage(active(snapshot.storage), option.workload, chassis),
+        )
+        if mirrored is None:
+            return
+        storage = mirrored
+    if server:  # a ≥ 25 GbE card, and the fabric adapters of a multi-node job
+        nics = server_nics(active(snapshot.nics), option.workload, option.count, chassis.has_nvswitch)
     if chassis.is_rack:  # the power board brings the GPU cables; no PSU choice adds any
         probe = BuildSpec(chassis=chassis, gpus=(Line(spec=option.gpu, qty=option.count),))
-        needs, have = gpu_connector_needs(probe), gpu_connectors_available(probe)
-        if any(needs[kind] > have[kind] for kind in needs):
+        if not connectors_suffice(gpu_connector_needs(probe), gpu_connectors_available(probe)):
             return
-    for cpu in sized_cpus(cpus, chassis.cpu_sockets, cores_needed(option.workload, option.count)):
-        base = _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), (drive,))
+    for cpu in sized_cpus(cpus, chassis.cpu_sockets, cores_needed(option.workload, option.count, server=server)):
+        base = _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), storage, nics=nics)
         if not parts.lanes_ok(base):
             continue
         # the power cap before any PSU set is priced: the load does not depend on the PSUs
@@ -91,7 +113,7 @@ def complete_builds(
             continue
         carrying = parts.policy_psus(base, first_only=not every_psu_set)
         for psus in carrying if every_psu_set else carrying[:1]:
-            yield _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), (drive,), (psus,))
+            yield _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), storage, (psus,), nics)
 
 
 @dataclass

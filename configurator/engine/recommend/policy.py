@@ -154,8 +154,20 @@ def profiled(workload: Workload, constraints: Constraints) -> Constraints:
     to ECC GPUs and server-grade chassis (the article: production under load needs server accelerators
     with ECC)."""
     if needs_ecc(workload, constraints) and not constraints.require_ecc:
-        return replace(constraints, require_ecc=True)
+        constraints = replace(constraints, require_ecc=True)
+    if workload.noise != "any" and constraints.noise == "any":  # where it stands, said on the workload
+        constraints = replace(constraints, noise=workload.noise)
     return constraints
+
+
+def quiet_enough(chassis: ChassisSpec, noise: str) -> bool:
+    """Issue 34: an office takes a desktop tower only; a lab takes towers and rack workstations (no rack
+    servers with server fans); a server room (or nothing said) takes anything."""
+    if noise == "office":
+        return chassis.kind == "tower-workstation"
+    if noise == "lab":
+        return chassis.is_workstation
+    return True
 
 
 def stack_supported(gpu: GpuSpec, workload: Workload, constraints: Constraints) -> bool:
@@ -189,6 +201,8 @@ def chassis_pool(snapshot: CatalogSnapshot, constraints: Constraints) -> list[Ch
         if constraints.form_factor == "rack" and not chassis.is_rack:
             continue
         if constraints.require_ecc and not server_grade(chassis):
+            continue
+        if not quiet_enough(chassis, constraints.noise):
             continue
         found.append(chassis)
     return found

@@ -5,7 +5,8 @@ from __future__ import annotations
 from configurator.engine.fixes import fix_sentence
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.recommend.policy import machine_class, needs_ecc, personal, speed_target
-from configurator.engine.recommend.sizing import Sizing, sizing_reasons
+from configurator.engine.recommend.sizing import Sizing, network_reason, sizing_reasons
+from configurator.engine.rules.platform import datacenter_server
 from configurator.engine.types import Candidate, Constraints, Fix, Workload
 
 PARALLEL_WORDS = {
@@ -52,11 +53,16 @@ def class_reason(candidate: Candidate, workload: Workload, constraints: Constrai
 def parts_reasons(candidate: Candidate, workload: Workload) -> tuple[Phrase, ...]:
     """Why this CPU, this much RAM and this storage: the workload's need next to what the build has."""
     build = candidate.build
-    sizing = Sizing.of(workload, build.gpu_count, build.total_vram_gib)
+    server = datacenter_server(build)
+    sizing = Sizing.of(workload, build.gpu_count, build.total_vram_gib, server=server)
     cores = sum(line.spec.cores * line.qty for line in build.cpus)
     cpu = " + ".join(f"{line.qty}× {line.spec.sku}" for line in build.cpus)
     storage_tb = sum(line.spec.capacity_tb * line.qty for line in build.storage)
-    return sizing_reasons(workload, sizing, cores, cpu, build.ram_gb, storage_tb)
+    drives = sum(line.qty for line in build.storage)
+    reasons = sizing_reasons(workload, sizing, cores, cpu, build.ram_gb, storage_tb, drives)
+    if server and build.nics:
+        reasons += (network_reason(workload, " + ".join(f"{line.qty}× {line.spec.sku}" for line in build.nics)),)
+    return reasons
 
 
 def reasons_for(

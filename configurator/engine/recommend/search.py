@@ -169,10 +169,12 @@ def stream_bounds(
     """A stream's option net, cores needed, chassis that take its GPUs (with their least spend) and floor
     (`Stream(bounds=…)` takes them remembered)."""
     option_net = _option_net(option, drive)
-    cores = cores_needed(option.workload, option.count)
+    # data-centre servers are sized by the reference designs (issue 34, recommend/sizing.py)
+    cores = cores_needed(option.workload, option.count, server=not workstation)
+    ram_gb = ram_needed_gb(option.workload, option.gpu.vram_gib * option.count, server=not workstation)
     takers = parts.takers(
         option.gpu, option.count, workstation, judge.constraints, ecc_memory(option.workload),
-        ram_gb=ram_needed_gb(option.workload, option.gpu.vram_gib * option.count), cores=cores,
+        ram_gb=ram_gb, cores=cores,
     )  # fmt: skip
     floor = _gross(option_net + takers[0][0], judge.vat_percent) if takers else None
     return option_net, cores, takers, floor
@@ -225,9 +227,11 @@ class Stream:
 
     def gross(self, build: BuildSpec) -> Decimal:
         """`build_price(build).gross` of a policy build of this stream, from the option's net (catalog prices
-        are whole kopecks, so no line rounds): chassis, CPUs, memory and PSUs added to it."""
-        lines: tuple[Line[Any], ...] = (*build.cpus, *build.memory, *build.psus)
-        net = self.option_net + build.chassis.price + sum((line.spec.price * line.qty for line in lines), Decimal(0))
+        are whole kopecks, so no line rounds): chassis, CPUs, memory and PSUs added to it, and the build's own
+        drives and network cards in place of the stream's drive (servers get mirrored boot drives and NICs)."""
+        lines: tuple[Line[Any], ...] = (*build.cpus, *build.memory, *build.psus, *build.storage, *build.nics)
+        net = self.option_net - self.drive.spec.price * self.drive.qty + build.chassis.price
+        net += sum((line.spec.price * line.qty for line in lines), Decimal(0))
         return _gross(net, self.judge.vat_percent)
 
     def head_price(self) -> Decimal | None:

@@ -28,6 +28,12 @@ The numbers and where they come from:
   (megabytes), so they add a merged bf16 export instead. Plus `DATASET_TB` = 0.5 TB for the dataset
   (HEURISTIC: a fine-tuning corpus of a few million examples is tens of GB tokenised; the rest is raw
   text and versions of it).
+- **Data-centre GPU servers** (rack servers and HGX, issue 34; sources in rules/platform.py and
+  rules/memory.py): at least 7 cores per GPU for serving (NVIDIA AI Enterprise RA 2-8-5 minimum) and 14 for
+  training (DGX H100/H200/B200: 112 cores for 8 GPUs); RAM ≥ 1.5 × VRAM (2 × for training), in the balanced
+  one-model-per-channel populations the policy builds; two mirrored boot drives (DGX: 2 × M.2 in RAID 1) and
+  data NVMe sized to the model files; a ≥ 25 GbE network card for serving, plus one 200-400G adapter per GPU
+  (HGX, RA 2-8-9) or per two GPUs (PCIe, RA 2-8-5) when the workload is multi-node.
 """
 
 from __future__ import annotations
@@ -38,7 +44,15 @@ from dataclasses import dataclass
 from configurator.engine.estimate import weight_bytes
 from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.types import Line, StorageSpec, Workload
+from configurator.engine.rules.memory import SERVER_RAM_VRAM
+from configurator.engine.rules.platform import (
+    BOOT_MIRROR_DRIVES,
+    DGX_CORES_PER_GPU,
+    FABRIC_NIC_GBPS,
+    SERVER_CORES_PER_GPU,
+    SERVING_NIC_GBPS,
+)
+from configurator.engine.types import ChassisSpec, Line, NicSpec, StorageSpec, Workload
 
 TRAINING_CORES_PER_GPU = 8  # HEURISTIC (module docstring): DataLoader workers + the rank's process
 INFERENCE_CORES_PER_GPU = 2  # HEURISTIC: one engine worker per GPU + API server / tokenizer
@@ -55,18 +69,26 @@ def _training(workload: Workload) -> bool:
     return workload.task != "inference"
 
 
-def cores_needed(workload: Workload, gpu_count: int) -> int:
-    """CPU cores the build should have in total for this workload on `gpu_count` GPUs."""
-    per_gpu = TRAINING_CORES_PER_GPU if _training(workload) else INFERENCE_CORES_PER_GPU
-    return per_gpu * gpu_count
+def cores_per_gpu(workload: Workload, *, server: bool = False) -> int:
+    """Cores per GPU: workstations by the HEURISTICs above; data-centre servers by the reference designs."""
+    if server:
+        return DGX_CORES_PER_GPU if _training(workload) else SERVER_CORES_PER_GPU
+    return TRAINING_CORES_PER_GPU if _training(workload) else INFERENCE_CORES_PER_GPU
 
 
-def ram_needed_gb(workload: Workload, total_vram_gib: float) -> float:
-    """System RAM (DIMM GB, which are GiB) the build should have: ≥ 2 × VRAM for training, ≥ VRAM and ≥ the
-    weights for inference."""
+def cores_needed(workload: Workload, gpu_count: int, *, server: bool = False) -> int:
+    """CPU cores the build should have in total for this workload on `gpu_count` GPUs (`server`: a data-centre
+    GPU server, sized by the reference designs)."""
+    return cores_per_gpu(workload, server=server) * gpu_count
+
+
+def ram_needed_gb(workload: Workload, total_vram_gib: float, *, server: bool = False) -> float:
+    """System RAM (DIMM GB, which are GiB) the build should have: ≥ 2 × VRAM for training, ≥ VRAM (1.5 × in a
+    data-centre server) and ≥ the weights for inference."""
     if _training(workload):
         return TRAINING_RAM_PER_VRAM * total_vram_gib
-    return max(total_vram_gib, weight_bytes(workload.model, workload.precision) / GIB)
+    ratio = SERVER_RAM_VRAM if server else 1.0
+    return max(ratio * total_vram_gib, weight_bytes(workload.model, workload.precision) / GIB)
 
 
 def storage_needed_tb(workload: Workload) -> float:
@@ -100,6 +122,51 @@ def drive_line(drives: list[StorageSpec], need_tb: float, bays: int | None = Non
     return Line(spec=largest, qty=qty)
 
 
+def data_needed_tb(workload: Workload) -> float:
+    """Data NVMe (TB) beside mirrored boot drives: the model files (and, training, the dataset and checkpoints)
+    without the OS minimum, which the boot drives hold."""
+    files = MODEL_COPIES_ON_DISK * weight_bytes(workload.model, workload.precision) / 1e12
+    if not _training(workload):
+        return files
+    return storage_needed_tb(workload)
+
+
+def mirrored_storage(
+    drives: list[StorageSpec], workload: Workload, chassis: ChassisSpec
+) -> tuple[Line[StorageSpec], ...] | None:
+    """Two mirrored boot drives (the smallest NVMe of at least BOOT_DRIVE_MIN_TB, RAID 1 as on DGX) and data
+    NVMe sized to the model files (`data_needed_tb`), within the chassis' drive bays; None when they do not
+    fit."""
+    nvme = [d for d in drives if d.interface == "nvme"]
+    boot = [d for d in nvme if d.capacity_tb >= BOOT_DRIVE_MIN_TB]
+    if not boot:
+        return None
+    boot_drive = min(boot, key=lambda d: (d.price, d.sku))
+    bays = chassis.drive_bays + chassis.chipset_m2_slots - BOOT_MIRROR_DRIVES
+    data = drive_line(drives, data_needed_tb(workload), bays)
+    if data is None or bays < 1:
+        return None
+    if data.spec.sku == boot_drive.sku:
+        return (Line(spec=boot_drive, qty=BOOT_MIRROR_DRIVES + data.qty),)
+    return (Line(spec=boot_drive, qty=BOOT_MIRROR_DRIVES), data)
+
+
+def server_nics(nics: list[NicSpec], workload: Workload, gpu_count: int, nvswitch: bool) -> tuple[Line[NicSpec], ...]:
+    """The network cards of a data-centre server: the cheapest ≥ 25 GbE card (north-south, serving and model
+    downloads) and, for a multi-node workload, one ≥ 200G adapter per GPU (NVSwitch board, RA 2-8-9) or per
+    two GPUs (PCIe, RA 2-8-5); () when the catalog has none."""
+    serving = [nic for nic in nics if nic.speed_gbps >= SERVING_NIC_GBPS]
+    if not serving:
+        return ()
+    lines = [Line(spec=min(serving, key=lambda nic: (nic.price, nic.sku)), qty=1)]
+    if workload.multi_node:
+        fabric = [nic for nic in nics if nic.speed_gbps >= FABRIC_NIC_GBPS]
+        if fabric:
+            count = gpu_count if nvswitch else math.ceil(gpu_count / 2)
+            lines.append(Line(spec=min(fabric, key=lambda nic: (nic.price, nic.sku)), qty=count))
+    return tuple(lines)
+
+
 @direct_init
 @dataclass(frozen=True, slots=True)
 class Sizing:
@@ -108,21 +175,76 @@ class Sizing:
     cores: int
     ram_gb: float
     storage_tb: float
+    server: bool = False  # a data-centre GPU server: sized by the reference designs
 
     @classmethod
-    def of(cls, workload: Workload, gpu_count: int, total_vram_gib: float) -> Sizing:
+    def of(cls, workload: Workload, gpu_count: int, total_vram_gib: float, *, server: bool = False) -> Sizing:
         return cls(
-            cores=cores_needed(workload, gpu_count),
-            ram_gb=ram_needed_gb(workload, total_vram_gib),
-            storage_tb=storage_needed_tb(workload),
+            cores=cores_needed(workload, gpu_count, server=server),
+            ram_gb=ram_needed_gb(workload, total_vram_gib, server=server),
+            storage_tb=data_needed_tb(workload) if server else storage_needed_tb(workload),
+            server=server,
         )
 
 
+def _server_reasons(
+    workload: Workload, sizing: Sizing, cores: int, cpu: str, ram_gb: float, drives: int, storage_tb: float
+) -> tuple[Phrase, Phrase, Phrase]:
+    """A data-centre server's CPU, RAM and storage and the reference designs behind them."""
+    training = _training(workload)
+    cpu_why = Phrase(
+        "CPU: %(cpu)s, %(cores)s cores: at least %(need)s = %(per_gpu)s per GPU (%(basis)s)",
+        cpu=cpu,
+        cores=cores,
+        need=sizing.cores,
+        per_gpu=cores_per_gpu(workload, server=True),
+        basis=(
+            Phrase("DGX H100/H200/B200: 112 cores for 8 GPUs")
+            if training
+            else Phrase("NVIDIA Enterprise Reference Architecture 2-8-5 minimum")
+        ),
+    )
+    ram_why = Phrase(
+        "system memory: %(ram)s GB, at least %(need)s GB = %(ratio)s × the GPUs' memory, one module per channel "
+        "(reference GPU servers: DGX H200 1.8 ×, DGX B200 1.4 ×)",
+        ram=Num(ram_gb),
+        need=Num(sizing.ram_gb),
+        ratio=Num(TRAINING_RAM_PER_VRAM if training else SERVER_RAM_VRAM, 1),
+    )
+    disk_why = Phrase(
+        "storage: %(drives)s NVMe drives, %(tb)s TB: two mirrored boot drives (RAID 1, as on DGX) and data NVMe "
+        "for at least %(need)s TB of model files",
+        drives=drives,
+        tb=Num(storage_tb, None),
+        need=Num(sizing.storage_tb, 2),
+    )
+    return cpu_why, ram_why, disk_why
+
+
+def network_reason(workload: Workload, nics: str) -> Phrase:
+    """Why a data-centre server has its network cards."""
+    if workload.multi_node:
+        return Phrase(
+            "network: %(nics)s: a ≥ 25 GbE port for users and model downloads, and 200-400G adapters for the "
+            "multi-node fabric (NVIDIA Enterprise RA: one per GPU on HGX, one per two GPUs on PCIe)",
+            nics=nics,
+        )
+    return Phrase("network: %(nics)s: a ≥ 25 GbE port to serve users and load models", nics=nics)
+
+
 def sizing_reasons(
-    workload: Workload, sizing: Sizing, cores: int, cpu: str, ram_gb: float, storage_tb: float
+    workload: Workload,
+    sizing: Sizing,
+    cores: int,
+    cpu: str,
+    ram_gb: float,
+    storage_tb: float,
+    drives: int = 1,
 ) -> tuple[Phrase, ...]:
     """The CPU, RAM and storage of a build and why (the need, from the workload)."""
-    if _training(workload):
+    if sizing.server:
+        cpu_why, ram_why, disk_why = _server_reasons(workload, sizing, cores, cpu, ram_gb, drives, storage_tb)
+    elif _training(workload):
         cpu_why = Phrase(
             "CPU: %(cpu)s, %(cores)s cores: at least %(need)s for %(per_gpu)s data-loader cores per GPU "
             "(HEURISTIC; NVIDIA DGX H100 has 14)",

@@ -7,11 +7,11 @@ docstrings (../shared/reference/validation-rules.md, platforms.md).
 
 from __future__ import annotations
 
-from configurator.engine.rules import cpu, ecc, fit, interconnect, memory, pcie, power, workload
+from configurator.engine.rules import cpu, ecc, fit, interconnect, memory, pcie, platform, power, workload
 from configurator.engine.rules.context import Rule, RuleContext
 from configurator.engine.rules.yields import FINDING_READS, YIELDS, rule_name
 
-CONCERNS = (power, pcie, fit, interconnect, cpu, memory, ecc, workload)
+CONCERNS = (power, pcie, fit, interconnect, cpu, memory, platform, ecc, workload)
 
 RULES: list[Rule] = [rule for concern in CONCERNS for rule in concern.RULES]
 # per rule, the build fields it reads (its module's READS_BY_RULE, else its module's READS;

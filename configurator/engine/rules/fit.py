@@ -312,6 +312,60 @@ def axial_density(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
+def _cooler_swaps(ctx: RuleContext, gpu: GpuSpec, count: int) -> tuple[Fix, ...]:
+    """The same card in a server (passive) or blower edition the chassis takes: the same vendor and VRAM, at
+    least half the bandwidth and compute (RTX PRO 6000 Workstation → Server Edition or Max-Q)."""
+    options = [
+        other
+        for other in fix_options(ctx.snapshot.gpus)
+        if other.cooling in ("passive", "blower")
+        and other.vendor == gpu.vendor
+        and other.vram_gib >= gpu.vram_gib
+        and other.bandwidth_gbs >= SIMILAR_SPEED_SHARE * gpu.bandwidth_gbs
+        and other.fp16_tflops >= SIMILAR_SPEED_SHARE * gpu.fp16_tflops
+        and chassis_takes_gpu(ctx.build.chassis, other, ctx.build.gpu_count)
+    ]
+    options.sort(key=lambda other: (other.vram_gib - gpu.vram_gib, other.cooling != "passive", other.price, other.sku))
+    return tuple(make_fix(replace_op("gpus", other.sku, count, old_sku=gpu.sku)) for other in options[:2])
+
+
+def flow_through_in_server(ctx: RuleContext) -> Iterator[Finding]:
+    """Issue 34: workstation cards with axial / flow-through coolers (RTX PRO 6000 Workstation Edition, 600 W)
+    blow their heat into the chassis instead of along the server's front-to-back airflow; packed 4+ in a
+    rack server the inner cards breathe the others' exhaust (80-85 °C at 600 W, instability from 88 °C slot
+    temperatures, throttling ~95 °C [S7]; validation-rules.md §3.3). Servers take passive Server Edition or
+    blower (Max-Q) cards. WARN at 4+ such cards, INFO below. Consumer axial cards: `axial_density`."""
+    chassis = ctx.build.chassis
+    if chassis.is_workstation:
+        return
+    lines = [line for line in ctx.build.gpus if line.spec.cooling == "active" and not line.spec.is_consumer]
+    count = sum(line.qty for line in lines)
+    if not count:
+        return
+    dense = count >= AXIAL_SIDE_BY_SIDE
+    fixes = tuple(fix for line in lines for fix in _cooler_swaps(ctx, line.spec, line.qty)) if dense else ()
+    yield Finding(
+        code="cooling.flow_through_server",
+        severity="warning" if dense else "info",
+        message=Phrase.plural(
+            "%(count)s workstation card with a flow-through (axial) cooler in the %(chassis)s server: it "
+            "exhausts into the chassis, not along the server's front-to-back airflow; servers take passive "
+            "(Server Edition) or blower (Max-Q) cards.",
+            "%(count)s workstation cards with flow-through (axial) coolers in the %(chassis)s server: they "
+            "exhaust into the chassis and the inner cards breathe the others' hot air (80-85 °C at 600 W, "
+            "throttling near 95 °C); servers take passive (Server Edition) or blower (Max-Q) cards.",
+            "count",
+            count=count,
+            chassis=chassis.sku,
+        ),
+        measured=count,
+        limit=AXIAL_SIDE_BY_SIDE - 1,
+        unit="GPUs",
+        components=tuple(line.spec.sku for line in lines),
+        fixes=fixes,
+    )
+
+
 def drive_bays(ctx: RuleContext) -> Iterator[Finding]:
     """Drives ≤ the chassis' drive bays."""
     build = ctx.build
@@ -417,6 +471,7 @@ RULES = (
     gpu_height,
     passive_airflow,
     axial_density,
+    flow_through_in_server,
     drive_bays,
     chassis_kind,
 )
@@ -435,6 +490,7 @@ READS_BY_RULE: dict[Rule, frozenset[str]] = {
     gpu_height: frozenset({"chassis", "gpus"}),
     passive_airflow: frozenset({"chassis", "gpus"}),
     axial_density: frozenset({"gpus"}),
+    flow_through_in_server: frozenset({"chassis", "gpus"}),
     drive_bays: frozenset({"chassis", "storage"}),
     chassis_kind: frozenset({"chassis"}),
 }

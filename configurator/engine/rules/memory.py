@@ -13,10 +13,18 @@ from collections.abc import Iterator
 from configurator.engine.fixes import make_fix, remove_op, replace_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import Rule, RuleContext, fix_options, part_fix
+from configurator.engine.rules.platform import datacenter_server
 from configurator.engine.types import Finding, Fix, MemorySpec
 
-RAM_VRAM_WARN = 1.0  # §5.3 WARN below 1× total VRAM
-RAM_VRAM_INFO = 2.0  # §5.3 INFO below 2× total VRAM
+RAM_VRAM_WARN = 1.0  # §5.3 WARN below 1× total VRAM (workstations); ERROR below it in a data-centre GPU server
+RAM_VRAM_INFO = 2.0  # §5.3 INFO below 2× total VRAM (workstations)
+# Data-centre GPU servers (rack-server, HGX; issue 34): RAM ≥ 1.5 × total VRAM, WARN below it. Reference
+# designs: DGX H200 2 TB for 1,128 GB HBM = 1.8 ×, DGX B200 2 TB for 1,440 GB = 1.4 ×, DGX H100 2 TB for 640 GB
+# = 3.2 × (docs.nvidia.com/dgx-basepod/.../core-components.html; docs.nvidia.com/dgx/dgxb200-user-guide/
+# introduction-to-dgxb200.html); NVIDIA AI Enterprise RA, H200 NVL PCIe-optimised 2-8-5: "minimum 128 GB of
+# system memory per GPU" = 0.9 × of 141 GB (docs.nvidia.com/ai-enterprise/reference-architecture/latest/
+# compute-node-hardware.html). 1.5 × is the middle of that range and the sales engineers' rule (issue 34).
+SERVER_RAM_VRAM = 1.5
 
 
 def populated_sockets(ctx: RuleContext) -> int:
@@ -48,11 +56,11 @@ def _dimms_of_kind(ctx: RuleContext, kind: str, capacity_gb: int) -> list[Memory
     )
 
 
-def _fill_fix(ctx: RuleContext, *, replace: bool) -> Fix | None:
-    """One DIMM per channel of the chassis' kind, the smallest size giving ≥ 2× VRAM (else the largest)."""
+def _fill_fix(ctx: RuleContext, *, replace: bool, ratio: float = RAM_VRAM_INFO) -> Fix | None:
+    """One DIMM per channel of the chassis' kind, the smallest size giving ≥ `ratio` × VRAM (else the largest)."""
     build = ctx.build
     count = channels_per_socket(ctx) * populated_sockets(ctx)
-    wanted_gb = RAM_VRAM_INFO * build.total_vram_gib
+    wanted_gb = ratio * build.total_vram_gib
     options = sorted(
         (d for d in fix_options(ctx.snapshot.memory) if d.kind == build.chassis.memory_kind),
         key=lambda d: (d.capacity_gb, d.price, d.sku),
@@ -327,23 +335,45 @@ def _more_ram(ctx: RuleContext, sku: str, qty: int) -> bool:
 
 
 def ram_vs_vram(ctx: RuleContext) -> Iterator[Finding]:
-    """§5.3 HEURISTIC: system RAM below 1× total VRAM → WARN, below 2× → INFO, never ERROR (DGX H200 ships
-    1.8× [S15], SR685a V3 1.33× [S23])."""
+    """Workstations, §5.3 HEURISTIC: system RAM below 1× total VRAM → WARN, below 2× → INFO (DGX H200 ships
+    1.8× [S15], SR685a V3 1.33× [S23]). Data-centre GPU servers (issue 34, SERVER_RAM_VRAM): below 1× → ERROR
+    (the weights cannot be staged through host memory, no pinned buffers), below 1.5× → WARN, else clean."""
     build = ctx.build
     vram = build.total_vram_gib
     if not vram or not build.memory:
         return
     ram = build.ram_gb
     ratio = ram / vram
-    if ratio >= RAM_VRAM_INFO:
+    server = datacenter_server(build)
+    enough = SERVER_RAM_VRAM if server else RAM_VRAM_INFO
+    if ratio >= enough:
         return
     below_vram = ratio < RAM_VRAM_WARN
-    fix = _fill_fix(ctx, replace=True)
+    fix = _fill_fix(ctx, replace=True, ratio=SERVER_RAM_VRAM if server else RAM_VRAM_INFO)
     amounts = {"ram": Num(ram, None), "vram": Num(vram, None), "ratio": Num(ratio, 2)}
-    yield Finding(
-        code="memory.ram_below_vram" if below_vram else "memory.ram_below_2x_vram",
-        severity="warning" if below_vram else "info",
-        message=(
+    if server:
+        code = "memory.ram_below_vram" if below_vram else "memory.ram_below_1_5x_vram"
+        severity = "error" if below_vram else "warning"
+        limit = (RAM_VRAM_WARN if below_vram else SERVER_RAM_VRAM) * vram
+        message = (
+            Phrase(
+                "%(ram)s GB of RAM for %(vram)s GB of VRAM (%(ratio)s×): a GPU server needs at least as much "
+                "system memory as GPU memory to load the model and pin its buffers; reference designs ship "
+                "1.4-1.8× (DGX B200, DGX H200).",
+                **amounts,
+            )
+            if below_vram
+            else Phrase(
+                "%(ram)s GB of RAM for %(vram)s GB of VRAM (%(ratio)s×): a GPU server should have at least 1.5× "
+                "its GPU memory in a balanced DIMM population (DGX H200 ships 1.8×, DGX B200 1.4×).",
+                **amounts,
+            )
+        )
+    else:
+        code = "memory.ram_below_vram" if below_vram else "memory.ram_below_2x_vram"
+        severity = "warning" if below_vram else "info"
+        limit = (RAM_VRAM_WARN if below_vram else RAM_VRAM_INFO) * vram
+        message = (
             Phrase(
                 "%(ram)s GB of RAM for %(vram)s GB of VRAM (%(ratio)s×): less RAM than VRAM slows model loading "
                 "and leaves no room for offload.",
@@ -355,9 +385,13 @@ def ram_vs_vram(ctx: RuleContext) -> Iterator[Finding]:
                 "(reference 8-GPU systems ship 1.3-1.8×).",
                 **amounts,
             )
-        ),
+        )
+    yield Finding(
+        code=code,
+        severity=severity,
+        message=message,
         measured=round(ram, 1),
-        limit=round((RAM_VRAM_WARN if below_vram else RAM_VRAM_INFO) * vram, 1),
+        limit=round(limit, 1),
         unit="GB",
         components=tuple(line.spec.sku for line in build.memory),
         fixes=(fix,) if fix and _adds_ram(ctx, fix) else (),

@@ -11,6 +11,8 @@ from dataclasses import replace
 from functools import partial
 
 from configurator.engine.budgets.power import (
+    ADAPTER_MAX_W,
+    ADAPTER_PCIE8_LEADS,
     ATX_TRANSIENT_SHARE,
     CIRCUIT_120V_15A_W,
     CIRCUIT_120V_20A_W,
@@ -22,6 +24,8 @@ from configurator.engine.budgets.power import (
     WALL_EFFICIENCY,
     PsuOption,
     brings_connectors,
+    connectors_suffice,
+    effective_needs,
     gpu_connector_needs,
     gpu_connectors_available,
     load_w,
@@ -331,22 +335,53 @@ def input_voltage(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _cables_suffice(build: BuildSpec, *, kind: str) -> bool:
-    return gpu_connector_needs(build)[kind] <= gpu_connectors_available(build)[kind]
+    have = gpu_connectors_available(build)
+    return effective_needs(gpu_connector_needs(build), have)[0][kind] <= have[kind]
+
+
+def _adapter_note(build: BuildSpec, adapters: int) -> Finding:
+    """INFO (issue 34): which plugs a 2 × 8-pin PCIe → 12V-2x6 adapter feeds, counted against the PCIe leads."""
+    gpus = tuple(
+        line.spec.sku
+        for line in build.gpus
+        if line.spec.power_connector == "12v-2x6" and line.spec.tdp_w <= ADAPTER_MAX_W
+    )
+    return Finding(
+        code="power.gpu_adapters",
+        severity="info",
+        message=Phrase.plural(
+            "%(count)s GPU is fed through a 2 × 8-pin PCIe → 12V-2x6 adapter (cards up to %(watts)s W): it takes "
+            "%(leads)s of the PCIe 8-pin leads; use the adapter the card or PSU vendor supplies.",
+            "%(count)s GPUs are fed through 2 × 8-pin PCIe → 12V-2x6 adapters (cards up to %(watts)s W): they take "
+            "%(leads)s of the PCIe 8-pin leads; use the adapters the card or PSU vendor supplies.",
+            "count",
+            count=adapters,
+            watts=ADAPTER_MAX_W,
+            leads=ADAPTER_PCIE8_LEADS * adapters,
+        ),
+        measured=adapters,
+        limit=None,
+        unit="adapters",
+        components=gpus,
+    )
 
 
 def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
     """§1.6: every GPU gets its native cables (12V-2x6 600 W, PCIe 8-pin 150 W [V12]; EPS-8 on A40/A100
     class cards, not interchangeable with PCIe 8-pin without the vendor adapter [S1][V14])."""
     build = ctx.build
-    needs = gpu_connector_needs(build)
+    native = gpu_connector_needs(build)
     have = gpu_connectors_available(build)
+    needs, adapters = effective_needs(native, have)
+    if adapters and connectors_suffice(native, have):
+        yield _adapter_note(build, adapters)
     for kind in CONNECTOR_KINDS:
         if needs[kind] <= have[kind]:
             continue
         gpus = tuple(line.spec.sku for line in build.gpus if line.spec.power_connector == kind)
         fixes: list[Fix] = []
         if not build.chassis.is_rack:
-            options = psu_options(ctx, None, connectors=needs)
+            options = psu_options(ctx, None, connectors=native)
             cables = Phrase.plural(
                 "%(count)s %(kind)s cable", "%(count)s %(kind)s cables", "count", count=needs[kind], kind=kind
             )
@@ -357,7 +392,7 @@ def gpu_power_connectors(ctx: RuleContext) -> Iterator[Finding]:
                 if (
                     chassis.sku != build.chassis.sku
                     and chassis.is_rack
-                    and needs[kind] <= gpu_connectors_available(moved)[kind]
+                    and connectors_suffice(native, gpu_connectors_available(moved))
                     and all(chassis_takes_gpu(chassis, gpu, count) for gpu, count in build_gpus(build).values())
                     and build.gpu_count <= min(chassis.gpu_bays, chassis.max_gpu_count)
                 ):
