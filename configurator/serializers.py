@@ -23,6 +23,7 @@ from configurator.engine.types import (
     ENGINES,
     FRAMEWORKS,
     KV_PRECISIONS,
+    NOISE_LEVELS,
     OFFLOADS,
     OPTIMIZERS,
     PRECISIONS,
@@ -149,6 +150,17 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
     )
     require_ecc = serializers.BooleanField(default=False)
     production = serializers.BooleanField(default=False)
+    multi_node = serializers.BooleanField(
+        default=False,
+        help_text="The job spans several nodes (cluster training or serving): each data-centre server gets "
+        "200-400G fabric adapters, one per GPU on HGX and one per two GPUs on PCIe (NVIDIA Enterprise RA)",
+    )
+    noise = serializers.ChoiceField(
+        choices=NOISE_LEVELS,
+        default="any",
+        help_text="Where the machine will stand: office (desktop towers only), lab (towers and rack workstations, "
+        "no rack servers with server fans), server_room or any (no limit). Recommendations respect it",
+    )
     rope_scaling = serializers.BooleanField(
         default=False,
         help_text="Allow a context (or training sequence) beyond the model's window, stretched by RoPE scaling; "
@@ -243,6 +255,8 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         target_tokens_per_s=data.get("target_tokens_per_s"),
         require_ecc=bool(data.get("require_ecc", False)),
         production=bool(data.get("production", False)),
+        multi_node=bool(data.get("multi_node", False)),
+        noise=data.get("noise", "any"),
         optimizer=data.get("optimizer", "adamw"),
         gradient_checkpointing=bool(data.get("gradient_checkpointing", True)),
         lora_rank=int(data.get("lora_rank", 16)),

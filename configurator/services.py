@@ -205,6 +205,7 @@ def constraints_from_data(data: Mapping[str, Any], snapshot: CatalogSnapshot) ->
         max_gpus=data.get("max_gpus"),
         chassis=chassis,
         deliver_by=data.get("deliver_by"),
+        noise=data.get("noise", "any"),
     )
 
 

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from config.api import ApiErrorSerializer, deserialize
 from configurator.api import PublicApi
-from configurator.engine.types import SITE_VOLTAGES
+from configurator.engine.types import NOISE_LEVELS, SITE_VOLTAGES
 from configurator.outputs import RecommendationOutputSerializer
 from configurator.serializers import StrictKeysMixin, WorkloadInputSerializer, workload_from_data
 from configurator.services import recommendation_make
@@ -36,6 +36,12 @@ class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
         "and burn-in count working days on the Russian production calendar)",
     )
     chassis = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=50)
+    noise = serializers.ChoiceField(
+        choices=NOISE_LEVELS,
+        default="any",
+        help_text="Where the machine will stand: office (desktop towers only), lab (towers and rack workstations, "
+        "no rack servers with server fans), server_room or any. The workload's own `noise` counts when this is any",
+    )
 
 
 class RecommendationInputSerializer(StrictKeysMixin, serializers.Serializer):

@@ -16,6 +16,9 @@ VALID = {
     "gpus": [{"sku": "h200-nvl", "qty": 4}],
     "psus": [{"sku": "psu-crps-2700w", "qty": 4}],
     "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 24}],
+    # a GPU server boots from two mirrored drives and has a >= 25 GbE card (issue 34, rules/platform.py)
+    "storage": [{"sku": "nvme-1tb", "qty": 2}],
+    "nics": [{"sku": "nic-25g", "qty": 1}],
     "psu_redundancy": "n+n",
 }
 UNDERPOWERED = {**VALID, "psus": [{"sku": "psu-crps-1600w", "qty": 2}], "psu_redundancy": "n+1"}
@@ -37,9 +40,9 @@ def test_valid_build_prints_summary_and_exits_0(catalog: None, tmp_path: Path) -
     assert status == 0
     lines = output.splitlines()
     assert lines[0] == "srv-4gpu-2u-epyc: VALID — 0 error(s), 0 warning(s)"
-    load = (4 * 600 + 2 * 360 + 24 * 8 + 250) * 1.1  # 3,918 W
+    load = (4 * 600 + 2 * 360 + 24 * 8 + 2 * 8 + 15 + 250) * 1.1  # 3,952 W
     assert lines[1] == f"power: load {load:,.0f} W of 5,400 W usable (73%), 10,800 W installed, n+n @ 230 V"
-    assert lines[2] == "pcie:  64 of 128 lanes (direct)"
+    assert lines[2] == "pcie:  80 of 128 lanes (direct)"  # 4 GPUs x16, 2 NVMe x4, the NIC x8
     assert "interconnect.no_bridge" in output  # an info row with its fix
     assert "fix: add 1× nvlink-bridge-h200-4way" in output
 
@@ -52,7 +55,7 @@ def test_errors_print_a_table_and_exit_1(catalog: None, tmp_path: Path) -> None:
     assert header.split() == ["severity", "code", "measured", "/", "limit", "message"]
     row = next(line for line in output.splitlines() if "power.psu_capacity" in line)
     assert row.startswith("error")
-    assert "3,918.2 / 1,600 W" in row  # (4 × 600 + 2 × 360 + 24 × 8 + 250) × 1.1 on (2 − 1) × 1600 W
+    assert "3,952.3 / 1,600 W" in row  # (4 × 600 + 2 × 360 + 24 × 8 + 2 × 8 + 15 + 250) × 1.1 on (2 − 1) × 1600 W
     assert "fix: replace psus with 4× psu-crps-2000w" in output  # 6,000 W usable under N+1, 65 %
 
 
