@@ -7,7 +7,6 @@ Sources of the thresholds: configurator/engine/rules/platform.py and rules/memor
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 import pytest
@@ -22,8 +21,7 @@ from tests.configurator.helpers import body_of, codes, lines, only, validate_bod
 
 # HGX H200 as integrators quote it: 2 × 64-core EPYC (16 per GPU), mirrored boot + data NVMe, 25 GbE
 HGX = body_of(
-    "srv-hgx-h200-5u: 2 epyc-9554, 8 h200-sxm, 6 psu-crps-3000w, 24 ddr5-rdimm-96gb, 2 nvme-1tb, 2 nvme-4tb, "
-    "1 nic-25g",
+    "srv-hgx-h200-5u: 2 epyc-9554, 8 h200-sxm, 6 psu-crps-3000w, 24 ddr5-rdimm-96gb, 2 nvme-1tb, 2 nvme-4tb, 1 nic-25g",
     psu_redundancy="n+1",
 )
 # the trial's box: 2 × 16-core EPYC 9124, one 960 GB M.2, no network card
@@ -248,9 +246,7 @@ def platform_rows(snapshot: CatalogSnapshot) -> list[tuple[str, BuildSpec, Workl
     rows = []
     for case in use_cases():
         result = recommend(snapshot, case.workload, case.constraints, limit=5, suggest=False)
-        rows.extend(
-            (case.title, c.build, case.workload) for c in result.candidates if datacenter_server(c.build)
-        )
+        rows.extend((case.title, c.build, case.workload) for c in result.candidates if datacenter_server(c.build))
     return rows
 
 
