@@ -263,3 +263,27 @@ def test_every_recommended_datacenter_server_meets_the_platform_rules(snapshot: 
         assert max(line.spec.speed_gbps for line in build.nics) >= 25, (title, build.nics)
         verdict = validate(build, snapshot=snapshot, workload=workload)
         assert not {c for c in verdict.codes() if c.startswith("platform.") or c.startswith("memory.ram")}
+
+
+def test_the_new_findings_read_in_russian(snapshot: CatalogSnapshot) -> None:
+    from django.utils import translation
+
+    from configurator.templatetags.configurator_ui import say
+
+    findings = [
+        *validate_body(snapshot, TRIAL_HGX, gpus=lines(("a100-80gb-sxm", 8))).findings,
+        *validate_body(snapshot, TRX50_MAXQ).findings,
+        *validate_body(snapshot, EIGHT_WS_CARDS).findings,
+    ]
+    with translation.override("ru"):
+        said = {finding.code: str(say(finding.message)) for finding in findings}
+    assert said["fit.gpu_generation"] == (
+        "a100-80gb-sxm — модуль SXM4 для базовой платы HGX A100; в srv-hgx-h200-5u стоит базовая плата "
+        "HGX H200 8-GPU только для модулей SXM5."
+    )
+    assert said["memory.ram_below_vram"].startswith("384 ГБ ОЗУ на 640 ГБ видеопамяти")
+    assert said["platform.cpu_cores"].startswith("Ядер CPU — 32 на 8 GPU (4.0 на GPU)")
+    assert said["platform.boot_mirror"].startswith("1 накопитель: продуктивный сервер")
+    assert said["platform.network"].startswith("Нет сетевой карты")
+    assert said["power.gpu_adapters"].startswith("1 GPU питается через переходник")
+    assert said["cooling.flow_through_server"].startswith("8 карт для рабочих станций")
