@@ -185,6 +185,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "GpuFormFactorEnum": "catalog.models.GpuFormFactor",
+        "GpuSocketEnum": "catalog.models.GpuSocket",
         "PsuFormFactorEnum": "catalog.models.PsuFormFactor",
         "MemoryKindEnum": "catalog.models.MemoryKind",
         "ChassisKindEnum": "catalog.models.ChassisKind",

@@ -243,7 +243,7 @@ def test_noise_office_for_a_team_70b_gets_towers(snapshot: CatalogSnapshot) -> N
 
 def platform_rows(snapshot: CatalogSnapshot) -> list[tuple[str, BuildSpec, Workload]]:
     """Every data-centre GPU server among the recommendations of the article's ten use cases."""
-    rows = []
+    rows: list[tuple[str, BuildSpec, Workload]] = []
     for case in use_cases():
         result = recommend(snapshot, case.workload, case.constraints, limit=5, suggest=False)
         rows.extend((case.title, c.build, case.workload) for c in result.candidates if datacenter_server(c.build))
