@@ -192,17 +192,24 @@ def _server_reasons(
 ) -> tuple[Phrase, Phrase, Phrase]:
     """A data-centre server's CPU, RAM and storage and the reference designs behind them."""
     training = _training(workload)
-    cpu_why = Phrase(
-        "CPU: %(cpu)s, %(cores)s cores: at least %(need)s = %(per_gpu)s per GPU (%(basis)s)",
-        cpu=cpu,
-        cores=cores,
-        need=sizing.cores,
-        per_gpu=cores_per_gpu(workload, server=True),
-        basis=(
-            Phrase("DGX H100/H200/B200: 112 cores for 8 GPUs")
-            if training
-            else Phrase("NVIDIA Enterprise Reference Architecture 2-8-5 minimum")
-        ),
+    cpu_why = (
+        Phrase(
+            "CPU: %(cpu)s, %(cores)s cores: at least %(need)s = %(per_gpu)s data-loader cores per GPU "
+            "(DGX H100/H200/B200: 112 cores for 8 GPUs)",
+            cpu=cpu,
+            cores=cores,
+            need=sizing.cores,
+            per_gpu=cores_per_gpu(workload, server=True),
+        )
+        if training
+        else Phrase(
+            "CPU: %(cpu)s, %(cores)s cores: at least %(need)s = %(per_gpu)s per GPU (NVIDIA Enterprise Reference "
+            "Architecture 2-8-5 minimum)",
+            cpu=cpu,
+            cores=cores,
+            need=sizing.cores,
+            per_gpu=cores_per_gpu(workload, server=True),
+        )
     )
     ram_why = Phrase(
         "system memory: %(ram)s GB, at least %(need)s GB = %(ratio)s × the GPUs' memory, one module per channel "
@@ -211,12 +218,22 @@ def _server_reasons(
         need=Num(sizing.ram_gb),
         ratio=Num(TRAINING_RAM_PER_VRAM if training else SERVER_RAM_VRAM, 1),
     )
-    disk_why = Phrase(
-        "storage: %(drives)s NVMe drives, %(tb)s TB: two mirrored boot drives (RAID 1, as on DGX) and data NVMe "
-        "for at least %(need)s TB of model files",
-        drives=drives,
-        tb=Num(storage_tb, None),
-        need=Num(sizing.storage_tb, 2),
+    disk_why = (
+        Phrase(
+            "storage: %(drives)s NVMe drives, %(tb)s TB: two mirrored boot drives (RAID 1, as on DGX) and data NVMe "
+            "for at least %(need)s TB of model files, the dataset and the checkpoints",
+            drives=drives,
+            tb=Num(storage_tb, None),
+            need=Num(sizing.storage_tb, 2),
+        )
+        if training
+        else Phrase(
+            "storage: %(drives)s NVMe drives, %(tb)s TB: two mirrored boot drives (RAID 1, as on DGX) and data NVMe "
+            "for at least %(need)s TB of model files",
+            drives=drives,
+            tb=Num(storage_tb, None),
+            need=Num(sizing.storage_tb, 2),
+        )
     )
     return cpu_why, ram_why, disk_why
 
