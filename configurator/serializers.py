@@ -62,6 +62,16 @@ class _CaseFreeChoiceField(serializers.ChoiceField):
         return super().to_internal_value(data)
 
 
+class NoiseField(_CaseFreeChoiceField):
+    """Where the machine stands, as people write it: "Office", "server room", "server-room" → office,
+    server_room; anything else is a 400 naming the field and the choices."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str):
+            data = "_".join(data.replace("-", " ").split())
+        return super().to_internal_value(data)
+
+
 class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
     """A workload: `model` (library slug or Hugging Face id) or `model_config` (a pasted config.json)."""
 
@@ -155,7 +165,7 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         help_text="The job spans several nodes (cluster training or serving): each data-centre server gets "
         "200-400G fabric adapters, one per GPU on HGX and one per two GPUs on PCIe (NVIDIA Enterprise RA)",
     )
-    noise = serializers.ChoiceField(
+    noise = NoiseField(
         choices=NOISE_LEVELS,
         default="any",
         help_text="Where the machine will stand: office (desktop towers only), lab (towers and rack workstations, "

@@ -13,7 +13,7 @@ from config.api import ApiErrorSerializer, deserialize
 from configurator.api import PublicApi
 from configurator.engine.types import NOISE_LEVELS, SITE_VOLTAGES
 from configurator.outputs import RecommendationOutputSerializer
-from configurator.serializers import StrictKeysMixin, WorkloadInputSerializer, workload_from_data
+from configurator.serializers import NoiseField, StrictKeysMixin, WorkloadInputSerializer, workload_from_data
 from configurator.services import recommendation_make
 
 FORM_FACTORS = ("workstation", "rack", "any")
@@ -36,7 +36,7 @@ class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
         "and burn-in count working days on the Russian production calendar)",
     )
     chassis = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=50)
-    noise = serializers.ChoiceField(
+    noise = NoiseField(
         choices=NOISE_LEVELS,
         default="any",
         help_text="Where the machine will stand: office (desktop towers only), lab (towers and rack workstations, "

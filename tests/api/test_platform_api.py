@@ -41,6 +41,14 @@ def test_bad_noise_or_multi_node_is_a_400_naming_the_field(
 
 
 @pytest.mark.django_db
+def test_noise_is_read_as_people_write_it(api_client: APIClient, catalog: None) -> None:
+    body = api_client.post(URL, {"workload": {**TEAM_70B, "noise": " Office "}, "limit": 2}, format="json").json()
+    assert {c["build"]["chassis"] for c in body["candidates"]} <= {"ws-tower-am5", "ws-tower-trx50"}
+    response = api_client.post(URL, {"workload": TEAM_70B, "constraints": {"noise": "Server-Room"}}, format="json")
+    assert response.status_code == 200
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("where", ["workload", "constraints"])
 def test_noise_office_returns_towers_only(api_client: APIClient, catalog: None, where: str) -> None:
     payload: dict[str, object] = (

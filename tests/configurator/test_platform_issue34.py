@@ -71,6 +71,11 @@ def test_a100_sxm4_in_the_hgx_h200_chassis_is_an_error_naming_both_generations(s
     assert finding.components == ("a100-80gb-sxm", "srv-hgx-h200-5u")
     # the fix keeps the chassis and puts SXM5 modules on it
     assert [fix.text for fix in finding.fixes] == ["replace a100-80gb-sxm with 8× h100-sxm"]
+    # another form factor altogether (OAM) is the form-factor error only, not both
+    oam = validate_body(snapshot, HGX, gpus=lines(("mi300x", 8)))
+    assert "fit.gpu_form_factor" in oam.codes() and "fit.gpu_generation" not in oam.codes()
+    # B200 (SXM6) on the SXM5 board: the generation error beside the TDP one
+    assert {"fit.gpu_generation", "fit.gpu_tdp"} <= validate_body(snapshot, HGX, gpus=lines(("b200-sxm", 8))).codes()
     # the same chassis with its own generation has no such finding
     assert "fit.gpu_generation" not in codes(validate_body(snapshot, HGX))
     assert "fit.gpu_generation" not in codes(validate_body(snapshot, HGX, gpus=lines(("h100-sxm", 8))))

@@ -208,8 +208,8 @@ def gpu_generation(ctx: RuleContext) -> Iterator[Finding]:
     chassis = ctx.build.chassis
     for line in ctx.build.gpus:
         gpu = line.spec
-        if not other_generation(chassis, gpu):
-            continue
+        if gpu.form_factor != chassis.gpu_form_factor or not other_generation(chassis, gpu):
+            continue  # another form factor altogether (OAM on an SXM board) is fit.gpu_form_factor's error
         yield Finding(
             code="fit.gpu_generation",
             severity="error",
