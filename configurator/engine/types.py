@@ -488,3 +488,6 @@ class Candidate:
     why: tuple[str, ...] = field(default_factory=tuple)
     training_tokens_per_s: float = 0.0  # training: tokens the whole build trains per second; 0 for inference
     served_output_tokens_per_s: float = 0.0  # inference: the whole build's output tokens/s at full load
+    # what the build is in its list (recommend.ranking: cheapest, cheapest_meeting, value, ecc, fewer, ...),
+    # checked against the list it stands in; "" outside a recommendation
+    label: str = ""

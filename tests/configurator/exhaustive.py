@@ -14,6 +14,7 @@ from configurator.engine.recommend.assembly import Judge, complete_builds
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import (
     chassis_pool,
+    count_quoted,
     drive_for,
     fits,
     gpu_option,
@@ -24,13 +25,15 @@ from configurator.engine.recommend.policy import (
     takes,
     working,
 )
+from configurator.engine.recommend.ranking import warned as ranking_warned
 from configurator.engine.types import Candidate, CatalogSnapshot, Constraints, Workload
 
 
-def _rank_key(candidate: Candidate, target: float | None, task: str) -> tuple[int, int, Decimal, float, str]:
-    """As `recommend` ranks: the speed target met first, then builds without warnings, then price."""
-    slow = int(task == "inference" and target is not None and candidate.decode_tokens_per_s_per_user < target)
-    warned = int(bool(candidate.verdict.warnings))
+def _rank_key(candidate: Candidate, target: float | None, workload: Workload) -> tuple[int, int, Decimal, float, str]:
+    """As `recommend` ranks: the speed target met first, then builds without a warning that matters to the
+    workload (recommend.ranking), then price."""
+    slow = int(workload.task == "inference" and target is not None and candidate.decode_tokens_per_s_per_user < target)
+    warned = ranking_warned(candidate, workload, target)
     gpu = candidate.build.gpus[0].spec.sku
     return (
         slow,
@@ -59,6 +62,8 @@ def exhaustive_search(
     for gpu in gpu_pool(snapshot, workload, constraints):
         most = max((max_gpus(c, constraints) for c in chassis_list), default=0)
         for count in range(1, most + 1):
+            if not count_quoted(workload, count):
+                continue  # tensor parallel on 1, 2, 4 or 8 GPUs only, as recommend
             option = gpu_option(snapshot, workload, gpu, count)
             if not fits(option):
                 continue  # the workload.vram rule would refuse every build of this option
@@ -72,7 +77,7 @@ def exhaustive_search(
                     beat = None
                     if best is not None:
                         slow = int(workload.task == "inference" and not option.meets(target))
-                        best_slow, best_warned = _rank_key(best, target, workload.task)[:2]
+                        best_slow, best_warned = _rank_key(best, target, workload)[:2]
                         if slow > best_slow:
                             continue
                         if slow == best_slow and not best_warned:
@@ -80,8 +85,6 @@ def exhaustive_search(
                     candidate = judge.candidate(build, option, beat=beat)
                     if candidate is None:
                         continue
-                    if best is None or _rank_key(candidate, target, workload.task) < _rank_key(
-                        best, target, workload.task
-                    ):
+                    if best is None or _rank_key(candidate, target, workload) < _rank_key(best, target, workload):
                         best = candidate
     return best, judge.considered

@@ -11,6 +11,7 @@ import pytest
 
 from configurator.engine.models_library import model_get
 from configurator.engine.recommend import recommend, speed_target
+from configurator.engine.recommend.ranking import label_is_true, standing, weighing
 from configurator.engine.types import CatalogSnapshot, Constraints, Workload
 from configurator.engine.validate import validate
 from configurator.use_cases import use_cases
@@ -304,22 +305,25 @@ def test_an_empty_catalog_says_so(snapshot: CatalogSnapshot) -> None:
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_clean_builds_rank_before_builds_with_warnings_and_labels_are_true(
+def test_builds_rank_by_speed_then_warnings_that_matter_and_labels_are_true(
     results: dict[str, tuple], name: str
 ) -> None:
-    """Issue 14: cheapest among builds with no warnings first, builds with warnings after the clean ones;
-    "the most tokens/s per rouble" only on a build that has more of them than the cheapest."""
+    """Issues 14 and 34: builds meeting the speed target first, then those without a warning that matters to
+    the workload (recommend.ranking), each by price; warnings that matter are said, the others said as not
+    mattering; "the most tokens/s per rouble" only on a build that has more of them than the cheapest."""
     recommendation, _ = results[name]
+    workload = CASES[name][0]
+    target = speed_target(workload)
     candidates = recommendation.candidates
-    warned = [bool(c.verdict.warnings) for c in candidates]
-    if any(not flag for flag in warned):
-        assert not warned[0], name
-    rest = [(flag, c.price.gross) for flag, c in zip(warned[1:], candidates[1:], strict=True)]
+    standings = [standing(c, workload, target) for c in candidates]
+    assert standings[0] == min(standings), name
+    rest = [(place, c.price.gross) for place, c in zip(standings[1:], candidates[1:], strict=True)]
     assert rest == sorted(rest), name
     cheapest = candidates[0]
-    for candidate in candidates:
+    for index, candidate in enumerate(candidates):
         said = " ".join(str(why) for why in candidate.why)
-        if candidate.verdict.warnings:
+        assert label_is_true(candidate.label, index, candidates, workload, target), (name, candidate.label)
+        if weighing(candidate, workload, target):
             assert "warnings to acknowledge" in said
         if "the most tokens/s per rouble" in said:
             value = candidate.decode_tokens_per_s_total / float(candidate.price.gross)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from decimal import Decimal
 
 from configurator.engine.availability import BuildAvailability
@@ -57,7 +58,13 @@ from configurator.engine.recommend.policy import (
     working,
 )
 from configurator.engine.recommend.search import Stream, StreamBounds, counts_to_try, pick_distinct, stream_bounds
-from configurator.engine.recommend.suggestions import Cheapest, several_servers, what_would_fit
+from configurator.engine.recommend.suggestions import (
+    Cheapest,
+    cheaper_with_knobs,
+    offer,
+    several_servers,
+    what_would_fit,
+)
 from configurator.engine.rules.context import active
 from configurator.engine.types import (
     BuildSpec,
@@ -79,7 +86,9 @@ class Recommendation:
     estimate: Estimate  # the workload without a GPU (memory breakdown, assumptions)
     candidates: tuple[Candidate, ...]
     considered: int  # builds priced and validated
-    suggestions: tuple[str, ...]  # when nothing fits: what would
+    # when nothing fits: what would (each re-run against the whole request); for training that fits: the
+    # knobs that fit a cheaper build
+    suggestions: tuple[str, ...]
     elapsed_ms: float
 
 
@@ -116,8 +125,12 @@ def recommend(
         )
         streams = [Stream(judge, option, workstation, drive, bounds) for option, workstation, bounds in plan]
     chosen = pick_distinct(streams, limit, workload, snapshot)
-    if chosen or not suggest:
+    cheapest = _cheapest(snapshot, vat_percent, reserve, availability)
+    if not suggest:
         suggestions: tuple[str, ...] = ()
+    elif chosen:
+        # training: the knobs (micro-batch, checkpointing, Unsloth) that fit a cheaper build, each proven
+        suggestions = cheaper_with_knobs(workload, constraints, cheapest, chosen[0])
     elif _missing(snapshot):
         suggestions = (
             Phrase(
@@ -126,8 +139,17 @@ def recommend(
             ),
         )
     else:
+        deliver_by = constraints.deliver_by
         suggestions = what_would_fit(
-            workload, constraints, _cheapest(snapshot, vat_percent, reserve), lambda: _cluster(search, workload)
+            workload,
+            constraints,
+            cheapest,
+            lambda: _cluster(search, workload),
+            earliest=(
+                (lambda: _earliest(snapshot, workload, constraints, deliver_by, vat_percent, reserve, availability))
+                if deliver_by is not None and availability is not None
+                else None
+            ),
         )
     plain = estimate(workload)
     return Recommendation(
@@ -180,13 +202,65 @@ def _cluster(snapshot: CatalogSnapshot, workload: Workload) -> Phrase | None:
     )
 
 
-def _cheapest(snapshot: CatalogSnapshot, vat_percent: Decimal, reserve: VramReserve) -> Cheapest:
-    """`recommend` run again on the same catalog for another workload or constraints: its first candidate."""
+def _cheapest(
+    snapshot: CatalogSnapshot,
+    vat_percent: Decimal,
+    reserve: VramReserve,
+    availability: Callable[[BuildSpec], BuildAvailability] | None = None,
+) -> Cheapest:
+    """`recommend` run again on the same catalog for another workload or constraints: its first candidate
+    (with the same offers, so a delivery date still counts)."""
 
     def cheapest(workload: Workload, constraints: Constraints) -> Candidate | None:
         found = recommend(
-            snapshot, workload, constraints, limit=1, vat_percent=vat_percent, reserve=reserve, suggest=False
+            snapshot,
+            workload,
+            constraints,
+            limit=1,
+            vat_percent=vat_percent,
+            reserve=reserve,
+            availability=availability,
+            suggest=False,
         ).candidates
         return found[0] if found else None
 
     return cheapest
+
+
+EARLIEST_HORIZON_DAYS = 366  # the latest ship date the earliest-date search looks at
+
+
+def _earliest(
+    snapshot: CatalogSnapshot,
+    workload: Workload,
+    constraints: Constraints,
+    asked: date,
+    vat_percent: Decimal,
+    reserve: VramReserve,
+    availability: Callable[[BuildSpec], BuildAvailability],
+) -> Phrase | None:
+    """When no build ships by `constraints.deliver_by`: the earliest date one does, with that build — a
+    bisection over delivery dates (a later date only admits more builds), each step the recommender run
+    with that date; None when no build ships at all within the horizon (the other limits kept)."""
+    cheapest = _cheapest(snapshot, vat_percent, reserve, availability)
+    plain = cheapest(workload, replace(constraints, deliver_by=None))
+    ship = availability(plain.build).ship_date if plain is not None else None
+    if ship is None:
+        ship = asked + timedelta(days=EARLIEST_HORIZON_DAYS)
+    low, high = asked, ship  # nothing ships by `low`; a build ships by `high` (checked below)
+    found = cheapest(workload, replace(constraints, deliver_by=high))
+    if found is None:
+        return None
+    while (high - low).days > 1:
+        middle = low + timedelta(days=(high - low).days // 2)
+        probe = cheapest(workload, replace(constraints, deliver_by=middle))
+        if probe is None:
+            low = middle
+        else:
+            high, found = middle, probe
+    return Phrase(
+        "nothing ships by %(asked)s: the earliest a build can ship is %(date)s (%(offer)s)",
+        asked=asked.isoformat(),
+        date=(availability(found.build).ship_date or high).isoformat(),
+        offer=offer(found),
+    )

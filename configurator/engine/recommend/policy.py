@@ -216,6 +216,22 @@ def takes(chassis: ChassisSpec, gpu: GpuSpec, count: int) -> bool:
     return chassis_takes_gpu(chassis, gpu, count)
 
 
+# GPU counts an integrator quotes for tensor parallel: the engines split the attention heads and the MLP
+# evenly, so the tensor-parallel size must divide the model's heads (vLLM: "Total number of attention heads
+# must be divisible by tensor parallel size", https://docs.vllm.ai/en/latest/serving/distributed_serving.html);
+# 8-GPU servers balance 4 GPUs per CPU socket, and reference designs ship 1, 2, 4 or 8 (NVIDIA-Certified
+# Systems, HGX 4/8). Odd counts would fall back to a pipeline split and unbalance the sockets.
+TENSOR_PARALLEL_COUNTS = (1, 2, 4, 8, 16)
+
+
+def count_quoted(workload: Workload, count: int) -> bool:
+    """Whether the recommender offers `count` GPUs for this workload: a tensor-parallel engine serving
+    inference gets 1, 2, 4 or 8 GPUs; a layer split (llama.cpp) and training take any count."""
+    if workload.task == "inference" and workload.engine in TENSOR_ENGINES:
+        return count in TENSOR_PARALLEL_COUNTS
+    return True
+
+
 def max_gpus(chassis: ChassisSpec, constraints: Constraints) -> int:
     limit = min(chassis.max_gpu_count, chassis.gpu_bays)
     return min(limit, constraints.max_gpus) if constraints.max_gpus else limit

@@ -5,6 +5,7 @@ from __future__ import annotations
 from configurator.engine.fixes import fix_sentence
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.recommend.policy import machine_class, needs_ecc, personal, speed_target
+from configurator.engine.recommend.ranking import SPEED_WARNING, shortfall, weighing
 from configurator.engine.recommend.sizing import Sizing, network_reason, sizing_reasons
 from configurator.engine.rules.platform import datacenter_server
 from configurator.engine.types import Candidate, Constraints, Fix, Workload
@@ -71,7 +72,11 @@ def reasons_for(
     workload: Workload,
     constraints: Constraints | None = None,
     applied: tuple[Fix, ...] = (),
+    *,
+    target_met_elsewhere: bool = False,
 ) -> tuple[Phrase, ...]:
+    """Why the candidate is there. `target_met_elsewhere`: some build of the list meets the speed target (so a
+    build that misses it never says that none does)."""
     build = candidate.build
     line = build.gpus[0]
     gpu, count = line.spec, line.qty
@@ -142,17 +147,16 @@ def reasons_for(
             )
         target = speed_target(workload)
         if target and candidate.decode_tokens_per_s_per_user < target:
-            reasons.append(
-                Phrase(
-                    "below the %(target)s tokens/s per user asked for: no build in the catalog meets it",
-                    target=Num(target, None),
+            reasons.append(shortfall(candidate, target))
+            if not target_met_elsewhere:
+                reasons.append(
+                    Phrase("no build in the catalog meets %(target)s tokens/s per user", target=Num(target, None))
+                    if workload.target_tokens_per_s
+                    else Phrase(
+                        "no build in the catalog meets the default interactive %(target)s tokens/s per user",
+                        target=Num(target, None),
+                    )
                 )
-                if workload.target_tokens_per_s
-                else Phrase(
-                    "below the default interactive %(target)s tokens/s per user: no build in the catalog meets it",
-                    target=Num(target, None),
-                )
-            )
         elif target and not workload.target_tokens_per_s:
             reasons.append(
                 Phrase(
@@ -176,7 +180,17 @@ def reasons_for(
         reasons.append(Phrase("ECC GPU memory"))
     for fix in applied:
         reasons.append(Phrase("a warning's proven fix is applied: %(fix)s", fix=fix_sentence(fix)))
-    if candidate.verdict.warnings:
-        codes = ", ".join(sorted({f.code for f in candidate.verdict.warnings}))
+    target = speed_target(workload)
+    weigh = weighing(candidate, workload, target)
+    if weigh:
+        codes = ", ".join(sorted({f.code for f in weigh}))
         reasons.append(Phrase("warnings to acknowledge: %(codes)s", codes=codes))
+    notes = {f.code for f in candidate.verdict.warnings if f not in weigh and f.code != SPEED_WARNING}
+    if notes:
+        reasons.append(
+            Phrase(
+                "warnings that do not matter for this workload (ranked as clean): %(codes)s",
+                codes=", ".join(sorted(notes)),
+            )
+        )
     return tuple(reasons)

@@ -16,18 +16,33 @@ from typing import Any
 
 from configurator.engine.builds import money
 from configurator.engine.estimate import min_gpus_to_fit
-from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge, complete_builds
 from configurator.engine.recommend.parts import Parts, snapshot_parts
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
     GpuOption,
     VramReserve,
+    count_quoted,
     ecc_memory,
     fits,
     max_gpus,
     speed_target,
     takes,
+)
+from configurator.engine.recommend.ranking import (
+    ANOTHER,
+    CHEAPEST,
+    ECC,
+    FEWER,
+    NEXT,
+    OTHER_FORM,
+    VALUE,
+    first_label,
+    is_slow,
+    label_is_true,
+    label_phrase,
+    standing,
+    weighing,
 )
 from configurator.engine.recommend.reasons import reasons_for
 from configurator.engine.recommend.sizing import cores_needed, ram_needed_gb
@@ -37,6 +52,7 @@ from configurator.engine.types import (
     CatalogSnapshot,
     ChassisSpec,
     Constraints,
+    Finding,
     Fix,
     GpuSpec,
     Line,
@@ -98,6 +114,8 @@ def _counts_to_try(
     target = speed_target(workload)
     options: list[GpuOption] = []
     for count in range(smallest, most + 1):
+        if not count_quoted(workload, count):
+            continue  # tensor parallel on 1, 2, 4 or 8 GPUs (policy.count_quoted)
         option = parts.option(workload, gpu, count)
         if not fits(option, reserve):
             continue
@@ -216,6 +234,13 @@ class Stream:
         self.resolved = False
         self._dead: set[str] = set()  # chassis whose builds in this stream all have the same chassis-level error
 
+    def weighing(self, candidate: Candidate) -> tuple[Finding, ...]:
+        """The candidate's warnings that matter to the stream's workload (`ranking.matters`)."""
+        return weighing(candidate, self.option.workload, speed_target(self.option.workload))
+
+    def warned(self, candidate: Candidate) -> int:
+        return int(bool(self.weighing(candidate)))
+
     @property
     def signature(self) -> tuple[str, int]:
         return (self.option.gpu.sku, self.option.count)
@@ -308,14 +333,15 @@ class Stream:
                 if refused and all(code.startswith(CHASSIS_ERRORS) for code in refused):
                     self._dead.add(build.chassis.sku)
                 continue
-            if not candidate.verdict.warnings:
+            weighing = self.weighing(candidate)
+            if not weighing:  # no warning that matters to this workload (ranking)
                 self._valid, self.resolved = candidate, True
                 break
             if self._warned is None:
                 self._warned = candidate
                 # its proven warning fixes applied: a clean build, dearer, that waits for its turn by price
                 repaired = self.judge.fixed(candidate, self.option)
-                if any(f.code in OPTION_WARNINGS for f in candidate.verdict.warnings):
+                if any(f.code in OPTION_WARNINGS for f in weighing):
                     # no other build of this stream can be clean: the fixed one is its clean answer, if any
                     if repaired is not None:
                         self._valid = repaired[0]
@@ -340,10 +366,6 @@ _RESOLVED, _OPENED, _UNOPENED = 0, 1, 2
 Key = Callable[[Stream, Decimal, int], tuple[object, ...]]
 
 
-def _warned(candidate: Candidate) -> int:
-    return int(bool(candidate.verdict.warnings))
-
-
 def _best(streams: Iterable[Stream], key: Key) -> Candidate | None:
     """The valid candidate with the smallest key among the streams, where key(stream, price, warned) grows
     with price and with warned (1 for a build with warnings; a stream not yet resolved may still have a
@@ -356,7 +378,7 @@ def _best(streams: Iterable[Stream], key: Key) -> Candidate | None:
         if stream.resolved:
             answer = stream.candidate
             if answer is not None:
-                heap.append((key(stream, answer.price.gross, _warned(answer)), _RESOLVED, index))
+                heap.append((key(stream, answer.price.gross, stream.warned(answer)), _RESOLVED, index))
         elif stream.opened:
             price = stream.head_price()
             if price is not None:
@@ -376,7 +398,7 @@ def _best(streams: Iterable[Stream], key: Key) -> Candidate | None:
             continue
         found = stream.valid()
         if found is not None:
-            heappush(heap, (key(stream, found.price.gross, _warned(found)), _RESOLVED, index))
+            heappush(heap, (key(stream, found.price.gross, stream.warned(found)), _RESOLVED, index))
     return None
 
 
@@ -394,7 +416,12 @@ def pick_distinct(
 ) -> list[Candidate]:
     """Cheapest first, then alternatives that differ in kind: faster per rouble, ECC, fewer GPUs, the other
     form factor; then the next cheapest GPU choices. Each carries why it is there. Candidates are
-    validated lazily: only streams that reach the front of a choice are."""
+    validated lazily: only streams that reach the front of a choice are.
+
+    Honest ranking (`ranking`): a build that misses the speed target never stands above one that meets it
+    (and, when the first meets it, no alternative that misses it is offered); warnings weigh only where they
+    matter to this workload; every label is checked against the list as returned, and a label that is not
+    true of it gives way to one that is."""
     if limit < 1:
         return []
     target = speed_target(workload)
@@ -415,45 +442,72 @@ def pick_distinct(
     def value(candidate: Candidate) -> float:
         return candidate.decode_tokens_per_s_total / float(candidate.price.gross)
 
+    def warned(candidate: Candidate) -> int:
+        return standing(candidate, workload, target)[1]
+
     cheapest = _best(streams, by_rank)
     if cheapest is None:
         return []
-    picks: list[tuple[Candidate, Phrase]] = [(cheapest, Phrase("the cheapest valid build"))]
+    picks: list[tuple[Candidate, str]] = [(cheapest, CHEAPEST)]
     seen = {_signature(cheapest)}
+    # when the first build meets the speed target, no alternative that misses it is worth showing
+    meeting_only = not is_slow(cheapest, workload, target)
 
     def fresh(keep: Callable[[Stream], bool] = lambda stream: True) -> Iterator[Stream]:
-        return (stream for stream in streams if stream.signature not in seen and keep(stream))
+        return (
+            stream
+            for stream in streams
+            if stream.signature not in seen
+            and keep(stream)
+            and (not meeting_only or workload.task != "inference" or stream.option.meets(target))
+        )
 
-    def add(candidate: Candidate | None, reason: Phrase) -> None:
+    def add(candidate: Candidate | None, reason: str) -> None:
         if candidate is not None and _signature(candidate) not in seen and len(picks) < limit:
+            if meeting_only and is_slow(candidate, workload, target):
+                return
             picks.append((candidate, reason))
             seen.add(_signature(candidate))
 
     if workload.task == "inference" and len(picks) < limit:
         richer = _best(fresh(), by_value)
         # the label only where it is true: more tokens/s per rouble than the cheapest, with no more warnings
-        if richer is not None and value(richer) > value(cheapest) and _warned(richer) <= _warned(cheapest):
-            add(richer, Phrase("the most tokens/s per rouble"))
+        if richer is not None and value(richer) > value(cheapest) and warned(richer) <= warned(cheapest):
+            add(richer, VALUE)
     if not all(line.spec.ecc for line in cheapest.build.gpus) and len(picks) < limit:
-        add(_best(fresh(lambda s: s.option.gpu.ecc), by_rank), Phrase("the cheapest with ECC GPU memory"))
+        add(_best(fresh(lambda s: s.option.gpu.ecc), by_rank), ECC)
     if len(picks) < limit:
-        add(_best(fresh(lambda s: s.option.count < cheapest.build.gpu_count), by_rank), Phrase("fewer, larger GPUs"))
+        add(_best(fresh(lambda s: s.option.count < cheapest.build.gpu_count), by_rank), FEWER)
     if len(picks) < limit:
         other = not _is_workstation(cheapest)
-        add(_best(fresh(lambda s: s.workstation == other), by_rank), Phrase("the cheapest in the other form factor"))
+        add(_best(fresh(lambda s: s.workstation == other), by_rank), OTHER_FORM)
     while len(picks) < limit:
         following = _best(fresh(), by_rank)
         if following is None:
             break
-        add(following, Phrase("the next cheapest GPU choice"))
+        before = len(picks)
+        add(following, NEXT)
+        if len(picks) == before:
+            break
     judge = streams[0].judge
-    # what will be signed first: after the cheapest, clean builds before those with warnings, each by price
-    picks[1:] = sorted(picks[1:], key=lambda pick: (_warned(pick[0]), pick[0].price.gross))
+    # what will be signed first: after the first, those meeting the speed target before those that miss it,
+    # then those without a warning that matters, each by price
+    picks[1:] = sorted(picks[1:], key=lambda pick: (*standing(pick[0], workload, target), pick[0].price.gross))
+    listed = [candidate for candidate, _ in picks]
+    labels = [first_label(listed, workload, target)]
+    for index, (_, label) in enumerate(picks[1:], start=1):
+        labels.append(
+            next(lab for lab in (label, NEXT, ANOTHER) if label_is_true(lab, index, listed, workload, target))
+        )
     options = {stream.signature: stream.option for stream in streams}
+    any_meets = any(not is_slow(candidate, workload, target) for candidate in listed)
     answers = []
-    for candidate, reason in picks:
+    for (candidate, _), label in zip(picks, labels, strict=True):
         # the fixes of what is returned are proven (on the whole catalog), and only then are reasons said
         proven = judge.proven(candidate, options[_signature(candidate)], catalog)
         applied = judge.applied.get(id(candidate), ())
-        answers.append(replace(proven, why=reasons_for(proven, reason, workload, judge.constraints, applied)))
+        why = reasons_for(
+            proven, label_phrase(label), workload, judge.constraints, applied, target_met_elsewhere=any_meets
+        )
+        answers.append(replace(proven, why=why, label=label))
     return answers

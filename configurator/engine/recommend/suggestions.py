@@ -11,17 +11,21 @@ suggestion is the recommender run again on the changed workload or constraints (
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import TypeVar
 
 from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.recommend.policy import needs_ecc, takes
+from configurator.engine.recommend.policy import needs_ecc, speed_target, takes
 from configurator.engine.rules.context import chassis_takes_gpu
 from configurator.engine.types import Candidate, ChassisSpec, Constraints, GpuSpec, Workload
 
 # The cheapest candidate the search finds for a workload and constraints on the same catalog (None: none).
 Cheapest = Callable[[Workload, Constraints], Candidate | None]
+
+T = TypeVar("T")
 
 MAX_RUNS = 12  # recommender runs per answer: a bound on the work of one "nothing fits"
 CLUSTER_MAX_GPUS = 64  # the largest cluster the estimate sizes for "several servers"
@@ -52,9 +56,23 @@ def offer(candidate: Candidate) -> Phrase:
     )
 
 
+def gives_up(candidate: Candidate, asked: Workload) -> Phrase | None:
+    """What a suggested build gives up of the request as asked (None: nothing): the per-user speed target.
+    Budget, limits and the delivery date are kept by the run itself (the same constraints)."""
+    target = speed_target(asked)
+    if target is None or candidate.decode_tokens_per_s_per_user >= target:
+        return None
+    return Phrase(
+        "but only %(speed)s of the %(target)s tokens/s per user asked for",
+        speed=Num(candidate.decode_tokens_per_s_per_user, 1),
+        target=Num(target, None),
+    )
+
+
 @dataclass
 class _Runs:
     cheapest: Cheapest
+    asked: Workload | None = None  # the request as asked: a suggestion says what its build gives up of it
     left: int = MAX_RUNS
     single_machine: bool = False  # some machine of the catalog holds the workload as asked, limits lifted
 
@@ -63,6 +81,101 @@ class _Runs:
             return None
         self.left -= 1
         return self.cheapest(workload, constraints)
+
+    def offer(self, candidate: Candidate, keeps_speed: bool = True) -> Phrase:
+        """The build and its price, and what it gives up of the request (`keeps_speed`: the suggestion keeps
+        the speed target, so a build below it says by how much)."""
+        said = offer(candidate)
+        lost = gives_up(candidate, self.asked) if keeps_speed and self.asked is not None else None
+        return Phrase("%(offer)s, %(lost)s", offer=said, lost=lost) if lost is not None else said
+
+
+def _first_meeting(
+    run: _Runs, tries: Iterable[tuple[Workload, T]], constraints: Constraints
+) -> tuple[Candidate, T] | None:
+    """The first try whose build meets the request's speed target; else the first with any build (its
+    suggestion then says what it gives up); None when no try has a build."""
+    fallback: tuple[Candidate, T] | None = None
+    for changed, what in tries:
+        found = run(changed, constraints)
+        if found is None:
+            continue
+        if run.asked is None or gives_up(found, run.asked) is None:
+            return found, what
+        if fallback is None:
+            fallback = (found, what)
+    return fallback
+
+
+def knob_changes(workload: Workload) -> list[tuple[Workload, Phrase]]:
+    """Training knobs that keep the job and need less GPU memory, each as (changed workload, what it says),
+    gentlest first, then all of them together:
+
+    - gradient checkpointing keeps one input per layer and recomputes the rest in the backward pass (Chen
+      et al. 2016, "Training Deep Nets with Sublinear Memory Cost", https://arxiv.org/abs/1604.06174), at
+      about one more forward pass of compute;
+    - micro-batch 1 with gradient accumulation keeps the effective batch (the Hugging Face Trainer's
+      `gradient_accumulation_steps`, https://huggingface.co/docs/transformers/perf_train_gpu_one) and holds
+      one sequence's activations at a time;
+    - Unsloth offloads the checkpointed layer inputs to host RAM and fuses the LoRA kernels
+      (https://github.com/unslothai/unsloth, README: "70% less VRAM"); LoRA and QLoRA only.
+    """
+    if workload.task == "inference":
+        return []
+    changes: list[tuple[Workload, Phrase]] = []
+    together = workload
+    if not workload.gradient_checkpointing:
+        changes.append(
+            (
+                replace(workload, gradient_checkpointing=True),
+                Phrase("turn on gradient checkpointing (about a third more compute per step)"),
+            )
+        )
+        together = replace(together, gradient_checkpointing=True)
+    if workload.batch_size > 1:
+        changes.append(
+            (
+                replace(workload, batch_size=1),
+                Phrase(
+                    "train with micro-batch 1 and %(steps)s gradient-accumulation steps (the same effective batch)",
+                    steps=workload.batch_size,
+                ),
+            )
+        )
+        together = replace(together, batch_size=1)
+    if workload.task in ("lora", "qlora") and workload.framework != "unsloth":
+        changes.append(
+            (
+                replace(workload, framework="unsloth", gradient_checkpointing=True),
+                Phrase("train with Unsloth (layer inputs offloaded to host RAM)"),
+            )
+        )
+        together = replace(together, framework="unsloth", gradient_checkpointing=True)
+    if len(changes) > 1:
+        changes.append((together, Phrase("all of these together")))
+    return changes
+
+
+def _knobs(workload: Workload, constraints: Constraints, run: _Runs, beat: Decimal | None = None) -> Iterator[Phrase]:
+    """Training knobs (`knob_changes`) that make a build fit, or (`beat`: the price of the build that fits
+    as asked) a cheaper one; at most two, the first that works and the cheapest."""
+    said: list[tuple[Decimal, Phrase]] = []
+    for changed, words in knob_changes(workload):
+        found = run(changed, constraints)
+        if found is None or (beat is not None and found.price.gross >= beat):
+            continue
+        if said and found.price.gross >= said[-1][0]:
+            continue
+        said.append((found.price.gross, Phrase("%(knob)s: %(offer)s", knob=words, offer=run.offer(found))))
+    yield from (phrase for _, phrase in said[:1] + said[1:][-1:])
+
+
+def cheaper_with_knobs(
+    workload: Workload, constraints: Constraints, cheapest: Cheapest, first: Candidate
+) -> tuple[Phrase, ...]:
+    """When a training build fits as asked: the knobs that fit a cheaper one (`_knobs`), each proven."""
+    run = _Runs(cheapest, asked=workload, left=len(knob_changes(workload)))
+    return tuple(_knobs(workload, constraints, run, beat=first.price.gross))
 
 
 def _lighter(workload: Workload, constraints: Constraints, run: _Runs) -> Iterator[Phrase]:
@@ -73,29 +186,29 @@ def _lighter(workload: Workload, constraints: Constraints, run: _Runs) -> Iterat
             tries.append(("fp8", "vllm"))
         if workload.precision in HEAVIER_THAN_Q4:
             tries.extend((("q4_k_m", "llama.cpp"), ("int4", "vllm")))
-        for precision, engine in tries:
-            found = run(replace(workload, precision=precision, engine=engine), constraints)
-            if found:
-                yield Phrase(
-                    "quantize to %(precision)s (%(engine)s): %(offer)s",
-                    precision=precision.upper(),
-                    engine=engine,
-                    offer=offer(found),
-                )
-                break
+        best = _first_meeting(run, ((replace(workload, precision=p, engine=e), (p, e)) for p, e in tries), constraints)
+        if best is not None:
+            found, (precision, engine) = best
+            yield Phrase(
+                "quantize to %(precision)s (%(engine)s): %(offer)s",
+                precision=precision.upper(),
+                engine=engine,
+                offer=run.offer(found),
+            )
         return
+    yield from _knobs(workload, constraints, run)
     if workload.task in ("full_finetune", "lora"):
         found = run(replace(workload, task="qlora", optimizer="adamw"), constraints)
         if found:
-            yield Phrase("fine-tune with QLoRA (4-bit base weights): %(offer)s", offer=offer(found))
+            yield Phrase("fine-tune with QLoRA (4-bit base weights): %(offer)s", offer=run.offer(found))
     if workload.task == "full_finetune" and workload.optimizer == "adamw":
         found = run(replace(workload, optimizer="adamw_8bit"), constraints)
         if found:
-            yield Phrase("use an 8-bit Adam optimizer (bitsandbytes): %(offer)s", offer=offer(found))
+            yield Phrase("use an 8-bit Adam optimizer (bitsandbytes): %(offer)s", offer=run.offer(found))
     if workload.task == "full_finetune":
         found = run(replace(workload, task="lora"), constraints)
         if found:
-            yield Phrase("fine-tune with LoRA instead: %(offer)s", offer=offer(found))
+            yield Phrase("fine-tune with LoRA instead: %(offer)s", offer=run.offer(found))
 
 
 def _smaller(workload: Workload, constraints: Constraints, run: _Runs) -> Iterator[Phrase]:
@@ -106,42 +219,44 @@ def _smaller(workload: Workload, constraints: Constraints, run: _Runs) -> Iterat
             found = run(replace(workload, sequence_length=length), constraints)
             if found:
                 yield Phrase(
-                    "train on sequences of %(tokens)s tokens: %(offer)s", tokens=Num(length), offer=offer(found)
+                    "train on sequences of %(tokens)s tokens: %(offer)s", tokens=Num(length), offer=run.offer(found)
                 )
                 break
             length //= 2
         return
+    contexts = []
     context = workload.context_tokens // 2
     while context >= 2048:
-        found = run(replace(workload, context_tokens=context), constraints)
-        if found:
-            yield Phrase(
-                "shorten the context to %(tokens)s tokens (the KV cache shrinks with it): %(offer)s",
-                tokens=Num(context),
-                offer=offer(found),
-            )
-            break
+        contexts.append(context)
         context //= 2
+    shorter = _first_meeting(run, ((replace(workload, context_tokens=c), c) for c in contexts), constraints)
+    if shorter is not None:
+        yield Phrase(
+            "shorten the context to %(tokens)s tokens (the KV cache shrinks with it): %(offer)s",
+            tokens=Num(shorter[1]),
+            offer=run.offer(shorter[0]),
+        )
+    counts = []
     users = workload.concurrent_users // 2
     while users >= 1:
-        found = run(replace(workload, concurrent_users=users), constraints)
-        if found:
-            yield Phrase.plural(
-                "serve %(users)s user at once: %(offer)s",
-                "serve %(users)s users at once: %(offer)s",
-                "users",
-                users=users,
-                offer=offer(found),
-            )
-            break
+        counts.append(users)
         users //= 2
+    fewer = _first_meeting(run, ((replace(workload, concurrent_users=u), u) for u in counts), constraints)
+    if fewer is not None:
+        yield Phrase.plural(
+            "serve %(users)s user at once: %(offer)s",
+            "serve %(users)s users at once: %(offer)s",
+            "users",
+            users=fewer[1],
+            offer=run.offer(fewer[0]),
+        )
     if workload.target_tokens_per_s:
         found = run(replace(workload, target_tokens_per_s=None), constraints)
         if found:
             yield Phrase(
                 "drop the %(target)s tokens/s per user target: %(offer)s",
                 target=Num(workload.target_tokens_per_s, None),
-                offer=offer(found),
+                offer=run.offer(found, keeps_speed=False),
             )
 
 
@@ -176,7 +291,7 @@ def _limits(workload: Workload, constraints: Constraints, run: _Runs) -> Iterato
     if needs_ecc(workload, constraints):
         relaxed = run(replace(workload, require_ecc=False, production=False), replace(constraints, require_ecc=False))
         if relaxed:
-            yield Phrase("without the ECC requirement: %(offer)s", offer=offer(relaxed))
+            yield Phrase("without the ECC requirement: %(offer)s", offer=run.offer(relaxed))
 
 
 def several_servers(
@@ -219,11 +334,18 @@ def what_would_fit(
     constraints: Constraints,
     cheapest: Cheapest,
     cluster: Callable[[], Phrase | None] | None = None,
+    earliest: Callable[[], Phrase | None] | None = None,
 ) -> tuple[Phrase, ...]:
     """Say what would work, most useful first (module docstring); `cluster` says how many servers would
-    when no single machine does."""
-    run = _Runs(cheapest)
-    tips = [*_lighter(workload, constraints, run), *_smaller(workload, constraints, run)]
+    when no single machine does; `earliest` (a delivery date was asked) says the earliest date a build
+    can ship when none ships by the date, first."""
+    run = _Runs(cheapest, asked=workload)
+    tips: list[Phrase] = []
+    if earliest is not None:
+        date = earliest()
+        if date is not None:
+            tips.append(date)
+    tips += [*_lighter(workload, constraints, run), *_smaller(workload, constraints, run)]
     tips.extend(_limits(workload, constraints, run))
     if cluster is not None and not run.single_machine:
         several = cluster()
