@@ -29,7 +29,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from decimal import Decimal
 
+from configurator.engine.builds import PART_KINDS
 from configurator.engine.fixes import FixNotApplicable, apply_ops
 from configurator.engine.phrase import Phrase
 from configurator.engine.types import BUILD_FIELDS, BuildSpec, CatalogSnapshot, Finding, Fix, FixOp, FixOpKind
@@ -49,6 +51,21 @@ Focus = tuple[frozenset[str], frozenset[str], "tuple[str, ...] | None", bool]
 # left out; with a focus: any order, the findings of rules that cannot matter to it may be left out, and
 # (when it says so) the check may stop at the first finding that fails the proof
 Check = Callable[[BuildSpec, "frozenset[str] | None", "Focus | None"], tuple[Finding, ...]]
+
+
+def build_net(build: BuildSpec) -> Decimal:
+    """The build's net list price (Σ unit price × qty), to compare the cost of fixes."""
+    return build.chassis.price + sum(
+        (line.spec.price * line.qty for kind in PART_KINDS for line in getattr(build, kind)), Decimal(0)
+    )
+
+
+GIVEN_UP_KINDS = ("gpus", "nics")  # parts whose removal gives up what the customer asked the build for
+
+
+def gives_up_parts(ops: tuple[FixOp, ...]) -> bool:
+    """The steps take out a GPU or a NIC."""
+    return any(op.op == FixOpKind.REMOVE and op.kind in GIVEN_UP_KINDS for op in ops)
 
 
 def _key(finding: Finding) -> tuple[str, tuple[str, ...]]:
@@ -86,6 +103,40 @@ class _Prover:
         self.checks = 0
         self.by_id: dict[int, tuple[tuple[FixOp, ...], BuildSpec | None]] = {}  # id(steps) → (steps, memo)
         self.singles: dict[str, frozenset[str]] = {}  # code → {code}, one object per code (a focus key)
+        self.valid: dict[tuple[FixOp, ...], bool] = {}  # steps → the fixed build has no error
+        self.net = build_net(build)
+
+    def leaves_valid(self, ops: tuple[FixOp, ...]) -> bool:
+        """The build `ops` make has no error at all (validated again, every rule)."""
+        if not self.errors:
+            return True  # a proven fix adds no error code to a build without one
+        known = self.valid.get(ops)
+        if known is None:
+            result = self.outcome(ops)
+            known = self.valid[ops] = result is not None and not any(f.severity == "error" for f in result[1])
+        return known
+
+    def cost(self, ops: tuple[FixOp, ...]) -> Decimal:
+        """What the steps add to the build's net list price (negative: they save)."""
+        fixed = self.fixed(ops)
+        return build_net(fixed) - self.net if fixed is not None else Decimal(0)
+
+    def order(self, fixes: list[Fix]) -> list[Fix]:
+        """The smallest change first (issue 34): fixes that leave the build valid; then those that keep every
+        GPU and NIC the customer chose (taking one out gives up what the build is for); then the fewest
+        steps; then the least added cost (a 230 V circuit before any part, a card's edition that fits
+        before a chassis that costs more). Workload decisions (not applied) stay at the end."""
+        applied = [fix for fix in fixes if fix.applicable]
+        shown = [fix for fix in fixes if not fix.applicable]
+        applied.sort(
+            key=lambda fix: (
+                not self.leaves_valid(fix.ops),
+                gives_up_parts(fix.ops),
+                len(fix.ops),
+                self.cost(fix.ops),
+            )
+        )
+        return applied + shown
 
     def _spend(self) -> None:
         if self.checks >= MAX_CHECKS:
@@ -181,8 +232,8 @@ class _Prover:
             offered = self.offered[ops, code] = self.check(fixed, self._codes(code), None)
         return offered
 
-    def prove(self, finding: Finding) -> Finding:
-        if not finding.fixes:
+    def prove(self, finding: Finding, siblings: tuple[Fix, ...] = ()) -> Finding:
+        if not finding.fixes and not (finding.severity == "error" and siblings):
             no_fix = finding.severity == "error"
             return finding if finding.no_fix == no_fix else replace(finding, no_fix=no_fix)
         kept: list[Fix] = []
@@ -201,7 +252,14 @@ class _Prover:
                     proven += 1
             else:
                 pending.append(fix)
-        if finding.severity == "error" and not any(fix.applicable for fix in kept):
+        if finding.severity == "error" and not any(fix.applicable and not gives_up_parts(fix.ops) for fix in kept):
+            # another finding's fix may clear this one too (a 230 V circuit clears the PSU capacity at 120 V)
+            for fix in siblings:
+                if fix.ops not in seen and self.proves(finding, fix.ops):
+                    seen.add(fix.ops)
+                    kept.append(fix)
+                    break
+        if finding.severity == "error" and not any(fix.applicable and not gives_up_parts(fix.ops) for fix in kept):
             for fix in pending:
                 combined = self.extend(finding, fix)
                 if combined is not None and combined.ops not in seen:
@@ -209,9 +267,38 @@ class _Prover:
                     kept.append(combined)
                     break
         no_fix = finding.severity == "error" and not any(fix.applicable for fix in kept)
+        kept = self.order(kept)
         if tuple(kept) == finding.fixes and no_fix == finding.no_fix:
             return finding  # every fix proven: the finding as it is
         return replace(finding, fixes=tuple(kept), no_fix=no_fix)
+
+
+def _merged(ops: tuple[FixOp, ...]) -> tuple[FixOp, ...]:
+    """Removals of the same part said once, with their quantities added ("remove 2× X", not "remove 1× X;
+    remove 1× X"); every other step as it is, in order."""
+    out: list[FixOp] = []
+    for op in ops:
+        same = next(
+            (
+                i
+                for i, o in enumerate(out)
+                if op.op == FixOpKind.REMOVE and o.op == FixOpKind.REMOVE and (o.kind, o.sku) == (op.kind, op.sku)
+            ),
+            None,
+        )
+        if same is None:
+            out.append(op)
+        else:
+            out[same] = replace(out[same], qty=(out[same].qty or 1) + (op.qty or 1))
+    return tuple(out)
+
+
+def _repeats(ops: tuple[FixOp, ...], more: tuple[FixOp, ...]) -> bool:
+    """A further step that changes nothing new: a second chassis swap, or the same steps as the last ones
+    (removing one more GPU of an over-full tower is progress, so a repeated removal is allowed once)."""
+    if any(op.op == "swap_chassis" for op in more) and any(o.op == "swap_chassis" for o in ops):
+        return True
+    return len(ops) >= 2 * len(more) and ops[-len(more) :] == more and ops[-2 * len(more) : -len(more)] == more
 
 
 def _undoes(ops: tuple[FixOp, ...], more: tuple[FixOp, ...]) -> bool:
@@ -230,13 +317,14 @@ def prove_fixes(
     prover = _Prover(build, findings, snapshot, check)
     proven = []
     for finding in findings:
+        siblings = tuple(fix for other in findings if other is not finding for fix in other.fixes if fix.applicable)
         try:
-            proven.append(prover.prove(finding))
+            proven.append(prover.prove(finding, siblings))
         except BudgetSpent:
             unchecked = tuple(fix for fix in finding.fixes if not fix.applicable)
             proven.append(replace(finding, fixes=unchecked, fixes_unchecked=any(f.applicable for f in finding.fixes)))
     try:
-        return _with_combined(prover, proven)
+        return _with_whole(prover, list(_with_combined(prover, proven)))
     except BudgetSpent:
         return tuple(proven)
 
@@ -288,5 +376,42 @@ def _with_combined(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...
         return tuple(proven)
     combined = Fix(ops=ops, reason=Phrase("the proposed fixes together: they clear %(count)s errors", count=len(gone)))
     answered = proven[gone[0]]
-    proven[gone[0]] = replace(answered, fixes=(combined, *answered.fixes), no_fix=False)
+    proven[gone[0]] = replace(answered, fixes=tuple(prover.order([combined, *answered.fixes])), no_fix=False)
+    return tuple(proven)
+
+
+def _with_whole(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...]:
+    """When no offered fix of the first error leaves the build valid: its first fix extended, a step at a
+    time, with the first applicable fix of an error the fixed build still has (at most MAX_EXTRA_STEPS),
+    validated again after each; the first chain that leaves the build valid is offered first (issue 34: one
+    GPU out of an over-full tower that then lacks power)."""
+    at = next((i for i, f in enumerate(proven) if f.severity == "error" and f.fixes), None)
+    if at is None:
+        return tuple(proven)
+    first = proven[at]
+    offered = [fix for fix in first.fixes if fix.applicable]
+    if not offered or any(prover.leaves_valid(fix.ops) for fix in offered):
+        return tuple(proven)
+    ops = offered[0].ops
+    for _ in range(MAX_EXTRA_STEPS):
+        result = prover.outcome(ops)
+        if result is None:
+            return tuple(proven)
+        fixed, after = result
+        step = None
+        for code in dict.fromkeys(f.code for f in after if f.severity == "error"):
+            for blocker in prover._offered(ops, fixed, code):
+                if blocker.severity == "error":
+                    step = next((fix for fix in blocker.fixes if fix.applicable and not _repeats(ops, fix.ops)), None)
+                    if step is not None:
+                        break
+            if step is not None:
+                break
+        if step is None:
+            return tuple(proven)
+        ops = _merged(ops + step.ops)
+        if prover.leaves_valid(ops):
+            whole = Fix(ops=ops, reason=Phrase("these steps together leave the build valid"))
+            proven[at] = replace(first, fixes=(whole, *first.fixes), no_fix=False)
+            return tuple(proven)
     return tuple(proven)

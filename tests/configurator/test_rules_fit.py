@@ -64,7 +64,8 @@ def test_tdp(snapshot: CatalogSnapshot) -> None:
 def test_form_factor(snapshot: CatalogSnapshot) -> None:
     sxm_in_pcie = only(check(snapshot, SERVER, gpus=lines(("h200-sxm", 4))), "fit.gpu_form_factor")
     assert (sxm_in_pcie.severity, sxm_in_pcie.measured, sxm_in_pcie.limit) == ("error", "sxm", "pcie")
-    assert [fix.ops[0].sku for fix in sxm_in_pcie.fixes] == ["srv-hgx-h200-5u"]
+    # issue 34: the card's edition that fits the chassis (H200 NVL, PCIe) before a chassis swap (HGX board)
+    assert sxm_in_pcie.fixes[0].ops[0].sku == "h200-nvl"
     pcie_on_hgx = only(check(snapshot, HGX, gpus=lines(("h200-nvl", 8))), "fit.gpu_form_factor")
     assert (pcie_on_hgx.measured, pcie_on_hgx.limit) == ("pcie", "sxm")
 

@@ -118,7 +118,8 @@ def test_bridge_suggested_when_none_is_fitted(snapshot: CatalogSnapshot) -> None
 def test_nvswitch_gpu_outside_hgx(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, gpus=lines(("h200-sxm", 4)), bridges=[]), "interconnect.nvswitch")
     assert (finding.severity, finding.measured, finding.limit) == ("error", "no nvswitch", "nvswitch")
-    assert finding.fixes[0].ops[0].sku == "srv-hgx-h200-5u"
+    # issue 34: the card's PCIe edition that fits the chassis before a chassis swap to the HGX board
+    assert finding.fixes[0].ops[0].sku == "h200-nvl"
     hgx = body_of(
         "srv-hgx-h200-5u: 2 epyc-9754, 8 h200-sxm, 6 psu-crps-3000w, 24 ddr5-rdimm-128gb", psu_redundancy="n+1"
     )

@@ -84,7 +84,15 @@ def _gpu_fixes(ctx: RuleContext, gpu: GpuSpec) -> tuple[Fix, ...]:
         and chassis_takes_gpu(chassis, other, count)
     ]
     options.sort(key=lambda other: (other.vendor != gpu.vendor, other.vram_gib - gpu.vram_gib, other.price, other.sku))
-    return tuple(make_fix(replace_op("gpus", other.sku, count, old_sku=gpu.sku)) for other in options[:1])
+    chosen = options[:1]
+    # in a chassis built for server airflow, also the passive (Server Edition) card of the same class: what
+    # an integrator fits in a 2U GPU server (issue 34)
+    passive = next(
+        (o for o in options if o.cooling == "passive" and o.vram_gib == gpu.vram_gib and o not in chosen), None
+    )
+    if chassis.server_airflow and passive is not None and gpu.cooling != "passive":
+        chosen.append(passive)
+    return tuple(make_fix(replace_op("gpus", other.sku, count, old_sku=gpu.sku)) for other in chosen)
 
 
 def gpu_count(ctx: RuleContext) -> Iterator[Finding]:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from configurator.engine.budgets.lanes import GPUS_PER_UPLINK, X8, X16, cpu_lanes, lane_plan
-from configurator.engine.fixes import chassis_op, make_fix, replace_op
+from configurator.engine.fixes import chassis_op, make_fix, remove_op, replace_op
 from configurator.engine.phrase import Phrase, PhraseValue
 from configurator.engine.rules.context import (
     MAX_FIXES,
@@ -249,6 +249,30 @@ def _cpu_fixes(ctx: RuleContext, needed: int) -> list[Fix]:
     return [make_fix(replace_op("cpus", cpu.sku, count)) for cpu in options[:1]]
 
 
+def _remove_nics_fix(build: BuildSpec) -> Fix | None:
+    """The fewest NICs to take out so the lane budget holds (those with the most lanes first), or None when
+    taking every NIC out would not make it hold (issue 34: 8 × 400G NICs on 192 lanes)."""
+    if not build.nics:
+        return None
+    widest = max(build.nics, key=lambda line: (line.spec.pcie_lanes, line.spec.sku))
+    for taken in range(1, widest.qty + 1):
+        left = tuple(
+            line if line is not widest else Line(spec=line.spec, qty=line.qty - taken)
+            for line in build.nics
+            if line is not widest or line.qty > taken
+        )
+        plan = lane_plan(replace(build, nics=left))
+        if plan.needed <= plan.available:
+            kept = widest.qty - taken
+            reason = (
+                Phrase("%(left)s× %(nic)s fit the CPU lanes", left=kept, nic=widest.spec.sku)
+                if kept
+                else Phrase("the CPU lanes carry no %(nic)s", nic=widest.spec.sku)
+            )
+            return make_fix(remove_op("nics", widest.spec.sku, taken), reason=reason)
+    return None
+
+
 def cpu_lane_budget(ctx: RuleContext) -> Iterator[Finding]:
     """§2.1 ERROR: 16 × GPUs (uplinks × 16 behind switches) + 4 × NVMe + NIC lanes ≤ the lanes the CPUs wire."""
     build, plan = ctx.build, ctx.lanes
@@ -262,6 +286,9 @@ def cpu_lane_budget(ctx: RuleContext) -> Iterator[Finding]:
                 fixes.append(make_fix(chassis_op(option.sku), *_cpu_ops(build, cpus)))
                 if len(fixes) == 2:
                     break
+    nic_fix = _remove_nics_fix(build)  # NICs out before GPUs: the GPUs are the build's job
+    if nic_fix:
+        fixes.append(nic_fix)
     gpu_fix = remove_gpus_fix(
         build,
         lambda smaller: lane_plan(smaller).needed <= lane_plan(smaller).available,
