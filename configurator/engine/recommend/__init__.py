@@ -44,6 +44,7 @@ from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.grouping import grouped
+from configurator.engine.recommend.hybrid import hybrid_options, hybrid_phrase
 from configurator.engine.recommend.parts import Parts, snapshot_parts
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
@@ -151,6 +152,11 @@ def recommend(
                 else None
             ),
         )
+    if suggest:
+        # one user of an MoE giant: the CPU-offload build beside the all-GPU ones (hybrid)
+        offload = hybrid_options(snapshot, workload, constraints, vat_percent=vat_percent, reserve=reserve)
+        if offload and (not chosen or offload[0].candidate.price.gross < chosen[0].price.gross):
+            suggestions = (*suggestions, hybrid_phrase(offload[0]))
     plain = estimate(workload)
     return Recommendation(
         estimate=replace(plain, assumptions=(*plain.assumptions, reserve_assumption(reserve))),
