@@ -25,6 +25,7 @@ from configurator.engine.builds import MAX_QTY, PART_KINDS, build_to_payload, mo
 from configurator.engine.fixes import fix_op_data
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend import Recommendation
+from configurator.engine.recommend.ranking import label_phrase
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Estimate, Finding, Fix, Price, Throughput, Verdict
 from configurator.labels import (
     FINDING_TITLES,
@@ -190,6 +191,7 @@ class CandidateView:
     free_gpu_slots: int = 0  # upgrade room: GPUs the chassis takes beyond these
     noise: str = ""
     tokens_served: float = 0.0  # inference: the build's output tokens/s at full load, prefill included
+    label: str = ""  # what the build is in its list (a Phrase; recommend.ranking), "" outside a recommendation
 
 
 #: What a chassis sounds like, from the catalog's `server_airflow`: HEURISTIC, no datasheet gives dB(A) for all
@@ -368,6 +370,7 @@ def candidate_views(
                 free_gpu_slots=max(int(verdict.slots.get("max_gpus", 0)) - int(verdict.slots.get("gpus", 0)), 0),
                 noise=str(NOISE_LABELS[bool(chassis.server_airflow)]),
                 tokens_served=candidate.served_output_tokens_per_s,
+                label=label_phrase(candidate.label) if candidate.label else "",
             )
         )
     return tuple(views)
