@@ -188,12 +188,12 @@ def _lighter(workload: Workload, constraints: Constraints, run: _Runs) -> Iterat
             tries.extend((("q4_k_m", "llama.cpp"), ("int4", "vllm")))
         best = _first_meeting(run, ((replace(workload, precision=p, engine=e), (p, e)) for p, e in tries), constraints)
         if best is not None:
-            found, (precision, engine) = best
+            quantized, (precision, engine) = best
             yield Phrase(
                 "quantize to %(precision)s (%(engine)s): %(offer)s",
                 precision=precision.upper(),
                 engine=engine,
-                offer=run.offer(found),
+                offer=run.offer(quantized),
             )
         return
     yield from _knobs(workload, constraints, run)
