@@ -60,11 +60,12 @@ def build_net(build: BuildSpec) -> Decimal:
     )
 
 
-GIVEN_UP_KINDS = ("gpus", "nics")  # parts whose removal gives up what the customer asked the build for
+# parts whose removal gives up what the customer asked the build for (GPUs, networking, memory, storage)
+GIVEN_UP_KINDS = ("gpus", "nics", "memory", "storage")
 
 
 def gives_up_parts(ops: tuple[FixOp, ...]) -> bool:
-    """The steps take out a GPU or a NIC."""
+    """The steps take out a GPU, a NIC, DIMMs or drives."""
     return any(op.op == FixOpKind.REMOVE and op.kind in GIVEN_UP_KINDS for op in ops)
 
 
@@ -123,7 +124,7 @@ class _Prover:
 
     def order(self, fixes: list[Fix]) -> list[Fix]:
         """The smallest change first (issue 34): fixes that leave the build valid; then those that keep every
-        GPU and NIC the customer chose (taking one out gives up what the build is for); then the fewest
+        GPU, NIC, DIMM and drive the customer chose (taking one out gives up what the build is for); then the fewest
         steps; then the least added cost (a 230 V circuit before any part, a card's edition that fits
         before a chassis that costs more). Workload decisions (not applied) stay at the end."""
         applied = [fix for fix in fixes if fix.applicable]
