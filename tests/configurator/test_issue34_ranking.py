@@ -318,3 +318,22 @@ def test_deepseek_r1_for_one_user_gets_a_cpu_offload_option(snapshot: CatalogSna
     assert option.candidate.price.gross < found.candidates[0].price.gross
     many = recommend(snapshot, replace(workload, concurrent_users=8), Constraints())
     assert not any(str(t).startswith("CPU offload") for t in many.suggestions)
+
+
+def test_a_lighter_method_is_tried_with_the_gentle_knobs_when_no_knob_alone_fits(snapshot: CatalogSnapshot) -> None:
+    """A 70B full fine-tune at micro-batch 4 without checkpointing under 20 M ₽ fits nowhere, nor does QLoRA
+    as asked; QLoRA with checkpointing and micro-batch 1 fits one card, and the answer says so."""
+    workload = Workload(
+        model=model_get("llama-3.1-70b"),
+        task="full_finetune",
+        engine="transformers",
+        batch_size=4,
+        gradient_checkpointing=False,
+    )
+    found = recommend(snapshot, workload, Constraints(max_price=Decimal(20_000_000)))
+    assert found.candidates == ()
+    tips = [str(t) for t in found.suggestions]
+    assert tips[0].startswith("with gradient checkpointing and micro-batch 1, fine-tune with QLoRA"), tips
+    qlora = Workload(model=workload.model, task="qlora", engine="transformers", batch_size=1)
+    fits = recommend(snapshot, qlora, Constraints(max_price=Decimal(20_000_000)), limit=1).candidates
+    assert fits and f"{fits[0].build.gpu_count}× {fits[0].build.gpus[0].spec.sku}" in tips[0]

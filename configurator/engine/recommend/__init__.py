@@ -62,6 +62,7 @@ from configurator.engine.recommend.search import Stream, StreamBounds, counts_to
 from configurator.engine.recommend.suggestions import (
     Cheapest,
     cheaper_with_knobs,
+    gives_up,
     offer,
     several_servers,
     what_would_fit,
@@ -156,7 +157,11 @@ def recommend(
         # one user of an MoE giant: the CPU-offload build beside the all-GPU ones (hybrid)
         offload = hybrid_options(snapshot, workload, constraints, vat_percent=vat_percent, reserve=reserve)
         if offload and (not chosen or offload[0].candidate.price.gross < chosen[0].price.gross):
-            suggestions = (*suggestions, hybrid_phrase(offload[0]))
+            lost = gives_up(offload[0].candidate, workload)  # below the speed target: said
+            said = hybrid_phrase(offload[0])
+            if lost is not None:
+                said = Phrase("%(offer)s, %(lost)s", offer=said, lost=lost)
+            suggestions = (*suggestions, said)
     plain = estimate(workload)
     return Recommendation(
         estimate=replace(plain, assumptions=(*plain.assumptions, reserve_assumption(reserve))),

@@ -62,10 +62,15 @@ def gives_up(candidate: Candidate, asked: Workload) -> Phrase | None:
     target = speed_target(asked)
     if target is None or candidate.decode_tokens_per_s_per_user >= target:
         return None
+    speed = Num(candidate.decode_tokens_per_s_per_user, 1)
+    if asked.target_tokens_per_s is None:
+        return Phrase(
+            "but only %(speed)s of the default interactive %(target)s tokens/s per user",
+            speed=speed,
+            target=Num(target, None),
+        )
     return Phrase(
-        "but only %(speed)s of the %(target)s tokens/s per user asked for",
-        speed=Num(candidate.decode_tokens_per_s_per_user, 1),
-        target=Num(target, None),
+        "but only %(speed)s of the %(target)s tokens/s per user asked for", speed=speed, target=Num(target, None)
     )
 
 
@@ -196,19 +201,30 @@ def _lighter(workload: Workload, constraints: Constraints, run: _Runs) -> Iterat
                 offer=run.offer(quantized),
             )
         return
-    yield from _knobs(workload, constraints, run)
+    knobbed = list(_knobs(workload, constraints, run))
+    yield from knobbed
+    # when no knob alone fits a build, the lighter methods are tried with the gentle knobs on too (a
+    # 70B full fine-tune at micro-batch 4 without checkpointing fits nowhere even as QLoRA)
+    gentle = replace(workload, gradient_checkpointing=True, batch_size=1)
+    base = gentle if not knobbed and gentle != workload else workload
+
+    def said(tip: Phrase) -> Phrase:
+        if base is workload:
+            return tip
+        return Phrase("with gradient checkpointing and micro-batch 1, %(tip)s", tip=tip)
+
     if workload.task in ("full_finetune", "lora"):
-        found = run(replace(workload, task="qlora", optimizer="adamw"), constraints)
+        found = run(replace(base, task="qlora", optimizer="adamw"), constraints)
         if found:
-            yield Phrase("fine-tune with QLoRA (4-bit base weights): %(offer)s", offer=run.offer(found))
+            yield said(Phrase("fine-tune with QLoRA (4-bit base weights): %(offer)s", offer=run.offer(found)))
     if workload.task == "full_finetune" and workload.optimizer == "adamw":
-        found = run(replace(workload, optimizer="adamw_8bit"), constraints)
+        found = run(replace(base, optimizer="adamw_8bit"), constraints)
         if found:
-            yield Phrase("use an 8-bit Adam optimizer (bitsandbytes): %(offer)s", offer=run.offer(found))
+            yield said(Phrase("use an 8-bit Adam optimizer (bitsandbytes): %(offer)s", offer=run.offer(found)))
     if workload.task == "full_finetune":
-        found = run(replace(workload, task="lora"), constraints)
+        found = run(replace(base, task="lora"), constraints)
         if found:
-            yield Phrase("fine-tune with LoRA instead: %(offer)s", offer=run.offer(found))
+            yield said(Phrase("fine-tune with LoRA instead: %(offer)s", offer=run.offer(found)))
 
 
 def _smaller(workload: Workload, constraints: Constraints, run: _Runs) -> Iterator[Phrase]:
