@@ -240,6 +240,14 @@ def test_a_five_day_deadline_names_the_earliest_date(snapshot: CatalogSnapshot) 
     assert first.startswith(f"nothing ships by {asked.isoformat()}: the earliest a build can ship is {earliest}"), first
     in_time = recommend(snapshot, workload, Constraints(deliver_by=earliest), availability=availability, limit=1)
     assert in_time.candidates and availability(in_time.candidates[0].build).ship_date == earliest
+    assert not any("several servers" in str(tip) for tip in found.suggestions)  # one machine does, later
+    no_offers = recommend(
+        snapshot,
+        workload,
+        Constraints(deliver_by=asked),
+        availability=lambda build: build_availability(build, {}, today=TODAY, schedule=PLAN),
+    )
+    assert str(no_offers.suggestions[0]).startswith(f"nothing ships by {asked.isoformat()}, and no date can be said")
 
 
 def test_suggestions_say_what_they_give_up_of_the_speed_target(snapshot: CatalogSnapshot) -> None:

@@ -238,9 +238,6 @@ def _cheapest(
     return cheapest
 
 
-EARLIEST_HORIZON_DAYS = 366  # the latest ship date the earliest-date search looks at
-
-
 def _earliest(
     snapshot: CatalogSnapshot,
     workload: Workload,
@@ -252,12 +249,21 @@ def _earliest(
 ) -> Phrase | None:
     """When no build ships by `constraints.deliver_by`: the earliest date one does, with that build — a
     bisection over delivery dates (a later date only admits more builds), each step the recommender run
-    with that date; None when no build ships at all within the horizon (the other limits kept)."""
+    with that date, from the deadline to the ship date of the cheapest build without one; None when no build
+    meets the other limits at all (the other suggestions say what would)."""
     cheapest = _cheapest(snapshot, vat_percent, reserve, availability)
     plain = cheapest(workload, replace(constraints, deliver_by=None))
-    ship = availability(plain.build).ship_date if plain is not None else None
+    if plain is None:
+        return None
+    shipping = availability(plain.build)
+    ship = shipping.ship_date
     if ship is None:
-        ship = asked + timedelta(days=EARLIEST_HORIZON_DAYS)
+        return Phrase(
+            "nothing ships by %(asked)s, and no date can be said: the cheapest build's %(parts)s have no live "
+            "supplier offer",
+            asked=asked.isoformat(),
+            parts=", ".join(shipping.without_offer),
+        )
     low, high = asked, ship  # nothing ships by `low`; a build ships by `high` (checked below)
     found = cheapest(workload, replace(constraints, deliver_by=high))
     if found is None:

@@ -279,7 +279,14 @@ def _smaller(workload: Workload, constraints: Constraints, run: _Runs) -> Iterat
 def _limits(workload: Workload, constraints: Constraints, run: _Runs) -> Iterator[Phrase]:
     """Spend more: the cheapest build with every limit lifted, and which limits it needs lifted."""
     open_limits = replace(
-        constraints, max_price=None, form_factor="any", max_power_w=None, max_gpus=None, chassis=(), site_voltage=230
+        constraints,
+        max_price=None,
+        form_factor="any",
+        max_power_w=None,
+        max_gpus=None,
+        chassis=(),
+        site_voltage=230,
+        deliver_by=None,  # a date no build meets is said by the earliest-date suggestion
     )
     lifted = run(workload, open_limits) if open_limits != constraints else None
     run.single_machine = lifted is not None
