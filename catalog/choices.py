@@ -27,6 +27,7 @@ class GpuSocket(models.TextChoices):
     SXM4 = enums.GpuSocket.SXM4.value, _("SXM4 (HGX A100)")
     SXM5 = enums.GpuSocket.SXM5.value, _("SXM5 (HGX H100/H200)")
     SXM6 = enums.GpuSocket.SXM6.value, _("SXM6 (HGX B200)")
+    HGX_B300 = enums.GpuSocket.HGX_B300.value, _("Blackwell Ultra SXM (HGX B300)")
     OAM = enums.GpuSocket.OAM.value, _("OAM (AMD Instinct UBB)")
 
 

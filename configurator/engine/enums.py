@@ -64,13 +64,16 @@ class GpuFormFactor(StrEnum):
 
 class GpuSocket(StrEnum):
     """The module socket of an SXM/OAM GPU and the baseboard generation a chassis carries: a module sits only on
-    a baseboard of its own generation (NVIDIA HGX A100 = SXM4, HGX H100/H200 = SXM5, HGX B200 = SXM6; AMD
+    a baseboard of its own generation (NVIDIA HGX A100 = SXM4, HGX H100/H200 = SXM5, HGX B200 = SXM6, HGX B300 = its own Blackwell Ultra module; AMD
     Instinct MI300X = OAM on the UBB). PCIe cards have none ("")."""
 
     NONE = ""
     SXM4 = "sxm4"
     SXM5 = "sxm5"
     SXM6 = "sxm6"
+    # Blackwell Ultra modules sit on the HGX B300 board only (1,100 W class, NVLink 5, ConnectX-8 on board;
+    # NVIDIA Blackwell Architecture Technical Brief v2.1): not the B200 board, whose modules are 1,000 W
+    HGX_B300 = "hgx-b300"
     OAM = "oam"
 
 

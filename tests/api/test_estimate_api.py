@@ -203,7 +203,8 @@ def test_llm_models_list(api_client: APIClient) -> None:
     response = api_client.get("/api/v1/llm-models/")
     assert response.status_code == 200
     models = response.json()
-    # 30 + the 10 issue-13 models (Gemma 3, Qwen3-Next, Qwen3.5, OLMoE, GLM-4.5, TinyLlama) + Llama-2-70B + 7 of issue 33 item 5
+    # 30 + the 10 issue-13 models (Gemma 3, Qwen3-Next, Qwen3.5, OLMoE, GLM-4.5, TinyLlama) + Llama-2-70B
+    # + 7 of issue 33 item 5
     assert len(models) == 48
     by_slug = {m["slug"]: m for m in models}
     assert by_slug["llama-3.1-8b"] == {

@@ -51,6 +51,7 @@ def test_every_module_and_baseboard_names_its_generation(snapshot: CatalogSnapsh
         "h100-sxm": "sxm5",
         "h200-sxm": "sxm5",
         "b200-sxm": "sxm6",
+        "b300-sxm": "hgx-b300",
         "mi300x": "oam",
     }
     assert {sku: c.baseboard_socket for sku, c in snapshot.chassis.items() if c.baseboard_socket} == {
@@ -209,8 +210,9 @@ def test_eight_flow_through_cards_in_a_rack_server_get_a_thermal_note(snapshot: 
     finding = only(verdict, "cooling.flow_through_server")
     assert (finding.severity, finding.measured, finding.unit) == ("warning", 8, "GPUs")
     assert [fix.text for fix in finding.fixes] == [
-        "replace rtx-pro-6000-blackwell with 8× rtx-pro-6000-blackwell-server",
+        # the cheaper edition first (proving.order: same steps, least added cost)
         "replace rtx-pro-6000-blackwell with 8× rtx-pro-6000-blackwell-maxq",
+        "replace rtx-pro-6000-blackwell with 8× rtx-pro-6000-blackwell-server",
     ]
     server_edition = validate_body(snapshot, EIGHT_WS_CARDS, gpus=lines(("rtx-pro-6000-blackwell-server", 8)))
     assert "cooling.flow_through_server" not in server_edition.codes()

@@ -72,6 +72,12 @@ OPTION_WARNINGS = frozenset({"interconnect.tp_over_pcie", "interconnect.tp_partl
 # or PSUs: once a build of a chassis has only such errors, the stream's other builds in that chassis are not
 # validated (rules fit.*, cooling.*, interconnect.*: sizes, airflow, bridges and their spacing).
 CHASSIS_ERRORS = ("fit.", "cooling.", "interconnect.")
+# Warnings that depend only on the chassis and the stream's GPUs (their count, their sockets' PCIe paths, the
+# chassis' airflow), never on the CPU model, memory or PSUs: once a build of a chassis has only such warnings
+# left that matter, the stream's other builds in that chassis cannot be clean, so they are not validated in
+# the search for a clean one (tensor parallel across the two sockets of a dual-socket board; flow-through
+# workstation cards in a server).
+CHASSIS_WARNINGS = frozenset({"interconnect.tp_over_sockets", "cooling.flow_through_server"})
 CPU_OPTIONS_PER_CHASSIS = 3  # the cheapest CPUs with enough lanes; a cheaper CPU with a higher TDP can
 # need a larger PSU set, so a few are priced out completely rather than only the cheapest
 
@@ -233,6 +239,7 @@ class Stream:
         self.opened = False
         self.resolved = False
         self._dead: set[str] = set()  # chassis whose builds in this stream all have the same chassis-level error
+        self._warned_chassis: set[str] = set()  # chassis whose builds in this stream all keep a chassis warning
 
     def weighing(self, candidate: Candidate) -> tuple[Finding, ...]:
         """The candidate's warnings that matter to the stream's workload (`ranking.matters`)."""
@@ -324,7 +331,9 @@ class Stream:
                 self._valid, self.resolved = fixed[0], True
                 self.judge.applied[id(fixed[0])] = fixed[1]
                 break
-            if build.chassis.sku in self._dead:
+            if build.chassis.sku in self._dead or (
+                self._warned is not None and build.chassis.sku in self._warned_chassis
+            ):
                 continue
             self.judge.refused = frozenset()
             candidate = self.judge.candidate(build, self.option)
@@ -337,6 +346,8 @@ class Stream:
             if not weighing:  # no warning that matters to this workload (ranking)
                 self._valid, self.resolved = candidate, True
                 break
+            if all(f.code in CHASSIS_WARNINGS for f in weighing):
+                self._warned_chassis.add(build.chassis.sku)
             if self._warned is None:
                 self._warned = candidate
                 # its proven warning fixes applied: a clean build, dearer, that waits for its turn by price
