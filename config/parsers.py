@@ -23,7 +23,7 @@ from django.conf import settings
 from django.http import QueryDict
 from django.utils.datastructures import MultiValueDict
 from rest_framework import status
-from rest_framework.exceptions import APIException, ParseError
+from rest_framework.exceptions import APIException, ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Empty, Request
 from rest_framework.utils import json as drf_json
@@ -71,9 +71,44 @@ def json_loads_limited(raw: bytes | str, *, max_depth: int | None = None) -> Any
     the JSON_MAX_DEPTH setting) with a ValueError instead of recursing into a RecursionError."""
     json_depth_check(raw, json_max_depth() if max_depth is None else max_depth)
     try:
-        return drf_json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        value = drf_json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
     except RecursionError:  # pragma: no cover - the depth check runs first; belt and braces
         raise JsonTooDeep(json_max_depth() if max_depth is None else max_depth) from None
+    lone_surrogate_check(value)  # a LoneSurrogate is a ValueError: callers refuse it as bad JSON
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = "contains a lone surrogate (U+%04X), which is not a character; send text as UTF-8"
+
+
+class LoneSurrogate(ValueError):
+    """A string of the document (a value or a key) holds a lone UTF-16 surrogate (`"\\ud800"` is valid JSON
+    but no text: it cannot be encoded as UTF-8, stored in PostgreSQL or written to a PDF). `path` names where,
+    as the API names fields (`cpus[0].sku`; a key is named by the path of its object)."""
+
+    def __init__(self, path: str, code_point: int) -> None:
+        super().__init__(f"{path or 'the body'} {LONE_SURROGATE % code_point}")
+        self.path = path or "non_field_errors"
+        self.code_point = code_point
+
+
+def lone_surrogate_check(value: Any, path: str = "") -> None:
+    """Raise LoneSurrogate naming the first string (or key) of `value` that holds a lone surrogate.
+    Iterative, so as deep as the document may be; only bodies orjson refused come here."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if found := _SURROGATE.search(item):
+                raise LoneSurrogate(where, ord(found.group()))
+        elif isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                if found := _SURROGATE.search(key):
+                    raise LoneSurrogate(where, ord(found.group()))
+                stack.append((child, f"{where}.{key}" if where else key))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{index}]") for index, child in reversed(list(enumerate(item))))
 
 
 class RequestBodyTooLarge(APIException):
@@ -107,11 +142,16 @@ class LimitedJSONParser(JSONParser):
         except (UnicodeDecodeError, LookupError):
             raise ParseError(f"JSON parse error - the body is not valid {encoding}") from None
         try:
-            return drf_json.loads(text, parse_constant=drf_json.strict_constant if self.strict else None)
+            value = drf_json.loads(text, parse_constant=drf_json.strict_constant if self.strict else None)
         except RecursionError:  # pragma: no cover - the depth check runs first
             raise ParseError(f"JSON parse error - nested deeper than {depth} levels") from None
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
+        try:  # orjson refuses lone surrogates, so only this path can meet them (the fast path pays nothing)
+            lone_surrogate_check(value)
+        except LoneSurrogate as exc:
+            raise ValidationError({exc.path: [LONE_SURROGATE % exc.code_point]}) from None
+        return value
 
 
 class JsonBodyRequest(Request):
