@@ -31,6 +31,7 @@ from quotes import services
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatus, RenderStatus
 from quotes.policy import is_latest, quote_create_permission
 from quotes.selectors import quote_get, quote_list, quote_revisions
+from quotes.services.create import MAX_OPTIONAL_LINES
 
 IDEMPOTENCY_KEY_MAX = 100
 
@@ -167,9 +168,23 @@ def _user(request: Request) -> User:
 # --------------------------------------------------------------------------- list and create
 
 
+class BoundedListSerializer(serializers.ListSerializer):
+    """DRF's ListSerializer whose too-long list is an error of the field itself (`optional_lines`), not of
+    `optional_lines.non_field_errors`; the length is checked before any item is read."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if self.max_length is not None and isinstance(data, list) and len(data) > self.max_length:
+            message = self.error_messages["max_length"].format(max_length=self.max_length)
+            raise serializers.ValidationError([message], code="max_length")
+        return super().to_internal_value(data)
+
+
 class OptionalLineInputSerializer(serializers.Serializer):
     sku = serializers.CharField(max_length=64)
     qty = serializers.IntegerField(min_value=1, max_value=64, default=1)
+
+    class Meta:
+        list_serializer_class = BoundedListSerializer
 
 
 class QuoteCreateInputSerializer(serializers.Serializer):
@@ -184,7 +199,12 @@ class QuoteCreateInputSerializer(serializers.Serializer):
     discount_percent = serializers.DecimalField(
         max_digits=5, decimal_places=2, min_value=Decimal(0), max_value=Decimal(100), default=Decimal(0)
     )
-    optional_lines = OptionalLineInputSerializer(many=True, required=False, help_text="Offered, not in totals")
+    optional_lines = OptionalLineInputSerializer(
+        many=True,
+        required=False,
+        max_length=MAX_OPTIONAL_LINES,
+        help_text=f"Offered, not in totals; at most {MAX_OPTIONAL_LINES} lines (more is a 400 naming the limit)",
+    )
 
     def validate_build(self, value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):

@@ -35,6 +35,10 @@ S = QuoteStatus
 E = QuoteEventType
 
 TERMS_TEMPLATE = "quotes/terms.txt"
+#: Optional lines one quote may offer (issue 38: 20,000 lines made 9-23 s requests, 5-41 MB answers and a PDF
+#: that never rendered). A build has at most 64 lines per part kind (configurator.services.MAX_LINES); the
+#: options beside it are a short list a person reads: upgrades, spares, accessories.
+MAX_OPTIONAL_LINES = 50
 
 
 def quote_terms(*, vat_percent: Decimal, validity_days: int) -> str:
@@ -59,7 +63,13 @@ def _optional_drafts(
 ) -> list[LineDraft]:
     drafts: list[LineDraft] = []
     errors: dict[str, list[str]] = {}
-    for index, raw in enumerate(optional_lines):
+    lines = list(optional_lines)
+    if len(lines) > MAX_OPTIONAL_LINES:
+        raise InvalidInput(
+            f"A quote takes at most {MAX_OPTIONAL_LINES} optional lines (the limit); {len(lines)} were given.",
+            fields={"optional_lines": [f"at most {MAX_OPTIONAL_LINES} lines (MAX_OPTIONAL_LINES)"]},
+        )
+    for index, raw in enumerate(lines):
         sku, qty = raw.get("sku"), raw.get("qty", 1)
         found = spec_find(snapshot, sku) if isinstance(sku, str) else None
         if found is None or not found[1].is_active:
