@@ -25,7 +25,26 @@ from simple_history.admin import SimpleHistoryAdmin
 from catalog import models as m
 from catalog.resources import RESOURCES
 from catalog.services import PricePreview, catalog_change_prices, catalog_price_preview
+from config.spreadsheets import formula_safe
 from configurator.wording import num
+
+
+def _formula_safe_rows(dataset: Any) -> Any:
+    """The dataset with every text a spreadsheet would run (`=…`, `+…`, `-…`, `@…`) written as text: a `'` in
+    front (config/spreadsheets.py). django-import-export's own escape drops the `=` and nothing else."""
+    for _row in range(dataset.height):
+        dataset.append([formula_safe(cell) for cell in dataset.lpop()])
+    return dataset
+
+
+class FormulaSafeCSV(CSV):
+    def export_data(self, dataset: Any, **kwargs: Any) -> Any:
+        return super().export_data(_formula_safe_rows(dataset), **kwargs)
+
+
+class FormulaSafeXLSX(XLSX):
+    def export_data(self, dataset: Any, **kwargs: Any) -> Any:
+        return super().export_data(_formula_safe_rows(dataset), **kwargs)
 
 
 class PriceChangeForm(forms.Form):
@@ -82,7 +101,7 @@ def change_prices(modeladmin: CatalogAdmin, request: HttpRequest, queryset: Quer
 class CatalogAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
     search_fields = ("sku", "name", "name_ru", "vendor")
     actions = [change_prices]
-    formats = [CSV, XLSX]
+    formats = [FormulaSafeCSV, FormulaSafeXLSX]
     readonly_fields = ("created_at", "updated_at")
     list_per_page = 100
     history_list_display = ["list_price", "is_active"]

@@ -21,13 +21,13 @@ from django.utils.translation import pgettext
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
+from config.spreadsheets import formula_safe
 from orders.models import PurchaseLine
 from orders.selectors import PurchaseRow, PurchaseTable, purchase_rates, purchase_table
 
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 BOM = "\ufeff"
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 MONEY_FORMAT = "#,##0.00"
 RATE_FORMAT = "#,##0.0000"
 QTY_FORMAT = "0"
@@ -85,8 +85,8 @@ def _totals(table: PurchaseTable) -> list[Any]:
 
 
 def safe_text(value: str) -> str:
-    """`value`, with a `'` in front when a spreadsheet would read it as a formula."""
-    return f"'{value}" if value.startswith(FORMULA_STARTS) else value
+    """`value`, with a `'` in front when a spreadsheet would read it as a formula (config/spreadsheets.py)."""
+    return str(formula_safe(value))
 
 
 def _csv_cell(kind: str, value: Any) -> str:
@@ -127,7 +127,7 @@ def purchase_list_xlsx(*, supplier: str, table: PurchaseTable) -> bytes:
                 continue
             cell = sheet.cell(row=row_number, column=column)
             if isinstance(value, str):
-                cell.value = value
+                cell.value = safe_text(value)
                 cell.data_type = "s"  # openpyxl would store a text starting with "=" as a formula
             elif kind == MONEY:
                 cell.value, cell.number_format = Decimal(value), MONEY_FORMAT

@@ -40,6 +40,14 @@ from procurement.services import (
     price_list_reapply,
 )
 
+MULTIPART_SLACK_BYTES = 1024 * 1024  # the upload form's other fields and boundaries beside the file
+
+
+def price_list_body_bytes() -> int:
+    """The request body the price-list upload page takes (config.body_limits): a list at its size limit and
+    the form around it."""
+    return int(setting("PRICE_LIST_MAX_BYTES")) + MULTIPART_SLACK_BYTES
+
 
 class PriceListForm(forms.Form):
     file = forms.FileField(
@@ -119,13 +127,10 @@ class SupplierAdmin(SimpleHistoryAdmin):
     )  # fmt: skip
 
     def get_urls(self) -> list[URLPattern]:
-        own = [
-            path(
-                "<int:supplier_id>/price-list/",
-                self.admin_site.admin_view(self.price_list_view),
-                name="procurement_supplier_price_list",
-            ),
-        ]
+        upload = self.admin_site.admin_view(self.price_list_view)
+        # the body this page takes (config.body_limits): a price list at its size limit and the form around it
+        upload.max_body_bytes = price_list_body_bytes  # type: ignore[attr-defined]
+        own = [path("<int:supplier_id>/price-list/", upload, name="procurement_supplier_price_list")]
         return own + super().get_urls()
 
     def price_list_view(self, request: HttpRequest, supplier_id: int) -> HttpResponse:

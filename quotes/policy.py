@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from configurator.engine.errors import ApplicationError, Conflict, ErrorCode, Forbidden, InvalidInput
-from quotes.models import Quote, QuoteStatus, can_transition
+from quotes.models import Quote, QuoteEventType, QuoteStatus, can_transition
 
 S = QuoteStatus
 
@@ -123,12 +123,37 @@ def _submit(user: User, quote: Quote) -> Decision:
     return latest_decision(quote)
 
 
+#: Events that set what an approval vouches for: the discount, or the quote's terms (an edit after approval).
+TERMS_SETTING_EVENTS = (QuoteEventType.DISCOUNT_CHANGED, "terms_changed")
+
+
+def last_terms_setter_id(quote: Quote) -> int | None:
+    """Who last set the discount or the terms of `quote` (its latest such event's user), else None: the
+    creator set them (a discount given at creation or in a revision is the revision's creator's)."""
+    return (
+        quote.events.filter(type__in=TERMS_SETTING_EVENTS, user__isnull=False)
+        .order_by("-created_at", "-id")
+        .values_list("user_id", flat=True)
+        .first()
+    )
+
+
+def approver_conflict(user: User, quote: Quote) -> str:
+    """Why `user` may not approve `quote` under four eyes ("" when they may): the approver is neither its
+    creator, its submitter nor whoever last set its discount or terms (issue 38: the sales engineer who set a
+    60 % discount approved it himself once the customer submitted)."""
+    if user.pk == quote.created_by_id:
+        return "A quote must be approved by someone other than who made it."
+    if user.pk == quote.submitted_by_id:
+        return "A quote must be approved by someone other than who submitted it."
+    if user.pk == last_terms_setter_id(quote):
+        return "A quote must be approved by someone other than who last set its discount or terms."
+    return ""
+
+
 def _approve(user: User, quote: Quote) -> Decision:
-    if user.pk in (quote.created_by_id, quote.submitted_by_id):
-        return _forbidden(
-            "A quote must be approved by someone other than who made or submitted it.",
-            ErrorCode.APPROVER_MUST_DIFFER,
-        )
+    if reason := approver_conflict(user, quote):
+        return _forbidden(reason, ErrorCode.APPROVER_MUST_DIFFER)
     return latest_decision(quote)
 
 
@@ -259,10 +284,6 @@ def quote_next_step(user: User, quote: Quote) -> str:
         S.EXPIRED: ("customer_ask_revision", "sales_revise"),
     }
     customer_step, sales_step = steps.get(quote.status, ("", ""))
-    if (
-        not is_customer
-        and quote.status == S.PENDING_APPROVAL
-        and user.pk in (quote.created_by_id, quote.submitted_by_id)
-    ):
+    if not is_customer and quote.status == S.PENDING_APPROVAL and approver_conflict(user, quote):
         return "sales_wait_approval"
     return customer_step if is_customer else sales_step

@@ -50,6 +50,7 @@ MIDDLEWARE = [
     "config.observability.RequestIdMiddleware",
     "config.security.SecurityHeadersMiddleware",  # Content-Security-Policy; no caching of signed-in API answers
     "config.api.ApiRequestLimitsMiddleware",  # 413 envelope for /api/ bodies over DATA_UPLOAD_MAX_MEMORY_SIZE
+    "config.body_limits.RequestBodyLimitMiddleware",  # every route: 413 before reading, before CSRF reads POST
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.ApiAwareSessionMiddleware",  # the /api/ path: only with the session cookie

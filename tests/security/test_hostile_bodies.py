@@ -227,7 +227,7 @@ _EDGE_BODIES = [
     b"123456789012345678901234567890",
     b"-9223372036854775809",
     b"18446744073709551616",
-    b'"\\ud800"',
+    # b'"\\ud800"': a lone surrogate is refused now, naming the field (tests/api/test_lone_surrogate.py)
     b'{"a": 1, "a": 2}',
     b"\xef\xbb\xbf{}",
     b"[1,]",
