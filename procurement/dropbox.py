@@ -35,9 +35,17 @@ name back by a later scan once the claim is `CLAIM_STALE_SECONDS` old.
 
 A file over the size limits (PROCUREMENT_PRICE_LIST_MAX_*) goes to `failed/` with its size in the report.
 
-Only `.csv` and `.xlsx` files are taken; hidden files and names ending `.part`/`.tmp` are left alone, and
-so is a file changed within the last `PROCUREMENT_PRICE_LIST_SETTLE_SECONDS` (still being copied). Write
-a file under a temporary name and rename it when it is complete.
+Only regular `.csv` and `.xlsx` files are taken (`..csv` and other names starting with a dot too, except
+macOS's `._` companions, office lock files `.~…` and the scans' own claims); names ending `.part`/`.tmp`
+are left alone, and so is a file changed within the last `PROCUREMENT_PRICE_LIST_SETTLE_SECONDS` (still
+being copied). Write a file under a temporary name and rename it when it is complete.
+
+**Links are never followed** (issue 38: a symlink to a file outside the folder was read and its content
+echoed into the report): a symbolic link, in a supplier's folder or as a supplier's folder, is logged and
+left alone, and the claimed file is opened with O_NOFOLLOW and read only when it is a regular file.
+**Names of any length**: the claim, the moved file and its report must fit NAME_MAX (255 bytes); a longer
+name is shortened keeping its start and suffix, with a hash of the whole name (`_fitting`). The report
+says the file's own name.
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +77,9 @@ CLAIM_STALE_SECONDS = 600
 TEMPORARY_SUFFIXES = (".part", ".tmp", ".crdownload", CLAIMED)
 DONE, FAILED, REVIEW, FORCE = "done", "failed", "review", "force"
 REPORT_SUFFIX = ".report.json"
+NAME_MAX_BYTES = 255  # POSIX NAME_MAX on Linux file systems (ext4, xfs, overlayfs): bytes, not characters
+NOT_PRICE_LISTS = ("._", ".~")  # macOS resource-fork companions, office lock files
+FREE_NAME_BYTES = 13  # `-<12 hex>` added by _free_name when the name is taken
 #: An import's status after the scan → (outcome, folder); any other status is a failure (failed/).
 OUTCOMES: dict[str, tuple[str, str]] = {"applied": ("applied", DONE), "held": ("held", REVIEW)}
 
@@ -89,23 +101,59 @@ def _waiting(directory: Path, *, settle_seconds: float, now: float) -> list[Path
     files = []
     for path in sorted(directory.iterdir()):
         name = path.name.lower()
-        if not path.is_file() or name.startswith(".") or name.endswith(TEMPORARY_SUFFIXES):
+        if name.startswith(NOT_PRICE_LISTS) or name.endswith(TEMPORARY_SUFFIXES) or not name.endswith(SUFFIXES):
             continue
-        if not name.endswith(SUFFIXES):
+        try:
+            info = path.lstat()  # the entry itself, never a link's target
+        except FileNotFoundError:
             continue
-        if now - path.stat().st_mtime < settle_seconds:
+        if stat.S_ISLNK(info.st_mode):
+            logger.warning("price-list drop %s is a symbolic link; links are never followed, left alone", path)
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        if now - info.st_mtime < settle_seconds:
             continue  # still being written
         files.append(path)
     return files
 
 
+def _fitting(name: str, room: int = 0) -> str:
+    """`name`, or when it and `room` more bytes would not fit NAME_MAX: its start cut at a character, a hash
+    of the whole name and its suffix (`<start>-<10 hex><suffix>`), `room` bytes left free."""
+    if len(name.encode()) + room <= NAME_MAX_BYTES:
+        return name
+    stem, suffix = os.path.splitext(name)
+    suffix = suffix[:16]
+    tag = f"-{hashlib.sha256(name.encode(errors='surrogateescape')).hexdigest()[:10]}{suffix}"
+    most = NAME_MAX_BYTES - room - len(tag.encode())
+    start = stem.encode(errors="surrogateescape")[:most].decode(errors="ignore")
+    return start + tag
+
+
 def _free_name(folder: Path, name: str, sha256: str) -> Path:
-    """`folder/name`, or `folder/<stem>-<hash prefix><suffix>` when a file of that name is already there."""
+    """`folder/name`, or `folder/<stem>-<hash prefix><suffix>` when a file of that name is already there;
+    short enough for its report's name beside it."""
+    name = _fitting(name, len(REPORT_SUFFIX) + FREE_NAME_BYTES)
     target = folder / name
     if not target.exists():
         return target
     stem, suffix = os.path.splitext(name)
     return folder / f"{stem}-{sha256[:12]}{suffix}"
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of `path` when it is a regular file, never through a link (O_NOFOLLOW: a link swapped in
+    after the listing fails with ELOOP)."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise UnreadableDrop("not a regular file")
+        return file.read()
+
+
+class UnreadableDrop(OSError):
+    """The dropped entry is no regular file (a link or a device swapped in after the listing)."""
 
 
 def _move(path: Path, where: str, sha256: str, report: dict[str, Any], *, folder: Path, name: str = "") -> str:
@@ -130,12 +178,17 @@ def price_list_drop_file(*, supplier: Supplier, path: Path, forced: bool = False
     # claim it: of two scans only one renames it (the other's rename finds no file). Without the claim, a scan
     # that found the bytes applied by the other, before that one moved its file, took it as a duplicate and
     # the applied file's report was lost. Its time is the claim's, for `_unclaim_stale`.
-    claimed = path.with_name(f".{path.name}{CLAIMED}")
-    settled_at = path.stat().st_mtime
+    claimed = _claim_path(path)
+    settled_at = path.lstat().st_mtime
     os.rename(path, claimed)
-    os.utime(claimed)
+    try:
+        content = _read_regular(claimed)
+    except OSError:
+        os.rename(claimed, path)  # a link swapped in after the listing: left alone under its name
+        logger.warning("price-list drop %s is no regular file (a link?); left alone", path)
+        return None
+    os.utime(claimed, follow_symlinks=False)
     path = claimed
-    content = path.read_bytes()
     sha256 = hashlib.sha256(content).hexdigest()
     earlier = (
         None
@@ -180,6 +233,11 @@ def price_list_drop_file(*, supplier: Supplier, path: Path, forced: bool = False
     where = _move(path, where, sha256, report, folder=folder, name=name)
     logger.info("price list %s/%s %s (import %s)", supplier.slug, name, outcome, price_import.pk)
     return DropOutcome(supplier.slug, name, outcome, where, price_import.pk)
+
+
+def _claim_path(path: Path) -> Path:
+    """`.<name>.taking` beside `path`, its name shortened to fit NAME_MAX when it must."""
+    return path.with_name(f".{_fitting(path.name, 1 + len(CLAIMED))}{CLAIMED}")
 
 
 def _report(
@@ -228,8 +286,10 @@ def _unreadable(supplier: Supplier, path: Path, exc: Exception, *, forced: bool)
     """Move a file whose import raised to `failed/` with the reason; nothing was changed (rolled back)."""
     name = path.name.removeprefix(".").removesuffix(CLAIMED) if path.name.endswith(CLAIMED) else path.name
     folder = path.parent.parent if forced else path.parent
-    sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
-    error = {"line": 0, "field": "", "column": "", "value": name, "message": f"could not be imported: {exc!r}"}
+    sha256 = hashlib.sha256(_read_regular(path)).hexdigest()
+    # cut: a reader's exception may quote the file's content, and a report echoes at most 200 characters of it
+    message = f"could not be imported: {exc!r:.200}"
+    error = {"line": 0, "field": "", "column": "", "value": name[:200], "message": message}
     report = _report(supplier, name, sha256, "failed", None) | {"errors": [error]}
     return DropOutcome(
         supplier.slug, name, "failed", _move(path, FAILED, sha256, report, folder=folder, name=name), None
@@ -254,6 +314,9 @@ def _scan(*, root: Path | None, settle_seconds: float | None) -> list[DropOutcom
     outcomes: list[DropOutcome] = []
     now = time.time()
     for folder in sorted(path for path in root.iterdir() if path.is_dir() and not path.name.startswith(".")):
+        if folder.is_symlink():
+            logger.warning("price-list drop folder %s is a symbolic link; links are never followed, left alone", folder)
+            continue
         supplier = suppliers.get(folder.name)
         if supplier is None:
             logger.warning("price-list drop folder %s names no supplier; left alone", folder)
@@ -262,7 +325,7 @@ def _scan(*, root: Path | None, settle_seconds: float | None) -> list[DropOutcom
         for directory in (folder, folder / FORCE):
             _unclaim_stale(directory, now=now)
         waiting = [(path, False) for path in _waiting(folder, settle_seconds=settle, now=now)]
-        if (folder / FORCE).is_dir():
+        if (folder / FORCE).is_dir() and not (folder / FORCE).is_symlink():
             waiting += [(path, True) for path in _waiting(folder / FORCE, settle_seconds=settle, now=now)]
         for path, forced in waiting:
             found = _take(supplier, path, forced=forced)
@@ -297,5 +360,5 @@ def _take(supplier: Supplier, path: Path, *, forced: bool) -> DropOutcome | None
         raise  # the database, not the file: the task retries and the file waits
     except Exception as exc:  # a file the reader chokes on must not block the others
         logger.exception("price list %s/%s could not be imported", supplier.slug, path.name)
-        claimed = path.with_name(f".{path.name}{CLAIMED}")
+        claimed = _claim_path(path)
         return _unreadable(supplier, claimed if claimed.exists() else path, exc, forced=forced)

@@ -291,3 +291,48 @@ def test_a_copy_left_to_a_concurrent_import_keeps_its_time_and_is_taken_by_the_n
     settings.PROCUREMENT_PRICE_LIST_DROP_DIR = str(drop.parent)
     settings.PROCUREMENT_PRICE_LIST_SETTLE_SECONDS = 60
     assert [(o.filename, o.outcome) for o in price_list_drop_scan()] == [("copy.csv", "applied")]
+
+
+# --------------------------------------------------------------------------- links and names (issue 38)
+
+
+def test_a_symlink_is_left_alone_and_its_target_never_echoed(drop: Path, tmp_path_factory: Any) -> None:
+    secret = tmp_path_factory.mktemp("outside") / "secret.csv"
+    secret.write_bytes(_csv([f"TOP-SECRET-{'x' * 300};1;1;1;{VALID}"]))
+    (drop / "secret.csv").symlink_to(secret)
+    (drop / "secrets").symlink_to(secret.parent, target_is_directory=True)
+    (drop.parent / "linked").symlink_to(drop, target_is_directory=True)
+    assert price_list_drop_scan() == []
+    assert (drop / "secret.csv").is_symlink()  # not claimed, not moved
+    assert secret.read_bytes().startswith("Артикул".encode())  # untouched
+    written = [path for path in drop.parent.rglob("*") if not path.is_symlink() and path.is_file()]
+    assert written == []  # no report anywhere, so nothing of the target echoed
+    assert PriceListImport.objects.count() == 0
+
+
+def test_a_246_character_name_is_imported_and_its_report_fits(drop: Path) -> None:
+    shortest = "a" * 242 + ".csv"  # 246 characters: its claim and report names were over NAME_MAX
+    (drop / shortest).write_bytes(_csv([f"rtx-4090;220000;5;7;{VALID}"]))
+    outcomes = price_list_drop_scan()
+    assert [(o.filename, o.outcome, o.moved_to) for o in outcomes] == [(shortest, "applied", "done")]
+    (moved,) = [path for path in (drop / "done").iterdir() if not path.name.endswith(".report.json")]
+    assert len(moved.name.encode()) + len(".report.json") <= 255 and moved.name.endswith(".csv")
+    assert (_report(moved)["supplier"], _report(moved)["outcome"]) == ("acme", "applied")
+
+
+def test_a_name_of_255_utf8_bytes_is_imported(drop: Path) -> None:
+    name = "прайс" * 25 + "a" + ".csv"  # 250 + 1 + 4 = 255 bytes: the claim and the report would not fit
+    assert len(name.encode()) == 255
+    (drop / name).write_bytes(_csv([f"rtx-4090;220000;5;7;{VALID}"]))
+    outcomes = price_list_drop_scan()
+    assert [(o.filename, o.outcome) for o in outcomes] == [(name, "applied")]
+    assert _offers()[0][1] == Decimal("220000.00")
+
+
+def test_a_file_named_dot_dot_csv_is_imported_but_not_office_leftovers(drop: Path) -> None:
+    (drop / "..csv").write_bytes(_csv([f"rtx-4090;220000;5;7;{VALID}"]))
+    (drop / "._acme.csv").write_bytes(b"\x00\x05\x16\x07 mac resource fork")
+    (drop / ".~lock.acme.csv").write_bytes(b"lock")
+    outcomes = price_list_drop_scan()
+    assert [(o.filename, o.outcome, o.moved_to) for o in outcomes] == [("..csv", "applied", "done")]
+    assert (drop / "done" / "..csv").exists() and (drop / "._acme.csv").exists()
