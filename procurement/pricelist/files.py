@@ -31,6 +31,7 @@ import charset_normalizer
 from django.utils.translation import gettext_noop
 from openpyxl import load_workbook
 from openpyxl.utils.exceptions import InvalidFileException
+from openpyxl.worksheet._reader import WorkSheetParser
 
 DELIMITERS = (";", ",", "\t", "|")
 SNIFF_ROWS = 200
@@ -44,6 +45,11 @@ class Limits:
     max_rows: int = 100_000
     max_columns: int = 200
     max_cell_chars: int = 1_000
+
+    @property
+    def max_unpacked_bytes(self) -> int:
+        """An XLSX's parts unpacked (a zip's deflate reaches ~1000:1: a 300 MB cell packs into ~300 KB)."""
+        return 10 * self.max_bytes
 
 
 class PriceListTooLarge(ValueError):
@@ -149,19 +155,92 @@ def delimiter_sniffed(text: str) -> str:
     return best
 
 
+def _unpacked_check(content: bytes, limits: Limits) -> None:
+    """Refuse a workbook whose parts unpack to more than `limits.max_unpacked_bytes` before any is read (the
+    sizes a zip declares bound what zipfile unpacks of each part)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:
+        raise UnreadableFile(NOT_A_WORKBOOK) from exc
+    if unpacked > limits.max_unpacked_bytes:
+        raise PriceListTooLarge(
+            gettext_noop(
+                "the workbook unpacks to %(unpacked)s bytes; the limit is %(limit)s bytes (the file is %(size)s)"
+            ),
+            unpacked=unpacked,
+            limit=limits.max_unpacked_bytes,
+            size=len(content),
+        )
+
+
 def _xlsx_rows(content: bytes, limits: Limits) -> Iterable[Row]:
+    _unpacked_check(content, limits)
     try:
         book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile, InvalidFileException) as exc:
         raise UnreadableFile(NOT_A_WORKBOOK) from exc
     try:
-        sheet = book.worksheets[0]
-        sheet.reset_dimensions()  # the declared size is ignored (read-only sheets have the method)
-        yield from sheet.iter_rows(values_only=True, max_col=limits.max_columns + 1)
+        yield from _sheet_rows(book, limits, len(content))
     except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile, ElementTree.ParseError) as exc:
+        if isinstance(exc, PriceListTooLarge):
+            raise
         raise UnreadableFile(SHEET_DAMAGED) from exc  # a sheet's XML is parsed as it is read
     finally:
         book.close()
+
+
+def _sheet_rows(book: Any, limits: Limits, size: int) -> Iterable[Row]:
+    """The first sheet's rows as stored, the declared `<dimension>` ignored (issue 38: a 100 KB sheet declaring
+    A1:XFD20001 took 2.7 GB when its rows were padded to the declared width). The rows come from openpyxl's
+    own sheet parser (read-only sheets read it so too), each as its cells with their column numbers: a cell
+    with a value beyond the column limit, or a row with one beyond the row limit, refuses the file at once;
+    rows missing between stored ones are empty rows."""
+    sheet = book.worksheets[0]
+    with sheet._get_source() as source:  # openpyxl's ReadOnlyWorksheet reads its rows from here, as we do
+        parser = WorkSheetParser(
+            source,
+            sheet._shared_strings,
+            data_only=True,
+            epoch=book.epoch,
+            date_formats=book._date_formats,
+            timedelta_formats=book._timedelta_formats,
+        )
+        expected = 1
+        for number, cells in parser.parse():
+            valued = [cell for cell in cells if cell["value"] is not None and cell["value"] != ""]
+            if not valued:
+                continue
+            if number > limits.max_rows:
+                raise _too_many_rows(limits, size)
+            last = max(cell["column"] for cell in valued)
+            if last > limits.max_columns:
+                raise _too_many_columns(number, limits, size)
+            while expected < number:
+                expected += 1
+                yield ()
+            row: list[Any] = [None] * last
+            for cell in valued:
+                row[cell["column"] - 1] = cell["value"]
+            expected = number + 1
+            yield tuple(row)
+
+
+def _too_many_rows(limits: Limits, size: int) -> PriceListTooLarge:
+    return PriceListTooLarge(
+        gettext_noop("the file has more than %(limit)s rows (the limit); it is %(size)s bytes"),
+        limit=limits.max_rows,
+        size=size,
+    )
+
+
+def _too_many_columns(row: int, limits: Limits, size: int) -> PriceListTooLarge:
+    return PriceListTooLarge(
+        gettext_noop("row %(row)s has more than %(limit)s columns (the limit); the file is %(size)s bytes"),
+        row=row,
+        limit=limits.max_columns,
+        size=size,
+    )
 
 
 def _capped(rows: Iterable[Sequence[Any]], size: int, limits: Limits) -> tuple[Row, ...]:
