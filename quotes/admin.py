@@ -3,15 +3,18 @@ never by editing a row here; once a quote is issued (sent or later) the whole qu
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import admin
 from django.http import HttpRequest
 
+from accounts.models import User
+from quotes import services
 from quotes.models import Quote, QuoteEvent, QuoteLine
 
 ALWAYS_READ_ONLY = (
     "number",
+    "idempotency_hash",
     "revision",
     "status",
     "owner",
@@ -84,6 +87,12 @@ class QuoteAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # quotes are made from a validated build, through quote_create
+
+    def save_model(self, request: HttpRequest, obj: Quote, form: Any, change: bool) -> None:
+        """Through the quotes service, never a bare save: a change of the terms is an event, makes the PDF
+        again and takes a quote awaiting or past approval back to draft (quote_terms_set)."""
+        if change and "terms" in form.changed_data:
+            services.quote_terms_set(quote=obj, user=cast(User, request.user), terms=obj.terms)
 
     def has_delete_permission(self, request: HttpRequest, obj: Quote | None = None) -> bool:
         return False  # numbers are never reused and the history is kept

@@ -327,6 +327,7 @@ class QuoteEventType(models.TextChoices):
     EMAILED = "emailed", _("E-mailed")
     EMAIL_FAILED = "email_failed", _("E-mail failed")
     DISCOUNT_CHANGED = "discount_changed", _("Discount changed")
+    TERMS_CHANGED = "terms_changed", _("Terms changed")
 
 
 class AppendOnlyError(RuntimeError):

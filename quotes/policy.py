@@ -124,7 +124,7 @@ def _submit(user: User, quote: Quote) -> Decision:
 
 
 #: Events that set what an approval vouches for: the discount, or the quote's terms (an edit after approval).
-TERMS_SETTING_EVENTS = (QuoteEventType.DISCOUNT_CHANGED, "terms_changed")
+TERMS_SETTING_EVENTS = (QuoteEventType.DISCOUNT_CHANGED, QuoteEventType.TERMS_CHANGED)
 
 
 def last_terms_setter_id(quote: Quote) -> int | None:

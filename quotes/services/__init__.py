@@ -31,6 +31,7 @@ from quotes.services.lifecycle import (
     quote_revise,
     quote_send,
     quote_submit,
+    quote_terms_set,
     quotes_expire,
 )
 from quotes.services.notify import quote_email_if_due
@@ -74,6 +75,7 @@ __all__ = [
     "quote_send",
     "quote_submit",
     "quote_terms",
+    "quote_terms_set",
     "quotes_expire",
     "quotes_sweep_stuck",
 ]

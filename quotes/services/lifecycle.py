@@ -298,3 +298,35 @@ def quote_discount_set(*, quote: Quote, user: User, discount_percent: Decimal | 
         )
         render_mark_pending(quote)
     return quote
+
+
+def quote_terms_set(*, quote: Quote, user: User, terms: str) -> Quote:
+    """Change the terms of a quote not yet issued (the admin's one editable field), as a service: a
+    `terms_changed` event with the old and new text, the PDF made again, and a quote awaiting or past
+    approval back to draft (issue 38: terms edited after approval changed what the approver had vouched
+    for, with no event, and the customer's PDF kept the old terms). The change's author then counts as
+    having set the terms (quotes.policy.approver_conflict). An issued quote's terms never change here."""
+    with transaction.atomic():
+        quote = locked(quote)
+        if quote.is_issued:
+            raise Conflict(
+                f"Quote {quote.label} is {quote.status}: its terms are fixed; make a new revision.",
+                code=ErrorCode.INVALID_TRANSITION,
+            )
+        old = quote.terms
+        if terms == old:
+            return quote
+        quote.terms = terms
+        fields = ["terms", "updated_at"]
+        back_to_draft = quote.status in (S.PENDING_APPROVAL, S.APPROVED)
+        from_status = quote.status
+        if back_to_draft:
+            quote.status, quote.approved_by, quote.submitted_by = S.DRAFT, None, None
+            fields += ["status", "approved_by", "submitted_by"]
+        quote.save(update_fields=fields)
+        event_add(quote, E.TERMS_CHANGED, user=user, data={"terms": {"old": old[:2000], "new": terms[:2000]}})
+        if back_to_draft:
+            reason = "the terms changed after approval" if from_status == S.APPROVED else "the terms changed"
+            event_add(quote, E.STATUS_CHANGED, user=user, data={"from": from_status, "to": S.DRAFT, "reason": reason})
+        render_mark_pending(quote)
+    return quote
