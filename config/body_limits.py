@@ -100,5 +100,5 @@ class RequestBodyLimitMiddleware:
                     return too_large(request, length, limit)
             stream = getattr(request, "_stream", None)
             if stream is not None:
-                request._stream = CappedStream(stream, limit)  # type: ignore[attr-defined]
+                request._stream = CappedStream(stream, limit)  # type: ignore[assignment]
         return self.get_response(request)

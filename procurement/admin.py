@@ -129,7 +129,7 @@ class SupplierAdmin(SimpleHistoryAdmin):
     def get_urls(self) -> list[URLPattern]:
         upload = self.admin_site.admin_view(self.price_list_view)
         # the body this page takes (config.body_limits): a price list at its size limit and the form around it
-        upload.max_body_bytes = price_list_body_bytes  # type: ignore[attr-defined]
+        upload.max_body_bytes = price_list_body_bytes
         own = [path("<int:supplier_id>/price-list/", upload, name="procurement_supplier_price_list")]
         return own + super().get_urls()
 

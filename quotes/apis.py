@@ -173,8 +173,9 @@ class BoundedListSerializer(serializers.ListSerializer):
     `optional_lines.non_field_errors`; the length is checked before any item is read."""
 
     def to_internal_value(self, data: Any) -> Any:
-        if self.max_length is not None and isinstance(data, list) and len(data) > self.max_length:
-            message = self.error_messages["max_length"].format(max_length=self.max_length)
+        most: int | None = getattr(self, "max_length", None)
+        if most is not None and isinstance(data, list) and len(data) > most:
+            message = self.error_messages["max_length"].format(max_length=most)
             raise serializers.ValidationError([message], code="max_length")
         return super().to_internal_value(data)
 
@@ -199,7 +200,7 @@ class QuoteCreateInputSerializer(serializers.Serializer):
     discount_percent = serializers.DecimalField(
         max_digits=5, decimal_places=2, min_value=Decimal(0), max_value=Decimal(100), default=Decimal(0)
     )
-    optional_lines = OptionalLineInputSerializer(
+    optional_lines = OptionalLineInputSerializer(  # type: ignore[call-arg]  # the stubs lack ListSerializer's kwargs
         many=True,
         required=False,
         max_length=MAX_OPTIONAL_LINES,

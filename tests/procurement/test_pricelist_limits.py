@@ -13,7 +13,7 @@ from openpyxl import Workbook
 
 from procurement.pricelist.files import Limits, PriceListTooLarge, table_read
 
-HEADER = ["Артикул", "Цена", "Остаток", "Срок"]
+HEADER: list[object] = ["Артикул", "Цена", "Остаток", "Срок"]
 
 
 def _workbook(rows: list[list[object]]) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import sys
+from typing import Any
 
 import pytest
 from django.core.exceptions import RequestDataTooBig
@@ -60,7 +61,11 @@ def environ(path: str, length: str | None, body: CountingInput, content_type: st
 
 def call(env: dict[str, object]) -> tuple[str, bytes]:
     said: list[str] = []
-    chunks = WSGIHandler()(env, lambda status, headers, *args: said.append(status))
+
+    def start_response(status: str, headers: Any, exc_info: Any = None) -> Any:
+        said.append(status)
+
+    chunks = WSGIHandler()(env, start_response)
     return said[0], b"".join(chunks)
 
 
