@@ -21,7 +21,7 @@ from accounts.models import User
 from config.celery import publish
 from configurator.engine.availability import quantities_availability
 from configurator.engine.errors import Conflict, ErrorCode, Forbidden
-from configurator.engine.workdays import working_days_between
+from configurator.engine.workdays import add_working_days, working_days_between
 from finance.rates import RateBook
 from orders.models import (
     FINAL_STATUSES,
@@ -206,8 +206,17 @@ def _plan(order: Order) -> None:
         if reserved != 1:  # cannot happen under the row locks; refuse rather than over-reserve
             raise RuntimeError(f"offer {offer_pk} has fewer than {qty} free units")
     order.plan_status, order.plan_error = PlanStatus.READY, ""
-    order.save(update_fields=["plan_status", "plan_error", "updated_at"])
-    event_add(order, "planned", data=_plan_data(order, made, rates))
+    fields = ["plan_status", "plan_error", "updated_at"]
+    data = _plan_data(order, made, rates)
+    # the promise follows the plan (issue 38): a line late past it moves the ship date, said in the event
+    needed = max((found.days for found in made), default=0) + plan.assembly_days + plan.burn_in_days
+    planned_ship = add_working_days(today, needed)
+    if order.promised_ship_date is not None and planned_ship > order.promised_ship_date:
+        data["promise_moved"] = {"from": order.promised_ship_date.isoformat(), "to": planned_ship.isoformat()}
+        order.promised_ship_date = planned_ship
+        fields.append("promised_ship_date")
+    order.save(update_fields=fields)
+    event_add(order, "planned", data=data)
     orders_at_risk_refresh(order_ids=[order.pk])
 
 

@@ -7,8 +7,10 @@ both in working days). Sources are compared by their price in roubles at the day
 no rate for its currency) is left out and said so in `LinePlan.excluded`, never compared as if its price
 were roubles. Sources that arrive in time are taken cheapest first (at equal price stock before back order,
 then the supplier's name), each up to what it has, so a line splits across suppliers when the cheapest has
-too few units. When no source arrives in time the quickest are taken (cheapest among equals) and the line
-is late. When no live offer can be priced, nothing is allocated and the line is short by its quantity.
+too few units. The units the sources in time cannot cover come from the quickest of the others (cheapest
+among equals) and the line is late (issue 38: a plan took the one DIMM in stock in time and silently dropped
+the other 7, the plan "ready" and the line not late); when no source arrives in time all units come so.
+When no live offer can be priced, nothing is allocated and the line is short by its quantity.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ class LinePlan:
     sku: str
     qty: int
     allocations: tuple[Allocation, ...]
-    late: bool  # nothing could arrive within the allowed days
+    late: bool  # some units (or all) cannot arrive within the allowed days
     excluded: tuple[Excluded, ...] = ()
 
     @property
@@ -81,8 +83,8 @@ def plan_line(sku: str, qty: int, offers: Sequence[OfferInfo], *, allowed_days: 
             sources.append((rub, 0, offer.supplier, offer.free_qty, stock_days, *own))
         sources.append((rub, 1, offer.supplier, UNLIMITED, max(stock_days, offer.lead_time_days), *own))
     in_time = sorted((s for s in sources if s[4] <= allowed_days), key=lambda s: s[:5])
-    late = bool(sources) and not in_time
-    ordered = in_time or sorted(sources, key=lambda s: (s[4], s[0], s[1], s[2]))
+    later = sorted((s for s in sources if s[4] > allowed_days), key=lambda s: (s[4], s[0], s[1], s[2]))
+    ordered = in_time + later
     allocations: list[Allocation] = []
     remaining = qty
     for rub, back_order, supplier, capacity, days, unit_price, currency in ordered:
@@ -96,4 +98,5 @@ def plan_line(sku: str, qty: int, offers: Sequence[OfferInfo], *, allowed_days: 
             )
         )  # fmt: skip
         remaining -= take
+    late = any(allocation.days > allowed_days for allocation in allocations)
     return LinePlan(sku=sku, qty=qty, allocations=tuple(allocations), late=late, excluded=tuple(excluded))
