@@ -143,16 +143,19 @@ def test_a_plan_that_is_late_or_short_says_so_with_quantities(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     """Promised from stock (7 working days); before the plan runs, the GPUs' stock is gone (back orders of 14
-    and 30 working days): the plan buys the quickest and the order is late by them. Another order's GPUs lose
+    and 30 working days): the plan buys the quickest and the order is late by them: its promise moves to the
+    plan's date (issue 38: the promise follows the plan), said in the planned event. Another order's GPUs lose
     every offer before its plan: nothing is bought for them and it is short of 2."""
     late = _waiting(accepted, customer_user, django_capture_on_commit_callbacks)
     SupplierOffer.objects.filter(sku=GPU).update(stock_qty=0)
     assert services.order_plan(order_id=late.pk) is True
     late.refresh_from_db()
     today = timezone.localdate()
-    assert late.plan_status == "ready" and late.promised_ship_date == add_working_days(today, 7)
     ships = add_working_days(add_working_days(today, 14), 3 + 2)  # B's 14-day back order, assembly, burn-in
-    assert late.risk_reasons == [{"code": "late", "sku": GPU, "supplier": "", "qty": 2, "date": ships.isoformat()}]
+    assert late.plan_status == "ready" and late.promised_ship_date == ships
+    moved = OrderEvent.objects.get(order=late, type="planned").data["promise_moved"]
+    assert moved == {"from": add_working_days(today, 7).isoformat(), "to": ships.isoformat()}
+    assert late.risk_reasons == []  # the moved promise is kept by the plan (the event says it moved)
     assert OrderEvent.objects.get(order=late, type="planned").data["late"] == [{"sku": GPU, "qty": 2, "days": 14}]
 
     short = _waiting(accepted, customer_user, django_capture_on_commit_callbacks)
