@@ -266,6 +266,8 @@ def _capped(rows: Iterable[Sequence[Any]], size: int, limits: Limits) -> tuple[R
                 limit=limits.max_rows,
                 size=size,
             )
-        kept.append(tuple(cells))
+        # a longer text is an error of its cell (read.py says "longer than"); what is kept of it is bounded
+        most = limits.max_cell_chars + 1
+        kept.append(tuple(cell[:most] if isinstance(cell, str) and len(cell) > most else cell for cell in cells))
         last = number
     return tuple(kept[:last])

@@ -91,3 +91,9 @@ def test_a_huge_cell_packed_small_is_refused_before_it_is_unpacked() -> None:
         r"the workbook unpacks to \d+ bytes; the limit is 10485760 bytes \(the file is \d+\)", str(refused)
     )
     assert peak_mb < 1  # nothing unpacked
+
+
+def test_a_long_cell_is_kept_only_to_one_past_the_cell_limit() -> None:
+    content = ("Артикул;Цена;Остаток;Срок;Название\nrtx-4090;1;1;1;" + "Ж" * 100_000 + "\n").encode()
+    table = table_read(content, "long.csv", Limits())
+    assert [len(cell) for cell in table.rows[1]] == [8, 1, 1, 1, 1_001]
