@@ -114,6 +114,12 @@ def table_read(content: bytes, filename: str, limits: Limits) -> Table:
     try:
         rows = _capped(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), len(content), limits)
     except csv.Error as exc:
+        if "field larger than field limit" in str(exc):  # csv's own bound on one cell (131,072 characters)
+            raise PriceListTooLarge(
+                gettext_noop("a cell is longer than %(limit)s characters; the file is %(size)s bytes"),
+                limit=csv.field_size_limit(),
+                size=len(content),
+            ) from exc
         raise UnreadableFile(NOT_A_TABLE) from exc
     return Table(rows, encoding, delimiter)
 

@@ -97,3 +97,9 @@ def test_a_long_cell_is_kept_only_to_one_past_the_cell_limit() -> None:
     content = ("Артикул;Цена;Остаток;Срок;Название\nrtx-4090;1;1;1;" + "Ж" * 100_000 + "\n").encode()
     table = table_read(content, "long.csv", Limits())
     assert [len(cell) for cell in table.rows[1]] == [8, 1, 1, 1, 1_001]
+
+
+def test_a_cell_beyond_the_csv_readers_bound_is_refused_saying_so() -> None:
+    content = ("Артикул;Цена;Остаток;Срок;Название\nrtx-4090;1;1;1;" + "Ж" * 3_000_000 + "\n").encode()
+    refused, _ = _peak_mb(lambda: table_read(content, "long.csv", Limits()))
+    assert str(refused) == f"a cell is longer than 131072 characters; the file is {len(content)} bytes"
