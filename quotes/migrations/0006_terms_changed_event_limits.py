@@ -4,15 +4,30 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('quotes', '0005_line_service_percent_and_dated_vat'),
+        ("quotes", "0005_line_service_percent_and_dated_vat"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='quoteevent',
-            name='type',
-            field=models.CharField(choices=[('created', 'Created'), ('status_changed', 'Status changed'), ('revised', 'Revised'), ('prices_refreshed', 'Prices refreshed'), ('pdf_ready', 'PDF ready'), ('pdf_failed', 'PDF failed'), ('render_requeued', 'Render re-queued'), ('emailed', 'E-mailed'), ('email_failed', 'E-mail failed'), ('discount_changed', 'Discount changed'), ('terms_changed', 'Terms changed')], max_length=30, verbose_name='type'),
+            model_name="quoteevent",
+            name="type",
+            field=models.CharField(
+                choices=[
+                    ("created", "Created"),
+                    ("status_changed", "Status changed"),
+                    ("revised", "Revised"),
+                    ("prices_refreshed", "Prices refreshed"),
+                    ("pdf_ready", "PDF ready"),
+                    ("pdf_failed", "PDF failed"),
+                    ("render_requeued", "Render re-queued"),
+                    ("emailed", "E-mailed"),
+                    ("email_failed", "E-mail failed"),
+                    ("discount_changed", "Discount changed"),
+                    ("terms_changed", "Terms changed"),
+                ],
+                max_length=30,
+                verbose_name="type",
+            ),
         ),
     ]
