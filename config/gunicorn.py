@@ -16,6 +16,7 @@ import os
 import socket
 import sys
 import threading
+import weakref
 from datetime import UTC, datetime
 from typing import Any
 
@@ -42,7 +43,26 @@ def default_workers() -> int:
     return count
 
 
+def default_threads() -> int:
+    """The threads of each gthread worker: WEB_THREADS, else 16.
+
+    A sync worker reads a request's headers itself, so two clients trickling their headers held both
+    workers of a 2-core start and `/healthz` timed out (issue 38). A gthread worker's main loop accepts
+    and waits for the first bytes without a thread; a client that starts its headers and then trickles
+    holds one thread of its worker, not the worker. 2 workers × 16 threads keep answering with 30 such
+    clients open (tests/test_gunicorn_slow_clients.py opens 8); more than that needs a buffering proxy
+    in front (README, "Production"). Threads share the worker's CPU: the API's throughput is still set
+    by the cores, and the extra threads cost a few hundred KB of stack each, not a worker's ~100 MB."""
+    count = env_int("WEB_THREADS", 16)
+    if count < 1:
+        raise ImproperlyConfiguredEnv(f"WEB_THREADS={count!r} is not a number of threads (1 or more).")
+    return count
+
+
 workers = default_workers()  # `--workers` on the command line (docker-compose, the benchmark) still wins
+worker_class = "gthread"  # slow clients hold a thread, not a worker (default_threads)
+threads = default_threads()
+keepalive = 5  # idle kept-alive and not-yet-started connections wait in the main loop, closed after this
 accesslog = "-"
 errorlog = "-"
 loglevel = "info"
@@ -113,7 +133,10 @@ FREEZE_AFTER_REQUESTS = frozenset({1, 10, 100, 1_000, 10_000})
 def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> None:
     """After the response is sent: note whether the request was read to its end (for the close below), and
     freeze the worker's long-lived objects at FREEZE_AFTER_REQUESTS."""
-    _read_to_end.sock = getattr(getattr(req, "unreader", None), "sock", None) if request_read(req) else None
+    sock = getattr(getattr(req, "unreader", None), "sock", None)
+    if sock is not None and request_read(req):
+        with _read_to_end_lock:
+            _read_to_end.add(sock)
     served = getattr(worker, "requests_served", 0) + 1
     worker.requests_served = served
     if served in FREEZE_AFTER_REQUESTS:
@@ -137,7 +160,10 @@ def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> N
 # the worker sends its FIN and closes at once. Otherwise (a body refused before it was read, a request it
 # could not parse, bytes sent after the request) gunicorn's own close drains it as before.
 
-_read_to_end = threading.local()  # .sock: the connection whose request post_request saw read to its end
+#: The connections whose request post_request saw read to its end. Not thread-local: a gthread worker
+#: serves the request in a pool thread and closes the connection in its main loop.
+_read_to_end: weakref.WeakSet[socket.socket] = weakref.WeakSet()
+_read_to_end_lock = threading.Lock()
 _lingering_close = util.close_graceful
 
 
@@ -155,10 +181,12 @@ def request_read(req: Any) -> bool:
 
 def close_after_response(sock: socket.socket, timeout: float = 2.0, max_drain: int = 65536) -> None:
     """`util.close_graceful` where the request may have left bytes unread; otherwise FIN and close now."""
-    if getattr(_read_to_end, "sock", None) is not sock:
+    with _read_to_end_lock:
+        read = sock in _read_to_end
+        _read_to_end.discard(sock)
+    if not read:
         _lingering_close(sock, timeout, max_drain)
         return
-    _read_to_end.sock = None
     try:
         unread = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)  # b"": the client has closed already
     except BlockingIOError:
@@ -173,4 +201,4 @@ def close_after_response(sock: socket.socket, timeout: float = 2.0, max_drain: i
     sock.close()
 
 
-util.close_graceful = close_after_response  # the sync worker calls it by this name
+util.close_graceful = close_after_response  # the sync and gthread workers call it by this name
