@@ -205,7 +205,13 @@ def gpu_form_factor(ctx: RuleContext) -> Iterator[Finding]:
 
 SOCKET_NAMES = {"sxm4": "SXM4", "sxm5": "SXM5", "sxm6": "SXM6", "hgx-b300": "Blackwell Ultra SXM", "oam": "OAM"}
 #: the baseboard each module generation sits on (NVIDIA HGX A100 / H100-H200 / B200; AMD Instinct UBB)
-SOCKET_BOARDS = {"sxm4": "HGX A100", "sxm5": "HGX H100/H200", "sxm6": "HGX B200", "hgx-b300": "HGX B300", "oam": "AMD Instinct UBB"}
+SOCKET_BOARDS = {
+    "sxm4": "HGX A100",
+    "sxm5": "HGX H100/H200",
+    "sxm6": "HGX B200",
+    "hgx-b300": "HGX B300",
+    "oam": "AMD Instinct UBB",
+}
 
 
 def gpu_generation(ctx: RuleContext) -> Iterator[Finding]:
