@@ -65,8 +65,7 @@ class GpuFormFactor(StrEnum):
 class GpuSocket(StrEnum):
     """The module socket of an SXM/OAM GPU and the baseboard generation a chassis carries: a module sits only on
     a baseboard of its own generation (NVIDIA HGX A100 = SXM4, HGX H100/H200 = SXM5, HGX B200 = SXM6, HGX B300 =
-    its own Blackwell Ultra module; AMD
-    Instinct MI300X = OAM on the UBB). PCIe cards have none ("")."""
+    its own Blackwell Ultra module; AMD Instinct MI300X = OAM on the UBB). PCIe cards have none ("")."""
 
     NONE = ""
     SXM4 = "sxm4"

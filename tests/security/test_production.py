@@ -172,8 +172,7 @@ HEX_ONLY = re.compile(r"[0-9a-fA-F]+")
 LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_-])")
 # Values that say they are not secrets: the development default and throwaway CI/test keys.
 NOT_A_SECRET = re.compile(r"dev-only|insecure|not-a-real|change-me|example|test|\$\{|\$\(|\{[^{}]*\}|^$", re.IGNORECASE)
-# .mbox: the unmerged patches in wip/ carry git binary diffs of .mo files
-BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".pdf", ".woff", ".woff2", ".ttf", ".mo", ".xlsx", ".mbox"}
+BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".pdf", ".woff", ".woff2", ".ttf", ".mo", ".xlsx"}
 
 
 def shannon_bits(text: str) -> float:
