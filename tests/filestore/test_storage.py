@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from django.core.files.base import ContentFile
 
 from config.env import ImproperlyConfiguredEnv, env_choice
@@ -99,3 +100,12 @@ def test_file_store_chooses_the_default_storage_of_every_settings_module(module:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == repr({"BACKEND": backend})
+
+
+def test_compose_keeps_quote_pdfs_in_the_shared_database_not_on_a_volume() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    for name in ("web", "worker", "beat", "migrate"):
+        service = compose["services"][name]
+        assert service["environment"]["FILE_STORE"] == "database", name
+        assert not any("media" in volume for volume in service.get("volumes", [])), name
+    assert "media" not in compose["volumes"]
