@@ -69,3 +69,37 @@ def test_a_new_render_replaces_the_stored_pdf(
     quote.refresh_from_db()
     assert quote.pdf.name != first
     assert list(StoredFile.objects.values_list("name", flat=True)) == [quote.pdf.name]  # the old one deleted
+
+
+def test_a_pdf_missing_from_the_store_is_rendered_again_not_a_500(
+    database_store: None,
+    make_quote: Callable[..., Quote],
+    customer_user: User,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """A quote whose file the store does not have (rendered before FILE_STORE was switched, or lost) answers
+    409 `pdf_not_ready` and is queued again; the next download is the new PDF."""
+    quote = _ready(make_quote())
+    StoredFile.objects.filter(name=quote.pdf.name).delete()
+    api = APIClient()
+    api.force_authenticate(customer_user)
+    url = f"/api/v1/quotes/{quote.number}/pdf/"
+
+    lost = quote.pdf.name
+    with django_capture_on_commit_callbacks(execute=True):  # the queued render runs in process (eager)
+        missing = api.get(url)
+    assert missing.status_code == 409
+    assert missing.json()["error"]["code"] == "pdf_not_ready"
+    assert missing.json()["error"]["fields"] == {"render_status": ["pending"]}
+    quote.refresh_from_db()
+    assert quote.render_status == "ready" and quote.pdf.name != lost
+
+    again = api.get(url)
+    assert again.status_code == 200
+    assert b"".join(again.streaming_content) == bytes(StoredFile.objects.get(name=quote.pdf.name).content)  # type: ignore[attr-defined]
+
+    page = Client()
+    page.force_login(customer_user)
+    StoredFile.objects.all().delete()
+    assert page.get(reverse("quotes:pdf", args=[quote.number])).status_code == 404  # the page: "not ready yet"
+    assert Quote.objects.get(pk=quote.pk).render_status in ("pending", "ready")
