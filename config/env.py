@@ -64,6 +64,15 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfiguredEnv(f"{name}={value!r} is not an integer.") from exc
 
 
+def env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    if value.strip().lower() not in choices:
+        raise ImproperlyConfiguredEnv(f"{name}={value!r} is not one of {', '.join(choices)}.")
+    return value.strip().lower()
+
+
 def env_list(name: str, default: list[str] | None = None) -> list[str]:
     value = os.environ.get(name)
     if value is None or value == "":
@@ -80,7 +89,11 @@ KNOWN_VARIABLES: dict[str, str] = {
     "CSRF_TRUSTED_ORIGINS": "comma-separated origins such as https://configurator.example.com",
     "DATABASE_URL": "postgres://user:pass@host:5432/db; empty = SQLite file db.sqlite3",
     "CELERY_BROKER_URL": "redis://host:6379/0; empty = tasks run in-process (eager)",
-    "MEDIA_ROOT": "where quote PDFs are stored (default ./media)",
+    "FILE_STORE": (
+        "where quote PDFs are stored: local (files under MEDIA_ROOT, one machine only, default) or database "
+        "(rows of the database every web and worker host shares)"
+    ),
+    "MEDIA_ROOT": "the folder of quote PDFs with FILE_STORE=local (default ./media)",
     "QUOTE_PDF_FONT_DIR": "folder of DejaVuSans.ttf and DejaVuSans-Bold.ttf (default: the usual font folders)",
     "EMAIL_URL_BACKEND": "Django email backend path (console in development)",
     "DEFAULT_FROM_EMAIL": "sender address of quote e-mails",

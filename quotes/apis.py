@@ -467,7 +467,8 @@ class QuotePdfApi(APIView):
     )
     def get(self, request: Request, number: str) -> FileResponse:
         quote = quote_get(user=_user(request), number=number, revision=_revision(request))
-        if quote.render_status != RenderStatus.READY or not quote.pdf:
+        stored = services.quote_pdf_open(quote) if quote.render_status == RenderStatus.READY and quote.pdf else None
+        if stored is None:
             state = {
                 RenderStatus.PENDING: "is queued for rendering",
                 RenderStatus.GENERATING: "is still being rendered",
@@ -479,7 +480,7 @@ class QuotePdfApi(APIView):
                 fields={"render_status": [quote.render_status]},
             )
         response = FileResponse(
-            quote.pdf.open("rb"),
+            stored,
             as_attachment=True,
             filename=f"{quote.number}-R{quote.revision}.pdf",
             content_type="application/pdf",

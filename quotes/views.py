@@ -127,10 +127,11 @@ def quote_pdf_status(request: HttpRequest, number: str) -> HttpResponse:
 @require_GET
 def quote_pdf_download(request: HttpRequest, number: str) -> FileResponse:
     quote = quote_get(user=_user(request), number=number, revision=_revision(request.GET.get("revision")))
-    if quote.render_status != RenderStatus.READY or not quote.pdf:
+    stored = services.quote_pdf_open(quote) if quote.render_status == RenderStatus.READY and quote.pdf else None
+    if stored is None:
         raise Http404("The PDF is not ready yet.")
     return FileResponse(
-        quote.pdf.open("rb"),
+        stored,
         as_attachment=True,
         filename=f"{quote.number}-R{quote.revision}.pdf",
         content_type="application/pdf",

@@ -17,7 +17,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "configurator" / "engine"
-APPS = ("accounts", "catalog", "finance", "procurement", "configurator", "quotes", "servicelines", "orders")
+APPS = (
+    "accounts", "catalog", "finance", "procurement", "configurator", "quotes", "servicelines", "orders", "filestore",
+)  # fmt: skip
 DOOR_MODULES = {
     "api", "apis", "api_urls", "web", "views", "forms", "actions", "admin", "resources", "templatetags",
     "management", "urls", "urls_web", "apps",
@@ -27,8 +29,8 @@ MAX_LINES = 500
 
 
 def layer(module: str) -> int | None:
-    """0 engine; 1 catalog, accounts, finance (rates, VAT), procurement (suppliers, offers); 2 configurator
-    services; 3 quotes, service lines and orders; 4 doors; None: not ours."""
+    """0 engine; 1 catalog, accounts, finance (rates, VAT), procurement (suppliers, offers), filestore (stored
+    files); 2 configurator services; 3 quotes, service lines and orders; 4 doors; None: not ours."""
     parts = module.split(".")
     if parts[0] not in APPS:
         return None
@@ -36,7 +38,9 @@ def layer(module: str) -> int | None:
         return 0
     if len(parts) > 1 and parts[1] in DOOR_MODULES:
         return 4
-    return {"catalog": 1, "accounts": 1, "finance": 1, "procurement": 1, "configurator": 2}.get(parts[0], 3)
+    return {"catalog": 1, "accounts": 1, "finance": 1, "procurement": 1, "filestore": 1, "configurator": 2}.get(
+        parts[0], 3
+    )
 
 
 def imported(path: Path) -> list[str]:

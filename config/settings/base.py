@@ -7,7 +7,7 @@ from typing import Any
 
 import dj_database_url
 
-from config.env import BASE_DIR, env_bool, env_int, env_list, env_str
+from config.env import BASE_DIR, env_bool, env_choice, env_int, env_list, env_str
 from finance.schedule import CELERY_BEAT_SCHEDULE as FINANCE_BEAT_SCHEDULE
 from orders.schedule import ORDERS_BEAT_SCHEDULE
 from procurement.schedule import procurement_beat_schedule
@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "procurement",
     "orders",
     "servicelines",
+    "filestore",
 ]
 
 SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys before any query
@@ -120,8 +121,15 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = "/media/"
 MEDIA_ROOT = env_str("MEDIA_ROOT", str(BASE_DIR / "media"))
+# Where quote PDFs are kept (the `default` storage): `local` files under MEDIA_ROOT serve one machine only;
+# with several web or worker hosts, `database` keeps them in the database they all share (filestore/).
+FILE_STORES = {
+    "local": "django.core.files.storage.FileSystemStorage",
+    "database": "filestore.storage.DatabaseStorage",
+}
+FILE_STORE = env_choice("FILE_STORE", tuple(FILE_STORES), "local")
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {"BACKEND": FILE_STORES[FILE_STORE]},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 

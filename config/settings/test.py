@@ -1,5 +1,6 @@
 """Test run: fast hasher, locmem cache and e-mail; integration tests read DATABASE_URL / CELERY_BROKER_URL."""
 
+from config.env import env_str
 from config.settings.base import *  # noqa: F403
 
 DEBUG = False
@@ -8,9 +9,9 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 CATALOG_SNAPSHOT_TTL_S = 0.0  # tests edit the catalog and expect the next request to see it
-MEDIA_ROOT = str(BASE_DIR / ".test-media")  # noqa: F405
+MEDIA_ROOT = env_str("MEDIA_ROOT", str(BASE_DIR / ".test-media"))  # noqa: F405  (a host of its own: tests/integration)
 STORAGES = {  # no manifest needed when DEBUG is off in tests
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    **STORAGES,  # noqa: F405  (FILE_STORE chooses the default storage)
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 LOGGING = {

@@ -4,11 +4,12 @@ give a failed claim back, and sweep renders that were lost (ARCHITECTURE.md §Qu
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.core.files.base import ContentFile
+from django.core.files.base import ContentFile, File
 from django.core.files.storage import Storage
 from django.db import transaction
 from django.db.models import F
@@ -21,6 +22,8 @@ from quotes.services.notify import quote_email_if_due
 
 S = QuoteStatus
 E = QuoteEventType
+
+logger = logging.getLogger(__name__)
 
 RENDER_STUCK_AFTER = timedelta(minutes=2)  # longer than the render task's hard time limit (90 s): its worker died
 RENDER_UNQUEUED_GRACE = timedelta(seconds=20)  # a pending quote not handed to the broker after this is swept
@@ -146,6 +149,24 @@ def _point_at_pdf(quote: Quote, storage: Storage, saved_name: str, pdf_bytes: by
         if previous and previous != saved_name:
             transaction.on_commit(lambda: storage.delete(previous))
     return True
+
+
+def quote_pdf_open(quote: Quote) -> File | None:
+    """The quote's stored PDF, open for reading. None when the store has no such file (FILE_STORE was changed,
+    or the file was lost): the quote goes back to `pending` and its render is queued, so the reader is told
+    the PDF is being rendered (and gets it a few seconds later) instead of an error."""
+    try:
+        return quote.pdf.open("rb")
+    except FileNotFoundError:
+        logger.warning("quote %s: its PDF %s is not in the file store; rendering it again", quote.label, quote.pdf.name)
+    with transaction.atomic():
+        lost = Quote.objects.filter(pk=quote.pk, render_status=RenderStatus.READY, pdf=quote.pdf.name).update(
+            render_status=RenderStatus.PENDING, render_queued_at=None, updated_at=timezone.now()
+        )
+        if lost:
+            render_queue_on_commit(quote.pk)
+    quote.refresh_from_db(fields=["render_status", "render_queued_at", "updated_at"])
+    return None
 
 
 def quote_render_failed(*, quote_id: int, error: str) -> None:
