@@ -12,5 +12,6 @@ urlpatterns: list[URLPattern] = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", views.LogoutView.as_view(), name="logout"),
     path("signup/", views.signup, name="signup"),
+    path("activate/<str:uidb64>/<str:token>/", views.activate, name="activate"),
     path("", views.account, name="account"),
 ]
