@@ -82,3 +82,23 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}…"
+
+
+class StaffTotp(models.Model):
+    """A staff member's TOTP authenticator (accounts/totp.py), required for /admin/ (accounts.mfa).
+
+    `last_step` is the time step of the last accepted code: a code is accepted once."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="totp", verbose_name=_("user")
+    )
+    secret = models.CharField(_("secret (base32)"), max_length=64)
+    confirmed_at = models.DateTimeField(_("confirmed"), null=True, blank=True)
+    last_step = models.BigIntegerField(_("last used time step"), default=-1)
+
+    class Meta:
+        verbose_name = _("authenticator (TOTP)")
+        verbose_name_plural = _("authenticators (TOTP)")
+
+    def __str__(self) -> str:
+        return str(self.user)

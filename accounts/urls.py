@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from accounts import views
+from accounts import mfa, views
 
 app_name = "accounts"
 
@@ -13,5 +13,6 @@ urlpatterns: list[URLPattern] = [
     path("logout/", views.LogoutView.as_view(), name="logout"),
     path("signup/", views.signup, name="signup"),
     path("activate/<str:uidb64>/<str:token>/", views.activate, name="activate"),
+    path("mfa/", mfa.mfa, name="mfa"),
     path("", views.account, name="account"),
 ]

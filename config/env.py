@@ -120,4 +120,5 @@ KNOWN_VARIABLES: dict[str, str] = {
         "seconds without a request after which a staff/sales/catalog session ends (default 1800)"
     ),
     "SESSION_IDLE_TIMEOUT_S": "seconds without a request after which a customer's session ends (default 28800)",
+    "ADMIN_MFA_REQUIRED": "true/false: staff give a TOTP code once per session before /admin/ (default true)",
 }

@@ -49,7 +49,9 @@ SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys 
 # employees (staff, sales, catalog) sooner than customers.
 SESSION_IDLE_TIMEOUT_STAFF_S = env_int("SESSION_IDLE_TIMEOUT_STAFF_S", 1800)
 SESSION_IDLE_TIMEOUT_S = env_int("SESSION_IDLE_TIMEOUT_S", 8 * 3600)
-SESSION_COOKIE_AGE = SESSION_IDLE_TIMEOUT_S  # a session nobody signed in to ends no later
+SESSION_COOKIE_AGE = SESSION_IDLE_TIMEOUT_S
+# Staff give a TOTP code (an authenticator app) once per session before any /admin/ page (accounts/mfa.py).
+ADMIN_MFA_REQUIRED = env_bool("ADMIN_MFA_REQUIRED", True)  # a session nobody signed in to ends no later
 
 MIDDLEWARE = [
     "config.observability.RequestIdMiddleware",
@@ -66,6 +68,7 @@ MIDDLEWARE = [
     "config.middleware.ApiAwareAuthenticationMiddleware",
     "config.middleware.PagesMessageMiddleware",  # pages only (config/middleware.py)
     "config.middleware.SessionIdleTimeoutMiddleware",  # signed-in sessions end after SESSION_IDLE_TIMEOUT_*_S idle
+    "accounts.mfa.AdminMfaMiddleware",  # /admin/ needs a TOTP code once per session (ADMIN_MFA_REQUIRED)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
