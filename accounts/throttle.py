@@ -103,6 +103,12 @@ class _Local:
             self._counts[key] = (count + 1, ends)
             return count + 1
 
+    def get_any(self) -> int:
+        """How many windows are open (what the fallback holds now)."""
+        now = time.time()
+        with self._lock:
+            return sum(1 for _count, ends in self._counts.values() if ends > now)
+
     def delete(self, key: str) -> None:
         with self._lock:
             self._counts.pop(key, None)
