@@ -173,3 +173,15 @@ def login_succeeded(*, username: str, address: str, door: str) -> None:
         cache.delete(key)
     except Exception as exc:
         logger.warning("login throttle cache unavailable: %r", exc)
+
+
+def mail_allowed(email: str) -> bool:
+    """At most one account mail (sign-up, password reset) per address per SIGNUP_MAIL_INTERVAL_S (this
+    process's memory while the cache is down: still limited)."""
+    interval = int(settings.SIGNUP_MAIL_INTERVAL_S)
+    key = f"account-mail:{account_id(email)}"
+    try:
+        return bool(cache.add(key, 1, timeout=interval))
+    except Exception as exc:
+        logger.warning("account mail limit cache unavailable, limiting in this process: %r", exc)
+        return local_counts.incr(key, interval) == 1

@@ -14,5 +14,13 @@ urlpatterns: list[URLPattern] = [
     path("signup/", views.signup, name="signup"),
     path("activate/<str:uidb64>/<str:token>/", views.activate, name="activate"),
     path("mfa/", mfa.mfa, name="mfa"),
+    path("password-reset/", views.PasswordResetView.as_view(), name="password-reset"),
+    path("password-reset/sent/", views.PasswordResetSentView.as_view(), name="password-reset-sent"),
+    path(
+        "password-reset/<str:uidb64>/<str:token>/",
+        views.PasswordResetConfirmView.as_view(),
+        name="password-reset-confirm",
+    ),
+    path("password-reset/done/", views.PasswordResetCompleteView.as_view(), name="password-reset-complete"),
     path("", views.account, name="account"),
 ]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.tokens import default_token_generator
-from django.core.cache import cache
 from django.core.mail import send_mail
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods
 from accounts.forms import LoginForm, SignupForm
 from accounts.models import User
 from accounts.services import customer_signup
-from accounts.throttle import account_id, local_counts, logger
+from accounts.throttle import mail_allowed
 from accounts.tokens import token_get, token_issue, token_revoke
 
 LOGIN_URL = reverse_lazy("accounts:login")
@@ -33,6 +33,39 @@ class LoginView(auth_views.LoginView):
     template_name = "accounts/login.html"
     redirect_authenticated_user = True
     extra_context = {"active": "login"}
+
+
+class PasswordResetForm(auth_forms.PasswordResetForm):
+    """Django's reset form (it mails only active accounts with that address and says the same either way),
+    with its mails limited per address like the sign-up's."""
+
+    def send_mail(self, *args: Any, **kwargs: Any) -> None:
+        to_email = str(args[4] if len(args) > 4 else kwargs["to_email"])
+        if mail_allowed(to_email):
+            super().send_mail(*args, **kwargs)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """A reset link by e-mail (a locked-out or forgetful user's way back in)."""
+
+    form_class = PasswordResetForm
+    template_name = "accounts/password_reset.html"
+    email_template_name = "accounts/password_reset_email.txt"
+    subject_template_name = "accounts/password_reset_subject.txt"
+    success_url = reverse_lazy("accounts:password-reset-sent")
+
+
+class PasswordResetSentView(auth_views.PasswordResetDoneView):
+    template_name = "accounts/password_reset_sent.html"
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    template_name = "accounts/password_reset_confirm.html"
+    success_url = reverse_lazy("accounts:password-reset-complete")
+
+
+class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
+    template_name = "accounts/password_reset_complete.html"
 
 
 class LogoutView(auth_views.LogoutView):
@@ -52,14 +85,15 @@ def signup(request: HttpRequest) -> HttpResponse:
     The answer is the same whether the address already has an account or not — a redirect to the login page
     saying a message was sent — so the page does not tell anyone which addresses have accounts: a new address
     gets the confirmation link, a taken one a note to its owner. Either mail goes at most once per
-    SIGNUP_MAIL_INTERVAL_S to one address (`_mail_allowed`), so the form cannot be used to flood a mailbox."""
+    SIGNUP_MAIL_INTERVAL_S to one address (`accounts.throttle.mail_allowed`), so the form cannot be used to
+    flood a mailbox."""
     if request.user.is_authenticated:
         return redirect(_safe_next(request))
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         email = form.cleaned_data["email"]
         if User.objects.filter(email__iexact=email).exists():
-            if _mail_allowed(email):
+            if mail_allowed(email):
                 _signup_address_taken_mail(request, email)
         else:
             user = customer_signup(
@@ -69,25 +103,13 @@ def signup(request: HttpRequest) -> HttpResponse:
                 company=form.cleaned_data.get("company") or "",
                 active=False,
             )
-            if _mail_allowed(email):
+            if mail_allowed(email):
                 _signup_confirm_mail(request, user)
         sent = _("We have sent a message to %(email)s; please check your inbox.") % {"email": email}
         messages.info(request, sent)
         return redirect("accounts:login")
     next_url = request.GET.get("next") or request.POST.get("next") or ""
     return render(request, "accounts/signup.html", {"form": form, "next": next_url, "active": "signup"})
-
-
-def _mail_allowed(email: str) -> bool:
-    """At most one sign-up mail per address per SIGNUP_MAIL_INTERVAL_S (this process's memory while the
-    cache is down: still limited)."""
-    interval = int(settings.SIGNUP_MAIL_INTERVAL_S)
-    key = f"signup-mail:{account_id(email)}"
-    try:
-        return bool(cache.add(key, 1, timeout=interval))
-    except Exception as exc:
-        logger.warning("sign-up mail limit cache unavailable, limiting in this process: %r", exc)
-        return local_counts.incr(key, interval) == 1
 
 
 def _signup_address_taken_mail(request: HttpRequest, email: str) -> None:

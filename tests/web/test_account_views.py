@@ -136,3 +136,28 @@ def test_the_api_token_is_shown_once_stored_hashed_rotated_and_revoked(client_fo
 def test_sales_see_their_role(client_for: ClientFor) -> None:
     page = client_for(factories.sales(username="sam")).get("/accounts/").content.decode()
     assert "Инженер по продажам" in page
+
+
+def test_a_password_reset_link_lets_a_locked_out_user_back_in_and_is_mailed_once_per_15_minutes() -> None:
+    user = factories.customer(username="alice", email="alice@example.com")
+    for attempt in range(20):  # locked out from this address
+        Client(REMOTE_ADDR="192.0.2.50").post("/accounts/login/", {"username": "alice", "password": f"g{attempt}"})
+    login_page = Client().get("/accounts/login/").content.decode()
+    assert 'href="/accounts/password-reset/"' in login_page and "Забыли пароль?" in login_page
+    for email in ("alice@example.com", "alice@example.com", "nobody@example.com"):
+        sent = Client().post("/accounts/password-reset/", {"email": email})
+        assert sent.status_code == 302 and sent["Location"] == "/accounts/password-reset/sent/"  # the same either way
+    assert [m.to for m in mail.outbox] == [["alice@example.com"]]  # the repeat within 15 minutes is not mailed
+    link = re.search(r"http://testserver(/accounts/password-reset/\S+/)", str(mail.outbox[0].body))
+    assert link is not None and "alice" in str(mail.outbox[0].body)
+    client = Client(REMOTE_ADDR="192.0.2.50")
+    form = client.get(link.group(1), follow=True)
+    assert form.status_code == 200 and "new_password1" in form.content.decode()
+    done = client.post(
+        form.redirect_chain[-1][0], {"new_password1": "a-new-pass-2026!", "new_password2": "a-new-pass-2026!"}
+    )
+    assert done.status_code == 302 and done["Location"] == "/accounts/password-reset/done/"
+    user.refresh_from_db()
+    assert user.check_password("a-new-pass-2026!")
+    elsewhere = Client(REMOTE_ADDR="192.0.2.51")
+    assert elsewhere.post("/accounts/login/", {"username": "alice", "password": "a-new-pass-2026!"}).status_code == 302
