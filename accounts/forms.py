@@ -24,6 +24,8 @@ class ThrottledLoginMixin:
     data: Any
     user_cache: Any
 
+    door = "login_page"
+
     def clean(self) -> dict[str, Any]:
         username = str(self.data.get("username") or "")
         address = client_address(self.request)
@@ -33,10 +35,10 @@ class ThrottledLoginMixin:
         try:
             cleaned: dict[str, Any] = super().clean()  # type: ignore[misc]
         except forms.ValidationError:
-            login_failed(username=username, address=address)
+            login_failed(username=username, address=address, door=self.door)
             raise
         if self.user_cache is not None:
-            login_succeeded(username=username)
+            login_succeeded(username=username, address=address, door=self.door)
         return cleaned
 
 
@@ -46,6 +48,8 @@ class LoginForm(ThrottledLoginMixin, AuthenticationForm):
 
 class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
     """The admin's login form (/admin/login/)."""
+
+    door = "admin_login"
 
 
 class SignupForm(UserCreationForm):

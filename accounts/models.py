@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models.signals import m2m_changed
@@ -53,3 +55,50 @@ def _forget_group_names(sender: Any, instance: Any, action: str, **kwargs: Any) 
     """`user.groups.add(...)` and the like: the user's cached group names are stale."""
     if isinstance(instance, User) and action.startswith("post_"):
         instance.__dict__.pop(_GROUP_NAMES, None)
+
+
+def token_digest(key: str) -> str:
+    """What is stored of an API token: sha256 of the key, in hex (the key itself is shown once, never kept)."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A user's API token (`Authorization: Token <key>`), stored as sha256(key) with an expiry.
+
+    The key is 32 random bytes (`secrets.token_urlsafe`), so a fast hash is enough: nothing can be guessed
+    from its digest. A user holds at most one; issuing a new one replaces it (accounts.tokens)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_token", verbose_name=_("user")
+    )
+    key_hash = models.CharField(_("key digest (sha256)"), max_length=64, unique=True)
+    prefix = models.CharField(_("key start"), max_length=8, help_text=_("The first characters, to tell keys apart"))
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    expires_at = models.DateTimeField(_("expires"))
+
+    class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+
+    def __str__(self) -> str:
+        return f"{self.prefix}…"
+
+
+class StaffTotp(models.Model):
+    """A staff member's TOTP authenticator (accounts/totp.py), required for /admin/ (accounts.mfa).
+
+    `last_step` is the time step of the last accepted code: a code is accepted once."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="totp", verbose_name=_("user")
+    )
+    secret = models.CharField(_("secret (base32)"), max_length=64)
+    confirmed_at = models.DateTimeField(_("confirmed"), null=True, blank=True)
+    last_step = models.BigIntegerField(_("last used time step"), default=-1)
+
+    class Meta:
+        verbose_name = _("authenticator (TOTP)")
+        verbose_name_plural = _("authenticators (TOTP)")
+
+    def __str__(self) -> str:
+        return str(self.user)

@@ -128,4 +128,10 @@ KNOWN_VARIABLES: dict[str, str] = {
     "API_NUM_PROXIES": (
         "reverse proxies in front of the app whose X-Forwarded-For is trusted for throttling (default 0)"
     ),
+    "API_TOKEN_TTL_DAYS": "days an API token stays valid from its creation (default 90)",
+    "SESSION_IDLE_TIMEOUT_STAFF_S": (
+        "seconds without a request after which a staff/sales/catalog session ends (default 1800)"
+    ),
+    "SESSION_IDLE_TIMEOUT_S": "seconds without a request after which a customer's session ends (default 28800)",
+    "ADMIN_MFA_REQUIRED": "true/false: staff give a TOTP code once per session before /admin/ (default true)",
 }

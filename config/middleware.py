@@ -16,6 +16,7 @@ Pages are unchanged: every middleware runs for them.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.conf import settings
@@ -57,3 +58,39 @@ class ApiAwareAuthenticationMiddleware(_SkipOnApi, AuthenticationMiddleware):
 
 class PagesMessageMiddleware(_SkipOnApi, MessageMiddleware):
     pass
+
+
+REFRESHED = "_idle_refreshed"  # when the session's expiry was last moved forward (epoch seconds)
+
+
+class SessionIdleTimeoutMiddleware:
+    """Signed-in sessions end after a time without requests: SESSION_IDLE_TIMEOUT_STAFF_S for employees (staff,
+    sales, catalog), SESSION_IDLE_TIMEOUT_S for customers. Each request moves the end forward (the session's
+    expiry, in the database and on the cookie), at most once a minute so that a page's burst of requests costs
+    one session write. Runs on the answer, so the login request itself sets the first expiry."""
+
+    REFRESH_S = 60
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> Any:
+        response = self.get_response(request)
+        session = getattr(request, "session", None)
+        user = getattr(request, "user", None)
+        if session is not None and user is not None and user.is_authenticated:
+            idle_s, now = idle_timeout_s(user), int(time.time())
+            if session.get("_session_expiry") != idle_s or now - int(session.get(REFRESHED, 0)) >= self.REFRESH_S:
+                session.set_expiry(idle_s)  # saved with expire_date = now + idle_s, the cookie's Max-Age too
+                session[REFRESHED] = now
+        return response
+
+
+def idle_timeout_s(user: Any) -> int:
+    employee = (
+        user.is_staff
+        or user.is_superuser
+        or getattr(user, "is_sales", False)
+        or getattr(user, "is_catalog_staff", False)
+    )
+    return int(settings.SESSION_IDLE_TIMEOUT_STAFF_S if employee else settings.SESSION_IDLE_TIMEOUT_S)

@@ -92,7 +92,7 @@ class RequestIdFilter(logging.Filter):
 
 
 class JsonLinesFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message, request_id (+ exception)."""
+    """One JSON object per line: time, level, logger, message, request_id (+ an audit event's fields, exception)."""
 
     def format(self, record: logging.LogRecord) -> str:
         payload = {
@@ -102,6 +102,9 @@ class JsonLinesFormatter(logging.Formatter):
             "message": record.getMessage(),
             "request_id": getattr(record, "request_id", "-"),
         }
+        audit = getattr(record, "audit", None)  # an audit event's fields (accounts.audit: logins, tokens)
+        if isinstance(audit, dict):
+            payload.update({key: value for key, value in audit.items() if key not in payload})
         if record.exc_info:
             payload["exception"] = self.formatException(record.exc_info)
         return json.dumps(payload, ensure_ascii=False)

@@ -5,7 +5,12 @@
   applies, htmx runs without eval and without its inline indicator style). A view may answer its own
   policy (the Swagger UI page, whose images include data: URIs); it is then left alone.
 * `Cache-Control: private, no-store` on every /api/ answer to a signed-in caller (a session, or any
-  Authorization header): a shared cache or the browser's must not keep one user's quotes or token.
+  Authorization header), on every page answered to a signed-in user, on the account pages (/accounts/: login,
+  sign-up, the API token) and on every PDF: a shared cache or the browser's must not keep one user's quotes,
+  documents or token. Public pages answered to anonymous visitors (home, catalog) and /static/ keep their
+  own caching; an answer that already says `no-store` (the admin's never_cache) is left alone.
+* `Permissions-Policy` (PERMISSIONS_POLICY): no camera, microphone, geolocation, payment, USB and the like —
+  the site uses none of them.
 """
 
 from __future__ import annotations
@@ -29,6 +34,12 @@ DOCS_POLICY = (
     "object-src 'none'"
 )
 PRIVATE = "private, no-store"
+PERMISSIONS_HEADER = "Permissions-Policy"
+DEFAULT_PERMISSIONS_POLICY = (
+    "accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), magnetometer=(), "
+    "microphone=(), midi=(), payment=(), serial=(), usb=(), xr-spatial-tracking=()"
+)
+PRIVATE_PREFIXES = ("/accounts/",)
 
 
 def content_security_policy() -> str:
@@ -43,9 +54,23 @@ class SecurityHeadersMiddleware:
         response = self.get_response(request)
         if CSP_HEADER not in response:
             response[CSP_HEADER] = content_security_policy()
-        if is_api_request(request) and _signed_in(request):
+        if PERMISSIONS_HEADER not in response:
+            response[PERMISSIONS_HEADER] = str(getattr(settings, "PERMISSIONS_POLICY", DEFAULT_PERMISSIONS_POLICY))
+        if _private(request, response) and "no-store" not in response.get("Cache-Control", ""):
             response["Cache-Control"] = PRIVATE
         return response
+
+
+def _private(request: HttpRequest, response: HttpResponse) -> bool:
+    """An answer no cache may keep: personal, or a document."""
+    if is_api_request(request):
+        return _signed_in(request) or response.get("Content-Type", "").startswith("application/pdf")
+    user = getattr(request, "user", None)
+    return (
+        bool(user is not None and user.is_authenticated)
+        or request.path.startswith(PRIVATE_PREFIXES)
+        or response.get("Content-Type", "").startswith("application/pdf")
+    )
 
 
 def _signed_in(request: HttpRequest) -> bool:

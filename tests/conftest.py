@@ -68,12 +68,17 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
-    """Throttle and login-failure counters live in the (locmem) cache; no test sees another's."""
+    """Throttle and login-failure counters live in the (locmem) cache, or this process's fallback counters
+    (accounts.throttle.local_counts); no test sees another's."""
     from django.core.cache import cache
 
+    from accounts.throttle import local_counts
+
     cache.clear()
+    local_counts.clear()
     yield
     cache.clear()
+    local_counts.clear()
 
 
 @pytest.fixture

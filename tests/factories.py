@@ -38,3 +38,10 @@ def sales(**kwargs: object) -> User:
 
 def catalog_staff(**kwargs: object) -> User:
     return cast(User, UserFactory(groups=["catalog"], is_staff=True, **kwargs))
+
+
+def api_token(user: User) -> str:
+    """A new API token of `user`: the key to send (only its sha256 is stored)."""
+    from accounts.tokens import token_issue
+
+    return token_issue(user=user)[1]

@@ -46,6 +46,13 @@ INSTALLED_APPS = [
 ]
 
 SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys before any query
+# Signed-in sessions end after this long without a request (config.middleware.SessionIdleTimeoutMiddleware):
+# employees (staff, sales, catalog) sooner than customers.
+SESSION_IDLE_TIMEOUT_STAFF_S = env_int("SESSION_IDLE_TIMEOUT_STAFF_S", 1800)
+SESSION_IDLE_TIMEOUT_S = env_int("SESSION_IDLE_TIMEOUT_S", 8 * 3600)
+SESSION_COOKIE_AGE = SESSION_IDLE_TIMEOUT_S
+# Staff give a TOTP code (an authenticator app) once per session before any /admin/ page (accounts/mfa.py).
+ADMIN_MFA_REQUIRED = env_bool("ADMIN_MFA_REQUIRED", True)  # a session nobody signed in to ends no later
 
 MIDDLEWARE = [
     "config.observability.RequestIdMiddleware",
@@ -62,6 +69,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",  # kept whole: check --deploy looks for it by name
     "config.middleware.ApiAwareAuthenticationMiddleware",
     "config.middleware.PagesMessageMiddleware",  # pages only (config/middleware.py)
+    "config.middleware.SessionIdleTimeoutMiddleware",  # signed-in sessions end after SESSION_IDLE_TIMEOUT_*_S idle
+    "accounts.mfa.AdminMfaMiddleware",  # /admin/ needs a TOTP code once per session (ADMIN_MFA_REQUIRED)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
@@ -133,8 +142,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-# Password guessing on /accounts/login/ and /admin/login/ (accounts/throttle.py): after this many failures
-# in the window, per username or per client address, every attempt is refused until the window ends.
+# Password guessing on /accounts/login/, /admin/login/ and HTTP Basic on the API (accounts/throttle.py): after
+# this many failures in the window, per (account, client address) or per client address, attempts from that
+# address are refused until the window ends; the account still opens from other addresses.
 LOGIN_FAILURES_PER_USERNAME = env_int("LOGIN_FAILURES_PER_USERNAME", 20)
 LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
 LOGIN_LOCKOUT_WINDOW_S = env_int("LOGIN_LOCKOUT_WINDOW_S", 900)
@@ -143,6 +153,12 @@ LOGIN_LOCKOUT_WINDOW_S = env_int("LOGIN_LOCKOUT_WINDOW_S", 900)
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
 )
+
+# API tokens (accounts/tokens.py): stored as sha256(key), shown once, valid this many days from their creation.
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 90)
+
+# Sign-up mails (the confirmation link, or "someone used your address"): at most one per address per interval.
+SIGNUP_MAIL_INTERVAL_S = 900
 
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "/"
@@ -160,7 +176,7 @@ REST_FRAMEWORK = {
     # Token first: an anonymous API call gets 401 with `WWW-Authenticate: Token`; the session (with DRF's
     # CSRF check on unsafe methods) serves the site's own pages.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.HashedTokenAuthentication",  # only sha256(key) stored, expiring
         "rest_framework.authentication.SessionAuthentication",
     ],
     # Per-scope limits (views set `throttle_scope`); counters live in the default cache.

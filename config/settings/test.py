@@ -27,3 +27,5 @@ REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": dict.fromkeys(API_THROTTLE_RATES, "100000/min"),  # noqa: F405
 }
+# The admin's second factor is tested in tests/security/test_mfa.py; elsewhere staff reach the admin directly.
+ADMIN_MFA_REQUIRED = False

@@ -54,13 +54,13 @@ pytestmark = [pytest.mark.integration, pytest.mark.long]
 ESTIMATE = {"model": "llama-3.1-70b", "precision": "q4_k_m", "gpu": "rtx-4090", "gpu_count": 2}
 SEED = """
 from django.contrib.auth.models import Group
-from rest_framework.authtoken.models import Token
 from accounts.models import User
+from accounts.tokens import token_issue
 tokens = {}
 for name, group in (("faults-customer", "customers"), ("faults-sales", "sales")):
     user = User.objects.create_user(username=name, email=f"{name}@example.com", password="faults-test-pass")
     user.groups.add(Group.objects.get(name=group))
-    tokens[name] = Token.objects.create(user=user).key
+    tokens[name] = token_issue(user=user)[1]
 print(json.dumps(tokens))
 """
 

@@ -28,10 +28,9 @@ from django.core.files.base import ContentFile
 from django.db.models import Model
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
-from rest_framework.authtoken.models import Token, TokenProxy
 from rest_framework.test import APIClient
 
-from accounts.models import User
+from accounts.models import ApiToken, User
 from catalog import models as catalog_models
 from configurator.models import SavedBuild
 from configurator.services import saved_build_create
@@ -119,7 +118,7 @@ def make_world(prefix: str, *, tokens: bool) -> World:
     }
     world = World(
         users=users,
-        tokens={name: Token.objects.create(user=user).key for name, user in users.items()} if tokens else {},
+        tokens={name: factories.api_token(user) for name, user in users.items()} if tokens else {},
         build=saved_build_create(owner=users[CUST], name="customer's build", payload=GOOD_BUILD),
         sales2=factories.sales(username=f"{prefix}-sales2"),
     )
@@ -172,7 +171,7 @@ def fingerprint(*models: type[Model]) -> dict[str, list[dict[str, Any]]]:
 
 
 API_TABLES: tuple[type[Model], ...] = (
-    SavedBuild, Quote, QuoteLine, QuoteEvent, Token, User, catalog_models.Gpu, Order, OrderEvent, PurchaseLine,
+    SavedBuild, Quote, QuoteLine, QuoteEvent, ApiToken, User, catalog_models.Gpu, Order, OrderEvent, PurchaseLine,
     procurement_models.PriceListImport,
 )  # fmt: skip
 
@@ -459,7 +458,7 @@ ADMIN_MATRIX: dict[type[Model], dict[str, dict[str, int]]] = {
     Quote: _admin_row(sales=VIEW_ONLY, catalog=DENIED, superuser=_pages(200, 403, 200)),
     User: _admin_row(sales=VIEW_ONLY, catalog=DENIED, superuser=FULL),
     Group: _admin_row(sales=DENIED, catalog=DENIED, superuser=FULL),
-    TokenProxy: _admin_row(sales=DENIED, catalog=DENIED, superuser=FULL),
+    ApiToken: _admin_row(sales=DENIED, catalog=DENIED, superuser=FULL),
     # procurement: catalog staff keep suppliers and offers, sales look; imports and the price log are records
     procurement_models.Supplier: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
     procurement_models.SupplierOffer: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
@@ -481,7 +480,7 @@ MAY_CHANGE: dict[type[Model], set[str]] = {
     Quote: {SALES, SUPER},  # a draft's terms (quotes.change_quote)
     User: {SUPER},
     Group: {SUPER},
-    TokenProxy: {SUPER},
+    ApiToken: {SUPER},
     procurement_models.Supplier: {CAT, SUPER},
     procurement_models.SupplierOffer: {CAT, SUPER},
     procurement_models.PriceFreeze: {CAT, SUPER},
@@ -509,8 +508,8 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return world.customer
     if model is Group:
         return Group.objects.get(name="customers")
-    if model is TokenProxy:
-        return TokenProxy.objects.get(user=world.customer)
+    if model is ApiToken:
+        return ApiToken.objects.get(user=world.customer)
     if model is Order:
         return world.order()
     if model is ServiceItem:  # made inside the test, as the procurement rows are (_made_per_test)
@@ -528,8 +527,7 @@ def _admin_url(model: type[Model], page: str, obj: Model) -> str:
     name = f"admin:{model._meta.app_label}_{model._meta.model_name}_{page}"
     if page != "change":
         return reverse(name)
-    object_id = obj.user_id if isinstance(obj, TokenProxy) else obj.pk  # the token admin is keyed by user
-    return reverse(name, args=[object_id])
+    return reverse(name, args=[obj.pk])
 
 
 def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any] | None:
@@ -537,7 +535,7 @@ def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]
     field_name = {
         Quote: "terms",
         User: "company",
-        TokenProxy: None,
+        ApiToken: None,
         procurement_models.SupplierOffer: "supplier_sku",
         procurement_models.PriceFreeze: "reason",
         procurement_models.PriceListImport: None,
@@ -568,7 +566,7 @@ def _add_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]:
         return {"username": "matrix-new-user", "password1": "Xq7!matrix-test-pass", "password2": "Xq7!matrix-test-pass"}
     if model is Group:
         return {"name": "matrix-new-group"}
-    if model is TokenProxy:
+    if model is ApiToken:
         return {"user": str(factories.customer(username="matrix-tokenless").pk)}
     data = _change_data(world, model, obj) or {}
     if "sku" in data:
@@ -583,7 +581,7 @@ def _add_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]:
 
 
 def _admin_tables(model: type[Model]) -> tuple[type[Model], ...]:
-    concrete = Token if model is TokenProxy else model
+    concrete = model
     return (concrete, LogEntry, QuoteEvent) if model is Quote else (concrete, LogEntry)
 
 
@@ -620,7 +618,7 @@ def test_admin_write_bodies_are_accepted_from_the_superuser(world: World, model:
     """The control of the refused writes above: the same bodies change the database when allowed."""
     obj = _admin_object(world, model)
     client = world.client(SUPER)
-    concrete = Token if model is TokenProxy else model
+    concrete = model
     change = _change_data(world, model, obj)
     if change is not None:
         response = client.post(_admin_url(model, "change", obj), change)

@@ -106,8 +106,8 @@ HOOKS = Path(__file__).with_name("fuzz_hooks.py")  # steer generated SKUs, model
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 SEED = """
 from django.contrib.auth.models import Group
-from rest_framework.authtoken.models import Token
 from accounts.models import User
+from accounts.tokens import token_issue
 from configurator.services import saved_build_create
 from quotes.services import quote_create, quote_send
 
@@ -126,7 +126,7 @@ saved = saved_build_create(owner=customer, name="fuzz build", payload=build)
 draft = quote_create(customer=customer, created_by=customer, payload=build)
 sent = quote_send(quote=quote_create(customer=customer, created_by=customer, payload=build), user=sales)
 print(json.dumps({
-    "token": Token.objects.create(user=sales).key,
+    "token": token_issue(user=sales)[1],
     "FUZZ_QUOTE_NUMBERS": ",".join((draft.number, sent.number)),
     "FUZZ_BUILD_IDS": str(saved.pk),
     "FUZZ_USER_IDS": ",".join(str(u.pk) for u in (customer, keys, sales)),

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from config.security import DOCS_POLICY
@@ -105,7 +104,7 @@ def test_the_api_docs_answer_their_own_policy_and_load_their_script_from_this_or
 
 def test_signed_in_api_answers_are_not_cached(catalog: None) -> None:
     customer = factories.customer(username="alice")
-    token = Token.objects.create(user=customer).key
+    token = factories.api_token(customer)
     by_token = APIClient(HTTP_AUTHORIZATION=f"Token {token}")
     listed = by_token.get("/api/v1/quotes/")
     assert (listed.status_code, listed["Cache-Control"]) == (200, "private, no-store")

@@ -16,7 +16,6 @@ from drf_spectacular.generators import SchemaGenerator
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -73,7 +72,7 @@ def actors(catalog: None) -> dict[str, Any]:
 def _client(user: User | None) -> APIClient:
     client = APIClient()
     if user is not None:
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {factories.api_token(user)}")
     return client
 
 

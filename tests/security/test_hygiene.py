@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
 import config.api
-from accounts.models import User
+from accounts.models import ApiToken, User, token_digest
 from config import throttle
 from configurator.models import SavedBuild
 from quotes.models import Quote
@@ -121,7 +120,7 @@ def test_token_endpoint_counts_attempts_before_checking_the_password(lower_rate:
     assert throttled.status_code == 429
     assert envelope(throttled)["code"] == "throttled"
     assert "Retry-After" in throttled
-    assert not Token.objects.filter(user=user).exists()
+    assert not ApiToken.objects.filter(user=user).exists()
 
 
 # --------------------------------------------------------------------------- size limit and envelopes
@@ -232,7 +231,8 @@ def test_token_create_use_rotate_and_revoke(catalog: None) -> None:
     assert created.status_code == 201
     first = created.json()["token"]
     assert created.json()["username"] == user.username
-    assert Token.objects.get(user=user).key == first
+    stored = ApiToken.objects.get(user=user)
+    assert stored.key_hash == token_digest(first) and first not in str(list(ApiToken.objects.values()))
 
     script = APIClient()
     script.credentials(HTTP_AUTHORIZATION=f"Token {first}")
@@ -251,21 +251,21 @@ def test_token_create_use_rotate_and_revoke(catalog: None) -> None:
 
     # revoke with the token itself
     assert script.delete("/api/v1/auth/token").status_code == 204
-    assert not Token.objects.filter(user=user).exists()
+    assert not ApiToken.objects.filter(user=user).exists()
     assert script.get("/api/v1/builds/").status_code == 401
 
 
 def test_token_endpoint_needs_credentials_and_changes_nothing_without_them() -> None:
     user = factories.customer()
-    Token.objects.create(user=user)
-    before = list(Token.objects.values_list("user_id", "key"))
+    factories.api_token(user)
+    before = list(ApiToken.objects.values_list("user_id", "key_hash"))
     for method in ("post", "delete"):
         response = getattr(APIClient(), method)("/api/v1/auth/token")
         assert response.status_code == 401
         assert envelope(response)["code"] == "not_authenticated"
         wrong = getattr(APIClient(), method)("/api/v1/auth/token", HTTP_AUTHORIZATION=basic(user, "wrong"))
         assert wrong.status_code == 401
-    assert list(Token.objects.values_list("user_id", "key")) == before
+    assert list(ApiToken.objects.values_list("user_id", "key_hash")) == before
 
 
 # --------------------------------------------------------------------------- CSRF
@@ -273,7 +273,7 @@ def test_token_endpoint_needs_credentials_and_changes_nothing_without_them() -> 
 
 def test_session_writes_need_the_csrf_token_token_writes_do_not(catalog: None) -> None:
     user = factories.customer()
-    token = Token.objects.create(user=user)
+    key = factories.api_token(user)
     body = {"name": "mine", "build": GOOD_BUILD}
 
     session = APIClient(enforce_csrf_checks=True)
@@ -285,7 +285,7 @@ def test_session_writes_need_the_csrf_token_token_writes_do_not(catalog: None) -
     assert SavedBuild.objects.count() == 0
     # token rotation through the session is a write too
     assert session.post("/api/v1/auth/token").status_code == 403
-    assert Token.objects.get(user=user).key == token.key
+    assert ApiToken.objects.get(user=user).key_hash == token_digest(key)
     # a session read needs no CSRF token; a write with it goes through
     assert session.get("/api/v1/builds/").status_code == 200
     session.get("/admin/login/")
@@ -293,7 +293,7 @@ def test_session_writes_need_the_csrf_token_token_writes_do_not(catalog: None) -
     assert accepted.status_code == 201
 
     by_token = APIClient(enforce_csrf_checks=True)
-    by_token.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    by_token.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     assert by_token.post("/api/v1/builds/", body, format="json").status_code == 201
     assert SavedBuild.objects.filter(owner=user).count() == 2
 

@@ -65,6 +65,12 @@ SECURITY_SETTINGS = (
     "SECURE_REFERRER_POLICY",
     "SECURE_CROSS_ORIGIN_OPENER_POLICY",
     "X_FRAME_OPTIONS",
+    "SESSION_COOKIE_NAME",
+    "CSRF_COOKIE_NAME",
+    "SESSION_COOKIE_PATH",
+    "CSRF_COOKIE_PATH",
+    "SESSION_COOKIE_DOMAIN",
+    "CSRF_COOKIE_DOMAIN",
 )
 HOST = "configurator.example.com"
 
@@ -108,6 +114,7 @@ def test_https_answers_carry_the_security_headers(url: str) -> None:
     assert response["Referrer-Policy"] == "same-origin"
     assert response["X-Frame-Options"] == "DENY"
     assert response["Cross-Origin-Opener-Policy"] == "same-origin"
+    assert "camera=()" in response["Permissions-Policy"] and "geolocation=()" in response["Permissions-Policy"]
     assert re.fullmatch(r"[0-9a-f]{32}", response["X-Request-ID"])
 
 
@@ -118,16 +125,18 @@ def test_session_and_csrf_cookies_are_secure() -> None:
     client = Client(enforce_csrf_checks=True)
     https = {"Host": HOST, "X-Forwarded-Proto": "https"}
     login_page = client.get("/admin/login/", headers=https)
-    csrf = login_page.cookies["csrftoken"]
-    assert csrf["secure"] is True
+    # `__Host-` cookies: Secure, Path=/, no Domain (the browser refuses them otherwise)
+    assert (settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME) == ("__Host-sessionid", "__Host-csrftoken")
+    csrf = login_page.cookies["__Host-csrftoken"]
+    assert csrf["secure"] is True and csrf["path"] == "/" and csrf["domain"] == ""
     logged_in = client.post(
         "/admin/login/",
         {"username": user.username, "password": "pass-12345", "csrfmiddlewaretoken": csrf.value, "next": "/admin/"},
         headers={**https, "Referer": f"https://{HOST}/admin/login/"},
     )
     assert logged_in.status_code == 302
-    session = logged_in.cookies[settings.SESSION_COOKIE_NAME]
-    assert session["secure"] is True
+    session = logged_in.cookies["__Host-sessionid"]
+    assert session["secure"] is True and session["path"] == "/" and session["domain"] == ""
     assert session["httponly"] is True
     assert session["samesite"] == "Lax"
 

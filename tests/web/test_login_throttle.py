@@ -1,10 +1,16 @@
-"""Password guessing on both login forms (/accounts/login/ and /admin/login/): 20 wrong passwords lock the
-username out — the right password too — until the window ends; 50 failures lock the address out; the
-message is the same whether the user exists or not. Sign-up does not tell whether an address has an account."""
+"""Password guessing at every door (/accounts/login/, /admin/login/, HTTP Basic on /api/v1/auth/token), counted
+per normalised account: 20 wrong passwords from one address lock the account out *from that address* — the
+right password too — until the window ends, while the real user elsewhere still logs in; 50 failures lock
+that address out for every account; the message is the same whether the user exists or not; a cache
+outage falls back to this process's counters (still limited). Sign-up answers the same whether an address
+has an account, and mails an address at most once per 15 minutes."""
 
 from __future__ import annotations
 
+import base64
+import re
 from datetime import timedelta
+from typing import Any
 
 import pytest
 import time_machine
@@ -12,6 +18,7 @@ from django.contrib.auth import SESSION_KEY
 from django.core import mail
 from django.test import Client
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from accounts.models import User
 from tests import factories
@@ -26,6 +33,10 @@ WRONG = {  # Django's own refusal of a wrong password, per form
     "admin": "Пожалуйста, введите корректные имя пользователя и пароль учётной записи.",
 }
 WRONG_RU = WRONG["site"]
+
+
+def basic(username: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
 
 
 @pytest.fixture
@@ -63,6 +74,18 @@ def test_20_wrong_passwords_lock_the_username_out_until_the_window_ends(staff_us
 
 
 @pytest.mark.parametrize("form", list(FORMS))
+def test_the_real_user_still_logs_in_from_another_address(staff_user: User, form: str) -> None:
+    """20 guesses from address A do not lock the account's owner out from address B."""
+    guesser = Client(REMOTE_ADDR="198.51.100.1")
+    for attempt in range(20):
+        _attempt(guesser, form, "root", f"guess-{attempt}")
+    assert LOCKED_RU in _attempt(guesser, form, "root", PASSWORD)
+    owner = Client(REMOTE_ADDR="198.51.100.2")
+    assert _attempt(owner, form, "root", PASSWORD) == "logged in"
+    assert owner.session[SESSION_KEY] == str(staff_user.pk)
+
+
+@pytest.mark.parametrize("form", list(FORMS))
 def test_the_lockout_reads_the_same_for_a_user_who_does_not_exist(staff_user: User, form: str) -> None:
     pages = {}
     for username in ("root", "nobody-here"):
@@ -74,12 +97,37 @@ def test_the_lockout_reads_the_same_for_a_user_who_does_not_exist(staff_user: Us
         assert page.count(LOCKED_RU) == 1 and WRONG[form] not in page
 
 
-def test_another_address_is_locked_out_of_the_username_too(staff_user: User) -> None:
-    """The username's count is shared by every address (a botnet guessing one account)."""
+def test_nfkc_and_case_variants_of_a_username_share_one_counter(staff_user: User) -> None:
+    """ "ＲＯＯＴ" (full-width) and "Root" are "root" once normalised: their guesses count on root's counter."""
+    client = Client(REMOTE_ADDR="198.51.100.3")
+    for attempt in range(10):
+        _attempt(client, "site", "ＲＯＯＴ", f"guess-{attempt}")
+        _attempt(client, "admin", "Root", f"guess-{attempt}")
+    assert LOCKED_RU in _attempt(client, "site", "root", PASSWORD)
+    assert SESSION_KEY not in client.session
+
+
+def test_basic_auth_guesses_on_the_api_are_counted_with_the_forms(staff_user: User) -> None:
+    """HTTP Basic on /api/v1/auth/token goes through the same counter: guesses there lock the login page
+    for that account from that address, and the API refuses the right password from there with 429."""
+    api = APIClient(REMOTE_ADDR="198.51.100.4")
     for attempt in range(20):
-        _attempt(Client(), "site", "root", f"guess-{attempt}", REMOTE_ADDR=f"10.0.0.{attempt}")
-    page = _attempt(Client(), "site", "root", PASSWORD, REMOTE_ADDR="10.0.1.1")
-    assert LOCKED_RU in page
+        assert (
+            api.post("/api/v1/auth/token", HTTP_AUTHORIZATION=basic("ｒｏｏｔ", f"guess-{attempt}")).status_code == 401
+        )
+    locked = api.post("/api/v1/auth/token", HTTP_AUTHORIZATION=basic("root", PASSWORD))
+    assert locked.status_code == 429 and locked.json()["error"]["code"] == "throttled"
+    assert LOCKED_RU in _attempt(Client(REMOTE_ADDR="198.51.100.4"), "site", "root", PASSWORD)
+    elsewhere = APIClient(REMOTE_ADDR="198.51.100.5")
+    assert elsewhere.post("/api/v1/auth/token", HTTP_AUTHORIZATION=basic("root", PASSWORD)).status_code == 201
+
+
+def test_form_guesses_lock_basic_auth_from_that_address(staff_user: User) -> None:
+    client = Client(REMOTE_ADDR="198.51.100.6")
+    for attempt in range(20):
+        _attempt(client, "site", "root", f"guess-{attempt}")
+    api = APIClient(REMOTE_ADDR="198.51.100.6")
+    assert api.post("/api/v1/auth/token", HTTP_AUTHORIZATION=basic("root", PASSWORD)).status_code == 429
 
 
 def test_50_failures_from_one_address_lock_it_out_for_every_username() -> None:
@@ -93,26 +141,40 @@ def test_50_failures_from_one_address_lock_it_out_for_every_username() -> None:
 
 def test_a_successful_login_before_the_lockout_clears_the_username_count() -> None:
     factories.customer(username="alice", password=PASSWORD)
-    for attempt in range(19):
-        _attempt(Client(REMOTE_ADDR=f"10.1.0.{attempt}"), "site", "alice", "typo")
-    assert _attempt(Client(), "site", "alice", PASSWORD) == "logged in"
-    for attempt in range(19):
-        assert LOCKED_RU not in _attempt(Client(REMOTE_ADDR=f"10.2.0.{attempt}"), "site", "alice", "typo")
-    assert _attempt(Client(), "site", "alice", PASSWORD) == "logged in"
+    for _attempt_no in range(19):
+        _attempt(Client(REMOTE_ADDR="10.1.0.1"), "site", "alice", "typo")
+    assert _attempt(Client(REMOTE_ADDR="10.1.0.1"), "site", "alice", PASSWORD) == "logged in"
+    for _attempt_no in range(19):
+        assert LOCKED_RU not in _attempt(Client(REMOTE_ADDR="10.1.0.1"), "site", "alice", "typo")
+    assert _attempt(Client(REMOTE_ADDR="10.1.0.1"), "site", "alice", PASSWORD) == "logged in"
 
 
-def test_the_forms_are_not_limited_when_the_cache_is_down(staff_user: User, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_limits_hold_in_this_process_when_the_cache_is_down(
+    staff_user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Redis outage does not open the door: the counts move to this process's memory (fail closed)."""
     from accounts import throttle
 
     class Broken:
         def __getattr__(self, name: str) -> object:
-            raise ConnectionError("cache down")
+            def down(*args: object, **kwargs: object) -> object:
+                raise ConnectionError("cache down")
+
+            return down
 
     monkeypatch.setattr(throttle, "cache", Broken())
-    client = Client()
-    for attempt in range(25):
+    client = Client(REMOTE_ADDR="198.51.100.7")
+    for attempt in range(20):
         assert WRONG_RU in _attempt(client, "site", "root", f"guess-{attempt}")
-    assert _attempt(client, "site", "root", PASSWORD) == "logged in"
+    assert LOCKED_RU in _attempt(client, "site", "root", PASSWORD)
+    api = APIClient(REMOTE_ADDR="198.51.100.7")
+    assert api.post("/api/v1/auth/token", HTTP_AUTHORIZATION=basic("root", PASSWORD)).status_code == 429
+    assert _attempt(Client(REMOTE_ADDR="198.51.100.8"), "site", "root", PASSWORD) == "logged in"
+    # the address limit too
+    crowd = Client(REMOTE_ADDR="198.51.100.9")
+    for attempt in range(50):
+        _attempt(crowd, "site", f"user{attempt}", "guess")
+    assert LOCKED_RU in _attempt(crowd, "site", "root", PASSWORD)
 
 
 # --------------------------------------------------------------------------- sign-up
@@ -142,3 +204,33 @@ def test_sign_up_with_a_taken_address_mails_the_owner_and_says_nothing_of_the_ac
     assert (sent.to, sent.subject) == (["Buyer@NewCo.example"], "Регистрация с вашим адресом эл. почты")
     assert "http://testserver/accounts/login/" in sent.body and "учётная запись с ним уже есть" in sent.body
     assert User.objects.get(pk=owner.pk).email == "buyer@newco.example"
+
+
+def _answer(response: Any) -> tuple[Any, ...]:
+    """What a visitor sees of a sign-up: status, where it sends them, the page it leads to (minus the token)."""
+    follow = re.sub(r"[A-Za-z0-9]{64}", "", response.content.decode())  # CSRF tokens differ per visitor
+    return response.redirect_chain, response.status_code, follow
+
+
+def test_sign_up_answers_the_same_whether_the_address_is_taken_or_not() -> None:
+    factories.customer(username="alice", email="taken@newco.example")
+    taken = Client().post("/accounts/signup/", {**SIGNUP, "email": "taken@newco.example"}, follow=True)
+    fresh = Client().post("/accounts/signup/", {**SIGNUP, "email": "fresh@newco.example"}, follow=True)
+    assert _answer(taken)[:2] == _answer(fresh)[:2] == ([("/accounts/login/", 302)], 200)
+    assert _answer(taken)[2].replace("taken@", "fresh@") == _answer(fresh)[2]
+    assert "newco" not in {user.username for user in User.objects.filter(is_active=True)}
+    assert sorted(m.to[0] for m in mail.outbox) == ["fresh@newco.example", "taken@newco.example"]
+
+
+def test_sign_up_mails_an_address_at_most_once_per_15_minutes() -> None:
+    factories.customer(username="alice", email="buyer@newco.example")
+    with time_machine.travel(timezone.now(), tick=False) as clock:
+        for attempt in range(30):
+            response = Client().post("/accounts/signup/", {**SIGNUP, "username": f"newco{attempt}"})
+            assert response.status_code == 302 and response["Location"] == "/accounts/login/"
+        assert len(mail.outbox) == 1
+        Client().post("/accounts/signup/", {**SIGNUP, "email": "other@newco.example"})  # another address: mailed
+        assert len(mail.outbox) == 2
+        clock.shift(timedelta(minutes=15, seconds=1))
+        Client().post("/accounts/signup/", {**SIGNUP, "username": "newco-later"})
+        assert len(mail.outbox) == 3 and mail.outbox[-1].to == ["Buyer@NewCo.example"]
