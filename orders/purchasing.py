@@ -62,6 +62,13 @@ EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 P = PurchaseOrderStatus
 
 
+#: Order events about purchase orders and receipts: they name suppliers' documents, so staff only see them.
+STAFF_EVENTS = frozenset({
+    "purchase_orders_made", "purchase_order_changed", "purchase_orders_cancelled", "purchase_order_emailed",
+    "purchase_order_email_failed", "goods_received",
+})  # fmt: skip
+
+
 class InvalidPoTransition(Conflict):
     default_code = ErrorCode.INVALID_TRANSITION
 
@@ -250,7 +257,7 @@ def receipt_record(*, po: PurchaseOrder, lines: Sequence[ReceiptLineInput], user
     them. The purchase order and then its lines are locked, so concurrent receipts of one line queue and the
     second sees the first's quantity; a serial number already received for the SKU is refused (and the
     database constraint refuses it should two receipts carry it at once). Problems are InvalidInput naming
-    `lines[i].qty` or `lines[i].serials`."""
+    `lines.<i>.qty` or `lines.<i>.serials` (as the API names nested fields)."""
     _staff_only(user)
     if not lines:
         raise InvalidInput("A receipt needs at least one line.", fields={"lines": ["empty"]})
@@ -286,7 +293,7 @@ def _receipt(po: PurchaseOrder, lines: Sequence[ReceiptLineInput], user: User, n
     for index, item in enumerate(lines):
         po_line = po_lines.get(item.po_line_id)
         if po_line is None:
-            errors[f"lines[{index}].line"] = ["not a line of this purchase order"]
+            errors[f"lines.{index}.line"] = ["not a line of this purchase order"]
             continue
         serials = [serial.strip() for serial in item.serials]
         known = ReceivedSerial.objects.filter(sku=po_line.sku, serial__in=serials).values_list("serial", flat=True)
@@ -294,7 +301,7 @@ def _receipt(po: PurchaseOrder, lines: Sequence[ReceiptLineInput], user: User, n
             kind=po_line.kind, ordered=po_line.qty, received=po_line.received_qty, qty=item.qty, serials=serials,
             known=list(known),
         )  # fmt: skip
-        errors.update({f"lines[{index}].{name}": reasons for name, reasons in problems.items()})
+        errors.update({f"lines.{index}.{name}": reasons for name, reasons in problems.items()})
     if errors:
         raise InvalidInput("The receipt cannot be recorded.", fields=errors)
     receipt = Receipt.objects.create(purchase_order=locked, received_by=user, note=note)
@@ -313,7 +320,7 @@ def _receipt(po: PurchaseOrder, lines: Sequence[ReceiptLineInput], user: User, n
             "lines": [{"sku": po_lines[i.po_line_id].sku, "qty": i.qty} for i in lines]}  # fmt: skip
     _event(locked.order, "goods_received", user, data)
     if ready_to_assemble(locked.order):
-        _event(locked.order, "ready_to_assemble", user, {"purchase_order": locked.number})
+        _event(locked.order, "ready_to_assemble", user, {})
     return receipt
 
 

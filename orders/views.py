@@ -30,6 +30,7 @@ from orders import services
 from orders.exports import purchase_list_download
 from orders.labels import STATUS_PATH, not_compared_sentence, risk_sentence
 from orders.models import TRANSITIONS, OrderStatus
+from orders.purchasing import STAFF_EVENTS
 from orders.selectors import (
     may_see_purchases,
     order_get,
@@ -84,7 +85,7 @@ def order_detail_page(request: HttpRequest, number: str) -> HttpResponse:
     context = {
         "order": order,
         "lines": order.lines.all(),
-        "events": order.events.select_related("user"),
+        "events": order.events.select_related("user").exclude(type__in=() if staff else STAFF_EVENTS),
         "path": [(status, index <= reached) for index, status in enumerate(STATUS_PATH)],
         "moves": [status for status in ADVANCE_ORDER if status in allowed]
         if (user.is_sales or user.is_superuser)

@@ -193,10 +193,10 @@ def test_a_receipt_refuses_over_receiving_missing_repeated_and_known_serials(ord
         purchasing.receipt_record(po=usd, lines=[ReceiptLineInput(gpu.pk, 1, ["A"])], user=sales_user)
     purchasing.po_transition(po=usd, to="sent", user=sales_user)
     cases = [
-        (ReceiptLineInput(gpu.pk, 3, ["A", "B", "C"]), "lines[0].qty"),
-        (ReceiptLineInput(gpu.pk, 2, ["A"]), "lines[0].serials"),
-        (ReceiptLineInput(gpu.pk, 2, ["A", "A"]), "lines[0].serials"),
-        (ReceiptLineInput(gpu.pk, 1, [" "]), "lines[0].serials"),
+        (ReceiptLineInput(gpu.pk, 3, ["A", "B", "C"]), "lines.0.qty"),
+        (ReceiptLineInput(gpu.pk, 2, ["A"]), "lines.0.serials"),
+        (ReceiptLineInput(gpu.pk, 2, ["A", "A"]), "lines.0.serials"),
+        (ReceiptLineInput(gpu.pk, 1, [" "]), "lines.0.serials"),
     ]
     for line, field in cases:
         with pytest.raises(InvalidInput) as refused:
@@ -205,7 +205,7 @@ def test_a_receipt_refuses_over_receiving_missing_repeated_and_known_serials(ord
     purchasing.receipt_record(po=usd, lines=[ReceiptLineInput(gpu.pk, 1, ["A"])], user=sales_user)
     with pytest.raises(InvalidInput) as refused:
         purchasing.receipt_record(po=usd, lines=[ReceiptLineInput(gpu.pk, 1, ["A"])], user=sales_user)
-    assert "already received: A" in refused.value.fields["lines[0].serials"][0]
+    assert "already received: A" in refused.value.fields["lines.0.serials"][0]
     assert PurchaseOrderLine.objects.get(pk=gpu.pk).received_qty == 1
 
 
