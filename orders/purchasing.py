@@ -15,6 +15,7 @@ here they are read from and written to the database.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -243,6 +244,20 @@ def po_email_send(*, po_id: int) -> bool:
         raise
     _event(po.order, "purchase_order_emailed", None, {"number": po.number, "to": po.email_to})
     return True
+
+
+#: A sent purchase order not e-mailed this long after it was sent: its message was never queued (the broker
+#: was down) or was lost, or its e-mail failed; the sweep queues it again (the send claims it, so never twice).
+EMAIL_LOST_AFTER = dt.timedelta(seconds=30)
+
+
+def purchase_orders_email_sweep(*, older_than: dt.timedelta = EMAIL_LOST_AFTER) -> tuple[int, ...]:
+    """Queue again the e-mails of sent purchase orders not e-mailed `older_than` after they were sent."""
+    due = PurchaseOrder.objects.filter(
+        status=P.SENT, emailed_at__isnull=True, sent_at__lt=timezone.now() - older_than
+    ).values_list("pk", flat=True)
+    queued = tuple(po_id for po_id in due if po_email_enqueue(po_id=po_id))
+    return queued
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,10 @@ def order_plan_task(order_id: int) -> bool:
 
 @shared_task(name="orders.sweep_stuck", acks_late=True, soft_time_limit=50, time_limit=55, ignore_result=True)
 def orders_sweep_stuck_task() -> int:
-    return len(services.orders_sweep_stuck().requeued)
+    """Lost order plans, and lost e-mails of sent purchase orders, queued again."""
+    from orders.purchasing import purchase_orders_email_sweep
+
+    return len(services.orders_sweep_stuck().requeued) + len(purchase_orders_email_sweep())
 
 
 @shared_task(

@@ -256,3 +256,32 @@ def test_only_staff_record_receipts_and_steps(order: Order, sales_user: User) ->
         purchasing.receipt_record(po=made[0], lines=[ReceiptLineInput(line.pk, 1, [])], user=customer)
     with pytest.raises(Forbidden):
         purchasing.build_step_record(order=order, kind="assembly", result="passed", user=customer)
+
+
+def test_a_sent_purchase_order_whose_e_mail_was_lost_is_e_mailed_by_the_sweep(
+    order: Order, sales_user: User, settings: Any, time_machine: Any
+) -> None:
+    """The broker was down when it was sent (nothing queued, no on-commit run here): the sweep sends it once."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    made, _ = purchasing.purchase_orders_create(order=order, user=sales_user)
+    po = purchasing.po_transition(po=made[0], to="sent", user=sales_user)  # its on-commit e-mail never runs
+    assert purchasing.purchase_orders_email_sweep() == ()  # too early: its message may still be on the way
+    time_machine.move_to(po.sent_at + purchasing.EMAIL_LOST_AFTER + dt.timedelta(seconds=1))
+    assert purchasing.purchase_orders_email_sweep() == (po.pk,)
+    assert [message.to for message in mail.outbox] == [[po.email_to]]
+    assert purchasing.purchase_orders_email_sweep() == ()
+
+
+def test_the_database_refuses_a_serial_number_of_a_sku_twice(order: Order, sales_user: User) -> None:
+    """The backstop under the service's check (serial_once_per_sku)."""
+    from django.db import IntegrityError, transaction
+
+    made, _ = purchasing.purchase_orders_create(order=order, user=sales_user)
+    usd = next(po for po in made if po.supplier.slug == "u")
+    purchasing.po_transition(po=usd, to="sent", user=sales_user)
+    gpu = usd.lines.get()
+    receipt = purchasing.receipt_record(po=usd, lines=[ReceiptLineInput(gpu.pk, 1, ["SAME"])], user=sales_user)
+    line = receipt.lines.get()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ReceivedSerial.objects.create(receipt_line=line, order=order, sku=GPU, serial="SAME")
+    ReceivedSerial.objects.create(receipt_line=line, order=order, sku="another-sku", serial="SAME")  # per SKU
