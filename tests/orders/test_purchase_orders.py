@@ -266,6 +266,7 @@ def test_a_sent_purchase_order_whose_e_mail_was_lost_is_e_mailed_by_the_sweep(
     made, _ = purchasing.purchase_orders_create(order=order, user=sales_user)
     po = purchasing.po_transition(po=made[0], to="sent", user=sales_user)  # its on-commit e-mail never runs
     assert purchasing.purchase_orders_email_sweep() == ()  # too early: its message may still be on the way
+    assert po.sent_at is not None
     time_machine.move_to(po.sent_at + purchasing.EMAIL_LOST_AFTER + dt.timedelta(seconds=1))
     assert purchasing.purchase_orders_email_sweep() == (po.pk,)
     assert [message.to for message in mail.outbox] == [[po.email_to]]
