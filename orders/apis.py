@@ -67,11 +67,21 @@ class OrderTotalsSerializer(serializers.Serializer):
 
 class RiskReasonSerializer(serializers.Serializer):
     code = serializers.ChoiceField(
-        choices=("short", "late", "overdue", "stale_offer", "offer_gone", "stock_short", "not_received"),
+        choices=(
+            "short",
+            "late",
+            "overdue",
+            "stale_offer",
+            "offer_gone",
+            "stock_short",
+            "not_received",
+            "po_cancelled",
+        ),
         help_text="short: no priced offer for `qty` units; late: the build can ship on `date`, after the promise; "
         "overdue: the promised `date` passed; stale_offer/offer_gone: an offer a purchase relies on expired on "
         "`date` or was deleted; stock_short: the supplier's later price list lacks `qty` reserved units; "
-        "not_received: `qty` units of a purchase order expected by `date` have not arrived",
+        "not_received: `qty` units of a purchase order expected by `date` have not arrived; po_cancelled: a purchase "
+        "order was cancelled with `qty` units not received",
     )
     sku = serializers.CharField(allow_blank=True)
     supplier = serializers.CharField(allow_blank=True, help_text="The supplier's code (sales and catalog staff only)")

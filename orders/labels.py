@@ -80,6 +80,7 @@ RISK_SENTENCES: dict[str, Promise] = {
     "offer_gone": _("The offer of %(supplier)s for %(part)s was deleted"),
     "stock_short": _("%(supplier)s's latest price list lacks %(qty)s × %(part)s reserved for this order"),
     "not_received": _("%(qty)s × %(part)s from %(supplier)s were expected by %(date)s and have not arrived"),
+    "po_cancelled": _("%(qty)s × %(part)s: the purchase order from %(supplier)s was cancelled before they arrived"),
 }
 
 

@@ -51,7 +51,7 @@ from orders.models import (
 )
 from orders.risks import is_procured, orders_at_risk_refresh
 from orders.selectors import may_see_purchases
-from procurement.models import Supplier
+from procurement.models import Supplier, SupplierPartNumber
 from procurement.selectors import offer_rates
 from quotes.services.numbering import document_number_next
 
@@ -112,10 +112,17 @@ def purchase_orders_create(*, order: Order, user: User) -> tuple[list[PurchaseOr
                 raise Conflict(str(exc), fields={"currency": [f"no exchange rate for {currency}"]}) from None
             if rate is not None:
                 rates[currency] = (rate.rub_per_unit, rate.date)
+        mapped = {  # the supplier's own part number where its offer does not say it (procurement's mapping)
+            (row.supplier_id, row.sku): row.part_number
+            for row in SupplierPartNumber.objects.filter(
+                supplier__in={p.supplier_id for p in purchases}, sku__in={p.sku for p in purchases}
+            ).order_by("-pk")
+        }
         plan = [
             rules.PlanLine(
                 purchase_id=p.pk, supplier=p.supplier.slug, sku=p.sku,
-                supplier_sku=p.offer.supplier_sku if p.offer else "", kind=p.order_line.kind, qty=p.qty,
+                supplier_sku=(p.offer.supplier_sku if p.offer else "") or mapped.get((p.supplier_id, p.sku), ""),
+                kind=p.order_line.kind, qty=p.qty,
                 unit_price=p.unit_price, currency=p.currency, expected_days=p.expected_days,
             )
             for p in purchases
@@ -184,6 +191,7 @@ def po_transition(*, po: PurchaseOrder, to: str, user: User) -> PurchaseOrder:
             _parts_ordered(locked.order, user)
             po_id = locked.pk
             transaction.on_commit(lambda: po_email_enqueue(po_id=po_id), robust=True)
+    orders_at_risk_refresh(order_ids=[locked.order_id])
     return locked
 
 

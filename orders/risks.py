@@ -12,6 +12,8 @@ Reasons, each a `Risk` (stored on the order as plain data, `Order.risk_reasons`,
   deleted, before the parts are here (placed, parts ordered);
 * `not_received` — a purchase order's line was expected by `date` and `qty` of its units have not arrived
   (the receipts fell short, or nothing came); from the parts being ordered until the server is assembled;
+* `po_cancelled` — a purchase order of the order was cancelled with `qty` units of a part not received (the
+  order itself goes on: they must be bought again);
 * `stock_short` — the supplier's latest price list, applied after the order's plan, lists fewer units of
   the part than the orders still to buy (placed) reserved from that offer: the oldest orders keep theirs,
   the newer ones are short by `qty`. Once the parts are ordered the supplier's stock no longer counts them.
@@ -68,7 +70,7 @@ def is_procured(kind: str) -> bool:
 
 @dataclass(frozen=True)
 class Risk:
-    code: str  # short, late, overdue, stale_offer, offer_gone, stock_short, not_received
+    code: str  # short, late, overdue, stale_offer, offer_gone, stock_short, not_received, po_cancelled
     sku: str = ""
     supplier: str = ""  # the supplier's slug (staff only)
     qty: int | None = None
@@ -179,7 +181,12 @@ def order_risks(
                 risks.append(risk)
     if order.status in (OrderStatus.PARTS_ORDERED, OrderStatus.ASSEMBLING):
         for po_line in sorted(po_lines, key=lambda line: (line.expected_date, line.sku, line.pk)):
-            if po_line.expected_date < today and po_line.received_qty < po_line.qty:
+            if po_line.purchase_order.status == PurchaseOrderStatus.CANCELLED:
+                risks.append(Risk(
+                    "po_cancelled", sku=po_line.sku, supplier=po_line.purchase_order.supplier.slug,
+                    qty=po_line.qty - po_line.received_qty,
+                ))  # fmt: skip
+            elif po_line.expected_date < today and po_line.received_qty < po_line.qty:
                 risks.append(Risk(
                     "not_received", sku=po_line.sku, supplier=po_line.purchase_order.supplier.slug,
                     qty=po_line.qty - po_line.received_qty, date=po_line.expected_date,
@@ -217,7 +224,7 @@ def orders_at_risk_refresh(*, order_ids: Iterable[int] | None = None) -> RiskRef
     po_lines: dict[int, list[PurchaseOrderLine]] = defaultdict(list)
     open_lines = PurchaseOrderLine.objects.filter(
         purchase_order__order__in=[o.pk for o in orders], received_qty__lt=F("qty")
-    ).exclude(purchase_order__status=PurchaseOrderStatus.CANCELLED)
+    )
     for po_line in open_lines.select_related("purchase_order__supplier"):
         po_lines[po_line.purchase_order.order_id].append(po_line)
     to_buy = list(

@@ -286,3 +286,21 @@ def test_the_database_refuses_a_serial_number_of_a_sku_twice(order: Order, sales
     with pytest.raises(IntegrityError), transaction.atomic():
         ReceivedSerial.objects.create(receipt_line=line, order=order, sku=GPU, serial="SAME")
     ReceivedSerial.objects.create(receipt_line=line, order=order, sku="another-sku", serial="SAME")  # per SKU
+
+
+def test_a_cancelled_purchase_order_of_a_going_order_puts_it_at_risk_and_mapped_part_numbers_fill_in(
+    order: Order, sales_user: User
+) -> None:
+    from procurement.models import SupplierPartNumber
+
+    SupplierPartNumber.objects.create(supplier=Supplier.objects.get(slug="r"), part_number="R-NVME-4T", sku="nvme-4tb")
+    made, _ = purchasing.purchase_orders_create(order=order, user=sales_user)
+    rub = next(po for po in made if po.supplier.slug == "r")
+    assert rub.lines.get(sku="nvme-4tb").supplier_sku == "R-NVME-4T"  # the offer names none: the mapping does
+    for po in made:
+        purchasing.po_transition(po=po, to="sent", user=sales_user)
+    purchasing.po_transition(po=rub, to="cancelled", user=sales_user)
+    order.refresh_from_db()
+    cancelled = sorted((r["sku"], r["qty"]) for r in order.risk_reasons if r["code"] == "po_cancelled")
+    assert cancelled == sorted((line.sku, line.qty) for line in rub.lines.all())
+    assert order.status == OrderStatus.PARTS_ORDERED and order.at_risk
