@@ -77,8 +77,22 @@ def _facts(po: PurchaseOrder) -> list[tuple[str, str]]:
     return facts
 
 
+def _widths(head: list[str], rows: list[list[str]], name_column: int) -> list[float]:
+    """Each column as wide as its widest text (as the quote measures its columns: never a number wrapped), codes
+    at most 34 mm and other texts 60 mm (they wrap past that); the name column takes what is left."""
+    widths = []
+    for index, title in enumerate(head):
+        texts = [row[index] for row in rows]
+        small = index in (1, 2)  # SKU, supplier's part number: the quote's 7 pt code style
+        width = layout._column(texts, layout.REGULAR, 7 if small else layout.TEXT_PT, title)
+        widths.append(min(width, 34 * mm if small else 60 * mm))  # a long list of serials wraps in its cell
+    widths[name_column] = 0
+    widths[name_column] = max(layout.TEXT_W - sum(widths), 30 * mm)
+    return widths
+
+
 def _render(title: str, facts: Sequence[tuple[str, str]], head: list[str], rows: list[list[str]], footer: str, *,
-            numeric_from: int, totals: Sequence[tuple[str, str]] = ()) -> bytes:  # fmt: skip
+            numeric_from: int, name_column: int, totals: Sequence[tuple[str, str]] = ()) -> bytes:  # fmt: skip
     layout.register_fonts(settings.QUOTE_PDF_FONT_DIR)
     st = layout.styles()
     out = io.BytesIO()
@@ -94,7 +108,10 @@ def _render(title: str, facts: Sequence[tuple[str, str]], head: list[str], rows:
     cells = [[layout._p(text, st.head) for text in head]]
     cells += [[layout._p(value, st.sku if index in (1, 2) else st.body) for index, value in enumerate(row)]
               for row in rows]  # fmt: skip
-    table = Table(cells, repeatRows=1, style=layout._grid_style(numeric_from), hAlign="LEFT")
+    table = Table(
+        cells, colWidths=_widths(head, rows, name_column), repeatRows=1, style=layout._grid_style(numeric_from),
+        hAlign="LEFT",
+    )  # fmt: skip
     story: list[Any] = [layout._p(title, st.h1), Spacer(0, 3 * mm), layout._key_values(facts),
                         Spacer(0, 4 * mm), table]  # fmt: skip
     if totals:
@@ -114,7 +131,7 @@ def po_pdf(po: PurchaseOrder) -> bytes:
         totals = [(_ctx("Total, %(currency)s") % {"currency": po.currency}, num(po.total, 2)),
                   (_ctx("Total, RUB"), num(po.total_rub, 2))]  # fmt: skip
         title = _ctx("Purchase order %(number)s") % {"number": po.number}
-        return _render(title, _facts(po), po_header(), rows, po.number, numeric_from=4, totals=totals)
+        return _render(title, _facts(po), po_header(), rows, po.number, numeric_from=4, name_column=3, totals=totals)
 
 
 PO_KINDS = (QTY, TEXT, TEXT, TEXT, QTY, MONEY, MONEY, MONEY, DATE)
@@ -174,4 +191,4 @@ def delivery_note_pdf(order: Order) -> bytes:
             (_ctx("Date"), _date(timezone.localdate())),
         ]
         title = _ctx("Delivery note for order %(number)s") % {"number": order.number}
-        return _render(title, facts, head, rows, order.number, numeric_from=len(head))
+        return _render(title, facts, head, rows, order.number, numeric_from=len(head), name_column=2)

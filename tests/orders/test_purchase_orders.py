@@ -228,10 +228,22 @@ def test_a_line_expected_and_not_received_puts_the_order_at_risk(
     ]
 
 
+def _pdf_text(content: bytes) -> str:
+    import re
+
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(content))
+    return re.sub(r"\s+", " ", " ".join(page.extract_text() or "" for page in reader.pages))
+
+
 def test_the_documents_say_the_stored_figures_in_russian(order: Order, sales_user: User) -> None:
     made, _ = purchasing.purchase_orders_create(order=order, user=sales_user)
     usd = next(po for po in made if po.supplier.slug == "u")
-    assert po_pdf(usd).startswith(b"%PDF")
+    text = _pdf_text(po_pdf(usd))
+    for said in (f"Заказ поставщику {usd.number}", "Supplier U", "900-5G153-2200-000", "Итого, USD 18 000,00",
+                 "Итого, руб. 1 408 023,00", "78,2235 руб. за 1 USD на 03.12.2026"):  # fmt: skip
+        assert said in text.replace("\u00a0", " "), (said, text)
     sheet = load_workbook(io.BytesIO(po_xlsx(usd))).worksheets[0]
     values = [[cell.value for cell in row] for row in sheet.iter_rows()]
     flat = [value for row in values for value in row if value is not None]
@@ -243,7 +255,12 @@ def test_the_documents_say_the_stored_figures_in_russian(order: Order, sales_use
     )  # fmt: skip
     total = values[-1]
     assert total[0] == "Итого" and Decimal(str(total[7])) == usd.total_rub
-    assert delivery_note_pdf(order).startswith(b"%PDF")
+    purchasing.po_transition(po=usd, to="sent", user=sales_user)
+    gpu = usd.lines.get()
+    purchasing.receipt_record(po=usd, lines=[ReceiptLineInput(gpu.pk, 2, ["GPU-A", "GPU-B"])], user=sales_user)
+    note = _pdf_text(delivery_note_pdf(order))
+    assert f"Товарная накладная к заказу {order.number}" in note and "GPU-A, GPU-B" in note
+    assert "9 000,00" not in note.replace("\u00a0", " ") and "Supplier U" not in note  # no purchase price, no supplier
 
 
 def test_only_staff_record_receipts_and_steps(order: Order, sales_user: User) -> None:
