@@ -34,7 +34,13 @@ FINANCE_CATALOG = [("finance", f"{action}_exchangerate") for action in ("view", 
 FINANCE_SALES = [("finance", "view_exchangerate"), ("finance", "view_vatrate")]
 SERVICES_CATALOG = [("servicelines", f"{action}_serviceitem") for action in ("view", "add", "change", "delete")]
 # orders: sales and catalog staff see them in the admin (the API's services change them)
-ORDERS_VIEW = [("orders", "view_order"), ("orders", "view_orderline"), ("orders", "view_purchaseline")]
+ORDERS_VIEW = [
+    ("orders", f"view_{model}")
+    for model in (
+        "order", "orderline", "purchaseline", "purchaseorder", "purchaseorderline", "receipt", "receiptline",
+        "receivedserial", "buildstep",
+    )
+]  # fmt: skip
 
 ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
     # catalog staff edit every catalog table (and its history); nothing else
@@ -87,18 +93,19 @@ def sync_roles(apps: Any = None) -> None:
         wanted = [
             permission_model.objects.get(content_type__app_label=app_label, codename=codename)
             for app_label, codename in perms
-            if _migrated(registry, app_label)
+            if _migrated(registry, app_label, codename)
         ]
         group.permissions.set(wanted)
 
 
-def _migrated(registry: Any, app_label: str) -> bool:
-    """An early migration runs this before a later app's tables exist; that app's own roles migration
-    syncs again once they do. With the project's app registry every installed app counts."""
+def _migrated(registry: Any, app_label: str, codename: str) -> bool:
+    """An early migration runs this before a later app's tables (or a later model of an app) exist; the
+    migration that adds them syncs again once they do. With the project's app registry every model counts."""
     try:
-        return bool(list(registry.get_app_config(app_label).get_models()))
+        registry.get_model(app_label, codename.split("_", 1)[1])
     except LookupError:
         return False
+    return True
 
 
 def _sync_roles_in_migration(apps: Any, schema_editor: Any) -> None:

@@ -36,6 +36,17 @@ class PurchaseInline(_ReadOnlyInline):
     fields = ("supplier", "sku", "qty", "unit_price", "currency", "from_stock", "expected_days", "released")
 
 
+class BuildStepInline(_ReadOnlyInline):
+    model = m.BuildStep
+    fields = ("kind", "result", "note", "done_by", "done_at")
+    readonly_fields = ("done_at",)
+
+
+class SerialInline(_ReadOnlyInline):
+    model = m.ReceivedSerial
+    fields = ("sku", "serial", "receipt_line")
+
+
 class EventInline(_ReadOnlyInline):
     model = m.OrderEvent
     fields = ("created_at", "type", "data", "user")
@@ -48,8 +59,8 @@ class OrderAdmin(admin.ModelAdmin):
         "number", "quote", "owner", "status", "promised_ship_date", "plan_status", "at_risk", "gross_total",
     )  # fmt: skip
     list_filter = ("status", "plan_status", "at_risk")
-    search_fields = ("number", "quote__number", "owner__username")
-    inlines = [LineInline, PurchaseInline, EventInline]
+    search_fields = ("number", "quote__number", "owner__username", "serials__serial")  # a serial: its server
+    inlines = [LineInline, PurchaseInline, BuildStepInline, SerialInline, EventInline]
 
     actions = ["plan_again"]
 
@@ -97,3 +108,41 @@ class OrderAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class _ReadOnlyAdmin(admin.ModelAdmin):
+    """A record written by orders.purchasing only: looked at, never added, changed or deleted here."""
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [field.name for field in self.model._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class PoLineInline(_ReadOnlyInline):
+    model = m.PurchaseOrderLine
+    fields = (
+        "sku", "supplier_sku", "kind", "qty", "received_qty", "unit_price", "line_total", "line_total_rub",
+        "expected_date",
+    )  # fmt: skip
+
+
+@admin.register(m.PurchaseOrder)
+class PurchaseOrderAdmin(_ReadOnlyAdmin):
+    list_display = ("number", "order", "supplier", "status", "currency", "total", "total_rub", "expected_date")
+    list_filter = ("status", "supplier")
+    search_fields = ("number", "order__number", "supplier__name", "lines__sku")
+    inlines = [PoLineInline]
+
+
+@admin.register(m.ReceivedSerial)
+class ReceivedSerialAdmin(_ReadOnlyAdmin):
+    """Serial numbers of the parts received for each order's server: search one for a warranty claim."""
+
+    list_display = ("serial", "sku", "order", "receipt_line")
+    search_fields = ("serial", "sku", "order__number")
+    list_select_related = ("order", "receipt_line__receipt")

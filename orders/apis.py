@@ -25,6 +25,7 @@ from orders import services
 from orders.exports import XLSX_CONTENT_TYPE, purchase_list_download
 from orders.labels import risk_sentence
 from orders.models import Order, OrderEvent, OrderLine, OrderStatus
+from orders.purchasing import STAFF_EVENTS
 from orders.selectors import (
     may_see_purchases,
     order_get,
@@ -66,10 +67,21 @@ class OrderTotalsSerializer(serializers.Serializer):
 
 class RiskReasonSerializer(serializers.Serializer):
     code = serializers.ChoiceField(
-        choices=("short", "late", "overdue", "stale_offer", "offer_gone", "stock_short"),
+        choices=(
+            "short",
+            "late",
+            "overdue",
+            "stale_offer",
+            "offer_gone",
+            "stock_short",
+            "not_received",
+            "po_cancelled",
+        ),
         help_text="short: no priced offer for `qty` units; late: the build can ship on `date`, after the promise; "
         "overdue: the promised `date` passed; stale_offer/offer_gone: an offer a purchase relies on expired on "
-        "`date` or was deleted; stock_short: the supplier's later price list lacks `qty` reserved units",
+        "`date` or was deleted; stock_short: the supplier's later price list lacks `qty` reserved units; "
+        "not_received: `qty` units of a purchase order expected by `date` have not arrived; po_cancelled: a purchase "
+        "order was cancelled with `qty` units not received",
     )
     sku = serializers.CharField(allow_blank=True)
     supplier = serializers.CharField(allow_blank=True, help_text="The supplier's code (sales and catalog staff only)")
@@ -104,10 +116,16 @@ class OrderSummarySerializer(serializers.ModelSerializer):
 
 class OrderDetailSerializer(OrderSummarySerializer):
     lines = OrderLineOutputSerializer(many=True, read_only=True)
-    events = OrderEventOutputSerializer(many=True, read_only=True)
+    events = serializers.SerializerMethodField(help_text="Events about purchase orders and receipts: staff only")
 
     class Meta(OrderSummarySerializer.Meta):
         fields = (*OrderSummarySerializer.Meta.fields, "lines", "events")
+
+    @extend_schema_field(OrderEventOutputSerializer(many=True))
+    def get_events(self, order: Order) -> list[dict[str, Any]]:
+        staff = bool(self.context.get("staff"))
+        events = [event for event in order.events.all() if staff or event.type not in STAFF_EVENTS]
+        return list(OrderEventOutputSerializer(events, many=True).data)
 
 
 class OrderPageSerializer(serializers.Serializer):
@@ -141,6 +159,9 @@ class QuoteOrderApi(APIView):
 
 class OrderListFilterSerializer(serializers.Serializer):
     at_risk = serializers.BooleanField(required=False, allow_null=True, default=None)
+    serial = serializers.CharField(
+        required=False, max_length=100, help_text="Only the orders whose received parts carry this serial number"
+    )
 
 
 class OrderListApi(APIView):
@@ -157,6 +178,8 @@ class OrderListApi(APIView):
         filters.is_valid(raise_exception=True)
         paginator = StandardPagination()
         orders = order_visible(user=user, at_risk=filters.validated_data["at_risk"])
+        if "serial" in filters.validated_data:
+            orders = orders.filter(serials__serial=filters.validated_data["serial"].strip()).distinct()
         page = paginator.paginate_queryset(orders, request, view=self)
         data = OrderSummarySerializer(page, many=True, context={"staff": may_see_purchases(user)}).data
         return paginator.get_paginated_response(data)

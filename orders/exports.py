@@ -121,8 +121,19 @@ def purchase_list_xlsx(*, supplier: str, table: PurchaseTable) -> bytes:
     sheet = book.worksheets[0]
     sheet.title = supplier[:31]  # Excel's limit on a sheet name
     rows = [header(), *(_row(supplier, row) for row in table.rows), _totals(table)]
-    for row_number, values in enumerate(rows, start=1):
-        for column, (kind, value) in enumerate(zip(KINDS, values, strict=True), start=1):
+    xlsx_write_rows(sheet, rows, KINDS)
+    for cell in sheet[len(rows)]:
+        cell.font = Font(bold=True)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def xlsx_write_rows(sheet: Any, rows: list[list[Any]], kinds: tuple[str, ...], *, first_row: int = 1) -> None:
+    """`rows` into `sheet` from row `first_row`, each column written as its kind says: quantities whole numbers, money
+    `#,##0.00`, rates with four places, dates as dates, every text a text cell (never a formula)."""
+    for row_number, values in enumerate(rows, start=first_row):
+        for column, (kind, value) in enumerate(zip(kinds, values, strict=True), start=1):
             if value is None:
                 continue
             cell = sheet.cell(row=row_number, column=column)
@@ -137,11 +148,6 @@ def purchase_list_xlsx(*, supplier: str, table: PurchaseTable) -> bytes:
                 cell.value, cell.number_format = value, DATE_FORMAT
             else:
                 cell.value, cell.number_format = int(value), QTY_FORMAT
-    for cell in sheet[len(rows)]:
-        cell.font = Font(bold=True)
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
 
 
 def purchase_list_download(*, lines: list[PurchaseLine], supplier: str, name: str, fmt: str) -> HttpResponse:

@@ -35,6 +35,14 @@ EVENT_LABELS = {
     "plan_requeued": _("Procurement plan queued again"),
     "status_changed": _("Status changed"),
     "risk_changed": _("Risk of missing the ship date re-assessed"),
+    "purchase_orders_made": _("Purchase orders made"),
+    "purchase_order_changed": _("Purchase order status changed"),
+    "purchase_orders_cancelled": _("Open purchase orders cancelled"),
+    "purchase_order_emailed": _("Purchase order e-mailed to the supplier"),
+    "purchase_order_email_failed": _("Purchase order e-mail failed"),
+    "goods_received": _("Goods received"),
+    "ready_to_assemble": _("Every part has arrived"),
+    "build_step": _("Assembly or burn-in recorded"),
 }
 
 #: Why the sweep queued a procurement plan again (orders.services.orders_sweep_stuck).
@@ -71,6 +79,8 @@ RISK_SENTENCES: dict[str, Promise] = {
     "stale_offer": _("The offer of %(supplier)s for %(part)s expired on %(date)s"),
     "offer_gone": _("The offer of %(supplier)s for %(part)s was deleted"),
     "stock_short": _("%(supplier)s's latest price list lacks %(qty)s × %(part)s reserved for this order"),
+    "not_received": _("%(qty)s × %(part)s from %(supplier)s were expected by %(date)s and have not arrived"),
+    "po_cancelled": _("%(qty)s × %(part)s: the purchase order from %(supplier)s was cancelled before they arrived"),
 }
 
 

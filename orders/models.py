@@ -20,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from procurement.models import Supplier, SupplierOffer
@@ -227,3 +227,175 @@ class PurchaseLine(models.Model):
 
     def __str__(self) -> str:
         return f"{self.order}: {self.qty} × {self.sku} from {self.supplier}"
+
+
+class PurchaseOrderStatus(models.TextChoices):
+    """The states of configurator.engine.purchasing.PO_TRANSITIONS (the one transition table)."""
+
+    DRAFT = "draft", _("draft")
+    SENT = "sent", _("sent")
+    CONFIRMED = "confirmed", _("confirmed")
+    PARTLY_RECEIVED = "partly_received", _("partly received")
+    RECEIVED = "received", _("received")
+    CANCELLED = "cancelled", _("cancelled")
+
+
+class PurchaseOrder(models.Model):
+    """One supplier's part of an order's plan, as the document sent to the supplier (issue 36 item 1)."""
+
+    number = models.CharField(_("number"), max_length=20, unique=True, help_text=_("PO-<year>-<6 digits>"))
+    order = models.ForeignKey(Order, verbose_name=_("order"), on_delete=models.PROTECT, related_name="purchase_orders")
+    supplier = models.ForeignKey(
+        Supplier, verbose_name=_("supplier"), on_delete=models.PROTECT, related_name="purchase_orders"
+    )
+    status = models.CharField(
+        _("status"), max_length=20, choices=PurchaseOrderStatus.choices, default=PurchaseOrderStatus.DRAFT
+    )
+    currency = models.CharField(_("currency"), max_length=3)
+    rate = models.DecimalField(
+        _("rate, RUB per unit"), max_digits=18, decimal_places=8, null=True, blank=True,
+        help_text=_("The rate of the day the purchase order was made (empty for roubles)"),
+    )  # fmt: skip
+    rate_date = models.DateField(_("rate date"), null=True, blank=True)
+    total = models.DecimalField(_("total"), **MONEY)
+    total_rub = models.DecimalField(_("total, RUB"), **MONEY)
+    expected_date = models.DateField(_("expected"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("created by"), on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+    emailed_at = models.DateTimeField(_("e-mailed"), null=True, blank=True)
+    email_to = models.CharField(_("e-mailed to"), max_length=254, blank=True)
+
+    class Meta:
+        verbose_name = _("purchase order")
+        verbose_name_plural = _("purchase orders")
+        ordering = ("-created_at", "-id")
+        constraints = [
+            models.UniqueConstraint(fields=("order", "supplier"), name="po_one_per_order_supplier"),
+            models.CheckConstraint(condition=Q(status__in=list(PurchaseOrderStatus.values)), name="po_status_known"),
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class PurchaseOrderLine(models.Model):
+    purchase_order = models.ForeignKey(
+        PurchaseOrder, verbose_name=_("purchase order"), on_delete=models.CASCADE, related_name="lines"
+    )
+    purchase = models.OneToOneField(
+        PurchaseLine, verbose_name=_("purchase line"), on_delete=models.PROTECT, related_name="po_line"
+    )
+    sku = models.CharField(_("SKU"), max_length=64)
+    supplier_sku = models.CharField(_("supplier's SKU"), max_length=100, blank=True)
+    kind = models.CharField(_("kind"), max_length=20)
+    qty = models.PositiveIntegerField(_("quantity"))
+    received_qty = models.PositiveIntegerField(_("received"), default=0)
+    unit_price = models.DecimalField(_("unit price"), **MONEY)
+    line_total = models.DecimalField(_("line total"), **MONEY)
+    unit_price_rub = models.DecimalField(_("unit price, RUB"), **MONEY)
+    line_total_rub = models.DecimalField(_("line total, RUB"), **MONEY)
+    expected_date = models.DateField(_("expected"))
+
+    class Meta:
+        verbose_name = _("purchase order line")
+        verbose_name_plural = _("purchase order lines")
+        ordering = ("purchase_order", "id")
+        constraints = [
+            models.CheckConstraint(condition=Q(received_qty__lte=F("qty")), name="po_line_not_over_received"),
+            models.CheckConstraint(condition=Q(qty__gte=1), name="po_line_qty_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.purchase_order} {self.sku} × {self.qty}"
+
+
+class Receipt(models.Model):
+    """What arrived from a supplier against a purchase order, recorded by a person (issue 36 item 2)."""
+
+    purchase_order = models.ForeignKey(
+        PurchaseOrder, verbose_name=_("purchase order"), on_delete=models.PROTECT, related_name="receipts"
+    )
+    received_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("received by"), on_delete=models.PROTECT, related_name="+"
+    )
+    received_at = models.DateTimeField(_("received"), auto_now_add=True)
+    note = models.CharField(_("note"), max_length=500, blank=True)
+
+    class Meta:
+        verbose_name = _("receipt")
+        verbose_name_plural = _("receipts")
+        ordering = ("-received_at", "-id")
+
+    def __str__(self) -> str:
+        return f"{self.purchase_order} #{self.pk}"
+
+
+class ReceiptLine(models.Model):
+    receipt = models.ForeignKey(Receipt, verbose_name=_("receipt"), on_delete=models.CASCADE, related_name="lines")
+    po_line = models.ForeignKey(
+        PurchaseOrderLine, verbose_name=_("purchase order line"), on_delete=models.PROTECT, related_name="receipts"
+    )
+    qty = models.PositiveIntegerField(_("quantity"))
+
+    class Meta:
+        verbose_name = _("receipt line")
+        verbose_name_plural = _("receipt lines")
+        ordering = ("receipt", "id")
+        constraints = [models.CheckConstraint(condition=Q(qty__gte=1), name="receipt_line_qty_positive")]
+
+    def __str__(self) -> str:
+        return f"{self.receipt}: {self.po_line.sku} × {self.qty}"
+
+
+class ReceivedSerial(models.Model):
+    """A serial number of a part received for an order: unique per SKU (the database refuses it twice)."""
+
+    receipt_line = models.ForeignKey(
+        ReceiptLine, verbose_name=_("receipt line"), on_delete=models.CASCADE, related_name="serials"
+    )
+    order = models.ForeignKey(Order, verbose_name=_("order"), on_delete=models.PROTECT, related_name="serials")
+    sku = models.CharField(_("SKU"), max_length=64)
+    serial = models.CharField(_("serial number"), max_length=100, db_index=True)
+
+    class Meta:
+        verbose_name = _("serial number")
+        verbose_name_plural = _("serial numbers")
+        ordering = ("order", "sku", "serial")
+        constraints = [models.UniqueConstraint(fields=("sku", "serial"), name="serial_once_per_sku")]
+
+    def __str__(self) -> str:
+        return f"{self.sku} {self.serial}"
+
+
+class BuildStepKind(models.TextChoices):
+    ASSEMBLY = "assembly", _("assembly")
+    BURN_IN = "burn_in", _("burn-in test")
+
+
+class BuildStepResult(models.TextChoices):
+    PASSED = "passed", _("passed")
+    FAILED = "failed", _("failed")
+
+
+class BuildStep(models.Model):
+    """Assembly or burn-in of the order's server: who, when, with what result (issue 36 item 3)."""
+
+    order = models.ForeignKey(Order, verbose_name=_("order"), on_delete=models.PROTECT, related_name="build_steps")
+    kind = models.CharField(_("step"), max_length=10, choices=BuildStepKind.choices)
+    result = models.CharField(_("result"), max_length=10, choices=BuildStepResult.choices)
+    note = models.CharField(_("note"), max_length=500, blank=True)
+    done_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("done by"), on_delete=models.PROTECT, related_name="+"
+    )
+    done_at = models.DateTimeField(_("done"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("build step")
+        verbose_name_plural = _("build steps")
+        ordering = ("order", "done_at", "id")
+
+    def __str__(self) -> str:
+        return f"{self.order} {self.kind}: {self.result}"

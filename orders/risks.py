@@ -10,6 +10,10 @@ Reasons, each a `Risk` (stored on the order as plain data, `Order.risk_reasons`,
 * `overdue` — the promised ship date (`date`) has passed and the order has not shipped;
 * `stale_offer` / `offer_gone` — an offer a purchase line relies on is past its validity (`date`) or was
   deleted, before the parts are here (placed, parts ordered);
+* `not_received` — a purchase order's line was expected by `date` and `qty` of its units have not arrived
+  (the receipts fell short, or nothing came); from the parts being ordered until the server is assembled;
+* `po_cancelled` — a purchase order of the order was cancelled with `qty` units of a part not received (the
+  order itself goes on: they must be bought again);
 * `stock_short` — the supplier's latest price list, applied after the order's plan, lists fewer units of
   the part than the orders still to buy (placed) reserved from that offer: the oldest orders keep theirs,
   the newer ones are short by `qty`. Once the parts are ordered the supplier's stock no longer counts them.
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from catalog.models import CATALOG_MODELS
@@ -47,6 +51,8 @@ from orders.models import (
     OrderStatus,
     PlanStatus,
     PurchaseLine,
+    PurchaseOrderLine,
+    PurchaseOrderStatus,
 )
 from procurement.selectors import schedule
 
@@ -64,7 +70,7 @@ def is_procured(kind: str) -> bool:
 
 @dataclass(frozen=True)
 class Risk:
-    code: str  # short, late, overdue, stale_offer, offer_gone, stock_short
+    code: str  # short, late, overdue, stale_offer, offer_gone, stock_short, not_received, po_cancelled
     sku: str = ""
     supplier: str = ""  # the supplier's slug (staff only)
     qty: int | None = None
@@ -131,6 +137,7 @@ def order_risks(
     shortages: Mapping[int, int],
     today: dt.date,
     plan: Schedule,
+    po_lines: Iterable[PurchaseOrderLine] = (),
 ) -> tuple[Risk, ...]:
     """Why `order` is at risk today (see the module's docstring); `purchases`: its purchase lines with their
     offers, suppliers and order lines; `shortages`: `stock_shortages` of every order still to buy."""
@@ -172,6 +179,18 @@ def order_risks(
             if (risk.code, risk.sku, risk.supplier) not in seen:
                 seen.add((risk.code, risk.sku, risk.supplier))
                 risks.append(risk)
+    if order.status in (OrderStatus.PARTS_ORDERED, OrderStatus.ASSEMBLING):
+        for po_line in sorted(po_lines, key=lambda line: (line.expected_date, line.sku, line.pk)):
+            if po_line.purchase_order.status == PurchaseOrderStatus.CANCELLED:
+                risks.append(Risk(
+                    "po_cancelled", sku=po_line.sku, supplier=po_line.purchase_order.supplier.slug,
+                    qty=po_line.qty - po_line.received_qty,
+                ))  # fmt: skip
+            elif po_line.expected_date < today and po_line.received_qty < po_line.qty:
+                risks.append(Risk(
+                    "not_received", sku=po_line.sku, supplier=po_line.purchase_order.supplier.slug,
+                    qty=po_line.qty - po_line.received_qty, date=po_line.expected_date,
+                ))  # fmt: skip
     short_stock: dict[tuple[str, str], int] = defaultdict(int)
     for purchase in live:
         if purchase.pk in shortages:
@@ -202,6 +221,12 @@ def orders_at_risk_refresh(*, order_ids: Iterable[int] | None = None) -> RiskRef
     rows = PurchaseLine.objects.filter(order__in=[o.pk for o in orders]).select_related("offer", "supplier")
     for purchase in rows:
         purchases[purchase.order_id].append(purchase)
+    po_lines: dict[int, list[PurchaseOrderLine]] = defaultdict(list)
+    open_lines = PurchaseOrderLine.objects.filter(
+        purchase_order__order__in=[o.pk for o in orders], received_qty__lt=F("qty")
+    )
+    for po_line in open_lines.select_related("purchase_order__supplier"):
+        po_lines[po_line.purchase_order.order_id].append(po_line)
     to_buy = list(
         PurchaseLine.objects.filter(
             order__status=OrderStatus.PLACED, from_stock=True, released=False, offer__isnull=False,
@@ -213,7 +238,8 @@ def orders_at_risk_refresh(*, order_ids: Iterable[int] | None = None) -> RiskRef
     changed: list[int] = []
     for order in orders:
         reasons = [risk.as_data() for risk in order_risks(
-            order, purchases=purchases[order.pk], shortages=shortages, today=today, plan=plan
+            order, purchases=purchases[order.pk], shortages=shortages, today=today, plan=plan,
+            po_lines=po_lines[order.pk],
         )]  # fmt: skip
         if reasons:
             at_risk.append(order.pk)

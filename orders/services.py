@@ -33,6 +33,7 @@ from orders.models import (
     PlanStatus,
     PurchaseLine,
 )
+from orders.purchasing import purchase_orders_cancel_open
 from orders.risks import is_procured, orders_at_risk_refresh
 from procurement.models import SupplierOffer
 from procurement.planning import LinePlan, plan_line
@@ -333,6 +334,8 @@ def order_advance(*, order: Order, to: str, user: User, note: str = "") -> Order
         locked.save(update_fields=fields)
         if to in FINAL_STATUSES:
             _release(locked)
+        if to == OrderStatus.CANCELLED:
+            purchase_orders_cancel_open(order=locked, user=user)
         event_add(locked, "status_changed", user=user, data={"from": from_status, "to": to, "note": note})
         orders_at_risk_refresh(order_ids=[locked.pk])
     locked.refresh_from_db()

@@ -30,6 +30,7 @@ from orders import services
 from orders.exports import purchase_list_download
 from orders.labels import STATUS_PATH, not_compared_sentence, risk_sentence
 from orders.models import TRANSITIONS, OrderStatus
+from orders.purchasing import STAFF_EVENTS, shortfalls
 from orders.selectors import (
     may_see_purchases,
     order_get,
@@ -84,7 +85,7 @@ def order_detail_page(request: HttpRequest, number: str) -> HttpResponse:
     context = {
         "order": order,
         "lines": order.lines.all(),
-        "events": order.events.select_related("user"),
+        "events": order.events.select_related("user").exclude(type__in=() if staff else STAFF_EVENTS),
         "path": [(status, index <= reached) for index, status in enumerate(STATUS_PATH)],
         "moves": [status for status in ADVANCE_ORDER if status in allowed]
         if (user.is_sales or user.is_superuser)
@@ -92,6 +93,10 @@ def order_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         "purchases": purchases,
         "risks": [risk_sentence(reason, show_supplier=staff) for reason in order.risk_reasons or ()],
         "not_compared": not_compared,
+        "purchase_orders": order.purchase_orders.select_related("supplier").order_by("number") if staff else None,
+        "build_steps": order.build_steps.select_related("done_by"),
+        "may_build": staff and order.status in (OrderStatus.PARTS_ORDERED, OrderStatus.ASSEMBLING, OrderStatus.BURN_IN),
+        "shortfalls": shortfalls(order) if staff and order.purchase_orders.exists() else [],
         "active": "orders",
     }
     return render(request, "orders/order_detail.html", context)

@@ -216,6 +216,8 @@ SPECTACULAR_SETTINGS = {
         "ChassisKindEnum": "catalog.models.ChassisKind",
         "StorageInterfaceEnum": "catalog.models.StorageInterface",
         "OrderStatusEnum": "orders.models.OrderStatus",
+        "BuildStepKindEnum": "orders.models.BuildStepKind",
+        "PurchaseOrderStatusEnum": "orders.models.PurchaseOrderStatus",
         "StatusEnum": "quotes.models.QuoteStatus",  # the name it had before orders came
     },
 }

@@ -18,7 +18,7 @@ from orders.labels import (
     risk_sentence,
     with_roubles,
 )
-from orders.models import Order
+from orders.models import BuildStepKind, BuildStepResult, Order
 from orders.selectors import PurchaseRow
 from quotes.models import QuoteStatus
 
@@ -53,6 +53,15 @@ def order_event_detail(event: Any) -> str:
         return "; ".join(said)
     if event.type == "plan_requeued" and data.get("reason") in PLAN_REQUEUE_REASONS:
         return str(PLAN_REQUEUE_REASONS[data["reason"]])
+    if event.type in ("purchase_orders_made", "purchase_orders_cancelled"):
+        return ", ".join(map(str, data.get("numbers") or ()))
+    if event.type in ("purchase_order_changed", "goods_received") and data.get("number"):
+        return f"{data['number']}: {data.get('from', '')} → {data.get('to', '')}"
+    if event.type == "purchase_order_emailed" and data.get("number"):
+        return f"{data['number']} → {data.get('to', '')}"
+    if event.type == "build_step":
+        kinds, results = dict(BuildStepKind.choices), dict(BuildStepResult.choices)
+        return f"{kinds.get(str(data.get('kind')), '')}: {results.get(str(data.get('result')), '')}"
     if event.type == "risk_changed":
         reasons = data.get("reasons") or ()
         said = [risk_sentence(reason, show_supplier=False) for reason in reasons]  # the history is the customer's too

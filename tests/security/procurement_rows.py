@@ -108,3 +108,86 @@ def sample_offers_load() -> None:
             SupplierOffer(**{**model_to_dict(offer, exclude=["id", "supplier"]), "supplier": made}) for offer in offers
         ]
         bulk_create_with_history(copies, SupplierOffer)
+
+
+# --------------------------------------------------------------------------- purchase orders and receipts (issue 36)
+
+#: Purchase orders and receipts are sales' and catalog staff's; a customer is refused before any lookup (403).
+STAFF_ONLY = {"anonymous": 401, "customer": 403, "other_customer": 403, "sales": 200, "catalog": 200, "superuser": 200}
+#: A build step on the world's order (parts not received): the customer is refused (403), another customer does
+#: not see the order (404), staff pass the check and are told the parts are missing (409, nothing written).
+BUILD_STEP = {"anonymous": 401, "customer": 403, "other_customer": 404, "sales": 409, "catalog": 409, "superuser": 409}
+
+
+def world_po(world: Any, *, sent: bool = False) -> Any:
+    """The first purchase order of the world's order (made from its plan on first use in a test)."""
+    from orders.models import PurchaseOrder
+    from orders.purchasing import purchase_orders_create
+
+    made, _ = purchase_orders_create(order=world.order(), user=world.users["sales"])
+    po = min(made, key=lambda po: po.number)
+    if sent:
+        PurchaseOrder.objects.filter(pk=po.pk).update(status="sent")
+        po.refresh_from_db()
+    return po
+
+
+def po_url(action: str = "") -> Callable[[Any], str]:
+    return lambda world: f"/api/v1/purchase-orders/{world_po(world).number}/" + action
+
+
+def receipt_input(po: Any) -> dict[str, Any]:
+    """A receipt of one unit of the purchase order's first line (with a serial number when its kind needs one)."""
+    from configurator.engine.purchasing import SERIAL_KINDS
+
+    line = po.lines.order_by("pk").first()
+    serials = ["MATRIX-SN-1"] if line.kind in SERIAL_KINDS else []
+    return {"purchase_order": po.number, "lines": [{"line": line.pk, "qty": 1, "serials": serials}]}
+
+
+_receipt_body: dict[str, Any] = {}
+
+
+def receipts_post_url(world: Any) -> str:
+    """POST /api/v1/receipts/ of a sent purchase order; its body is `receipt_body()`."""
+    _receipt_body.clear()
+    _receipt_body.update(receipt_input(world_po(world, sent=True)))
+    return "/api/v1/receipts/"
+
+
+def receipt_body() -> dict[str, Any]:
+    return dict(_receipt_body)
+
+
+def receipt_url(world: Any) -> str:
+    return f"/api/v1/receipts/{world_receipt(world).pk}/"
+
+
+def world_receipt(world: Any) -> Any:
+    from orders.purchasing import ReceiptLineInput, receipt_record
+
+    data = receipt_input(world_po(world, sent=True))["lines"][0]
+    po = world_po(world)
+    return receipt_record(
+        po=po, lines=[ReceiptLineInput(data["line"], data["qty"], data["serials"])], user=world.users["sales"]
+    )
+
+
+def world_serial(world: Any) -> Any:
+    """A serial number received for the world's order (a GPU line's, which always carries one)."""
+    from orders.models import ReceivedSerial
+    from orders.purchasing import ReceiptLineInput, receipt_record
+
+    po = next(po for po in _all_pos(world) if po.lines.filter(kind="gpus").exists())
+    from orders.models import PurchaseOrder
+
+    PurchaseOrder.objects.filter(pk=po.pk).update(status="sent")
+    line = po.lines.get(kind="gpus")
+    receipt_record(po=po, lines=[ReceiptLineInput(line.pk, 1, ["MATRIX-GPU-1"])], user=world.users["sales"])
+    return ReceivedSerial.objects.get(serial="MATRIX-GPU-1")
+
+
+def _all_pos(world: Any) -> list[Any]:
+    from orders.purchasing import purchase_orders_create
+
+    return purchase_orders_create(order=world.order(), user=world.users["sales"])[0]

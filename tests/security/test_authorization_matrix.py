@@ -36,7 +36,15 @@ from configurator.models import SavedBuild
 from configurator.services import saved_build_create
 from finance.models import ExchangeRate, VatRate
 from orders import services as order_services
-from orders.models import Order, OrderEvent, PurchaseLine
+from orders.models import (
+    Order,
+    OrderEvent,
+    PurchaseLine,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    Receipt,
+    ReceivedSerial,
+)
 from procurement import models as procurement_models
 from quotes import services as quote_services
 from quotes.models import Quote, QuoteEvent, QuoteLine, RenderStatus
@@ -48,15 +56,23 @@ from tests.module_rows import rows_for_the_module
 from tests.security.admin_forms import form_data as _form_data
 from tests.security.bodies import APPLY_FIX, ESTIMATE, RECOMMENDATION
 from tests.security.procurement_rows import (
+    BUILD_STEP,
     ORDER_ADVANCE,
     ORDER_PURCHASES,
     ORDER_READ,
+    STAFF_ONLY,
     order_url,
+    po_url,
     price_list_upload,
     procurement_object,
     purchase_csv_url,
     purchase_xlsx_url,
+    receipt_body,
+    receipt_url,
+    receipts_post_url,
     sample_offers_load,
+    world_po,
+    world_serial,
 )
 
 pytestmark = pytest.mark.django_db
@@ -172,7 +188,7 @@ def fingerprint(*models: type[Model]) -> dict[str, list[dict[str, Any]]]:
 
 API_TABLES: tuple[type[Model], ...] = (
     SavedBuild, Quote, QuoteLine, QuoteEvent, ApiToken, User, catalog_models.Gpu, Order, OrderEvent, PurchaseLine,
-    procurement_models.PriceListImport,
+    procurement_models.PriceListImport, PurchaseOrder, PurchaseOrderLine, Receipt, ReceivedSerial,
 )  # fmt: skip
 
 
@@ -315,6 +331,28 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
     ("api/v1/orders/<order_number:number>/purchase-lists/<slug:supplier>.xlsx", "GET"): Cell(
         ORDER_PURCHASES, purchase_xlsx_url
     ),
+    # issue 36: purchase orders and receipts (staff only), build steps and the delivery note of an order
+    ("api/v1/purchase-orders/", "GET"): Cell(STAFF_ONLY, fixed("/api/v1/purchase-orders/")),
+    ("api/v1/purchase-orders/", "POST"): Cell(
+        {**STAFF_ONLY, "sales": 201, "catalog": 201, "superuser": 201},
+        fixed("/api/v1/purchase-orders/"),
+        lambda: {"order": Order.objects.order_by("pk").values_list("number", flat=True)[0]},
+    ),
+    ("api/v1/purchase-orders/<po_number:number>/", "GET"): Cell(STAFF_ONLY, po_url()),
+    ("api/v1/purchase-orders/<po_number:number>/transition/", "POST"): Cell(
+        STAFF_ONLY, po_url("transition/"), {"to": "cancelled"}
+    ),
+    ("api/v1/purchase-orders/<po_number:number>/pdf/", "GET"): Cell(STAFF_ONLY, po_url("pdf/")),
+    ("api/v1/purchase-orders/<po_number:number>/xlsx/", "GET"): Cell(STAFF_ONLY, po_url("xlsx/")),
+    ("api/v1/receipts/", "GET"): Cell(STAFF_ONLY, fixed("/api/v1/receipts/?serial=MATRIX-SN-1")),
+    ("api/v1/receipts/", "POST"): Cell(
+        {**STAFF_ONLY, "sales": 201, "catalog": 201, "superuser": 201}, receipts_post_url, receipt_body
+    ),
+    ("api/v1/receipts/<int:pk>/", "GET"): Cell(STAFF_ONLY, receipt_url),
+    ("api/v1/orders/<order_number:number>/build-steps/", "POST"): Cell(
+        BUILD_STEP, order_url("build-steps/"), {"kind": "assembly", "result": "passed"}
+    ),
+    ("api/v1/orders/<order_number:number>/delivery-note/", "GET"): Cell(ORDER_READ, order_url("delivery-note/")),
     ("api/v1/auth/token", "POST"): Cell(signed_in(201), fixed("/api/v1/auth/token")),
     ("api/v1/auth/token", "DELETE"): Cell(signed_in(204), fixed("/api/v1/auth/token")),
     ("api/v1/ping", "GET"): Cell(everyone(200), fixed("/api/v1/ping")),
@@ -467,6 +505,8 @@ ADMIN_MATRIX: dict[type[Model], dict[str, dict[str, int]]] = {
     procurement_models.ListPriceChange: _admin_row(sales=DENIED, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
     # orders change through the API's services only: a read-only record in the admin
     Order: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
+    PurchaseOrder: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
+    ReceivedSerial: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
     ServiceItem: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
     # catalog staff enter a rate by hand; the VAT table changes with the law: the superuser's
     ExchangeRate: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
@@ -487,6 +527,8 @@ MAY_CHANGE: dict[type[Model], set[str]] = {
     procurement_models.PriceListImport: set(),
     procurement_models.ListPriceChange: set(),
     Order: set(),
+    PurchaseOrder: set(),
+    ReceivedSerial: set(),
     ServiceItem: {CAT, SUPER},
     ExchangeRate: {CAT, SUPER},
     VatRate: {SUPER},
@@ -512,6 +554,10 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return ApiToken.objects.get(user=world.customer)
     if model is Order:
         return world.order()
+    if model is PurchaseOrder:
+        return world_po(world)
+    if model is ReceivedSerial:
+        return world_serial(world)
     if model is ServiceItem:  # made inside the test, as the procurement rows are (_made_per_test)
         services_load_fixture()
     if model is ExchangeRate:
@@ -541,6 +587,8 @@ def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]
         procurement_models.PriceListImport: None,
         procurement_models.ListPriceChange: None,
         Order: None,
+        PurchaseOrder: None,
+        ReceivedSerial: None,
         ExchangeRate: "note",
         VatRate: "note",
     }.get(model, "name")
@@ -557,7 +605,7 @@ def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]
 
 def _made_per_test(model: type[Model]) -> bool:
     """_admin_object makes this model's object inside the test (rolled back after it)."""
-    return model in (ServiceItem, ExchangeRate) or model._meta.app_label == "procurement"
+    return model in (ServiceItem, ExchangeRate, PurchaseOrder, ReceivedSerial) or model._meta.app_label == "procurement"
 
 
 def _add_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]:
