@@ -33,7 +33,7 @@ require_real_services()
 
 from django.contrib.auth.models import Group  # noqa: E402
 from django.utils import timezone  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
+from accounts.tokens import token_issue  # noqa: E402
 
 from config.celery import app  # noqa: E402
 from filestore.models import StoredFile  # noqa: E402
@@ -118,7 +118,7 @@ def test_a_pdf_rendered_on_one_host_downloads_from_the_other(
 ) -> None:
     Group.objects.get_or_create(name="customers")
     customer = factories.customer()
-    token = Token.objects.create(user=customer).key
+    token = token_issue(user=customer)[1]
     maker, reader = hosts[made_on], hosts[read_on]
     renders_before = [_renders(host) for host in hosts]
 
