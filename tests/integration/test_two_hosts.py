@@ -33,8 +33,8 @@ require_real_services()
 
 from django.contrib.auth.models import Group  # noqa: E402
 from django.utils import timezone  # noqa: E402
-from accounts.tokens import token_issue  # noqa: E402
 
+from accounts.tokens import token_issue  # noqa: E402
 from config.celery import app  # noqa: E402
 from filestore.models import StoredFile  # noqa: E402
 from procurement.models import PriceListImport, Supplier, SupplierOffer  # noqa: E402
