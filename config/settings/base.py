@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "procurement",
     "orders",
     "servicelines",
+    "billing",
 ]
 
 SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys before any query
