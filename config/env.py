@@ -115,4 +115,14 @@ KNOWN_VARIABLES: dict[str, str] = {
     "API_NUM_PROXIES": (
         "reverse proxies in front of the app whose X-Forwarded-For is trusted for throttling (default 0)"
     ),
+    "SELLER_NAME": "the seller on quotes, invoices and УПД (empty: local and test runs use SAMPLE_SELLER, made up)",
+    "SELLER_ADDRESS": "the seller's legal address on quotes, invoices and УПД",
+    "SELLER_INN": "the seller's ИНН (taxpayer number, 10 digits for a company)",
+    "SELLER_KPP": "the seller's КПП (tax registration reason code, 9 digits)",
+    "SELLER_BANK": "the seller's bank, as the invoice's payee block names it",
+    "SELLER_BIK": "the seller's bank's БИК (9 digits)",
+    "SELLER_ACCOUNT": "the seller's settlement account, р/с (20 digits)",
+    "SELLER_CORRESPONDENT_ACCOUNT": "the bank's correspondent account, к/с (20 digits)",
+    "SELLER_SIGNATORY": "who signs the seller's documents (initials and surname)",
+    "SELLER_SIGNATORY_TITLE": "the signatory's position",
 }
