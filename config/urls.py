@@ -12,6 +12,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("configurator.urls")),
     path("quotes/", include("quotes.urls")),
     path("", include("orders.urls")),
+    path("", include("billing.urls")),
     path("", include("servicelines.urls")),
     path("", include("procurement.urls")),
     path("auth/", include("accounts.api_urls")),

@@ -128,3 +128,25 @@ def test_margin_equals_a_hand_calculation(order: Order, sales_user: User) -> Non
     assert result.complete
     with pytest.raises(Forbidden):
         margin_of(user=factories.catalog_staff(username="cat"), order=order)
+
+
+def test_the_1c_export_of_real_invoices_validates(order: Order, sales_user: User) -> None:
+    from lxml import etree
+
+    from billing.exchange import export_catalog, export_documents
+    from billing.models import Invoice
+    from tests.billing.test_commerceml import schema
+
+    invoice, _ = services.invoice_create(order=order, user=sales_user)
+    invoices = list(Invoice.objects.select_related("order__owner"))
+    documents, catalog = export_documents(invoices), export_catalog(invoices)
+    for xml in (documents, catalog):
+        assert schema().validate(etree.fromstring(xml)), schema().error_log
+    root = etree.fromstring(documents)
+    ns = {"c": "urn:1C.ru:commerceml_2"}
+    assert root.xpath("string(c:Документ/c:Номер)", namespaces=ns) == invoice.number
+    assert D(root.xpath("string(c:Документ/c:Сумма)", namespaces=ns)) == invoice.gross_total
+    line_sums = root.xpath("c:Документ/c:Товары/c:Товар/c:Сумма/text()", namespaces=ns)
+    assert sum(D(value) for value in line_sums) == invoice.net_total
+    skus = etree.fromstring(catalog).xpath("//c:Товар/c:Артикул/text()", namespaces=ns)
+    assert sorted(skus) == sorted({line.sku for line in order.lines.all()})
