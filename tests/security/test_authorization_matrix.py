@@ -32,6 +32,7 @@ from rest_framework.authtoken.models import Token, TokenProxy
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from billing.models import Invoice, InvoiceLine, Payment, ServiceCost, TransferDocument, TransferLine
 from catalog import models as catalog_models
 from configurator.models import SavedBuild
 from configurator.services import saved_build_create
@@ -47,6 +48,20 @@ from tests import factories
 from tests.builds import GOOD_BUILD
 from tests.module_rows import rows_for_the_module
 from tests.security.admin_forms import form_data as _form_data
+from tests.security.billing_rows import (
+    BILLERS_CREATE,
+    BILLERS_READ,
+    DOCUMENT_READ,
+    MARGIN_READ,
+    MARGIN_WRITE,
+    SERVICE_COST_BODY,
+    invoice_url,
+    order_body,
+    payment_body,
+    payments_with_an_invoice,
+    upd_create_url,
+    upd_pdf_url,
+)
 from tests.security.bodies import APPLY_FIX, ESTIMATE, RECOMMENDATION
 from tests.security.procurement_rows import (
     ORDER_ADVANCE,
@@ -173,7 +188,7 @@ def fingerprint(*models: type[Model]) -> dict[str, list[dict[str, Any]]]:
 
 API_TABLES: tuple[type[Model], ...] = (
     SavedBuild, Quote, QuoteLine, QuoteEvent, Token, User, catalog_models.Gpu, Order, OrderEvent, PurchaseLine,
-    procurement_models.PriceListImport,
+    procurement_models.PriceListImport, Invoice, InvoiceLine, Payment, TransferDocument, TransferLine, ServiceCost,
 )  # fmt: skip
 
 
@@ -316,6 +331,22 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
     ("api/v1/orders/<order_number:number>/purchase-lists/<slug:supplier>.xlsx", "GET"): Cell(
         ORDER_PURCHASES, purchase_xlsx_url
     ),
+    # billing (issue 36): customers read their documents, sales write them; the margin and 1C export are sales'
+    ("api/v1/invoices/", "GET"): Cell(signed_in(200), fixed("/api/v1/invoices/")),
+    ("api/v1/invoices/", "POST"): Cell(BILLERS_CREATE, fixed("/api/v1/invoices/"), order_body),
+    ("api/v1/invoices/<invoice_number:number>/", "GET"): Cell(DOCUMENT_READ, invoice_url()),
+    ("api/v1/invoices/<invoice_number:number>/pdf", "GET"): Cell(DOCUMENT_READ, invoice_url("pdf")),
+    ("api/v1/payments/", "GET"): Cell(signed_in(200), fixed("/api/v1/payments/")),
+    ("api/v1/payments/", "POST"): Cell(BILLERS_CREATE, payments_with_an_invoice, payment_body),
+    ("api/v1/transfer-documents/", "GET"): Cell(signed_in(200), fixed("/api/v1/transfer-documents/")),
+    ("api/v1/transfer-documents/", "POST"): Cell(BILLERS_CREATE, upd_create_url, order_body),
+    ("api/v1/transfer-documents/<upd_number:number>/pdf", "GET"): Cell(DOCUMENT_READ, upd_pdf_url),
+    ("api/v1/orders/<order_number:number>/margin/", "GET"): Cell(MARGIN_READ, order_url("margin/")),
+    ("api/v1/orders/<order_number:number>/service-costs/", "POST"): Cell(
+        MARGIN_WRITE, order_url("service-costs/"), SERVICE_COST_BODY
+    ),
+    ("api/v1/exchange/1c/documents.xml", "GET"): Cell(BILLERS_READ, fixed("/api/v1/exchange/1c/documents.xml")),
+    ("api/v1/exchange/1c/catalog.xml", "GET"): Cell(BILLERS_READ, fixed("/api/v1/exchange/1c/catalog.xml")),
     ("api/v1/auth/token", "POST"): Cell(signed_in(201), fixed("/api/v1/auth/token")),
     ("api/v1/auth/token", "DELETE"): Cell(signed_in(204), fixed("/api/v1/auth/token")),
     ("api/v1/ping", "GET"): Cell(everyone(200), fixed("/api/v1/ping")),
@@ -417,6 +448,23 @@ def test_lists_show_customers_only_their_own_objects(world: World) -> None:
     assert listed(OTHER, "/api/v1/quotes/", "number") == {theirs}
     assert listed(CAT, "/api/v1/quotes/", "number") == set()
     assert listed(SALES, "/api/v1/quotes/", "number") == mine | {theirs}
+
+
+def test_billing_lists_show_customers_only_their_own_documents(world: World) -> None:
+    """The customer's invoice, payment and УПД are listed for them and staff, never for another customer."""
+    invoice = Invoice.objects.get(number=invoice_url()(world).split("/")[-2])
+    upd = upd_pdf_url(world).split("/")[-2]
+    payment_body_ = payment_body()
+    assert api_client(world, SALES).post("/api/v1/payments/", payment_body_, format="json").status_code == 201
+    for url, key, value in (
+        ("/api/v1/invoices/", "number", invoice.number),
+        ("/api/v1/payments/", "invoice", invoice.number),
+        ("/api/v1/transfer-documents/", "number", upd),
+    ):
+        rows = {persona: [row[key] for row in api_client(world, persona).get(url).json()["results"]]
+                for persona in (CUST, OTHER, SALES, CAT)}  # fmt: skip
+        assert rows[CUST] == rows[SALES] == rows[CAT] == [value], (url, rows)
+        assert rows[OTHER] == [], (url, rows)
 
 
 def test_a_customer_cannot_quote_from_another_customers_saved_build_or_for_someone_else(world: World) -> None:
