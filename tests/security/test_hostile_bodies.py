@@ -51,6 +51,10 @@ JSON_OPERATIONS: dict[tuple[str, str], str | None] = {
     ("post", "/api/v1/quotes/{number}/revise/"): "sales",
     ("post", "/api/v1/quotes/{number}/services"): "sales",
     ("post", "/api/v1/orders/{number}/advance/"): "sales",
+    ("post", "/api/v1/orders/{number}/service-costs/"): "sales",
+    ("post", "/api/v1/invoices/"): "sales",
+    ("post", "/api/v1/payments/"): "sales",
+    ("post", "/api/v1/transfer-documents/"): "sales",
 }
 
 
