@@ -29,6 +29,7 @@ urlpatterns = [
     path("", include("configurator.web.urls")),
     path("quotes/", include("quotes.urls_web")),
     path("orders/", include("orders.urls_web")),
+    path("billing/", include("billing.urls_web")),
     path("accounts/", include("accounts.urls")),
     path("healthz", views.healthz, name="healthz"),
     # browsers ask for /favicon.ico whatever the page's <link rel="icon"> says
