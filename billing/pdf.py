@@ -92,7 +92,8 @@ def invoice_pdf(invoice: Invoice) -> bytes:
             [_p(seller.get("bank", ""), st.body), "БИК", seller.get("bik", "")],
             ["Банк получателя", "Сч. №", seller.get("correspondent_account", "")],
             [f"ИНН {seller.get('inn', '')}    КПП {seller.get('kpp', '')}", "Сч. №", seller.get("account", "")],
-            [_p(f"{seller.get('name', '')}\nПолучатель", st.body), "", ""],
+            [seller.get("name", ""), "", ""],
+            ["Получатель", "", ""],
         ],
         [width * 0.58, width * 0.1, width * 0.32],
         numeric_from=2,
@@ -149,6 +150,7 @@ def upd_pdf(upd: TransferDocument) -> bytes:
     st = styles()
     seller = _seller()
     lines: list[TransferLine] = list(upd.lines.order_by("position"))
+    head_style = ParagraphStyle("upd_head", parent=st.head, fontSize=7, leading=8.5)
     page = landscape(A4)
     out = io.BytesIO()
     document = SimpleDocTemplate(
@@ -167,8 +169,9 @@ def upd_pdf(upd: TransferDocument) -> bytes:
         f"Валюта: наименование, код: {CURRENCY[1]}, {CURRENCY[0]}",
     ]
     rows: list[list[Any]] = [
-        ["№ п/п", "Код товара", "Наименование товара", "Ед. изм.\nкод / усл.", "Кол-во", "Цена за ед.",
-         "Стоимость без налога", "Акциз", "Налоговая ставка", "Сумма налога", "Стоимость с налогом"]
+        [_p(text, head_style) for text in (
+            "№ п/п", "Код товара", "Наименование товара", "Ед. изм. код / усл.", "Кол-во", "Цена за ед.",
+            "Стоимость без налога", "Акциз", "Налоговая ставка", "Сумма налога", "Стоимость с налогом")]
     ]  # fmt: skip
     rows += [
         [str(index), _p(line.sku, st.sku), _p(line.name, st.body), f"{UNIT[0]} / {UNIT[1]}", str(line.qty),
@@ -178,7 +181,7 @@ def upd_pdf(upd: TransferDocument) -> bytes:
     ]  # fmt: skip
     rows.append(["", "", "Всего к оплате", "", "", "", rub(upd.net_total), "", "", rub(upd.vat_total),
                  rub(upd.gross_total)])  # fmt: skip
-    fractions = (0.04, 0.11, 0.25, 0.07, 0.05, 0.08, 0.09, 0.06, 0.06, 0.09, 0.10)
+    fractions = (0.04, 0.11, 0.21, 0.07, 0.06, 0.08, 0.09, 0.07, 0.08, 0.09, 0.10)
     story: list[Any] = [_p(text, st.head if i < 2 else st.body) for i, text in enumerate(head)]
     story += [
         Spacer(1, 3 * mm),
@@ -187,10 +190,11 @@ def upd_pdf(upd: TransferDocument) -> bytes:
         _p(f"Всего к оплате: {amount_in_words(upd.gross_total)}, в т. ч. НДС {rub(upd.vat_total)} руб.", st.body),
         Spacer(1, 8 * mm),
         _p(
-            f"Товар (груз) передал: {seller.get('signatory_title', '')} ____________ {seller.get('signatory', '')}"
-            "        Товар (груз) получил: ____________",
+            f"Товар (груз) передал: {seller.get('signatory_title', '')} ____________ {seller.get('signatory', '')}",
             st.body,
         ),
+        Spacer(1, 4 * mm),
+        _p("Товар (груз) получил: ____________", st.body),
     ]
     document.build(story)
     return out.getvalue()
