@@ -71,14 +71,18 @@ def order_billing_page(request: HttpRequest, number: str) -> HttpResponse:
     return render(request, "billing/order_billing.html", context)
 
 
-def _act(request: HttpRequest, number: str, done: str, act: Callable[[], object]) -> HttpResponse:
-    """Run `act()` (a billing service); a Forbidden is 403, any other refusal a message."""
+def _act(
+    request: HttpRequest, number: str, done: str, act: Callable[[], object], explain: dict[str, str] | None = None
+) -> HttpResponse:
+    """Run `act()` (a billing service); a Forbidden is 403, any other refusal a message: the sentence
+    `explain` has for a field at fault, else the service's reasons."""
     try:
         act()
     except Forbidden:
         raise PermissionDenied(_("Only sales engineers may issue documents and record payments.")) from None
     except ApplicationError as error:
-        reasons = "; ".join(f"{field}: {', '.join(why)}" for field, why in error.fields.items())
+        explained = explain or {}
+        reasons = "; ".join(explained.get(field) or f"{field}: {', '.join(why)}" for field, why in error.fields.items())
         messages.error(request, _("Not done: %(reason)s") % {"reason": reasons or error.message})
         return redirect("billing:order", number)
     messages.success(request, done)
@@ -91,7 +95,8 @@ def invoice_action(request: HttpRequest, number: str) -> HttpResponse:
     user = _user(request)
     order = order_get(user=user, number=number)
     return _act(request, order.number, _("The invoice was issued."),
-                lambda: services.invoice_create(order=order, user=user))  # fmt: skip
+                lambda: services.invoice_create(order=order, user=user),
+                {"order": _("the order is cancelled or not in roubles")})  # fmt: skip
 
 
 @login_required(login_url=LOGIN_URL)
@@ -99,7 +104,8 @@ def invoice_action(request: HttpRequest, number: str) -> HttpResponse:
 def upd_action(request: HttpRequest, number: str) -> HttpResponse:
     user = _user(request)
     order = order_get(user=user, number=number)
-    return _act(request, order.number, _("The УПД was made."), lambda: services.upd_create(order=order, user=user))
+    return _act(request, order.number, _("The УПД was made."), lambda: services.upd_create(order=order, user=user),
+                {"order": _("the order has not shipped yet")})  # fmt: skip
 
 
 @login_required(login_url=LOGIN_URL)
@@ -117,7 +123,9 @@ def payment_action(request: HttpRequest, number: str) -> HttpResponse:
     data = form.cleaned_data
     return _act(request, order.number, _("The payment was recorded."),
                 lambda: services.payment_record(invoice=invoice, amount=data["amount"], user=user,
-                                                paid_on=data["paid_on"], reference=data["reference"]))  # fmt: skip
+                                                paid_on=data["paid_on"], reference=data["reference"]),
+                {"amount": _("the amount is more than is still due, %(due)s RUB")
+                 % {"due": invoice.gross_total - invoice.paid_total}})  # fmt: skip
 
 
 @login_required(login_url=LOGIN_URL)
