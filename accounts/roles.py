@@ -35,6 +35,10 @@ FINANCE_SALES = [("finance", "view_exchangerate"), ("finance", "view_vatrate")]
 SERVICES_CATALOG = [("servicelines", f"{action}_serviceitem") for action in ("view", "add", "change", "delete")]
 # orders: sales and catalog staff see them in the admin (the API's services change them)
 ORDERS_VIEW = [("orders", "view_order"), ("orders", "view_orderline"), ("orders", "view_purchaseline")]
+# billing: invoices, payments and УПД are read in the admin by sales and catalog staff (made by billing.services)
+BILLING_VIEW = [
+    ("billing", f"view_{model}") for model in ("invoice", "invoiceline", "payment", "transferdocument", "transferline")
+]
 
 ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
     # catalog staff edit every catalog table (and its history); nothing else
@@ -47,6 +51,7 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
         *PROCUREMENT_CATALOG,
         *FINANCE_CATALOG,
         *ORDERS_VIEW,
+        *BILLING_VIEW,
         *SERVICES_CATALOG,
     ],
     # sales engineers see the catalog (read-only in the admin), work on every quote and saved build (the API
@@ -62,6 +67,7 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
         *PROCUREMENT_SALES,
         *FINANCE_SALES,
         *ORDERS_VIEW,
+        *BILLING_VIEW,
         ("orders", "view_orderevent"),
         ("servicelines", "view_serviceitem"),
     ],

@@ -77,3 +77,7 @@ def payment_body() -> dict[str, str]:
 
 
 SERVICE_COST_BODY = {"description": "Доставка курьером", "amount_rub": "3500.00"}
+
+
+billing_invoice = _invoice  # the admin matrix's objects
+billing_upd = _upd

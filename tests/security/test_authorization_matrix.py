@@ -55,6 +55,8 @@ from tests.security.billing_rows import (
     MARGIN_READ,
     MARGIN_WRITE,
     SERVICE_COST_BODY,
+    billing_invoice,
+    billing_upd,
     invoice_url,
     order_body,
     payment_body,
@@ -520,6 +522,9 @@ ADMIN_MATRIX: dict[type[Model], dict[str, dict[str, int]]] = {
     # catalog staff enter a rate by hand; the VAT table changes with the law: the superuser's
     ExchangeRate: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
     VatRate: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=FULL),
+    # invoices and УПД are made by billing.services only: read-only records in the admin
+    Invoice: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
+    TransferDocument: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
 }
 # Who may save a change page; everyone else gets a read-only page, a 403 or the login page, and their
 # POST must change nothing.
@@ -539,6 +544,8 @@ MAY_CHANGE: dict[type[Model], set[str]] = {
     ServiceItem: {CAT, SUPER},
     ExchangeRate: {CAT, SUPER},
     VatRate: {SUPER},
+    Invoice: set(),
+    TransferDocument: set(),
 }
 
 
@@ -561,6 +568,10 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return TokenProxy.objects.get(user=world.customer)
     if model is Order:
         return world.order()
+    if model is Invoice:  # made inside the test (rolled back after it)
+        return billing_invoice(world)
+    if model is TransferDocument:
+        return billing_upd(world)
     if model is ServiceItem:  # made inside the test, as the procurement rows are (_made_per_test)
         services_load_fixture()
     if model is ExchangeRate:
@@ -591,6 +602,8 @@ def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]
         procurement_models.PriceListImport: None,
         procurement_models.ListPriceChange: None,
         Order: None,
+        Invoice: None,
+        TransferDocument: None,
         ExchangeRate: "note",
         VatRate: "note",
     }.get(model, "name")
