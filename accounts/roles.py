@@ -41,6 +41,10 @@ ORDERS_VIEW = [
         "receivedserial", "buildstep",
     )
 ]  # fmt: skip
+# billing: invoices, payments and УПД are read in the admin by sales and catalog staff (made by billing.services)
+BILLING_VIEW = [
+    ("billing", f"view_{model}") for model in ("invoice", "invoiceline", "payment", "transferdocument", "transferline")
+]
 
 ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
     # catalog staff edit every catalog table (and its history); nothing else
@@ -53,6 +57,7 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
         *PROCUREMENT_CATALOG,
         *FINANCE_CATALOG,
         *ORDERS_VIEW,
+        *BILLING_VIEW,
         *SERVICES_CATALOG,
     ],
     # sales engineers see the catalog (read-only in the admin), work on every quote and saved build (the API
@@ -68,6 +73,7 @@ ROLE_PERMISSIONS: dict[str, list[tuple[str, str]]] = {
         *PROCUREMENT_SALES,
         *FINANCE_SALES,
         *ORDERS_VIEW,
+        *BILLING_VIEW,
         ("orders", "view_orderevent"),
         ("servicelines", "view_serviceitem"),
     ],

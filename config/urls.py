@@ -12,6 +12,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("configurator.urls")),
     path("quotes/", include("quotes.urls")),
     path("", include("orders.urls")),
+    path("", include("billing.urls")),
     path("", include("servicelines.urls")),
     path("", include("procurement.urls")),
     path("auth/", include("accounts.api_urls")),
@@ -28,6 +29,7 @@ urlpatterns = [
     path("", include("configurator.web.urls")),
     path("quotes/", include("quotes.urls_web")),
     path("orders/", include("orders.urls_web")),
+    path("billing/", include("billing.urls_web")),
     path("accounts/", include("accounts.urls")),
     path("healthz", views.healthz, name="healthz"),
     # browsers ask for /favicon.ico whatever the page's <link rel="icon"> says

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "configurator" / "engine"
 APPS = (
     "accounts", "catalog", "finance", "procurement", "configurator", "quotes", "servicelines", "orders", "filestore",
+    "billing",
 )  # fmt: skip
 DOOR_MODULES = {
     "api", "apis", "api_urls", "web", "views", "forms", "actions", "admin", "resources", "templatetags",
@@ -30,7 +31,7 @@ MAX_LINES = 500
 
 def layer(module: str) -> int | None:
     """0 engine; 1 catalog, accounts, finance (rates, VAT), procurement (suppliers, offers), filestore (stored
-    files); 2 configurator services; 3 quotes, service lines and orders; 4 doors; None: not ours."""
+    files); 2 configurator services; 3 quotes, service lines, orders and billing; 4 doors; None: not ours."""
     parts = module.split(".")
     if parts[0] not in APPS:
         return None

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "orders",
     "servicelines",
     "filestore",
+    "billing",
 ]
 
 SESSION_ENGINE = "config.sessions"  # database sessions that refuse forged keys before any query

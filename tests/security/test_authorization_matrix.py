@@ -31,6 +31,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
+from billing.models import Invoice, InvoiceLine, Payment, ServiceCost, TransferDocument, TransferLine
 from catalog import models as catalog_models
 from configurator.models import SavedBuild
 from configurator.services import saved_build_create
@@ -54,6 +55,22 @@ from tests import factories
 from tests.builds import GOOD_BUILD
 from tests.module_rows import rows_for_the_module
 from tests.security.admin_forms import form_data as _form_data
+from tests.security.billing_rows import (
+    BILLERS_CREATE,
+    BILLERS_READ,
+    DOCUMENT_READ,
+    MARGIN_READ,
+    MARGIN_WRITE,
+    SERVICE_COST_BODY,
+    billing_invoice,
+    billing_upd,
+    invoice_url,
+    order_body,
+    payment_body,
+    payments_with_an_invoice,
+    upd_create_url,
+    upd_pdf_url,
+)
 from tests.security.bodies import APPLY_FIX, ESTIMATE, RECOMMENDATION
 from tests.security.procurement_rows import (
     BUILD_STEP,
@@ -188,7 +205,7 @@ def fingerprint(*models: type[Model]) -> dict[str, list[dict[str, Any]]]:
 
 API_TABLES: tuple[type[Model], ...] = (
     SavedBuild, Quote, QuoteLine, QuoteEvent, ApiToken, User, catalog_models.Gpu, Order, OrderEvent, PurchaseLine,
-    procurement_models.PriceListImport, PurchaseOrder, PurchaseOrderLine, Receipt, ReceivedSerial,
+    procurement_models.PriceListImport, PurchaseOrder, PurchaseOrderLine, Receipt, ReceivedSerial, Invoice, InvoiceLine, Payment, TransferDocument, TransferLine, ServiceCost,
 )  # fmt: skip
 
 
@@ -353,6 +370,22 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
         BUILD_STEP, order_url("build-steps/"), {"kind": "assembly", "result": "passed"}
     ),
     ("api/v1/orders/<order_number:number>/delivery-note/", "GET"): Cell(ORDER_READ, order_url("delivery-note/")),
+    # billing (issue 36): customers read their documents, sales write them; the margin and 1C export are sales'
+    ("api/v1/invoices/", "GET"): Cell(signed_in(200), fixed("/api/v1/invoices/")),
+    ("api/v1/invoices/", "POST"): Cell(BILLERS_CREATE, fixed("/api/v1/invoices/"), order_body),
+    ("api/v1/invoices/<invoice_number:number>/", "GET"): Cell(DOCUMENT_READ, invoice_url()),
+    ("api/v1/invoices/<invoice_number:number>/pdf", "GET"): Cell(DOCUMENT_READ, invoice_url("pdf")),
+    ("api/v1/payments/", "GET"): Cell(signed_in(200), fixed("/api/v1/payments/")),
+    ("api/v1/payments/", "POST"): Cell(BILLERS_CREATE, payments_with_an_invoice, payment_body),
+    ("api/v1/transfer-documents/", "GET"): Cell(signed_in(200), fixed("/api/v1/transfer-documents/")),
+    ("api/v1/transfer-documents/", "POST"): Cell(BILLERS_CREATE, upd_create_url, order_body),
+    ("api/v1/transfer-documents/<upd_number:number>/pdf", "GET"): Cell(DOCUMENT_READ, upd_pdf_url),
+    ("api/v1/orders/<order_number:number>/margin/", "GET"): Cell(MARGIN_READ, order_url("margin/")),
+    ("api/v1/orders/<order_number:number>/service-costs/", "POST"): Cell(
+        MARGIN_WRITE, order_url("service-costs/"), SERVICE_COST_BODY
+    ),
+    ("api/v1/exchange/1c/documents.xml", "GET"): Cell(BILLERS_READ, fixed("/api/v1/exchange/1c/documents.xml")),
+    ("api/v1/exchange/1c/catalog.xml", "GET"): Cell(BILLERS_READ, fixed("/api/v1/exchange/1c/catalog.xml")),
     ("api/v1/auth/token", "POST"): Cell(signed_in(201), fixed("/api/v1/auth/token")),
     ("api/v1/auth/token", "DELETE"): Cell(signed_in(204), fixed("/api/v1/auth/token")),
     ("api/v1/ping", "GET"): Cell(everyone(200), fixed("/api/v1/ping")),
@@ -456,6 +489,23 @@ def test_lists_show_customers_only_their_own_objects(world: World) -> None:
     assert listed(SALES, "/api/v1/quotes/", "number") == mine | {theirs}
 
 
+def test_billing_lists_show_customers_only_their_own_documents(world: World) -> None:
+    """The customer's invoice, payment and УПД are listed for them and staff, never for another customer."""
+    invoice = Invoice.objects.get(number=invoice_url()(world).split("/")[-2])
+    upd = upd_pdf_url(world).split("/")[-2]
+    payment_body_ = payment_body()
+    assert api_client(world, SALES).post("/api/v1/payments/", payment_body_, format="json").status_code == 201
+    for url, key, value in (
+        ("/api/v1/invoices/", "number", invoice.number),
+        ("/api/v1/payments/", "invoice", invoice.number),
+        ("/api/v1/transfer-documents/", "number", upd),
+    ):
+        rows = {persona: [row[key] for row in api_client(world, persona).get(url).json()["results"]]
+                for persona in (CUST, OTHER, SALES, CAT)}  # fmt: skip
+        assert rows[CUST] == rows[SALES] == rows[CAT] == [value], (url, rows)
+        assert rows[OTHER] == [], (url, rows)
+
+
 def test_a_customer_cannot_quote_from_another_customers_saved_build_or_for_someone_else(world: World) -> None:
     before = fingerprint(*API_TABLES)
     other = api_client(world, OTHER)
@@ -511,6 +561,9 @@ ADMIN_MATRIX: dict[type[Model], dict[str, dict[str, int]]] = {
     # catalog staff enter a rate by hand; the VAT table changes with the law: the superuser's
     ExchangeRate: _admin_row(sales=VIEW_ONLY, catalog=FULL, superuser=FULL),
     VatRate: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=FULL),
+    # invoices and УПД are made by billing.services only: read-only records in the admin
+    Invoice: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
+    TransferDocument: _admin_row(sales=VIEW_ONLY, catalog=VIEW_ONLY, superuser=VIEW_ONLY),
 }
 # Who may save a change page; everyone else gets a read-only page, a 403 or the login page, and their
 # POST must change nothing.
@@ -532,6 +585,8 @@ MAY_CHANGE: dict[type[Model], set[str]] = {
     ServiceItem: {CAT, SUPER},
     ExchangeRate: {CAT, SUPER},
     VatRate: {SUPER},
+    Invoice: set(),
+    TransferDocument: set(),
 }
 
 
@@ -558,6 +613,10 @@ def _admin_object(world: World, model: type[Model]) -> Model:
         return world_po(world)
     if model is ReceivedSerial:
         return world_serial(world)
+    if model is Invoice:  # made inside the test (rolled back after it)
+        return billing_invoice(world)
+    if model is TransferDocument:
+        return billing_upd(world)
     if model is ServiceItem:  # made inside the test, as the procurement rows are (_made_per_test)
         services_load_fixture()
     if model is ExchangeRate:
@@ -589,6 +648,8 @@ def _change_data(world: World, model: type[Model], obj: Model) -> dict[str, Any]
         Order: None,
         PurchaseOrder: None,
         ReceivedSerial: None,
+        Invoice: None,
+        TransferDocument: None,
         ExchangeRate: "note",
         VatRate: "note",
     }.get(model, "name")

@@ -54,6 +54,10 @@ JSON_OPERATIONS: dict[tuple[str, str], str | None] = {
     ("post", "/api/v1/purchase-orders/"): "sales",
     ("post", "/api/v1/purchase-orders/{number}/transition/"): "sales",  # the body is read before the lookup
     ("post", "/api/v1/receipts/"): "sales",
+    ("post", "/api/v1/orders/{number}/service-costs/"): "sales",
+    ("post", "/api/v1/invoices/"): "sales",
+    ("post", "/api/v1/payments/"): "sales",
+    ("post", "/api/v1/transfer-documents/"): "sales",
 }
 
 
