@@ -164,3 +164,36 @@ class NvlinkBridgeAdmin(CatalogAdmin):
     list_display = ("sku", "name", "ways", "slot_spacing", "list_price", "is_active")
     list_filter = ("ways", "is_active")
     filter_horizontal = ("gpus",)
+
+
+# cluster parts (issue 39)
+@admin.register(m.NetworkSwitch)
+class NetworkSwitchAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "fabric", "role", "ports", "port_speed_gbps", "power_w", "list_price", "is_active")
+    list_filter = ("fabric", "role", "is_active")
+
+
+@admin.register(m.NetworkAdapter)
+class NetworkAdapterAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "speed_gbps", "ports", "is_dpu", "power_w", "list_price", "is_active")
+
+
+@admin.register(m.Cable)
+class CableAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "medium", "speed_gbps", "length_m", "reach_m", "list_price", "is_active")
+    list_filter = ("medium", "speed_gbps", "is_active")
+
+
+@admin.register(m.StorageNode)
+class StorageNodeAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "usable_tb", "read_gbs", "write_gbs", "power_w", "list_price", "is_active")
+
+
+@admin.register(m.Rack)
+class RackAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "rack_units", "static_load_kg", "list_price", "is_active")
+
+
+@admin.register(m.Pdu)
+class PduAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "phases", "voltage_v", "current_a", "list_price", "is_active")
