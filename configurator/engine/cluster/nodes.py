@@ -10,15 +10,19 @@ import math
 
 from configurator.engine.errors import DomainError
 from configurator.engine.phrase import Phrase
+from configurator.engine.rules.context import chassis_takes_gpu
 from configurator.engine.types import BuildSpec, CatalogSnapshot, GpuSpec, Line
 
 
 def node_gpus(snapshot: CatalogSnapshot) -> list[GpuSpec]:
     """SXM GPUs an HGX chassis of the catalog takes."""
     hgx = [c for c in snapshot.chassis.values() if c.is_active and c.has_nvswitch]
-    forms = {c.gpu_form_factor for c in hgx}
     return [
-        g for g in snapshot.gpus.values() if g.is_active and g.form_factor in forms and g.nvlink_kind == "nvswitch-sxm"
+        g
+        for g in snapshot.gpus.values()
+        if g.is_active
+        and g.nvlink_kind == "nvswitch-sxm"
+        and any(chassis_takes_gpu(c, g, c.max_gpu_count) for c in hgx)
     ]
 
 
@@ -27,11 +31,7 @@ def hgx_node(snapshot: CatalogSnapshot, gpu_sku: str, nic_speed_gbps: int = 400)
     hosts = [
         c
         for c in snapshot.chassis.values()
-        if c.is_active
-        and c.has_nvswitch
-        and gpu is not None
-        and c.gpu_form_factor == gpu.form_factor
-        and gpu.tdp_w <= c.max_gpu_tdp_w
+        if c.is_active and c.has_nvswitch and gpu is not None and chassis_takes_gpu(c, gpu, c.max_gpu_count)
     ]
     if gpu is None or not hosts:
         raise DomainError(
