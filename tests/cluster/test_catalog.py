@@ -56,6 +56,8 @@ def test_copper_is_short_and_optics_reach_further(cat: ClusterCatalog) -> None:
 
 @pytest.mark.django_db
 def test_load_is_idempotent() -> None:
+    for model in CLUSTER_MODELS.values():  # the session loaded them (tests/conftest.py); load afresh
+        model.objects.all().delete()
     first = cluster_catalog_load_fixture()
     rows = read_catalog_fixture(CLUSTER_FIXTURE)
     assert first.created == {kind: len(items) for kind, items in rows.items()}

@@ -16,7 +16,7 @@ def cluster_parts(catalog: None) -> None:
 
 
 def test_card_shows_racks_power_and_bill(cluster_parts: None) -> None:
-    query = {"model": "llama-3.1-405b", "task": "inference", "concurrent_users": 200, "rack_kw_limit": 40}
+    query = {"model": "llama-3.1-405b", "task": "inference", "concurrent_users": "200", "rack_kw_limit": "40"}
     response = Client().get("/clusters/", query)
     assert response.status_code == 200
     page = response.content.decode()
@@ -34,7 +34,7 @@ def test_card_shows_racks_power_and_bill(cluster_parts: None) -> None:
 
 def test_unknown_model_is_said_on_the_page(cluster_parts: None) -> None:
     response = Client().get(
-        "/clusters/", {"model": "no-such-model", "task": "inference", "concurrent_users": 1, "rack_kw_limit": 40}
+        "/clusters/", {"model": "no-such-model", "task": "inference", "concurrent_users": "1", "rack_kw_limit": "40"}
     )
     assert response.status_code == 200
     page = response.content.decode()

@@ -222,10 +222,17 @@ def size_cluster(spec: ClusterSpec, cat: ClusterCatalog) -> ClusterBuild:
                 )
             fabric = plan_fabric(switch, speed, rails, spec.nodes, spec.oversubscription)
         else:
-            fabrics = [
-                plan_fabric(s, speed, rails, spec.nodes, spec.oversubscription)
-                for s in _cheapest_compute_switch(cat, speed)
-            ]
+            fabrics = []
+            for candidate in _cheapest_compute_switch(cat, speed):
+                try:
+                    fabrics.append(plan_fabric(candidate, speed, rails, spec.nodes, spec.oversubscription))
+                except DomainError:
+                    continue  # too many nodes for two tiers of this switch: another may take them
+            if not fabrics:
+                raise DomainError(
+                    Phrase("no compute switch of the catalog joins %(nodes)s nodes in two tiers", nodes=spec.nodes),
+                    fields={"nodes": [Phrase("At most a two-tier (leaf/spine) fabric is sized.")]},
+                )
             if fabrics:
                 fabric = min(fabrics, key=lambda f: (f.switch.price * (f.leaves + f.spines), f.switch.sku))
 
