@@ -53,6 +53,7 @@ def test_32_node_training_cluster_on_ethernet(cluster_parts: None) -> None:
         ({"workload": LLAMA_405B, "rack_kw_limit": 1}, "rack_kw_limit"),
         ({"workload": LLAMA_405B, "site_voltage_v": 230}, "site_voltage_v"),
         ({"workload": LLAMA_405B, "compute_switch": "no-such-switch"}, "compute_switch"),
+        ({"workload": LLAMA_405B, "compute_switch": "eth-sn2201"}, "compute_switch"),
         ({"workload": LLAMA_405B, "nodes": 300, "compute_switch": "ib-qm9700"}, "nodes"),
         ({"workload": {"model": "no-such-model"}}, "workload.model"),
     ],

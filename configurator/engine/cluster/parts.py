@@ -23,9 +23,9 @@ class SwitchSpec:
     weight_kg: float
 
     def ports_at(self, speed_gbps: int) -> int:
-        """Ports at `speed_gbps`: the native ports, or each split into up to `max_split` slower ones."""
-        if speed_gbps >= self.port_speed_gbps:
-            return self.ports
+        """Ports at `speed_gbps`: the native ports, each split into up to `max_split` slower ones; none faster."""
+        if speed_gbps > self.port_speed_gbps:
+            return 0
         return self.ports * min(self.max_split, self.port_speed_gbps // speed_gbps)
 
 

@@ -220,6 +220,11 @@ def size_cluster(spec: ClusterSpec, cat: ClusterCatalog) -> ClusterBuild:
                     Phrase("unknown switch %(sku)s", sku=spec.compute_switch),
                     fields={"compute_switch": [Phrase("Not in the catalog.")]},
                 )
+            if switch.role != "compute" or not switch.ports_at(speed):
+                raise DomainError(
+                    Phrase("%(sku)s is not a compute switch with %(speed)s Gb/s ports", sku=switch.sku, speed=speed),
+                    fields={"compute_switch": [Phrase("Not a compute switch for the nodes' NICs.")]},
+                )
             fabric = plan_fabric(switch, speed, rails, spec.nodes, spec.oversubscription)
         else:
             fabrics = []
