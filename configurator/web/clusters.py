@@ -20,6 +20,18 @@ from configurator.serializers import workload_from_data
 from configurator.services import cluster_recommendation_make
 from configurator.wording import say
 
+# the cluster body's words (engine.cluster: BomLine.section, RackPlan.role) as the page says them
+SECTIONS = {
+    "nodes": _("GPU nodes"),
+    "compute fabric": _("compute fabric"),
+    "front-end": _("front-end network"),
+    "management": _("management network"),
+    "storage": _("storage"),
+    "racks and power": _("racks and power"),
+    "cables": _("cables and transceivers"),
+}
+ROLES = {"compute": _("nodes"), "network": _("network")}
+
 
 class ClusterForm(forms.Form):
     model = forms.CharField(label=_("Model"), max_length=200, initial="llama-3.1-405b")
@@ -62,10 +74,11 @@ def cluster_page(request: HttpRequest) -> HttpResponse:
         except DomainError as error:
             context["error"] = say(error.message)
         else:
-            context["option"] = body["options"][0]
-            context["others"] = body["options"][1:]
+            option = body["options"][0]
+            for rack in option["racks"]:
+                rack["role_label"] = ROLES.get(rack["role"], rack["role"])
             sections: dict[str, list[dict[str, Any]]] = {}
-            for line in body["options"][0]["bom"]:
-                sections.setdefault(line["section"], []).append(line)
-            context["sections"] = sections
+            for line in option["bom"]:
+                sections.setdefault(str(SECTIONS.get(line["section"], line["section"])), []).append(line)
+            context.update(option=option, others=body["options"][1:], sections=sections)
     return render(request, "configurator/cluster.html", context)
