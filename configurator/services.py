@@ -248,6 +248,7 @@ def cluster_recommendation_make(
     site_voltage_v: int = 400,
     compute_switch: str | None = None,
     dataset_tb: float = 0.0,
+    oversubscription: float = 1.0,
 ) -> dict[str, Any]:
     """A cluster for the workload from the current catalog and cluster parts (issue 39), as the API's body."""
     found = recommend_cluster(
@@ -259,5 +260,6 @@ def cluster_recommendation_make(
         rack_kw_limit=rack_kw_limit,
         site_voltage_v=site_voltage_v,
         compute_switch=compute_switch,
+        oversubscription=oversubscription,
     )
     return cluster_data(found)

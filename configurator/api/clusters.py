@@ -24,6 +24,9 @@ class ClusterInputSerializer(StrictKeysMixin, serializers.Serializer):
     site_voltage_v = serializers.ChoiceField(choices=(380, 400, 415, 480), default=400, help_text="Three-phase, L-L")
     compute_switch = serializers.CharField(max_length=64, required=False, allow_null=True)
     dataset_tb = serializers.FloatField(min_value=0, max_value=100_000, default=0.0)
+    oversubscription = serializers.FloatField(
+        min_value=1, max_value=8, default=1.0, help_text="Leaf downlinks per uplink; 1 = non-blocking"
+    )
 
 
 class _Fabric(serializers.Serializer):
@@ -156,5 +159,6 @@ class ClusterRecommendationApi(PublicApi):
             site_voltage_v=int(data["site_voltage_v"]),
             compute_switch=data.get("compute_switch"),
             dataset_tb=data["dataset_tb"],
+            oversubscription=data["oversubscription"],
         )
         return Response(ClusterOutputSerializer(body).data)

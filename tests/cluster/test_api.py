@@ -35,6 +35,16 @@ def test_405b_for_200_users_gets_a_cluster(cluster_parts: None) -> None:
         assert sum(d["height_u"] for d in rack["devices"]) == rack["used_u"]
 
 
+def test_oversubscribed_fabric_has_fewer_spines(cluster_parts: None) -> None:
+    """64 nodes on QM9700: non-blocking 16 leaves of 32 + 32 → 8 spines; 3:1 gives ⌊64·3/4⌋ = 48 down, 16 up."""
+    body = {"workload": {"model": "llama-3.1-70b", "task": "full_finetune"}, "nodes": 64, "compute_switch": "ib-qm9700"}
+    flat = post(body).json()["options"][0]["fabric"]
+    thin = post({**body, "oversubscription": 3}).json()["options"][0]["fabric"]
+    assert (flat["leaves"], flat["spines"], flat["downlinks_per_leaf"]) == (16, 8, 32)
+    assert thin["downlinks_per_leaf"] == 48
+    assert thin["leaves"] == 8 * 2 and thin["spines"] < flat["spines"]
+
+
 def test_32_node_training_cluster_on_ethernet(cluster_parts: None) -> None:
     body = {
         "workload": {"model": "llama-3.1-70b", "task": "full_finetune"},
@@ -50,6 +60,7 @@ def test_32_node_training_cluster_on_ethernet(cluster_parts: None) -> None:
     ("body", "field"),
     [
         ({"workload": LLAMA_405B, "nodes": 0}, "nodes"),
+        ({"workload": LLAMA_405B, "oversubscription": 0.5}, "oversubscription"),
         ({"workload": LLAMA_405B, "rack_kw_limit": 1}, "rack_kw_limit"),
         ({"workload": LLAMA_405B, "site_voltage_v": 230}, "site_voltage_v"),
         ({"workload": LLAMA_405B, "compute_switch": "no-such-switch"}, "compute_switch"),

@@ -78,6 +78,7 @@ def recommend_cluster(
     rack_kw_limit: float = 40.0,
     site_voltage_v: int = 400,
     compute_switch: str | None = None,
+    oversubscription: float = 1.0,
 ) -> ClusterRecommendation:
     started = time.perf_counter()
     training = workload.task != "inference"
@@ -93,6 +94,7 @@ def recommend_cluster(
             nodes=count,
             purpose="training" if training else "inference",
             compute_switch=compute_switch,
+            oversubscription=oversubscription,
             storage_tb=storage_tb,
             checkpoint_tb=checkpoint_tb,
             rack_kw_limit=rack_kw_limit,
