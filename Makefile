@@ -79,6 +79,7 @@ bench: install ## benchmarks, each printed next to its baseline from the same ru
 accuracy: install ## decode-speed and training accuracy vs published measurements, next to their baselines
 	$(PY) bench/accuracy.py
 	$(PY) bench/training_accuracy.py
+	$(PY) bench/cluster_accuracy.py
 
 clean: ## remove the venv, the SQLite database and caches
 	rm -rf $(VENV) db.sqlite3 .pytest_cache .mypy_cache .ruff_cache .test-media staticfiles

@@ -17,6 +17,13 @@ CATALOG_MODELS = (
     "storagedevice",
     "nic",
     "nvlinkbridge",
+    # cluster parts (issue 39)
+    "networkswitch",
+    "networkadapter",
+    "cable",
+    "storagenode",
+    "rack",
+    "pdu",
 )
 
 # suppliers, offers and price lists are catalog staff's; sales see offers (for ship dates and costs)

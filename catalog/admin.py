@@ -22,6 +22,7 @@ from import_export.admin import ImportExportModelAdmin
 from import_export.formats.base_formats import CSV, XLSX
 from simple_history.admin import SimpleHistoryAdmin
 
+from catalog import cluster_models as cm
 from catalog import models as m
 from catalog.resources import RESOURCES
 from catalog.services import PricePreview, catalog_change_prices, catalog_price_preview
@@ -183,3 +184,36 @@ class NvlinkBridgeAdmin(CatalogAdmin):
     list_display = ("sku", "name", "ways", "slot_spacing", "list_price", "is_active")
     list_filter = ("ways", "is_active")
     filter_horizontal = ("gpus",)
+
+
+# cluster parts (issue 39)
+@admin.register(cm.NetworkSwitch)
+class NetworkSwitchAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "fabric", "role", "ports", "port_speed_gbps", "power_w", "list_price", "is_active")
+    list_filter = ("fabric", "role", "is_active")
+
+
+@admin.register(cm.NetworkAdapter)
+class NetworkAdapterAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "speed_gbps", "ports", "is_dpu", "power_w", "list_price", "is_active")
+
+
+@admin.register(cm.Cable)
+class CableAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "medium", "speed_gbps", "length_m", "reach_m", "list_price", "is_active")
+    list_filter = ("medium", "speed_gbps", "is_active")
+
+
+@admin.register(cm.StorageNode)
+class StorageNodeAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "usable_tb", "read_gbs", "write_gbs", "power_w", "list_price", "is_active")
+
+
+@admin.register(cm.Rack)
+class RackAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "rack_units", "static_load_kg", "list_price", "is_active")
+
+
+@admin.register(cm.Pdu)
+class PduAdmin(CatalogAdmin):
+    list_display = ("sku", "name", "phases", "voltage_v", "current_a", "list_price", "is_active")

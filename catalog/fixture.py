@@ -12,9 +12,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from configurator.engine.cluster.parts import ClusterCatalog
 from configurator.engine.types import CatalogSnapshot
 
 CATALOG_FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "catalog.json"
+# cluster parts (issue 39): switches, adapters, cables, storage nodes, racks, PDUs
+CLUSTER_FIXTURE = CATALOG_FIXTURE.parent / "cluster_catalog.json"
 
 
 def read_catalog_fixture(path: Path = CATALOG_FIXTURE) -> dict[str, list[dict[str, Any]]]:
@@ -28,3 +31,11 @@ def fixture_snapshot(path: Path = CATALOG_FIXTURE) -> CatalogSnapshot:
     from catalog.specs import snapshot_from_rows
 
     return snapshot_from_rows(read_catalog_fixture(path), version=f"fixture:{path.name}")
+
+
+@lru_cache(maxsize=4)
+def cluster_fixture_catalog(path: Path = CLUSTER_FIXTURE) -> ClusterCatalog:
+    """The cluster parts of the fixture as the engine's ClusterCatalog, without a database."""
+    from catalog.cluster_specs import cluster_catalog_from_rows
+
+    return cluster_catalog_from_rows(read_catalog_fixture(path), version=f"fixture:{path.name}")

@@ -511,3 +511,7 @@ CATALOG_MODELS: dict[str, type[CatalogItem]] = {
     "nics": Nic,
     "bridges": NvlinkBridge,
 }
+
+
+# the cluster parts (issue 39), registered with the app by this import (catalog.cluster_models)
+from catalog.cluster_models import CLUSTER_MODELS  # noqa: E402, F401

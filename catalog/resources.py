@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from import_export import fields, resources, widgets
 
-from catalog.models import CATALOG_MODELS, CatalogItem, Gpu, NvlinkBridge
+from catalog.models import CATALOG_MODELS, CLUSTER_MODELS, CatalogItem, Gpu, NvlinkBridge
 from catalog.services import cell_error
 
 
@@ -94,5 +94,5 @@ def resource_for(model: type[CatalogItem]) -> type[resources.ModelResource]:
 
 
 RESOURCES: dict[type[CatalogItem], type[resources.ModelResource]] = {
-    model: resource_for(model) for model in CATALOG_MODELS.values()
+    model: resource_for(model) for model in (*CATALOG_MODELS.values(), *CLUSTER_MODELS.values())
 }

@@ -12,8 +12,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from catalog.fixture import CATALOG_FIXTURE, read_catalog_fixture
-from catalog.models import CATALOG_MODELS, CatalogItem, Gpu, NvlinkBridge
+from catalog.fixture import CATALOG_FIXTURE, CLUSTER_FIXTURE, read_catalog_fixture
+from catalog.models import CATALOG_MODELS, CLUSTER_MODELS, CatalogItem, Gpu, NvlinkBridge
 
 
 @dataclass
@@ -56,15 +56,26 @@ def _checked_save(obj: CatalogItem, kind: str) -> None:
 
 
 @transaction.atomic
+def cluster_catalog_load_fixture(*, path: Path = CLUSTER_FIXTURE, update: bool = False) -> LoadReport:
+    """The cluster parts (fixtures/cluster_catalog.json) as `catalog_load_fixture` loads the node parts."""
+    return _load_kinds(read_catalog_fixture(path), CLUSTER_MODELS, update=update)
+
+
+@transaction.atomic
 def catalog_load_fixture(*, path: Path = CATALOG_FIXTURE, update: bool = False) -> LoadReport:
     """Insert fixture rows whose SKU is missing. With `update`, overwrite rows that differ.
 
     Idempotent: a second run creates and changes nothing, and rows catalog staff edited are kept
     unless `update` is asked for.
     """
+    return _load_kinds(read_catalog_fixture(path), CATALOG_MODELS, update=update)
+
+
+def _load_kinds(
+    data: dict[str, list[dict[str, Any]]], models: dict[str, type[CatalogItem]], *, update: bool
+) -> LoadReport:
     report = LoadReport()
-    data = read_catalog_fixture(path)
-    for kind, model in CATALOG_MODELS.items():
+    for kind, model in models.items():
         created = updated = unchanged = 0
         existing = {obj.sku: obj for obj in model.objects.all()}
         for raw in data.get(kind, []):

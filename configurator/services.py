@@ -15,9 +15,12 @@ from django.db.models import QuerySet
 from django.http import Http404
 from rest_framework.exceptions import ValidationError
 
+from catalog.cluster_specs import cluster_catalog
 from catalog.specs import catalog_snapshot
 from config.api import deserialize
 from configurator.engine.builds import PART_KINDS, build_from_payload, build_price, build_to_payload
+from configurator.engine.cluster.data import recommendation_data as cluster_data
+from configurator.engine.cluster.recommend import recommend_cluster
 from configurator.engine.errors import DomainError
 from configurator.engine.fixes import apply_fix, fix_from_data
 from configurator.engine.phrase import Phrase
@@ -236,3 +239,28 @@ def recommendation_make(*, workload: Workload, constraints: Mapping[str, Any], l
     availability = availability_reader()
     result = recommendation_find(workload=workload, constraints=constraints, limit=limit, availability=availability)
     return recommendation_data(result, availability)
+
+
+def cluster_recommendation_make(
+    *,
+    workload: Workload,
+    nodes: int | None = None,
+    rack_kw_limit: float = 40.0,
+    site_voltage_v: int = 400,
+    compute_switch: str | None = None,
+    dataset_tb: float = 0.0,
+    oversubscription: float = 1.0,
+) -> dict[str, Any]:
+    """A cluster for the workload from the current catalog and cluster parts (issue 39), as the API's body."""
+    found = recommend_cluster(
+        catalog_snapshot(),
+        cluster_catalog(),
+        workload,
+        nodes=nodes,
+        dataset_tb=dataset_tb,
+        rack_kw_limit=rack_kw_limit,
+        site_voltage_v=site_voltage_v,
+        compute_switch=compute_switch,
+        oversubscription=oversubscription,
+    )
+    return cluster_data(found)

@@ -1,8 +1,9 @@
-"""Routes of the configurator API under /api/v1/ (estimate, builds, recommendations, llm-models)."""
+"""Routes of the configurator API under /api/v1/ (estimate, builds, recommendations, clusters, llm-models)."""
 
 from django.urls import path
 
 from configurator.api.builds import BuildApplyFixApi, BuildValidateApi, SavedBuildDetailApi, SavedBuildListApi
+from configurator.api.clusters import ClusterRecommendationApi
 from configurator.api.estimate import EstimateApi, LlmModelListApi
 from configurator.api.recommendations import RecommendationApi
 
@@ -14,4 +15,5 @@ urlpatterns: list = [
     path("builds/", SavedBuildListApi.as_view(), name="builds-list"),
     path("builds/<int:pk>/", SavedBuildDetailApi.as_view(), name="builds-detail"),
     path("recommendations", RecommendationApi.as_view(), name="recommendations"),
+    path("clusters/recommendations", ClusterRecommendationApi.as_view(), name="clusters-recommendations"),
 ]

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from catalog import specs
 from catalog.fixture import fixture_snapshot
-from catalog.services import catalog_load_fixture
+from catalog.services import catalog_load_fixture, cluster_catalog_load_fixture
 from catalog.specs import catalog_snapshot, catalog_snapshot_clear, catalog_version
 from configurator.engine.types import CatalogSnapshot
 from tests import dbtemplate, factories, scheduling
@@ -57,6 +57,7 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
     """Load the real catalog once per test database; each test's transaction rolls its changes back."""
     with django_db_blocker.unblock():
         catalog_load_fixture()
+        cluster_catalog_load_fixture()
     yield
     if _copied:  # kept by pytest-django (keepdb): drop it here
         from django.db import connections

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from configurator.web import views
+from configurator.web import clusters, views
 
 app_name = "configurator"
 
@@ -15,4 +15,5 @@ urlpatterns: list[URLPattern] = [
     path("builds/new", views.build_new, name="build-new"),
     path("builds/check", views.build_check, name="build-check"),
     path("builds/<int:pk>", views.build_edit, name="build-edit"),
+    path("clusters/", clusters.cluster_page, name="clusters"),
 ]

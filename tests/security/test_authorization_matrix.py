@@ -295,6 +295,11 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
     ("api/v1/builds/validate", "POST"): Cell(everyone(200), fixed("/api/v1/builds/validate"), GOOD_BUILD),
     ("api/v1/builds/apply-fix", "POST"): Cell(everyone(200), fixed("/api/v1/builds/apply-fix"), APPLY_FIX),
     ("api/v1/recommendations", "POST"): Cell(everyone(200), fixed("/api/v1/recommendations"), RECOMMENDATION),
+    ("api/v1/clusters/recommendations", "POST"): Cell(
+        everyone(200),
+        fixed("/api/v1/clusters/recommendations"),
+        {"workload": {"model": "llama-3.1-405b", "precision": "bf16", "concurrent_users": 200}},
+    ),
     ("api/v1/builds/", "GET"): Cell(signed_in(200), fixed("/api/v1/builds/")),
     ("api/v1/builds/", "POST"): Cell(signed_in(201), fixed("/api/v1/builds/"), {"name": "new", "build": GOOD_BUILD}),
     ("api/v1/builds/<int:pk>/", "GET"): Cell(own_or_sales(200), build_url),
@@ -523,7 +528,10 @@ def test_a_customer_cannot_quote_from_another_customers_saved_build_or_for_someo
 
 ADMIN_PAGES = ("changelist", "add", "change")
 LOGIN_REDIRECT = 302
-CATALOG_ADMIN_MODELS: tuple[type[Model], ...] = tuple(catalog_models.CATALOG_MODELS.values())
+CATALOG_ADMIN_MODELS: tuple[type[Model], ...] = (
+    *catalog_models.CATALOG_MODELS.values(),
+    *catalog_models.CLUSTER_MODELS.values(),
+)
 
 
 def _pages(changelist: int, add: int, change: int) -> dict[str, int]:

@@ -42,6 +42,7 @@ JSON_OPERATIONS: dict[tuple[str, str], str | None] = {
     ("post", "/api/v1/builds/validate"): None,
     ("post", "/api/v1/builds/apply-fix"): None,
     ("post", "/api/v1/recommendations"): None,
+    ("post", "/api/v1/clusters/recommendations"): None,
     ("post", "/api/v1/builds/"): "customer",
     ("put", "/api/v1/builds/{id}/"): "customer",
     ("patch", "/api/v1/builds/{id}/"): "customer",

@@ -330,6 +330,7 @@ def test_every_operation_documents_its_errors_with_the_envelope() -> None:
         ("POST", "/api/v1/builds/validate"),
         ("POST", "/api/v1/builds/apply-fix"),
         ("POST", "/api/v1/recommendations"),
+        ("POST", "/api/v1/clusters/recommendations"),
         ("POST", "/api/v1/quotes/"),
         ("POST", "/api/v1/auth/token"),
         ("DELETE", "/api/v1/auth/token"),

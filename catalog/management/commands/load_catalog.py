@@ -6,7 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from catalog.fixture import CATALOG_FIXTURE
-from catalog.services import catalog_load_fixture
+from catalog.services import catalog_load_fixture, cluster_catalog_load_fixture
 
 
 class Command(BaseCommand):
@@ -18,6 +18,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         report = catalog_load_fixture(path=options["path"], update=options["update"])
+        cluster = cluster_catalog_load_fixture(update=options["update"])
+        report.created.update(cluster.created)
+        report.updated.update(cluster.updated)
+        report.unchanged.update(cluster.unchanged)
         for kind in report.created:
             self.stdout.write(
                 f"{kind:9s} created {report.created[kind]:3d}  updated {report.updated[kind]:3d}  "

@@ -1,0 +1,84 @@
+"""`/clusters/`: the cluster card for a workload one server cannot hold (issue 39): nodes, fabric, storage,
+the rack view (which node, switch and PDU sit where), power per rack and the bill of materials, from the same
+body the API answers (engine.cluster.data)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_GET
+from rest_framework.exceptions import ValidationError
+
+from configurator.engine.errors import DomainError
+from configurator.engine.types import PRECISIONS
+from configurator.labels import Task
+from configurator.serializers import workload_from_data
+from configurator.services import cluster_recommendation_make
+from configurator.wording import say
+
+# the cluster body's words (engine.cluster: BomLine.section, RackPlan.role) as the page says them
+SECTIONS = {
+    "nodes": _("GPU nodes"),
+    "compute fabric": _("compute fabric"),
+    "front-end": _("front-end network"),
+    "management": _("management network"),
+    "storage": _("storage"),
+    "racks and power": _("racks and power"),
+    "cables": _("cables and transceivers"),
+}
+ROLES = {"compute": _("nodes"), "network": _("network")}
+
+
+class ClusterForm(forms.Form):
+    model = forms.CharField(label=_("Model"), max_length=200, initial="llama-3.1-405b")
+    task = forms.ChoiceField(label=_("Task"), choices=Task.choices, initial="inference")
+    precision = forms.ChoiceField(
+        label=_("Weight precision"),
+        required=False,
+        choices=[("", _("The model's native precision")), *((p, p.upper()) for p in PRECISIONS)],
+    )
+    concurrent_users = forms.IntegerField(label=_("Concurrent users"), min_value=1, max_value=10_000, initial=200)
+    nodes = forms.IntegerField(
+        label=_("Nodes (empty: the fewest that hold it)"), min_value=1, max_value=256, required=False
+    )
+    rack_kw_limit = forms.FloatField(label=_("Power per rack, kW"), min_value=5, max_value=200, initial=40.0)
+
+    def workload_data(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        body: dict[str, Any] = {"model": data["model"].strip(), "task": data["task"]}
+        body["concurrent_users"] = data["concurrent_users"]
+        if data.get("precision"):
+            body["precision"] = data["precision"]
+        return body
+
+
+@require_GET
+def cluster_page(request: HttpRequest) -> HttpResponse:
+    form = ClusterForm(request.GET) if request.GET.get("model") else ClusterForm()
+    context: dict[str, Any] = {"form": form, "active": "clusters"}
+    if form.is_bound and form.is_valid():
+        try:
+            workload = workload_from_data(form.workload_data())
+            body = cluster_recommendation_make(
+                workload=workload,
+                nodes=form.cleaned_data.get("nodes"),
+                rack_kw_limit=form.cleaned_data["rack_kw_limit"],
+            )
+        except ValidationError as error:
+            for name, reasons in error.detail.items() if isinstance(error.detail, dict) else []:
+                form.add_error(name if name in form.fields else None, [str(r) for r in reasons])
+        except DomainError as error:
+            context["error"] = say(error.message)
+        else:
+            option = body["options"][0]
+            for rack in option["racks"]:
+                rack["role_label"] = ROLES.get(rack["role"], rack["role"])
+            sections: dict[str, list[dict[str, Any]]] = {}
+            for line in option["bom"]:
+                sections.setdefault(str(SECTIONS.get(line["section"], line["section"])), []).append(line)
+            context.update(option=option, others=body["options"][1:], sections=sections)
+    return render(request, "configurator/cluster.html", context)

@@ -1,0 +1,42 @@
+"""/clusters/: the cluster card — the rack view, power per rack and the bill, from the API's body."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from catalog.services import cluster_catalog_load_fixture
+from configurator.serializers import workload_from_data
+from configurator.services import cluster_recommendation_make
+
+
+@pytest.fixture
+def cluster_parts(catalog: None) -> None:
+    cluster_catalog_load_fixture()
+
+
+def test_card_shows_racks_power_and_bill(cluster_parts: None) -> None:
+    query = {"model": "llama-3.1-405b", "task": "inference", "concurrent_users": "200", "rack_kw_limit": "40"}
+    response = Client().get("/clusters/", query)
+    assert response.status_code == 200
+    page = response.content.decode()
+    body = cluster_recommendation_make(
+        workload=workload_from_data({"model": "llama-3.1-405b", "task": "inference", "concurrent_users": 200})
+    )
+    best = body["options"][0]
+    for rack in best["racks"]:
+        assert f"{rack['used_u']}/{rack['rack_units']} U" in page
+        for device in rack["devices"]:
+            assert device["id"] in page
+    for line in best["bom"]:
+        assert line["sku"] in page
+
+
+def test_unknown_model_is_said_on_the_page(cluster_parts: None) -> None:
+    response = Client().get(
+        "/clusters/", {"model": "no-such-model", "task": "inference", "concurrent_users": "1", "rack_kw_limit": "40"}
+    )
+    assert response.status_code == 200
+    page = response.content.decode()
+    alert = page[page.index('role="alert"') :]
+    assert "no-such-model" in alert[: alert.index("</p>")]  # the site speaks Russian by default
