@@ -93,7 +93,7 @@ def test_file_store_accepts_the_named_stores_only(monkeypatch: pytest.MonkeyPatc
 )
 @pytest.mark.parametrize("module", ["config.settings.production", "config.settings.test"])
 def test_file_store_chooses_the_default_storage_of_every_settings_module(module: str, store: str, backend: str) -> None:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": module, "FILE_STORE": store, "SECRET_KEY": "k" * 60}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": module, "FILE_STORE": store, "SECRET_KEY": "test-" + "k" * 55}
     script = "import django; django.setup(); from django.conf import settings; print(settings.STORAGES['default'])"
     result = subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=False

@@ -148,7 +148,7 @@ def test_the_xlsx_has_number_formats_the_rate_date_a_totals_row_and_no_formula(
         values = [cell.value for cell in line]
         assert values[9].date() == dt.date(2026, 12, 3)  # a date cell (openpyxl reads dates back as datetimes)
         assert values[:9] + values[10:] == [
-            order.number, "u", GPU, "=1+2", NAME, 2, 9000, "USD", 78.2235, 704011.5, 18000, 1408023, "со склада",
+            order.number, "u", GPU, "'=1+2", NAME, 2, 9000, "USD", 78.2235, 704011.5, 18000, 1408023, "со склада",
         ]  # fmt: skip
         assert line[3].data_type == "s"  # text, not a formula
         assert line[5].number_format == "0"
