@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from configurator.engine.builds import money
+from configurator.engine.frozen import direct_init
 from configurator.engine.workdays import add_working_days
 
 DRAFT, SENT, CONFIRMED, PARTLY_RECEIVED, RECEIVED, CANCELLED = (
@@ -56,6 +57,7 @@ def po_status_after_receipt(lines: Iterable[tuple[int, int]]) -> str:
     return RECEIVED if all(received >= ordered for ordered, received in pairs) else PARTLY_RECEIVED
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class PlanLine:
     """One purchase line of an order's plan, as purchase orders read it."""
@@ -71,6 +73,7 @@ class PlanLine:
     expected_days: int  # working days from the day the purchase order is made
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class PoLineDraft:
     purchase_id: int
@@ -85,6 +88,7 @@ class PoLineDraft:
     expected_date: dt.date
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class PoDraft:
     supplier: str

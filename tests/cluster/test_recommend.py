@@ -77,7 +77,15 @@ def test_workloads_one_server_cannot_hold_get_a_cluster(
     assert build.storage is not None and build.storage.need_tb > 0
     if workload.task == "inference":
         assert best.serving is not None and best.serving.decode_tokens_per_s_per_user > 0
-        assert best.serving.parallelism.endswith((f"PP{build.spec.nodes}", f"EP{build.spec.nodes}"))
+        # every node serves: replicas of a layout that spans nodes_per_replica nodes (pipeline or expert
+        # parallel across nodes), or whole-node replicas when one node holds the weights and the users' KV
+        # cache needs more nodes (no cross-node hop per token: the faster layout when it fits)
+        serving = best.serving
+        assert serving.nodes_per_replica * serving.replicas == build.spec.nodes
+        if serving.nodes_per_replica > 1:
+            assert serving.parallelism.endswith((f"PP{serving.nodes_per_replica}", f"EP{serving.nodes_per_replica}"))
+        else:
+            assert serving.replicas == build.spec.nodes and serving.users_per_replica * serving.replicas >= 200
     else:
         assert best.training is not None and best.training.tokens_per_s > 0
         one = model_get("llama-3.1-70b").total_params * CHECKPOINT_BYTES_PER_PARAM / 1e12

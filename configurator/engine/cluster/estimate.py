@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.estimate.engines import request_tokens
 from configurator.engine.estimate.serving import decode_per_user
+from configurator.engine.frozen import direct_init
 from configurator.engine.types import BuildSpec, GpuSpec, ModelArch, Workload
 
 # Fitted by bench/cluster_accuracy.py on fixtures/cluster_training.csv (all rows; the leave-one-source-out
@@ -49,6 +50,7 @@ HOP_LATENCY_S = 20e-6
 GLOBAL_BATCH_TOKENS = 4 * 1024 * 1024
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class TrainingLayout:
     gpus: int
@@ -70,6 +72,7 @@ class TrainingLayout:
         return max(1, self.global_batch // (self.dp * self.micro_batch))
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ClusterTraining:
     tokens_per_s: float
@@ -166,6 +169,7 @@ def one_more_node(workload: Workload, node: BuildSpec, nodes: int) -> float:
     )
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ClusterServing:
     nodes_per_replica: int

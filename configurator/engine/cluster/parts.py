@@ -6,7 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from configurator.engine.frozen import direct_init
 
+
+@direct_init
 @dataclass(frozen=True, slots=True)
 class SwitchSpec:
     sku: str
@@ -29,6 +32,7 @@ class SwitchSpec:
         return self.ports * min(self.max_split, self.port_speed_gbps // speed_gbps)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class AdapterSpec:
     sku: str
@@ -40,6 +44,7 @@ class AdapterSpec:
     power_w: int
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class CableSpec:
     sku: str
@@ -53,6 +58,7 @@ class CableSpec:
     power_w: float
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class StorageNodeSpec:
     sku: str
@@ -68,6 +74,7 @@ class StorageNodeSpec:
     weight_kg: float
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class RackSpec:
     sku: str
@@ -80,6 +87,7 @@ class RackSpec:
     weight_kg: float
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class PduSpec:
     sku: str
@@ -92,6 +100,7 @@ class PduSpec:
     weight_kg: float
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ClusterCatalog:
     version: str

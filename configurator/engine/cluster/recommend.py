@@ -31,6 +31,7 @@ from configurator.engine.cluster.sizing import size_cluster
 from configurator.engine.cluster.types import ClusterBuild, ClusterSpec
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate import weight_bytes
+from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Phrase
 from configurator.engine.types import CatalogSnapshot, Finding, Workload
 
@@ -40,6 +41,7 @@ MODEL_COPIES = 2
 MAX_NODES = 64
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ClusterOption:
     build: ClusterBuild
@@ -53,6 +55,7 @@ class ClusterOption:
         return not any(f.severity == "error" for f in self.findings)
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ClusterRecommendation:
     options: tuple[ClusterOption, ...]  # valid ones first, cheapest first

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from configurator.engine.cluster.parts import CableSpec, PduSpec, RackSpec, StorageNodeSpec, SwitchSpec
+from configurator.engine.frozen import direct_init
 from configurator.engine.types import BuildSpec
 
 # TIA-942 (Telecommunications Infrastructure Standard for Data Centers), floor loading: 7.2 kPa minimum,
@@ -22,6 +23,7 @@ CONTINUOUS_SHARE = 0.8
 NODE_WEIGHT_KG = 130.0
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ClusterSpec:
     """A cluster of `nodes` identical `node` builds for a purpose.
@@ -46,6 +48,7 @@ class ClusterSpec:
     rack: str | None = None  # compute rack SKU; None: the cheapest rack that holds the nodes
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Device:
     """One box in a rack: `rack` is its rack's index in the row, `u` its lowest unit (1 = bottom)."""
@@ -61,6 +64,7 @@ class Device:
     rails: tuple[int, ...] = ()  # leaves: the rails whose NICs they take
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Link:
     """One cable between two devices. `rail` is the compute NIC's rail (−1 for other links)."""
@@ -76,6 +80,7 @@ class Link:
     rail: int = -1
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class Fabric:
     switch: SwitchSpec
@@ -89,6 +94,7 @@ class Fabric:
     nodes_per_su: int  # the scalable unit: nodes one group of rail leaves takes
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class RackPlan:
     index: int
@@ -105,6 +111,7 @@ class RackPlan:
     cords_per_feed: int
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class StoragePlan:
     node: StorageNodeSpec
@@ -114,6 +121,7 @@ class StoragePlan:
     write_s: float  # one checkpoint written by all storage nodes together
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class BomLine:
     section: str  # nodes | compute fabric | front-end | management | storage | racks and power | cables
@@ -127,6 +135,7 @@ class BomLine:
         return self.unit_price * self.qty
 
 
+@direct_init
 @dataclass(frozen=True, slots=True)
 class ClusterBuild:
     spec: ClusterSpec
