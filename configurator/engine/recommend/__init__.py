@@ -26,7 +26,8 @@ The modules, each using only those before it:
   requests (their streams, priced builds and candidates' verdicts, which a repeated request reuses);
 - `assembly`: the policy builds of one chassis and GPU option, priced and validated (`Judge`);
 - `reasons`: why each candidate is there, in sentences;
-- `search`: lazy streams of builds with lower bounds, the heap search over them, the alternatives;
+- `search`: lazy streams of builds with lower bounds;
+- `picking`: the heap search over the streams, the alternatives;
 - `suggestions`: what would fit when nothing does, most useful first, each with its build and price.
 """
 
@@ -46,6 +47,7 @@ from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.grouping import grouped
 from configurator.engine.recommend.hybrid import hybrid_options, hybrid_phrase
 from configurator.engine.recommend.parts import Parts, snapshot_parts
+from configurator.engine.recommend.picking import pick_distinct
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
     GpuOption,
@@ -58,7 +60,7 @@ from configurator.engine.recommend.policy import (
     speed_target,
     working,
 )
-from configurator.engine.recommend.search import Stream, StreamBounds, counts_to_try, pick_distinct, stream_bounds
+from configurator.engine.recommend.search import Stream, StreamBounds, counts_to_try, stream_bounds
 from configurator.engine.recommend.suggestions import (
     Cheapest,
     cheaper_with_knobs,

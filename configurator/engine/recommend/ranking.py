@@ -32,7 +32,7 @@ PRICED_IN_WARNINGS = frozenset({"interconnect.tp_over_pcie"})
 SPEED_WARNING = "workload.speed"
 NO_PEER_TRAFFIC = ("single", "pipeline")
 
-# The labels a list may carry (search.pick_distinct): each is checked against the list (`label_is_true`)
+# The labels a list may carry (picking.pick_distinct): each is checked against the list (`label_is_true`)
 CHEAPEST = "cheapest"
 CHEAPEST_MEETING = "cheapest_meeting"
 CHEAPEST_CLEAN = "cheapest_clean"

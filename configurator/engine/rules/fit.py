@@ -9,21 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import (
     Rule,
     RuleContext,
     build_gpus,
     chassis_for_gpus,
-    chassis_takes_gpu,
     exceeds,
-    fix_options,
     other_generation,
     part_fix,
     remove_heaviest_gpus_fix,
     use_chassis_fixes,
 )
+from configurator.engine.rules.gpu_swaps import cooler_swaps, gpu_swaps
 from configurator.engine.types import ChassisSpec, Finding, Fix, GpuSpec
 
 AXIAL_SIDE_BY_SIDE = 4  # §3.3: 4+ axial consumer cards side by side → WARN [S7]
@@ -62,37 +60,8 @@ def _per_gpu_limit(
                 limit=limit(chassis),
                 unit=unit,
                 components=(gpu.sku, chassis.sku),
-                fixes=_chassis_fixes(ctx) + _gpu_fixes(ctx, gpu),
+                fixes=_chassis_fixes(ctx) + gpu_swaps(ctx, gpu),
             )
-
-
-SIMILAR_SPEED_SHARE = 0.5  # a replacement card keeps at least half the bandwidth and compute (HEURISTIC)
-
-
-def _gpu_fixes(ctx: RuleContext, gpu: GpuSpec) -> tuple[Fix, ...]:
-    """Catalog GPUs the current chassis takes that do this one's job: at least its VRAM and at least half its
-    memory bandwidth and FP16 compute (no 72 W inference card for a 4090, issue 12); the same vendor first
-    (the software stack stays), then the closest VRAM, then price."""
-    chassis, count = ctx.build.chassis, ctx.build.gpu_count
-    options = [
-        other
-        for other in fix_options(ctx.snapshot.gpus)
-        if other.sku != gpu.sku
-        and other.vram_gib >= gpu.vram_gib
-        and other.bandwidth_gbs >= SIMILAR_SPEED_SHARE * gpu.bandwidth_gbs
-        and other.fp16_tflops >= SIMILAR_SPEED_SHARE * gpu.fp16_tflops
-        and chassis_takes_gpu(chassis, other, count)
-    ]
-    options.sort(key=lambda other: (other.vendor != gpu.vendor, other.vram_gib - gpu.vram_gib, other.price, other.sku))
-    chosen = options[:1]
-    # in a chassis built for server airflow, also the passive (Server Edition) card of the same class: what
-    # an integrator fits in a 2U GPU server (issue 34)
-    passive = next(
-        (o for o in options if o.cooling == "passive" and o.vram_gib == gpu.vram_gib and o not in chosen), None
-    )
-    if chassis.server_airflow and passive is not None and gpu.cooling != "passive":
-        chosen.append(passive)
-    return tuple(make_fix(replace_op("gpus", other.sku, count, old_sku=gpu.sku)) for other in chosen)
 
 
 def gpu_count(ctx: RuleContext) -> Iterator[Finding]:
@@ -240,7 +209,7 @@ def gpu_generation(ctx: RuleContext) -> Iterator[Finding]:
             measured=gpu.module_socket,
             limit=chassis.baseboard_socket,
             components=(gpu.sku, chassis.sku),
-            fixes=_chassis_fixes(ctx) + _gpu_fixes(ctx, gpu),
+            fixes=_chassis_fixes(ctx) + gpu_swaps(ctx, gpu),
         )
 
 
@@ -326,23 +295,6 @@ def axial_density(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _cooler_swaps(ctx: RuleContext, gpu: GpuSpec, count: int) -> tuple[Fix, ...]:
-    """The same card in a server (passive) or blower edition the chassis takes: the same vendor and VRAM, at
-    least half the bandwidth and compute (RTX PRO 6000 Workstation → Server Edition or Max-Q)."""
-    options = [
-        other
-        for other in fix_options(ctx.snapshot.gpus)
-        if other.cooling in ("passive", "blower")
-        and other.vendor == gpu.vendor
-        and other.vram_gib >= gpu.vram_gib
-        and other.bandwidth_gbs >= SIMILAR_SPEED_SHARE * gpu.bandwidth_gbs
-        and other.fp16_tflops >= SIMILAR_SPEED_SHARE * gpu.fp16_tflops
-        and chassis_takes_gpu(ctx.build.chassis, other, ctx.build.gpu_count)
-    ]
-    options.sort(key=lambda other: (other.vram_gib - gpu.vram_gib, other.cooling != "passive", other.price, other.sku))
-    return tuple(make_fix(replace_op("gpus", other.sku, count, old_sku=gpu.sku)) for other in options[:2])
-
-
 def flow_through_in_server(ctx: RuleContext) -> Iterator[Finding]:
     """Issue 34: workstation cards with axial / flow-through coolers (RTX PRO 6000 Workstation Edition, 600 W)
     blow their heat into the chassis instead of along the server's front-to-back airflow; packed 4+ in a
@@ -357,7 +309,7 @@ def flow_through_in_server(ctx: RuleContext) -> Iterator[Finding]:
     if not count:
         return
     dense = count >= AXIAL_SIDE_BY_SIDE
-    fixes = tuple(fix for line in lines for fix in _cooler_swaps(ctx, line.spec, line.qty)) if dense else ()
+    fixes = tuple(fix for line in lines for fix in cooler_swaps(ctx, line.spec, line.qty)) if dense else ()
     yield Finding(
         code="cooling.flow_through_server",
         severity="warning" if dense else "info",

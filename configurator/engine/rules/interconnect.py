@@ -2,7 +2,8 @@
 
 Numbers and sources: ../shared/reference/validation-rules.md §4 (which GPUs take which bridge and at what
 bandwidth [V19][V21][S1][S6], NVSwitch only on SXM/HGX baseboards [S1]). A bridge SKU is one complete set
-for one group of `ways` GPUs (an H200 NVL 4-way set joins four cards).
+for one group of `ways` GPUs (an H200 NVL 4-way set joins four cards). The sets a build needs and their fixes:
+rules/bridge_sets.py; the tensor-parallel findings: rules/tensor_parallel.py.
 """
 
 from __future__ import annotations
@@ -12,58 +13,22 @@ from collections.abc import Iterator
 from configurator.engine.budgets.links import (
     BRIDGE_KINDS,
     MAX_WAYS,
-    REFERENCE_LINK_GBS,
-    TP_LOSS_WARNING,
     bridge_groups,
     bridge_targets,
 )
-from configurator.engine.estimate.topology import SOCKET, RingBound, Topology, tp_bound
 from configurator.engine.fixes import make_fix, replace_op
 from configurator.engine.phrase import Num, Phrase, PhraseValue
+from configurator.engine.rules.bridge_sets import add_bridge_fixes, bridge_plan, remove_bridge, remove_bridges
 from configurator.engine.rules.context import (
     MAX_FIXES,
     Rule,
     RuleContext,
-    active,
     chassis_takes_gpu,
     fix_options,
-    part_fix,
     use_chassis_fixes,
 )
-from configurator.engine.types import BridgeSpec, BuildSpec, Finding, Fix, GpuSpec, Line
-
-
-def _bridges_for(ctx: RuleContext, gpu: GpuSpec) -> list[BridgeSpec]:
-    ways_allowed = MAX_WAYS.get(gpu.nvlink_kind, 0)
-    return sorted(
-        (b for b in active(ctx.snapshot.bridges) if gpu.sku in b.gpu_skus and b.ways <= ways_allowed),
-        key=lambda b: (-b.ways, b.price, b.sku),
-    )
-
-
-def bridge_plan(ctx: RuleContext, gpu: GpuSpec, count: int) -> list[tuple[BridgeSpec, int]]:
-    """Bridge sets that join `count` GPUs: the widest sets first (H200 NVL: 4-way for groups of four, 2-way
-    for a remaining pair)."""
-    plan = []
-    left = count
-    for bridge in _bridges_for(ctx, gpu):
-        sets = left // bridge.ways
-        if sets:
-            plan.append((bridge, sets))
-            left -= sets * bridge.ways
-    return plan
-
-
-def _add_fixes(plan: list[tuple[BridgeSpec, int]]) -> tuple[Fix, ...]:
-    return tuple(part_fix("add", "bridges", bridge.sku, sets) for bridge, sets in plan)
-
-
-def _remove_bridge(line: Line[BridgeSpec]) -> Fix:
-    return part_fix("remove", "bridges", line.spec.sku, line.qty)
-
-
-def _remove_bridges(build: BuildSpec) -> tuple[Fix, ...]:
-    return tuple(_remove_bridge(line) for line in build.bridges)
+from configurator.engine.rules.tensor_parallel import tp_findings
+from configurator.engine.types import Finding, Fix
 
 
 def no_nvlink(ctx: RuleContext) -> Iterator[Finding]:
@@ -95,7 +60,7 @@ def no_nvlink(ctx: RuleContext) -> Iterator[Finding]:
         limit=" or ".join(BRIDGE_KINDS),
         components=(*(gpu.sku for gpu in gpus), *(line.spec.sku for line in build.bridges)),
         # no GPU takes a bridge: every bridge goes, in one fix (one removal alone leaves the error)
-        fixes=(make_fix(*(op for fix in _remove_bridges(build) for op in fix.ops)),),
+        fixes=(make_fix(*(op for fix in remove_bridges(build) for op in fix.ops)),),
     )
 
 
@@ -108,7 +73,7 @@ def bridge_mismatch(ctx: RuleContext) -> Iterator[Finding]:
     for line in build.bridges:
         if bridge_targets(build, line.spec):
             continue
-        fixes: list[Fix] = [_remove_bridge(line)]
+        fixes: list[Fix] = [remove_bridge(line)]
         for gpu_line in capable:
             # the wrong bridge out and the right one in only work together: one replace
             fixes.extend(
@@ -172,7 +137,7 @@ def bridge_ways(ctx: RuleContext) -> Iterator[Finding]:
                     limit=allowed,
                     unit="GPUs per bridge",
                     components=(line.spec.sku, group.gpu.sku),
-                    fixes=_add_fixes(bridge_plan(ctx, group.gpu, group.gpu_count)),
+                    fixes=add_bridge_fixes(bridge_plan(ctx, group.gpu, group.gpu_count)),
                 )
 
 
@@ -220,7 +185,7 @@ def bridge_count(ctx: RuleContext) -> Iterator[Finding]:
                 limit=count,
                 unit="bridged GPUs",
                 components=components,
-                fixes=(*_remove_bridges(build), *_add_fixes(keep))[:MAX_FIXES],
+                fixes=(*remove_bridges(build), *add_bridge_fixes(keep))[:MAX_FIXES],
             )
             continue
         left = count - covered
@@ -248,7 +213,7 @@ def bridge_count(ctx: RuleContext) -> Iterator[Finding]:
                 limit=bridgeable,
                 unit="bridged GPUs",
                 components=components,
-                fixes=_add_fixes(plan),
+                fixes=add_bridge_fixes(plan),
             )
         elif left:
             yield Finding(
@@ -295,7 +260,7 @@ def bridge_suggested(ctx: RuleContext) -> Iterator[Finding]:
                     limit=sum(sets for _, sets in plan),
                     unit="bridge sets",
                     components=(line.spec.sku,),
-                    fixes=_add_fixes(plan),
+                    fixes=add_bridge_fixes(plan),
                 )
 
 
@@ -366,118 +331,7 @@ def tensor_parallel_over_pcie(ctx: RuleContext) -> Iterator[Finding]:
     Three findings: `tp_partly_bridged` (WARN, whatever the loss: the bridges were bought for this and do not
     carry it) when bridges join only some of the TP group, naming the link that bounds the ring; `tp_over_sockets`
     when the ring crosses the CPU sockets' link and that is slower than PCIe; `tp_over_pcie` otherwise."""
-    estimate, workload = ctx.estimate, ctx.workload
-    if estimate is None or workload is None:
-        return
-    layout, throughput = estimate.layout, estimate.throughput
-    if layout is None or throughput is None or layout.parallelism != "tensor" or layout.count < 2:
-        return
-    link = ctx.link_gbs
-    if isinstance(link, Topology):
-        bound: RingBound | None = tp_bound(link, layout.count)
-        if bound is None or bound.nvlink:
-            return
-    elif link is not None:
-        return
-    else:
-        bound = None
-    from configurator.engine.estimate import estimate as run_estimate
-
-    gpu = ctx.snapshot.gpus.get(layout.sku)
-    if gpu is None:
-        return
-    reference = gpu.nvlink_gbs or REFERENCE_LINK_GBS
-    linked = run_estimate(workload, gpu, layout.count, link_gbs=reference)
-    if linked.throughput is None or linked.throughput.decode_tokens_per_s_per_user <= 0:
-        return
-    pcie_speed = throughput.decode_tokens_per_s_per_user
-    nvlink_speed = linked.throughput.decode_tokens_per_s_per_user
-    loss = max(0.0, 1 - pcie_speed / nvlink_speed)
-    facts: dict[str, PhraseValue] = {
-        "count": layout.count,
-        "gpu": gpu.sku,
-        "pcie": Num(pcie_speed, 1),
-        "nvlink": Num(nvlink_speed, 1),
-        "gbs": Num(reference, None),
-        "loss": Num(loss * 100),
-    }
-    severity = "warning" if loss >= TP_LOSS_WARNING else "info"
-
-    def found(code: str, severity: str, message: Phrase, fixes: tuple[Fix, ...] = ()) -> Finding:
-        return Finding(
-            code=code,
-            severity=severity,
-            message=message,
-            measured=round(pcie_speed, 2),
-            limit=round(nvlink_speed, 2),
-            unit="tokens/s",
-            components=(gpu.sku,),
-            fixes=fixes,
-        )
-
-    if bound is not None and isinstance(link, Topology) and link.bridges:
-        yield found(
-            code="interconnect.tp_partly_bridged",
-            severity="warning",
-            message=Phrase(
-                "Tensor parallelism over %(count)s %(gpu)s spans GPUs that NVLink bridges join only %(ways)s at a "
-                "time: its all-reduce ring runs at %(bound)s; about %(pcie)s tokens/s per user "
-                "instead of %(nvlink)s with NVLink between all of them (%(loss)s%% slower). Run tensor "
-                "parallelism inside the bridged groups of %(ways)s and replicas or pipeline stages across them.",
-                ways=len(link.bridges[0]),
-                bound=bound.label,
-                **facts,
-            ),
-        )
-    elif bound is not None and bound.kind == SOCKET:
-        yield found(
-            code="interconnect.tp_over_sockets",
-            severity=severity,
-            message=Phrase(
-                "Tensor parallelism over %(count)s %(gpu)s crosses the CPU sockets: its all-reduce ring runs at "
-                "%(bound)s, about %(pcie)s tokens/s per user instead of %(nvlink)s with NVLink (%(gbs)s GB/s) "
-                "(%(loss)s%% slower).",
-                bound=bound.label,
-                **facts,
-            ),
-            fixes=_add_fixes(bridge_plan(ctx, gpu, layout.count)) if gpu.nvlink_kind in BRIDGE_KINDS else (),
-        )
-    elif gpu.nvlink_kind in BRIDGE_KINDS and MAX_WAYS[gpu.nvlink_kind] < layout.count:
-        # bridge sets join at most MAX_WAYS cards: the ring over more would still cross PCIe (estimate.topology)
-        yield found(
-            code="interconnect.tp_over_pcie",
-            severity=severity,
-            message=Phrase(
-                "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s "
-                "tokens/s per user instead of %(nvlink)s if every GPU had NVLink (%(gbs)s GB/s) (%(loss)s%% "
-                "slower). Its NVLink bridges join at most %(ways)s cards, so they would not carry this ring.",
-                ways=MAX_WAYS[gpu.nvlink_kind],
-                **facts,
-            ),
-        )
-    elif gpu.nvlink_kind in BRIDGE_KINDS:
-        yield found(
-            code="interconnect.tp_over_pcie",
-            severity=severity,
-            message=Phrase(
-                "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s "
-                "tokens/s per user instead of %(nvlink)s with its NVLink bridge (%(gbs)s GB/s) (%(loss)s%% "
-                "slower).",
-                **facts,
-            ),
-            fixes=_add_fixes(bridge_plan(ctx, gpu, layout.count)),
-        )
-    else:
-        yield found(
-            code="interconnect.tp_over_pcie",
-            severity=severity,
-            message=Phrase(
-                "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s "
-                "tokens/s per user instead of %(nvlink)s with an NVLink 4 link (%(gbs)s GB/s) (%(loss)s%% "
-                "slower).",
-                **facts,
-            ),
-        )
+    yield from tp_findings(ctx)
 
 
 def mixed_gpus(ctx: RuleContext) -> Iterator[Finding]:
