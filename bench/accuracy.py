@@ -22,6 +22,15 @@ import django_setup  # noqa: F401 - first: the project on sys.path and Django se
 
 from catalog.fixture import fixture_snapshot
 from configurator.engine import calibration as cal
+from configurator.engine.calibration_rows import (
+    GPU_SKU_BY_NAME,
+    CalibrationRow,
+    depth_for,
+    is_single_stream,
+    model_slug_for,
+    precision_for,
+    read_calibration,
+)
 from configurator.engine.estimate import decode_terms, estimate, weight_bytes
 from configurator.engine.estimate.speed import workload_step_terms
 from configurator.engine.models_library import model_get
@@ -36,16 +45,16 @@ def main() -> int:
     import accuracy_server  # after django_setup put the project on sys.path
 
     gpus = fixture_snapshot().gpus
-    rows = cal.read_calibration()
-    used: list[tuple[cal.CalibrationRow, Workload, str]] = []
-    excluded: list[tuple[cal.CalibrationRow, str]] = []
+    rows = read_calibration()
+    used: list[tuple[CalibrationRow, Workload, str]] = []
+    excluded: list[tuple[CalibrationRow, str]] = []
     for row in rows:
-        sku = cal.GPU_SKU_BY_NAME.get(row.gpu_name)
-        slug = cal.model_slug_for(row.model_name)
-        precision = cal.precision_for(row.quant)
+        sku = GPU_SKU_BY_NAME.get(row.gpu_name)
+        slug = model_slug_for(row.model_name)
+        precision = precision_for(row.quant)
         if sku is None or sku not in gpus:
             excluded.append((row, "GPU not in the catalog"))
-        elif not cal.is_single_stream(row):
+        elif not is_single_stream(row):
             excluded.append((row, "aggregate throughput under load, not a per-user figure"))
         elif slug is None:
             excluded.append((row, "model not in the library"))
@@ -54,7 +63,7 @@ def main() -> int:
         elif cal.engine_family(row.engine) != "llama.cpp" or "cpu" in row.engine.lower():
             excluded.append((row, "engine/offload not modelled"))
         else:
-            depth = cal.depth_for(row)  # one user: decode reads the KV cache at the mean depth of its tokens
+            depth = depth_for(row)  # one user: decode reads the KV cache at the mean depth of its tokens
             workload = Workload(
                 model=model_get(slug),
                 precision=precision,

@@ -23,6 +23,7 @@ from typing import Any
 
 from configurator.engine import calibration as cal
 from configurator.engine import server_calibration as srv
+from configurator.engine.calibration_rows import GPU_SKU_BY_NAME
 from configurator.engine.estimate import estimate, serving
 from configurator.engine.estimate.engines import MOE_GEMM_EFFICIENCY
 from configurator.engine.estimate.speed import _peak_flops
@@ -51,7 +52,7 @@ _workload = srv.row_workload
 
 
 def _gpu(row: srv.ServerRow, gpus: dict[str, Any]) -> Any:
-    return gpus[cal.GPU_SKU_BY_NAME[row.gpu_name]]
+    return gpus[GPU_SKU_BY_NAME[row.gpu_name]]
 
 
 def predict_per_user(

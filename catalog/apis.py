@@ -16,6 +16,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import generics, serializers
 
 from catalog import models as m
+from catalog.model_base import CatalogItem
 from procurement.selectors import PartOffers, part_offers
 
 
@@ -93,7 +94,7 @@ class PsuFilter(CatalogFilter):
         fields = ["vendor", "form_factor", "active"]
 
 
-def _plain_filter(model: type[m.CatalogItem]) -> type[CatalogFilter]:
+def _plain_filter(model: type[CatalogItem]) -> type[CatalogFilter]:
     meta = type("Meta", (), {"model": model, "fields": ["vendor", "active"]})
     return type(f"{model.__name__}Filter", (CatalogFilter,), {"Meta": meta})
 
@@ -195,21 +196,21 @@ class BridgeOutputSerializer(PartOutputSerializer):
         exclude = ("id",)
 
 
-def _serializer(kind: str, model: type[m.CatalogItem]) -> type[serializers.ModelSerializer]:
+def _serializer(kind: str, model: type[CatalogItem]) -> type[serializers.ModelSerializer]:
     if model is m.NvlinkBridge:
         return BridgeOutputSerializer
     meta = type("Meta", (), {"model": model, "exclude": ("id",)})
     return type(f"{model.__name__}OutputSerializer", (PartOutputSerializer,), {"Meta": meta, "kind": kind})
 
 
-def _queryset(model: type[m.CatalogItem]) -> QuerySet[Any]:
+def _queryset(model: type[CatalogItem]) -> QuerySet[Any]:
     queryset = model.objects.all()
     if model is m.NvlinkBridge:
         queryset = queryset.prefetch_related("gpus")
     return queryset
 
 
-def _views(kind: str, model: type[m.CatalogItem]) -> tuple[type[generics.ListAPIView], type[generics.RetrieveAPIView]]:
+def _views(kind: str, model: type[CatalogItem]) -> tuple[type[generics.ListAPIView], type[generics.RetrieveAPIView]]:
     output = _serializer(kind, model)
     list_view = type(
         f"{model.__name__}ListApi",

@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from catalog.models import POSITIVE, POSITIVE_INT, CatalogItem
+from catalog.model_base import POSITIVE, POSITIVE_INT, CatalogItem
 
 
 class Fabric(models.TextChoices):

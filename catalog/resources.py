@@ -14,7 +14,8 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from import_export import fields, resources, widgets
 
-from catalog.models import CATALOG_MODELS, CLUSTER_MODELS, CatalogItem, Gpu, NvlinkBridge
+from catalog.model_base import CatalogItem
+from catalog.models import CATALOG_MODELS, CLUSTER_MODELS, Gpu, NvlinkBridge
 from catalog.services import cell_error
 
 

@@ -13,7 +13,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from catalog.fixture import CATALOG_FIXTURE, CLUSTER_FIXTURE, read_catalog_fixture
-from catalog.models import CATALOG_MODELS, CLUSTER_MODELS, CatalogItem, Gpu, NvlinkBridge
+from catalog.model_base import CatalogItem
+from catalog.models import CATALOG_MODELS, CLUSTER_MODELS, Gpu, NvlinkBridge
 
 
 @dataclass

@@ -5,7 +5,7 @@ fixtures/server_speed.csv holds two kinds of row, each with its source, engine v
 - `per_user`: decode tokens/s of one user while `concurrency` users run (1000 / TPOT), TP over NVSwitch;
 - `total_output`: output tokens/s of the whole build with every request queued (prefill included).
 
-Columns: gpu (calibration.GPU_SKU_BY_NAME), gpu_count, model (library slug), precision, kv_cache, engine,
+Columns: gpu (calibration_rows.GPU_SKU_BY_NAME), gpu_count, model (library slug), precision, kv_cache, engine,
 engine_version, parallelism (`TP<k>` one instance; `<r>xTP<k>` r data-parallel replicas of k GPUs each,
 `ServerRow.replicas`), concurrency (users, or `max`), isl / osl (mean prompt / output tokens per request), metric,
 tokens_per_s, source (publication, file or page, and the figure as printed), notes (settings, conversions, what is
@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from configurator.engine.calibration import (
-    GPU_SKU_BY_NAME,
     SERVER_FIT_SOURCE,
     DecodeConstants,
     _solve,
@@ -45,6 +44,7 @@ from configurator.engine.calibration import (
     percentile,
     source_group,
 )
+from configurator.engine.calibration_rows import GPU_SKU_BY_NAME
 from configurator.engine.estimate.serving import prompt_prefill_s
 from configurator.engine.estimate.speed import workload_step_terms
 from configurator.engine.frozen import direct_init

@@ -7,10 +7,11 @@ from dataclasses import replace
 import pytest
 
 from configurator.engine import calibration as cal
+from configurator.engine.calibration_rows import read_calibration
 
 
 def test_source_group_names_the_publication() -> None:
-    rows = cal.read_calibration()
+    rows = read_calibration()
     groups = {cal.source_group(row.source) for row in rows}
     assert "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md" in groups
     assert "ggml-org/llama.cpp PR #26284" in groups

@@ -12,6 +12,7 @@ import pytest
 from catalog.fixture import CatalogSnapshot
 from configurator.engine import calibration as cal
 from configurator.engine import server_calibration as srv
+from configurator.engine.calibration_rows import GPU_SKU_BY_NAME
 from configurator.engine.estimate import estimate
 from configurator.engine.estimate.serving import served_throughput
 from configurator.engine.models_library import model_get
@@ -123,7 +124,7 @@ def test_every_server_row_names_its_source_engine_version_and_settings() -> None
         assert row.engine in cal.SERVER_ENGINES
         assert row.metric in ("per_user", "total_output")
         assert model_get(row.model).slug == row.model
-        assert row.gpu_name in cal.GPU_SKU_BY_NAME
+        assert row.gpu_name in GPU_SKU_BY_NAME
 
 
 def test_sglang_is_an_engine(snapshot: CatalogSnapshot) -> None:
