@@ -205,7 +205,8 @@ def fingerprint(*models: type[Model]) -> dict[str, list[dict[str, Any]]]:
 
 API_TABLES: tuple[type[Model], ...] = (
     SavedBuild, Quote, QuoteLine, QuoteEvent, ApiToken, User, catalog_models.Gpu, Order, OrderEvent, PurchaseLine,
-    procurement_models.PriceListImport, PurchaseOrder, PurchaseOrderLine, Receipt, ReceivedSerial, Invoice, InvoiceLine, Payment, TransferDocument, TransferLine, ServiceCost,
+    procurement_models.PriceListImport, PurchaseOrder, PurchaseOrderLine, Receipt, ReceivedSerial, Invoice,
+    InvoiceLine, Payment, TransferDocument, TransferLine, ServiceCost,
 )  # fmt: skip
 
 
