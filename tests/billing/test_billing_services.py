@@ -174,3 +174,34 @@ def test_margin_takes_each_purchase_orders_rate_and_the_plan_only_for_lines_on_n
     usd_po = next(po for po in pos if po.currency == "USD")
     purchasing.po_transition(po=usd_po, to="cancelled", user=sales_user)
     assert margin_of(user=sales_user, order=order).purchase_cost == D("1611000.00") + D("13000.00")
+
+
+def test_cancelling_the_order_cancels_its_unpaid_invoice(order: Order, sales_user: User) -> None:
+    invoice, _ = services.invoice_create(order=order, user=sales_user)
+    order_services.order_advance(order=order, to="cancelled", user=sales_user)
+    invoice.refresh_from_db()
+    assert (invoice.status, invoice.note) == (InvoiceStatus.CANCELLED, services.NOTE_CANCELLED)
+    assert order.events.filter(type="invoice_cancelled", data__invoice=invoice.number).exists()
+    with pytest.raises(Conflict) as refused:
+        services.payment_record(invoice=invoice, amount=D("1.00"), user=sales_user)
+    assert "invoice" in refused.value.fields
+
+
+@pytest.mark.parametrize("share", [D("0.3"), D("1")], ids=["prepaid", "paid"])
+def test_cancelling_the_order_keeps_an_invoice_with_money_on_it_and_notes_the_refund(
+    order: Order, sales_user: User, share: Decimal
+) -> None:
+    invoice, _ = services.invoice_create(order=order, user=sales_user)
+    paid = (invoice.gross_total * share).quantize(D("0.01"))
+    services.payment_record(invoice=invoice, amount=paid, user=sales_user)
+    invoice.refresh_from_db()
+    status_before = invoice.status
+    order_services.order_advance(order=order, to="cancelled", user=sales_user)
+    invoice.refresh_from_db()
+    assert invoice.status == status_before != InvoiceStatus.CANCELLED
+    assert invoice.paid_total == paid
+    assert (
+        invoice.note
+        == f"Заказ отменён после оплаты {paid:.2f} руб.: счёт сохранён, сумма подлежит возврату или зачёту."
+    )
+    assert order.events.filter(type="invoice_kept", data__invoice=invoice.number).exists()
