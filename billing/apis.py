@@ -66,7 +66,7 @@ class InvoiceSerializer(serializers.ModelSerializer):
     class Meta:
         model = Invoice
         fields = ("number", "order", "customer", "issued_on", "vat_percent", "totals", "paid", "due", "status",
-                  "lines", "pdf")  # fmt: skip
+                  "note", "lines", "pdf")  # fmt: skip
 
     @extend_schema_field(serializers.DecimalField(**MONEY))
     def get_due(self, invoice: Invoice) -> str:
