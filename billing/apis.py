@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from billing import services
-from billing.exchange import export_catalog, export_documents
+from billing.exchange import export_catalog, export_documents, receipts_for_export
 from billing.models import Invoice, InvoiceLine, Payment, TransferDocument
 from billing.pdf import invoice_pdf, upd_pdf
 from billing.selectors import invoice_get, invoice_visible, margin_of, payment_visible, upd_get, upd_visible
@@ -66,7 +66,7 @@ class InvoiceSerializer(serializers.ModelSerializer):
     class Meta:
         model = Invoice
         fields = ("number", "order", "customer", "issued_on", "vat_percent", "totals", "paid", "due", "status",
-                  "lines", "pdf")  # fmt: skip
+                  "note", "lines", "pdf")  # fmt: skip
 
     @extend_schema_field(serializers.DecimalField(**MONEY))
     def get_due(self, invoice: Invoice) -> str:
@@ -322,11 +322,12 @@ class OneCDocumentsApi(APIView):
 
     @extend_schema(operation_id="exchange_1c_documents", responses=XML_RESPONSES)
     def get(self, request: Request) -> HttpResponse:
-        """Every invoice with its customer, as CommerceML 2.10 documents for 1C."""
+        """Every invoice with its customer and every goods receipt with its supplier, as CommerceML 2.10
+        documents for 1C."""
         user = _user(request)
         _biller(user)
         invoices = invoice_visible(user=user).prefetch_related("lines").order_by("issued_on", "id")
-        return _xml_response(export_documents(invoices), "documents.xml")
+        return _xml_response(export_documents(invoices, receipts_for_export()), "documents.xml")
 
 
 class OneCCatalogApi(APIView):

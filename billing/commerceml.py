@@ -17,6 +17,14 @@ both, so the export is two files, as 1C exchanges them:
   VAT, its customer as `Контрагент` with Роль "Покупатель", the VAT as `Налог` "НДС" counted in the sum,
   the lines net of VAT with their own VAT). Customers travel inside the documents: CommerceML 2 has no
   separate file for counterparties.
+* receipts (`ReceiptDoc`) travel in the same documents file: one `Документ` per goods receipt from a
+  supplier, written from our side as the schema's roles have it: ХозОперация "Отпуск товара" (the supplier
+  shipped goods), Роль "Покупатель" (we are the buyer), the supplier as `Контрагент` with Роль "Продавец",
+  Валюта and Курс of the purchase order (its currency and the rate it was made at), Сумма in that currency;
+  each line with the supplier's part number (`ИдТовараУКонтрагента`) and the serial numbers received as one
+  `ЗначениеРеквизита` "Серийные номера" with one `Значение` per unit (the schema's name/value list of a
+  product, `ЗначенияРеквизитов`). Purchase prices carry no VAT breakdown here (the suppliers' offers are
+  stored without one), so a receipt has no `Налоги`.
 """
 
 from __future__ import annotations
@@ -72,6 +80,33 @@ class InvoiceDoc:
     lines: tuple[Line, ...]
     currency: str = "RUB"
     comment: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptLineDoc:
+    sku: str
+    name: str
+    supplier_sku: str
+    qty: int
+    unit_price: Decimal  # in the receipt's currency
+    amount: Decimal  # unit price × qty, to the cent
+    serials: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptDoc:
+    id: str
+    number: str
+    date: dt.date
+    currency: str
+    rate: Decimal  # roubles per unit of `currency` (1 for roubles)
+    total: Decimal  # the lines' amounts summed, in `currency`
+    supplier: Party
+    lines: tuple[ReceiptLineDoc, ...]
+    comment: str = ""
+
+
+SERIALS_NAME = "Серийные номера"
 
 
 def _el(parent: ET.Element, tag: str, text: object | None = None, **attrs: str) -> ET.Element:
@@ -147,8 +182,11 @@ def catalog_xml(*, owner: Party, items: Sequence[Item], generated_at: dt.datetim
     return _bytes(root)
 
 
-def documents_xml(*, seller: Party, invoices: Sequence[InvoiceDoc], generated_at: dt.datetime) -> bytes:
-    """The invoices, each with its customer, as CommerceML documents (1C's documents exchange file)."""
+def documents_xml(
+    *, seller: Party, invoices: Sequence[InvoiceDoc], generated_at: dt.datetime, receipts: Sequence[ReceiptDoc] = ()
+) -> bytes:
+    """The invoices, each with its customer, and the goods receipts, each with its supplier, as CommerceML
+    documents (1C's documents exchange file)."""
     root = _root(generated_at)
     for invoice in invoices:
         document = _el(root, "Документ")
@@ -184,4 +222,38 @@ def documents_xml(*, seller: Party, invoices: Sequence[InvoiceDoc], generated_at
             _el(tax, "УчтеноВСумме", "false")
             _el(tax, "Сумма", _amount(line.vat))
             _el(tax, "Ставка", _rate(invoice.vat_percent))
+    for receipt in receipts:
+        _receipt(root, receipt)
     return _bytes(root)
+
+
+def _receipt(root: ET.Element, receipt: ReceiptDoc) -> None:
+    document = _el(root, "Документ")
+    _el(document, "Ид", receipt.id[:40])
+    _el(document, "Номер", receipt.number)
+    _el(document, "Дата", receipt.date.isoformat())
+    _el(document, "ХозОперация", "Отпуск товара")
+    _el(document, "Роль", "Покупатель")
+    _el(document, "Валюта", receipt.currency)
+    _el(document, "Курс", _rate(receipt.rate))
+    _el(document, "Сумма", _amount(receipt.total))
+    _party(_el(document, "Контрагенты"), "Контрагент", receipt.supplier, role="Продавец")
+    if receipt.comment:
+        _el(document, "Комментарий", receipt.comment[:3000])
+    goods = _el(document, "Товары")
+    for line in receipt.lines:
+        good = _el(goods, "Товар")
+        _el(good, "Ид", line.sku[:80])
+        _el(good, "Артикул", line.sku[:255])
+        _el(good, "Наименование", line.name[:255])
+        _unit(good)
+        if line.supplier_sku:
+            _el(good, "ИдТовараУКонтрагента", line.supplier_sku[:80])
+        if line.serials:
+            value = _el(_el(good, "ЗначенияРеквизитов"), "ЗначениеРеквизита")
+            _el(value, "Наименование", SERIALS_NAME)
+            for serial in line.serials:
+                _el(value, "Значение", serial[:255])
+        _el(good, "ЦенаЗаЕдиницу", _amount(line.unit_price))
+        _el(good, "Количество", line.qty)
+        _el(good, "Сумма", _amount(line.amount))

@@ -3,9 +3,10 @@
 margin = revenue net of VAT − purchase cost in roubles − service costs.
 
 * revenue net of VAT: the order's net total (its lines are net of VAT; quotes/pricing.py);
-* purchase cost: a list of rouble amounts, one per purchase line. Today (billing/selectors.py) they are the
-  order's purchase plan converted at the day's rates (orders.selectors.purchase_table); once purchase orders
-  exist their own rouble amounts (at each purchase order's rate) are passed in the same shape;
+* purchase cost: a list of rouble amounts, one per purchase line (`purchase_costs`): a line on a purchase
+  order (not cancelled) costs its purchase-order line's roubles, at the rate of that purchase order (the
+  rate of the day it was made, orders/purchasing.py); a line on none yet costs the plan at today's rates
+  (orders.selectors.purchase_table);
 * service costs: what delivering the order cost besides the parts (courier, installation …), entered against
   the order (billing.ServiceCost), in roubles.
 
@@ -26,6 +27,30 @@ CENT = Decimal("0.01")
 class CostLine:
     amount_rub: Decimal
     label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PurchaseCost:
+    """One purchase line of the order's plan: `ordered_rub` its purchase-order line's roubles (None: on no
+    purchase order, or only on cancelled ones); `plan_rub` its roubles at today's rates (None: no rate)."""
+
+    label: str
+    ordered_rub: Decimal | None
+    plan_rub: Decimal | None
+    currency: str = "RUB"
+
+
+def purchase_costs(lines: Sequence[PurchaseCost]) -> tuple[list[CostLine], list[str]]:
+    """The cost lines of the margin and the lines left out (no purchase order and no rate today)."""
+    costs: list[CostLine] = []
+    uncounted: list[str] = []
+    for line in lines:
+        amount = line.ordered_rub if line.ordered_rub is not None else line.plan_rub
+        if amount is None:
+            uncounted.append(f"{line.label} ({line.currency})")
+        else:
+            costs.append(CostLine(amount, line.label))
+    return costs, uncounted
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@
 * `Invoice` — the invoice for payment (счёт на оплату) of an order, numbered `INV-<year>-<6 digits>` from a
   database sequence (PostgreSQL) or the shared counter row (SQLite); its lines copy the order's; VAT at the
   rate in force on its date (billing/documents.py). One per order. `paid_total` and `status` follow its
-  payments (unpaid → partly_paid → paid).
+  payments (unpaid → partly_paid → paid). Cancelling the order cancels an unpaid invoice; one with money
+  received (partly paid or paid) is kept, with a note that the money is to be refunded or set off.
 * `Payment` — money received against an invoice (partial payments allowed; one before the order ships is a
   prepayment). Never more than is still due.
 * `TransferDocument` — the УПД (universal transfer document, status 1: invoice-factura and shipping
@@ -32,6 +33,7 @@ class InvoiceStatus(models.TextChoices):
     UNPAID = "unpaid", _("unpaid")
     PARTLY_PAID = "partly_paid", _("partly paid")
     PAID = "paid", _("paid")
+    CANCELLED = "cancelled", _("cancelled")
 
 
 class CustomerDocument(models.Model):
@@ -61,6 +63,9 @@ class Invoice(CustomerDocument):
     order = models.ForeignKey(Order, verbose_name=_("order"), on_delete=models.PROTECT, related_name="invoices")
     paid_total = models.DecimalField(_("paid"), **MONEY, default=0)
     status = models.CharField(_("status"), max_length=12, choices=InvoiceStatus.choices, default=InvoiceStatus.UNPAID)
+    note = models.CharField(
+        _("note"), max_length=300, blank=True, help_text=_("Why the invoice was cancelled or kept after the order was")
+    )
 
     class Meta(CustomerDocument.Meta):
         verbose_name = _("invoice")

@@ -8,10 +8,10 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from accounts.models import User
-from billing.margin import CostLine, Margin, order_margin
+from billing.margin import CostLine, Margin, PurchaseCost, order_margin, purchase_costs
 from billing.models import Invoice, Payment, TransferDocument
 from configurator.engine.errors import Forbidden
-from orders.models import Order
+from orders.models import Order, PurchaseOrderLine, PurchaseOrderStatus
 from orders.selectors import purchase_rates, purchase_table
 
 
@@ -57,13 +57,23 @@ def upd_get(*, user: User, number: str) -> TransferDocument:
 
 
 def margin_of(*, user: User, order: Order) -> Margin:
-    """The order's margin today: its net revenue, its purchase lines in roubles at today's rates
-    (orders.selectors.purchase_table, as the purchase lists show them), its service costs."""
+    """The order's margin: its net revenue; its purchase lines in roubles at the rate of the purchase order
+    each is on (the purchase-order line's `line_total_rub`), those on no purchase order (or only a cancelled
+    one) at today's rates (orders.selectors.purchase_table, as the purchase lists show them); its service
+    costs."""
     if not may_see_margin(user):
         raise Forbidden("Only sales engineers see an order's margin.")
     lines = list(order.purchases.select_related("order_line", "supplier").order_by("id"))
-    table = purchase_table(lines=lines, rates=purchase_rates(lines=lines))
-    purchases = [CostLine(row.line_total_rub, row.line.sku) for row in table.rows if row.line_total_rub is not None]
-    uncounted = [f"{row.line.sku} ({row.line.currency})" for row in table.rows if row.line_total_rub is None]
+    ordered = dict(
+        PurchaseOrderLine.objects.filter(purchase__order=order)
+        .exclude(purchase_order__status=PurchaseOrderStatus.CANCELLED)
+        .values_list("purchase_id", "line_total_rub")
+    )
+    planned = [line for line in lines if line.pk not in ordered]
+    table = purchase_table(lines=planned, rates=purchase_rates(lines=planned))
+    plan_rub = {row.line.pk: row.line_total_rub for row in table.rows}
+    purchases, uncounted = purchase_costs([
+        PurchaseCost(line.sku, ordered.get(line.pk), plan_rub.get(line.pk), line.currency) for line in lines
+    ])  # fmt: skip
     services = [CostLine(cost.amount_rub, cost.description) for cost in order.service_costs.all()]
     return order_margin(revenue_net=order.net_total, purchases=purchases, services=services, uncounted=uncounted)

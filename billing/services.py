@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from billing.documents import LineIn, document_totals, invoice_state, payment_problem
-from billing.models import Invoice, InvoiceLine, Payment, ServiceCost, TransferDocument, TransferLine
+from billing.models import Invoice, InvoiceLine, InvoiceStatus, Payment, ServiceCost, TransferDocument, TransferLine
 from configurator.engine.errors import Conflict, Forbidden, InvalidInput
 from finance.vat import vat_percent_on
 from orders.models import Order, OrderStatus
@@ -141,6 +141,8 @@ def payment_record(
     amount = _amount(amount, "amount")
     with transaction.atomic():
         locked = Invoice.objects.select_for_update().select_related("order").get(pk=invoice.pk)
+        if locked.status == InvoiceStatus.CANCELLED:
+            raise Conflict(f"Invoice {locked.number} is cancelled.", fields={"invoice": ["the invoice is cancelled"]})
         problem = payment_problem(gross=locked.gross_total, paid=locked.paid_total, amount=amount)
         if problem:
             raise InvalidInput(f"The payment amount {problem}.", fields={"amount": [problem]})
@@ -156,6 +158,29 @@ def payment_record(
             data={"invoice": locked.number, "amount": str(amount), "status": locked.status},
         )  # fmt: skip
     return payment
+
+
+#: The notes an invoice gets when its order is cancelled (Russian: the accountant reads them on the page).
+NOTE_CANCELLED = "Счёт аннулирован: заказ отменён."
+NOTE_KEPT = "Заказ отменён после оплаты {paid} руб.: счёт сохранён, сумма подлежит возврату или зачёту."
+
+
+def invoices_on_order_cancel(*, order: Order, user: User | None) -> list[tuple[str, str]]:
+    """The order was cancelled (called inside its transaction, the order row locked): its unpaid invoice is
+    cancelled; one with money received (partly paid or paid) is kept as it is, with a note that the money is
+    to be refunded or set off, since a payment that happened cannot be undone by cancelling. Returns
+    [(invoice number, "cancelled" | "kept")]."""
+    done: list[tuple[str, str]] = []
+    for invoice in Invoice.objects.select_for_update().filter(order=order).exclude(status=InvoiceStatus.CANCELLED):
+        if invoice.paid_total == 0:
+            invoice.status, invoice.note, outcome = InvoiceStatus.CANCELLED, NOTE_CANCELLED, "cancelled"
+        else:
+            invoice.note, outcome = NOTE_KEPT.format(paid=f"{invoice.paid_total:.2f}"), "kept"
+        invoice.save(update_fields=["status", "note"])
+        event_add(order, "invoice_cancelled" if outcome == "cancelled" else "invoice_kept", user=user,
+                  data={"invoice": invoice.number, "paid": str(invoice.paid_total)})  # fmt: skip
+        done.append((invoice.number, outcome))
+    return done
 
 
 def service_cost_add(*, order: Order, description: str, amount_rub: Decimal, user: User) -> ServiceCost:

@@ -336,6 +336,9 @@ def order_advance(*, order: Order, to: str, user: User, note: str = "") -> Order
             _release(locked)
         if to == OrderStatus.CANCELLED:
             purchase_orders_cancel_open(order=locked, user=user)
+            from billing.services import invoices_on_order_cancel  # billing's models import orders'
+
+            invoices_on_order_cancel(order=locked, user=user)
         event_add(locked, "status_changed", user=user, data={"from": from_status, "to": to, "note": note})
         orders_at_risk_refresh(order_ids=[locked.pk])
     locked.refresh_from_db()

@@ -150,3 +150,58 @@ def test_the_1c_export_of_real_invoices_validates(order: Order, sales_user: User
     assert sum(D(value) for value in line_sums) == invoice.net_total
     skus = etree.fromstring(catalog).xpath("//c:Товар/c:Артикул/text()", namespaces=ns)
     assert sorted(skus) == sorted({line.sku for line in order.lines.all()})
+
+
+def test_margin_takes_each_purchase_orders_rate_and_the_plan_only_for_lines_on_none(
+    order: Order, sales_user: User
+) -> None:
+    """The purchase orders are made on 03.12.2026 at the CBR's USD 78.2235 (finance/fixtures/
+    cbr_daily_sample.xml); then the day's USD rate is changed to 90.0000 (a made-up later rate). By hand:
+    supplier B's PO: 2 GPUs × 8,950.00 USD = 17,900.00 USD × 78.2235 = 1,400,200.65 RUB; supplier A's PO: 13
+    parts × 1,000.00 RUB = 13,000.00 RUB (tests/billing/conftest.py). Cancelling B's PO sends its GPUs back
+    to the plan at today's 90.0000: 17,900.00 × 90 = 1,611,000.00 RUB."""
+    from orders import purchasing
+
+    pos, created = purchasing.purchase_orders_create(order=order, user=sales_user)
+    assert created and len(pos) == 2
+    ExchangeRate.objects.filter(currency="USD", date=dt.date(2026, 12, 3)).update(rub_per_unit=D("90.0000"))
+
+    result = margin_of(user=sales_user, order=order)
+    assert result.purchase_cost == D("1400200.65") + D("13000.00")
+    assert result.margin == order.net_total - D("1413200.65")
+    assert result.complete
+
+    usd_po = next(po for po in pos if po.currency == "USD")
+    purchasing.po_transition(po=usd_po, to="cancelled", user=sales_user)
+    assert margin_of(user=sales_user, order=order).purchase_cost == D("1611000.00") + D("13000.00")
+
+
+def test_cancelling_the_order_cancels_its_unpaid_invoice(order: Order, sales_user: User) -> None:
+    invoice, _ = services.invoice_create(order=order, user=sales_user)
+    order_services.order_advance(order=order, to="cancelled", user=sales_user)
+    invoice.refresh_from_db()
+    assert (invoice.status, invoice.note) == (InvoiceStatus.CANCELLED, services.NOTE_CANCELLED)
+    assert order.events.filter(type="invoice_cancelled", data__invoice=invoice.number).exists()
+    with pytest.raises(Conflict) as refused:
+        services.payment_record(invoice=invoice, amount=D("1.00"), user=sales_user)
+    assert "invoice" in refused.value.fields
+
+
+@pytest.mark.parametrize("share", [D("0.3"), D("1")], ids=["prepaid", "paid"])
+def test_cancelling_the_order_keeps_an_invoice_with_money_on_it_and_notes_the_refund(
+    order: Order, sales_user: User, share: Decimal
+) -> None:
+    invoice, _ = services.invoice_create(order=order, user=sales_user)
+    paid = (invoice.gross_total * share).quantize(D("0.01"))
+    services.payment_record(invoice=invoice, amount=paid, user=sales_user)
+    invoice.refresh_from_db()
+    status_before = invoice.status
+    order_services.order_advance(order=order, to="cancelled", user=sales_user)
+    invoice.refresh_from_db()
+    assert invoice.status == status_before != InvoiceStatus.CANCELLED
+    assert invoice.paid_total == paid
+    assert (
+        invoice.note
+        == f"Заказ отменён после оплаты {paid:.2f} руб.: счёт сохранён, сумма подлежит возврату или зачёту."
+    )
+    assert order.events.filter(type="invoice_kept", data__invoice=invoice.number).exists()

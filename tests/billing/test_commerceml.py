@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from billing.commerceml import InvoiceDoc, Item, Line, Party, catalog_xml, documents_xml
+from billing.commerceml import InvoiceDoc, Item, Line, Party, ReceiptDoc, ReceiptLineDoc, catalog_xml, documents_xml
 
 SCHEMA = Path(__file__).resolve().parents[2] / "billing" / "schema" / "commerceml-2.10-subset.xsd"
 NOW = dt.datetime(2026, 12, 3, 10, 0, tzinfo=dt.UTC)
@@ -68,3 +68,41 @@ def test_an_inn_of_the_wrong_length_is_refused(inn: str) -> None:
     seller = Party("seller", "ООО", "ООО", inn=inn)
     xml = catalog_xml(owner=seller, items=[Item("x", "X")], generated_at=NOW, catalog_id="c")
     assert not schema().validate(etree.fromstring(xml))
+
+
+def _receipt() -> ReceiptDoc:
+    # 2 GPUs at 8,950.00 USD on a purchase order made at the CBR's 78.2235 (finance/fixtures/cbr_daily_sample.xml)
+    gpu = ReceiptLineDoc("rtx-pro-6000-blackwell-maxq", "Видеокарта RTX PRO 6000", "900-5G153-2200-000", 2,
+                         D("8950.00"), D("17900.00"), ("SN-1", "SN-2"))  # fmt: skip
+    return ReceiptDoc("PO-2026-000001/1", "PO-2026-000001/1", dt.date(2026, 12, 3), "USD", D("78.2235"),
+                      D("17900.00"), Party("supplier-b", "B Ltd", "B Ltd"), (gpu,),
+                      comment="Поступление по заказу поставщику PO-2026-000001")  # fmt: skip
+
+
+def test_a_goods_receipt_with_serial_numbers_validates_next_to_an_invoice() -> None:
+    xml = documents_xml(seller=SELLER, invoices=[_invoice(Party("c", "Иван"))], receipts=[_receipt()],
+                        generated_at=NOW)  # fmt: skip
+    _validate(xml)
+    ns = {"c": "urn:1C.ru:commerceml_2"}
+    receipt = etree.fromstring(xml).xpath("c:Документ[2]", namespaces=ns)[0]
+    assert receipt.xpath("string(c:ХозОперация)", namespaces=ns) == "Отпуск товара"
+    assert receipt.xpath("string(c:Роль)", namespaces=ns) == "Покупатель"
+    assert receipt.xpath("string(.//c:Контрагент/c:Роль)", namespaces=ns) == "Продавец"
+    assert (receipt.xpath("string(c:Валюта)", namespaces=ns), receipt.xpath("string(c:Курс)", namespaces=ns)) == (
+        "USD", "78.2235",
+    )  # fmt: skip
+    assert receipt.xpath("c:Товары/c:Товар/c:ЗначенияРеквизитов/c:ЗначениеРеквизита/c:Значение/text()",
+                         namespaces=ns) == ["SN-1", "SN-2"]  # fmt: skip
+    assert receipt.xpath("string(c:Товары/c:Товар/c:ИдТовараУКонтрагента)", namespaces=ns) == "900-5G153-2200-000"
+
+
+def test_the_schema_refuses_serial_numbers_out_of_the_products_order() -> None:
+    good = documents_xml(seller=SELLER, invoices=[], receipts=[_receipt()], generated_at=NOW)
+    root = etree.fromstring(good)
+    ns = {"c": "urn:1C.ru:commerceml_2"}
+    product = root.xpath("//c:Товар", namespaces=ns)[0]
+    values = product.xpath("c:ЗначенияРеквизитов", namespaces=ns)[0]
+    product.remove(values)
+    product.insert(0, values)  # before Ид: not where commerceml.xsd's Товар sequence has it
+    assert schema().validate(etree.fromstring(good))
+    assert not schema().validate(root)

@@ -33,3 +33,15 @@ def test_a_loss_and_an_uncounted_purchase_are_shown_not_hidden() -> None:
 
 def test_no_revenue_has_no_percentage() -> None:
     assert order_margin(revenue_net=D(0), purchases=[]).percent is None
+
+
+def test_purchase_order_roubles_win_over_the_plan_and_a_line_without_either_is_named() -> None:
+    from billing.margin import PurchaseCost, purchase_costs
+
+    costs, uncounted = purchase_costs([
+        PurchaseCost("gpu", ordered_rub=D("1400200.65"), plan_rub=D("1611000.00"), currency="USD"),
+        PurchaseCost("cpu", ordered_rub=None, plan_rub=D("1000.00")),
+        PurchaseCost("nic", ordered_rub=None, plan_rub=None, currency="TWD"),
+    ])  # fmt: skip
+    assert [line.amount_rub for line in costs] == [D("1400200.65"), D("1000.00")]
+    assert uncounted == ["nic (TWD)"]
