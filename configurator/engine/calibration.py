@@ -184,7 +184,12 @@ TRAINING_MFU = 0.4
 #   at 32 (0.68): 0.77, the single-stream ratio, as the weight stream's share. vLLM PR #6612 (A100, Llama-3.1-70B
 #   AWQ) measured awq_marlin 44-138 % faster than awq in generation (0.42-0.69), so 0.77 is the optimistic end.
 #   One published pair for each: a prior, said in every estimate that uses it, not fitted on the judged rows.
-INT4_KERNEL_STREAM_SHARE: dict[str, float] = {"marlin": 1.0, "awq-gemm": 0.77}
+# - "trtllm-w4a16": TensorRT-LLM's own weight-only INT4 AWQ GEMMs (CUTLASS mixed-input, not Marlin). NVIDIA
+#   TensorRT-Model-Optimizer benchmark.md (H100, TensorRT-LLM v0.9, modelopt 0.11, static batches): Llama3-8B INT4
+#   AWQ 1.61× FP16 at batch 2, where streaming 4.16-bit weights at the dense share gives 1.81× in this model:
+#   0.75 brings batch 2 there (fitted on that one figure, in-sample; its batch-32/64 figures, 1.43× and 1.37×, are
+#   the same publication, so tests/configurator/test_int4_kernels.py reports them but they are not independent).
+INT4_KERNEL_STREAM_SHARE: dict[str, float] = {"marlin": 1.0, "awq-gemm": 0.77, "trtllm-w4a16": 0.75}
 # Pre-Ampere NVIDIA GPUs (Volta/Turing, compute capability 7.x: no Marlin)
 _PRE_AMPERE = re.compile(r"v100|\bt4\b|rtx 20\d0|titan rtx|titan v|quadro rtx|gtx", re.IGNORECASE)
 
@@ -193,6 +198,8 @@ def int4_kernel(engine: str, vendor: str, sku: str, name: str) -> str | None:
     """The W4A16 kernel a server engine runs INT4 checkpoints with on this GPU (None: not a server engine)."""
     if engine not in SERVER_ENGINES:
         return None
+    if engine == "tensorrt-llm":
+        return "trtllm-w4a16"
     if vendor.strip().lower() != "nvidia" or _PRE_AMPERE.search(f"{sku} {name}"):
         return "awq-gemm"
     return "marlin"

@@ -28,6 +28,7 @@ def test_the_kernel_follows_the_gpu_generation(snapshot: CatalogSnapshot, sku: s
     gpu = snapshot.gpus[sku]
     assert cal.int4_kernel("vllm", gpu.vendor, gpu.sku, gpu.name) == kernel
     assert cal.int4_kernel("llama.cpp", gpu.vendor, gpu.sku, gpu.name) is None
+    assert cal.int4_kernel("tensorrt-llm", gpu.vendor, gpu.sku, gpu.name) == "trtllm-w4a16"
 
 
 def test_the_estimate_says_which_kernel_it_assumed(snapshot: CatalogSnapshot) -> None:
@@ -60,3 +61,28 @@ def test_marlin_reads_int4_weights_like_dense_ones(snapshot: CatalogSnapshot) ->
     moved = {w.precision: workload_step_terms(w, gpu).bytes_s * gpu.bandwidth_gbs * 1e9 for w in (int4, fp16)}
     weights = {w.precision: decode_plan(w).read_bytes for w in (int4, fp16)}
     assert moved["fp16"] - moved["int4"] == pytest.approx(weights["fp16"] - weights["int4"], rel=1e-6)
+
+
+# NVIDIA TensorRT-Model-Optimizer benchmark.md (H100, TensorRT-LLM v0.9, nvidia-modelopt 0.11, static batches):
+# Llama3-8B INT4 AWQ speed-up over FP16 at batch 2 / 32 / 64. The prompt and answer lengths are not published:
+# 128 / 128 assumed.
+MODELOPT_INT4_OVER_FP16 = {2: 1.61, 32: 1.43, 64: 1.37}
+
+
+@pytest.mark.parametrize(("batch", "published"), sorted(MODELOPT_INT4_OVER_FP16.items()))
+def test_tensorrt_llm_int4_awq_speedup_over_fp16(snapshot: CatalogSnapshot, batch: int, published: float) -> None:
+    """Batch 2 is the figure calibration's 0.75 was fitted on (in-sample: within 2 %). Batches 32 and 64 are not
+    used by the fit but come from the same publication (ours +3.5 % and +1.5 %, claimed ≤ 6 %); the W4A16 GEMMs
+    run at the FP16 rate there, so the speed-up falls with the batch as measured."""
+    gpu = snapshot.gpus["h100-sxm"]
+
+    def speed(precision: str) -> float:
+        w = Workload(
+            model_get("llama-3.1-8b"), precision=precision, engine="tensorrt-llm", context_tokens=256,
+            prompt_tokens=128, output_tokens=128, concurrent_users=batch,
+        )  # fmt: skip
+        throughput = estimate(w, gpu, 1).throughput
+        assert throughput is not None
+        return float(throughput.decode_tokens_per_s_per_user)
+
+    assert speed("int4") / speed("fp16") == pytest.approx(published, rel=0.02 if batch == 2 else 0.06)

@@ -370,6 +370,15 @@ def _layout_assumptions(
                 "batch 16-32), matmuls at the FP16 tensor-core rate"
             )
         )
+    elif kernel == "trtllm-w4a16":
+        words.append(
+            Phrase(
+                "INT4 AWQ through TensorRT-LLM's weight-only W4A16 kernels: weights streamed at %(share)s%% of the "
+                "dense share (TensorRT-Model-Optimizer benchmark, H100, Llama3-8B at batch 2), matmuls at the FP16 "
+                "tensor-core rate",
+                share=Num(cal.INT4_KERNEL_STREAM_SHARE[kernel] * 100),
+            )
+        )
     elif kernel is not None:
         words.append(
             Phrase(
