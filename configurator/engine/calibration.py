@@ -169,6 +169,42 @@ def server_mfu_scale(engine: str, vendor: str) -> float:
 EAGER_LAYER_S = 340e-6
 TRAINING_MFU = 0.4
 
+# INT4 W4A16 checkpoints (AWQ, GPTQ; 4-bit weights, FP16/BF16 activations) on the server engines: which kernel runs
+# their matmuls, and the share of the dense decode η_bw its weight stream reaches. Decode reads the 4.16-bit weights
+# (weights.py) and dequantizes them in registers; batched/prefill GEMMs run at the FP16 tensor-core rate
+# (speed._peak_flops), never at an INT4 rate.
+# - "marlin": vLLM's awq_marlin/gptq_marlin (vLLM PR #2497 for GPTQ, PR #6612 for AWQ, the default for compatible
+#   checkpoints since v0.5.3; SGLang imports the same kernels). Frantar et al. 2024, "MARLIN: Mixed-Precision
+#   Auto-Regressive Parallel Inference on Large Language Models" (PPoPP 2025): close to the ideal 4× over FP16 up
+#   to batch 16-32, so it streams at the dense η: factor 1.0. It needs compute capability ≥ 8.0 (Ampere;
+#   IST-DASLab/marlin README) and CUDA.
+# - "awq-gemm": the unfused AWQ/GPTQ kernels vLLM falls back to where Marlin cannot run (pre-Ampere NVIDIA GPUs;
+#   ROCm runs AWQ through a Triton kernel). sgl-project/sglang issue #28 (Mar 2024, vLLM 0.3.3, SOLAR-10.7B
+#   GPTQ-4bit one GPU): 79 tok/s with the AWQ kernel against 102 with Marlin at batch 1 (0.77), 1,416 vs 2,078
+#   at 32 (0.68): 0.77, the single-stream ratio, as the weight stream's share. vLLM PR #6612 (A100, Llama-3.1-70B
+#   AWQ) measured awq_marlin 44-138 % faster than awq in generation (0.42-0.69), so 0.77 is the optimistic end.
+#   One published pair for each: a prior, said in every estimate that uses it, not fitted on the judged rows.
+# - "trtllm-w4a16": TensorRT-LLM's own weight-only INT4 AWQ GEMMs (CUTLASS mixed-input, not Marlin). NVIDIA
+#   TensorRT-Model-Optimizer benchmark.md (H100, TensorRT-LLM v0.9, modelopt 0.11, static batches): Llama3-8B INT4
+#   AWQ 1.61× FP16 at batch 2, where streaming 4.16-bit weights at the dense share gives 1.81× in this model:
+#   0.75 brings batch 2 there (fitted on that one figure, in-sample; its batch-32/64 figures, 1.43× and 1.37×, are
+#   the same publication, so tests/configurator/test_int4_kernels.py reports them but they are not independent).
+INT4_KERNEL_STREAM_SHARE: dict[str, float] = {"marlin": 1.0, "awq-gemm": 0.77, "trtllm-w4a16": 0.75}
+# Pre-Ampere NVIDIA GPUs (Volta/Turing, compute capability 7.x: no Marlin)
+_PRE_AMPERE = re.compile(r"v100|\bt4\b|rtx 20\d0|titan rtx|titan v|quadro rtx|gtx", re.IGNORECASE)
+
+
+def int4_kernel(engine: str, vendor: str, sku: str, name: str) -> str | None:
+    """The W4A16 kernel a server engine runs INT4 checkpoints with on this GPU (None: not a server engine)."""
+    if engine not in SERVER_ENGINES:
+        return None
+    if engine == "tensorrt-llm":
+        return "trtllm-w4a16"
+    if vendor.strip().lower() != "nvidia" or _PRE_AMPERE.search(f"{sku} {name}"):
+        return "awq-gemm"
+    return "marlin"
+
+
 # Sequences an engine runs at once by default (the full-load search in `served_throughput` stops there):
 # vLLM `max_num_seqs` 256 (engines.VLLM_MAX_NUM_SEQS); TensorRT-LLM LLM-API `max_batch_size` 2048 (from memory of
 # llm_args.py, not re-read); SGLang sizes `max_running_requests` from the KV pool (HEURISTIC: 4096, memory decides);

@@ -361,6 +361,33 @@ def _layout_assumptions(
             prompt=Num(throughput.prompt_tokens),
         )
     )
+    kernel = cal.int4_kernel(plan.engine, gpu.vendor, gpu.sku, gpu.name) if plan.weight_precision == "int4" else None
+    if kernel == "marlin":
+        words.append(
+            Phrase(
+                "INT4 (AWQ/GPTQ W4A16) through the Marlin kernel (vLLM awq_marlin/gptq_marlin, SGLang the same): "
+                "4-bit weights streamed at the dense share of bandwidth (Frantar et al. 2024: near-ideal up to "
+                "batch 16-32), matmuls at the FP16 tensor-core rate"
+            )
+        )
+    elif kernel == "trtllm-w4a16":
+        words.append(
+            Phrase(
+                "INT4 AWQ through TensorRT-LLM's weight-only W4A16 kernels: weights streamed at %(share)s%% of the "
+                "dense share (TensorRT-Model-Optimizer benchmark, H100, Llama3-8B at batch 2), matmuls at the FP16 "
+                "tensor-core rate",
+                share=Num(cal.INT4_KERNEL_STREAM_SHARE[kernel] * 100),
+            )
+        )
+    elif kernel is not None:
+        words.append(
+            Phrase(
+                "INT4 (AWQ/GPTQ W4A16) without Marlin on this GPU (it needs an NVIDIA Ampere or newer GPU): the "
+                "unfused AWQ/GPTQ kernels stream the weights at %(share)s%% of the dense share (a prior from one "
+                "published pair, sgl-project/sglang issue #28), matmuls at the FP16 tensor-core rate",
+                share=Num(cal.INT4_KERNEL_STREAM_SHARE[kernel] * 100),
+            )
+        )
     if not w.cuda_graphs and plan.engine in cal.SERVER_ENGINES:
         words.append(
             Phrase(

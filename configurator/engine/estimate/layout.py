@@ -121,11 +121,19 @@ def _usable_gib(plan: _Plan, gpu: GpuSpec) -> float:
 
 
 def _min_gpus(plan: _Plan, gpu: GpuSpec, max_gpus: int) -> int | None:
+    """Kept in the plan's memo per GPU (estimate() asks it again for each GPU count of the same GPU): what it
+    reads of the GPU is its memory and SKU (`_usable_gib`, `server_batch`), so those are the key."""
+    key = ("min_gpus", gpu.sku, gpu.vram_gib, max_gpus)
+    if key in plan.memo:
+        return plan.memo[key]  # type: ignore[return-value]
     usable = _usable_gib(plan, gpu) * GIB
+    found: int | None = None
     for count in range(1, max(1, max_gpus) + 1):
         if _per_gpu_bytes(plan, _parallelism(plan, count), count, gpu) <= usable:
-            return count
-    return None
+            found = count
+            break
+    plan.memo[key] = found
+    return found
 
 
 def min_gpus_to_fit(

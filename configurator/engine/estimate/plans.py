@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from configurator.engine import calibration as cal
@@ -77,6 +77,12 @@ class _Plan:
     kv_per_token: float = 0.0
     load_peak: float = 0.0  # bytes one GPU holds while the model loads (LitGPT QLoRA: the bf16 checkpoint)
     expert_share: float = 0.0  # training: share of the parameters in routed experts (spread over the GPUs)
+    # answers that depend on the plan and a GPU only, kept with the plan (built once per workload by `_plan`):
+    # estimate.layout's fewest GPUs that fit, asked again for every GPU count of a build. Not compared, not
+    # hashed, not copied by `replace` (a plan made from another starts with its own)
+    memo: dict[tuple[object, ...], object] = field(
+        default_factory=dict, init=False, compare=False, hash=False, repr=False
+    )
 
 
 def _active_tokens_intermediate(model: ModelArch) -> int:

@@ -31,7 +31,6 @@ from configurator.engine.estimate.plans import _Plan, serving_plans
 from configurator.engine.estimate.server_memory import server_batch
 from configurator.engine.estimate.speed import (
     LinkArg,
-    _activation_bytes,
     _allreduce_s,
     _Link,
     _link,
@@ -40,6 +39,7 @@ from configurator.engine.estimate.speed import (
     _pcie_gbs,
     _peak_flops,
     _prefill_s,
+    plan_activation_bytes,
     step_seconds,
     step_terms,
 )
@@ -125,7 +125,7 @@ def _prompt_s(setting: _Setting, gpu: GpuSpec, gpu_count: int, moe_efficiency: f
     (the routed experts' at `moe_efficiency` of the dense rate) at the MFU over all GPUs; under tensor
     parallelism the 2 all-reduces per layer of its hidden states (their bytes scale with hidden × layers, not
     with the active parameters: ~3× more per FLOP on a sparse MoE such as Qwen3-235B-A22B than on a dense
-    405B); and the activation traffic of `speed._activation_bytes`."""
+    405B); and the activation traffic of `speed.plan_activation_bytes`."""
     plan = setting.prompt_plan
     model, tokens = plan.workload.model, plan.workload.context_tokens
     peak = _peak_flops(gpu, plan.weight_precision, plan.engine)
@@ -133,7 +133,7 @@ def _prompt_s(setting: _Setting, gpu: GpuSpec, gpu_count: int, moe_efficiency: f
     seconds = tokens * flops / (gpu_count * setting.mfu * peak)
     tp = gpu_count if setting.parallelism == "tensor" else 1
     seconds += _allreduce_s(model, tokens, tp, setting.link)
-    moved = tokens * _activation_bytes(model, tp) * tp / gpu_count
+    moved = tokens * plan_activation_bytes(plan, tp) * tp / gpu_count
     return seconds + moved / (setting.constants.eta_bw * gpu.bandwidth_gbs * 1e9)
 
 

@@ -133,6 +133,23 @@ def _activation_bytes(model: ModelArch, tp: int) -> float:
     return (dense + moe) * ACT_BYTES
 
 
+def int4_stream_share(engine: str, gpu: GpuSpec) -> float:
+    """Share of the dense η_bw an INT4 W4A16 checkpoint's weights stream at on this GPU: its kernel's
+    (calibration.int4_kernel, INT4_KERNEL_STREAM_SHARE); 1 where no server-engine kernel applies."""
+    kernel = cal.int4_kernel(engine, gpu.vendor, gpu.sku, gpu.name)
+    return cal.INT4_KERNEL_STREAM_SHARE[kernel] if kernel else 1.0
+
+
+def plan_activation_bytes(plan: _Plan, tp: int) -> float:
+    """`_activation_bytes` of the plan's model at `tp`, kept in the plan's memo (the full-load search asks it for
+    every batch it tries)."""
+    key = ("activation_bytes", tp)
+    found = plan.memo.get(key)
+    if found is None:
+        found = plan.memo[key] = _activation_bytes(plan.workload.model, tp)
+    return found  # type: ignore[return-value]
+
+
 def _routed_flops(model: ModelArch) -> float:
     """FLOPs per token of the routed experts (k SwiGLU experts: gate, up and down projections, h × I each)."""
     if not model.is_moe:
@@ -204,7 +221,9 @@ def step_terms(
     kv = plan.kv_read_per_seq * sequences
     tp = count if parallelism == "tensor" else 1
     moved = weights / tp + kv * _kv_share(model, tp) if tp > 1 else weights + kv
-    moved += sequences * _activation_bytes(model, tp)
+    moved += sequences * plan_activation_bytes(plan, tp)
+    if plan.weight_precision == "int4":  # W4A16: the kernel's weight stream (calibration.INT4_KERNEL_STREAM_SHARE)
+        moved += weights / tp * (1.0 / int4_stream_share(plan.engine, gpu) - 1.0)
     flops = plan.decode_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency))
     compute = sequences * flops / (tp * _peak_flops(gpu, plan.weight_precision, plan.engine))
     kquant = weights / tp if "_k" in plan.weight_precision else 0.0
@@ -240,11 +259,13 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     passes = math.ceil(tokens / chunk)
     weights = plan.read_bytes - plan.routed_bytes * (model.active_experts / model.experts if model.is_moe else 1.0)
     weights += plan.routed_bytes
+    if plan.weight_precision == "int4":
+        weights /= int4_stream_share(plan.engine, gpu)
     memory_s = passes * weights / tp / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
     fixed = passes * (model.layers * constants.tau_layer_s + constants.tau_step_s)
     if parallelism == "pipeline":
         fixed += passes * (count - 1) * cal.PIPELINE_HOP_S
-    activations_s = tokens * _activation_bytes(model, tp) / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
+    activations_s = tokens * plan_activation_bytes(plan, tp) / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
     return max(compute_s, memory_s) + activations_s + fixed + _allreduce_s(model, tokens, tp, link)
 
 
