@@ -27,7 +27,9 @@ def test_staff_buy_receive_and_assemble_through_the_pages(order: Order, sales_us
     page = _text(staff.get(f"/orders/{order.number}"))
     assert "Создать заказы поставщикам по плану" in page
     made = staff.post(f"/orders/{order.number}/purchase-orders", follow=True)
-    assert "Созданы заказы поставщикам: PO-2026-000001, PO-2026-000002" in _text(made)
+    numbers = ", ".join(PurchaseOrder.objects.filter(order=order).order_by("number").values_list("number", flat=True))
+    assert numbers.count("PO-2026-") == 2  # the sequence is not reset between tests on PostgreSQL
+    assert f"Созданы заказы поставщикам: {numbers}" in _text(made)
     usd = PurchaseOrder.objects.get(order=order, supplier__slug="u")
     listing = _text(staff.get("/orders/purchase-orders/"))
     assert "Заказы поставщикам" in listing and usd.number in listing and "1\u00a0408\u00a0023,00" in listing
