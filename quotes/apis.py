@@ -28,7 +28,7 @@ from config.renderers import FastJSONRenderer
 from configurator.engine.errors import Conflict, ErrorCode, InvalidInput
 from configurator.models import SavedBuild
 from quotes import services
-from quotes.inputs import OptionalLineInputSerializer, RequestNoteInputSerializer
+from quotes.inputs import OptionalLineInputSerializer, QuoteRequestFieldsSerializer, request_fields
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatus, RenderStatus
 from quotes.policy import is_latest, quote_create_permission
 from quotes.selectors import quote_get, quote_list, quote_revisions
@@ -169,7 +169,7 @@ def _user(request: Request) -> User:
 # --------------------------------------------------------------------------- list and create
 
 
-class QuoteCreateInputSerializer(serializers.Serializer):
+class QuoteCreateInputSerializer(QuoteRequestFieldsSerializer):
     build = serializers.JSONField(
         required=False, help_text="A build body, as for POST /api/v1/builds/validate (with optional workload)"
     )
@@ -186,18 +186,6 @@ class QuoteCreateInputSerializer(serializers.Serializer):
         required=False,
         max_length=MAX_OPTIONAL_LINES,
         help_text=f"Offered, not in totals; at most {MAX_OPTIONAL_LINES} lines (more is a 400 naming the limit)",
-    )
-
-    services = serializers.ListField(
-        child=serializers.SlugField(max_length=64),
-        required=False,
-        allow_null=True,
-        max_length=32,
-        default=None,
-        help_text="Service SKUs (GET /api/v1/services/) to quote with the build; left out: none",
-    )
-    request = RequestNoteInputSerializer(
-        required=False, help_text="A customer's own request: name, company, contact (e-mail or phone), comment"
     )
 
     def validate_build(self, value: Any) -> dict[str, Any]:
@@ -321,9 +309,7 @@ class QuoteListCreateApi(APIView):
                 idempotency_key=key,
                 acknowledge_warnings=data["acknowledge_warnings"],
                 discount_percent=data["discount_percent"],
-                optional_lines=data.get("optional_lines", ()),
-                services=data.get("services"),
-                request_note=data.get("request"),
+                **request_fields(data),
             )
             body = _detail(quote)
         response = Response(body, status=status.HTTP_200_OK if quote.replayed else status.HTTP_201_CREATED)

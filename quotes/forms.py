@@ -153,7 +153,7 @@ class CustomerQuoteRequestForm(forms.Form):
         help_text=_("Sales will reach you here about the quote."),
     )
     comment = forms.CharField(
-        label=_("Comment"),
+        label=_("Your comment"),
         required=False,
         max_length=REQUEST_COMMENT_MAX,
         widget=forms.Textarea(attrs={"rows": 3}),

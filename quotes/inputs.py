@@ -70,3 +70,29 @@ class RequestNoteInputSerializer(serializers.Serializer):
         if (problem := contact_error(value)) is not None:
             raise serializers.ValidationError(problem)
         return value.strip()
+
+
+class QuoteRequestFieldsSerializer(serializers.Serializer):
+    """The fields of a quote create that a customer's own request adds: the services and who asks."""
+
+    services = serializers.ListField(
+        child=serializers.SlugField(max_length=64),
+        required=False,
+        allow_null=True,
+        max_length=32,
+        default=None,
+        help_text="Service SKUs (GET /api/v1/services/) to quote with the build; left out: none",
+    )
+    request = RequestNoteInputSerializer(
+        required=False, help_text="A customer's own request: name, company, contact (e-mail or phone), comment"
+    )
+
+
+def request_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """`quote_create`'s keyword arguments from the validated lines beside the build: optional lines, services and
+    the customer's own request."""
+    return {
+        "optional_lines": data.get("optional_lines", ()),
+        "services": data.get("services"),
+        "request_note": data.get("request"),
+    }

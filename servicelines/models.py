@@ -21,6 +21,16 @@ class Category(models.TextChoices):
     DELIVERY = "delivery", _("delivery")
 
 
+#: The category in the words of a Russian quote line (its spec line; the name says the rest).
+CATEGORY_RU = {
+    "warranty": "гарантия",
+    "onsite": "обслуживание на месте",
+    "software": "программное обеспечение",
+    "burn_in_report": "нагрузочный прогон",
+    "delivery": "доставка",
+}
+
+
 class Pricing(models.TextChoices):
     FIXED = "fixed", _("fixed price")
     PERCENT = "percent", _("percentage of the hardware")
@@ -81,7 +91,7 @@ class ServiceItem(models.Model):
 
     def summary_ru(self) -> str:
         """`summary` in Russian, for the quote line's `spec_summary_ru`."""
-        parts = [f"{self.years} г." if self.years else ""]
+        parts = [CATEGORY_RU.get(self.category, ""), f"{self.years} г." if self.years else ""]
         if self.pricing == Pricing.PERCENT:
             parts.append(f"{self.percent.normalize():f} % от стоимости оборудования".replace(".", ","))
         return ", ".join(part for part in parts if part)

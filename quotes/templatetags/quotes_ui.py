@@ -6,7 +6,7 @@ from typing import Any
 
 from django import template
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from configurator.labels import PART_KIND_LABELS, label, label_filters
 from configurator.templatetags.configurator_ui import request_build_json
@@ -22,7 +22,7 @@ label_filters(
     render_label=RENDER_LABELS,
     event_label=EVENT_LABELS,
     action_label=ACTION_LABELS,
-    line_kind_label=PART_KIND_LABELS,
+    line_kind_label={**PART_KIND_LABELS, "services": gettext_lazy("Services")},
     next_step_label=NEXT_STEPS,
 )
 
