@@ -16,6 +16,7 @@ from django.utils.formats import number_format
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
+from configurator.engine.facility import FacilityFigures
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 
 #: The sign pages, PDFs and e-mails show for a currency code (the API keeps the codes in its data fields).
@@ -131,3 +132,38 @@ def with_part_names(text: str, names: Mapping[str, str]) -> str:
             values[key] = value
     rebuild, args = text.__reduce__()[:2]  # the phrase's own constructor (plain or plural), new values last
     return rebuild(*args[:-1], values)  # type: ignore[operator,index]
+
+
+def facility_rows(figures: FacilityFigures) -> list[tuple[str, str]]:
+    """A server's facility figures (engine.facility) as label/value rows in the active language: the result
+    card and the quote PDF both say them through this."""
+    rows: list[tuple[str, str]] = []
+    if figures.rack_units:
+        rows.append((_("Rack space"), _("%(units)s U") % {"units": num(figures.rack_units)}))
+    rows.append((_("Power from the wall"), _("%(watts)s W") % {"watts": num(figures.wall_w)}))
+    current = _("%(amps)s A at %(volts)s V single phase") % {
+        "amps": num(figures.amps_total, 1),
+        "volts": num(figures.site_voltage),
+    }
+    if figures.feeds > 1:
+        current += "; " + ngettext(
+            "%(amps)s A per feed over %(feeds)s feed",
+            "%(amps)s A per feed over %(feeds)s feeds",
+            figures.feeds,
+        ) % {"amps": num(figures.amps_per_feed, 1), "feeds": figures.feeds}
+    rows.append((_("Current"), current))
+    if figures.is_redundant:
+        left = figures.feeds - figures.redundant_feeds
+        rows.append(
+            (
+                _("If a redundant supply fails"),
+                ngettext(
+                    "%(amps)s A per feed on the %(feeds)s feed left",
+                    "%(amps)s A per feed on the %(feeds)s feeds left",
+                    left,
+                )
+                % {"amps": num(figures.amps_per_feed_failover, 1), "feeds": left},
+            )
+        )
+    rows.append((_("Heat to remove"), _("%(btu)s BTU/h") % {"btu": num(figures.btu_per_hour)}))
+    return rows

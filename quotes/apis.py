@@ -28,7 +28,7 @@ from config.renderers import FastJSONRenderer
 from configurator.engine.errors import Conflict, ErrorCode, InvalidInput
 from configurator.models import SavedBuild
 from quotes import services
-from quotes.inputs import OptionalLineInputSerializer
+from quotes.inputs import OptionalLineInputSerializer, QuoteRequestFieldsSerializer, request_fields
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatus, RenderStatus
 from quotes.policy import is_latest, quote_create_permission
 from quotes.selectors import quote_get, quote_list, quote_revisions
@@ -169,7 +169,7 @@ def _user(request: Request) -> User:
 # --------------------------------------------------------------------------- list and create
 
 
-class QuoteCreateInputSerializer(serializers.Serializer):
+class QuoteCreateInputSerializer(QuoteRequestFieldsSerializer):
     build = serializers.JSONField(
         required=False, help_text="A build body, as for POST /api/v1/builds/validate (with optional workload)"
     )
@@ -309,7 +309,7 @@ class QuoteListCreateApi(APIView):
                 idempotency_key=key,
                 acknowledge_warnings=data["acknowledge_warnings"],
                 discount_percent=data["discount_percent"],
-                optional_lines=data.get("optional_lines", ()),
+                **request_fields(data),
             )
             body = _detail(quote)
         response = Response(body, status=status.HTTP_200_OK if quote.replayed else status.HTTP_201_CREATED)

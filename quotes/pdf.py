@@ -16,9 +16,10 @@ from django.utils import timezone, translation
 from django.utils.functional import Promise
 from django.utils.translation import npgettext, pgettext, pgettext_lazy
 
+from configurator.engine.facility import DEFAULT_SITE_VOLTAGE, FacilityFigures, facility_figures
 from configurator.labels import FINDING_TITLES, Task, label
 from configurator.outputs import stored_findings
-from configurator.wording import CURRENCY_SIGNS, num, part_name, part_spec, say
+from configurator.wording import CURRENCY_SIGNS, facility_rows, num, part_name, part_spec, say
 from quotes import pdf_layout
 from quotes.models import Quote
 
@@ -65,6 +66,7 @@ DOCUMENT_LABELS: dict[str, Promise] = {
     "speeds_note": pgettext_lazy(
         "quote document", "The speeds are the configurator's estimate for this workload, not a guarantee."
     ),
+    "facility": pgettext_lazy("quote document", "For the data centre"),
     "configuration": pgettext_lazy("quote document", "Configuration"),
     "no": pgettext_lazy("quote document", "No."),
     "sku": pgettext_lazy("quote document", "SKU"),
@@ -187,13 +189,34 @@ def quote_ship_date(verdict: dict[str, Any]) -> date | None:
         return None
 
 
+def quote_facility(verdict: dict[str, Any]) -> FacilityFigures | None:
+    """The facility figures of a rack server (engine.facility) from the power budget, PSU count and rack units
+    stored with the quote's verdict; None for a workstation or a quote stored before rack units were kept."""
+    power, slots, units = verdict.get("power"), verdict.get("slots"), verdict.get("rack_units")
+    if not isinstance(power, dict) or not isinstance(slots, dict) or not units:
+        return None
+    try:
+        return facility_figures(
+            load_w=float(power["load_w"]),
+            psu_count=int(slots["psus"]),
+            redundancy=str(power.get("redundancy") or "none"),
+            site_voltage=int(power.get("site_voltage") or DEFAULT_SITE_VOLTAGE),
+            rack_units=float(units),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def quote_facts(quote: Quote) -> dict[str, Any]:
     """What the page and the PDF both say about the build beyond its lines, in the active language: the
-    workload it was sized for, its estimate and its ship date (one source for both documents)."""
+    workload it was sized for, its estimate, its ship date and, for a rack server, its facility figures
+    (one source for both documents)."""
+    figures = quote_facility(quote.verdict or {})
     return {
         "workload": _workload(quote),
         "estimate": _estimate(quote.verdict or {}),
         "ship_date": quote_ship_date(quote.verdict or {}),
+        "facility": facility_rows(figures) if figures is not None else [],
     }
 
 

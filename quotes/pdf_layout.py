@@ -356,6 +356,10 @@ def story(context: Mapping[str, Any]) -> list[Any]:
             flow.append(Spacer(0, 1.5 * mm))
             flow.append(_p(labels["speeds_note"], st.small))
 
+    if context.get("facility"):
+        flow += _heading(labels["facility"])
+        flow.append(_key_values(context["facility"]))
+
     flow += _heading(labels["configuration"])
     flow.append(_parts_table(context["lines"], labels, numbered=True))
     flow.append(Spacer(0, 3 * mm))

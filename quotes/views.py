@@ -9,6 +9,8 @@ page offers by `quotes.policy.quote_actions`; every action is done (and checked 
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -21,20 +23,37 @@ from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
+from rest_framework.throttling import ScopedRateThrottle
 
 from accounts.models import User
+from catalog.specs import catalog_snapshot
+from config.throttle import throttle_counter
 from configurator.engine.errors import ApplicationError
 from configurator.outputs import stored_findings
-from configurator.services import saved_build_update
+from configurator.services import build_validate, saved_build_update
+from configurator.web.viewmodels import gpu_title, part_rows, server_facility, verdict_view
 from configurator.web.views import EditorPost
 from configurator.wording import error_message, part_name
 from quotes import services
-from quotes.forms import DiscountForm, QuoteFilterForm, QuoteRequestForm, RejectForm, ReviseForm, RevisionForm
+from quotes.forms import (
+    MAX_BUILD_CHARS,
+    CustomerQuoteRequestForm,
+    DiscountForm,
+    QuoteFilterForm,
+    QuoteRequestForm,
+    QuoteServicesForm,
+    RejectForm,
+    ReviseForm,
+    RevisionForm,
+)
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
-from quotes.models import Quote, RenderStatus
+from quotes.models import Quote, QuoteEventType, RenderStatus
 from quotes.pdf import quote_facts
-from quotes.policy import ACTIONS, quote_actions, quote_discount_permission, quote_next_step
+from quotes.policy import ACTIONS, quote_actions, quote_discount_permission, quote_next_step, quote_permission
+from quotes.pricing import SERVICE_KIND, hardware_net
 from quotes.selectors import quote_get, quote_list, quote_revisions
+from quotes.services.extras import quote_services_set
+from servicelines.services import service_defaults
 
 LOGIN_URL = reverse_lazy("accounts:login")
 PAGE_SIZE = 25
@@ -109,7 +128,9 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         "reject_form": RejectForm(initial={"revision": quote.revision}),
         "findings": stored_findings(quote.verdict, {line.sku: part_name(line) for line in quote.lines.all()}),
         "terms_language": settings.QUOTE_LANGUAGE,  # the terms are stored in the language of the documents
-        **quote_facts(quote),  # the workload, its estimate and the ship date, as the PDF says them
+        **quote_facts(quote),  # the workload, its estimate, the ship date and facility figures, as the PDF says them
+        "services_form": services_form(user, quote),
+        "request_note": quote_request_note(quote),
         "active": "quotes",
     }
     return render(request, "quotes/quote_detail.html", context)
@@ -248,3 +269,143 @@ def quote_request(post: EditorPost) -> HttpResponse:
         return post.render(error=error_message(error, ERROR_MESSAGES))
     messages.success(request, _("Quote %(number)s was made.") % {"number": quote.number})
     return post.redirect(reverse("quotes:detail", args=[quote.number]))
+
+
+# --------------------------------------------------------------------------- a draft's services
+
+
+@login_required(login_url=LOGIN_URL)
+@require_POST
+def quote_services(request: HttpRequest, number: str) -> HttpResponse:
+    """POST `/quotes/<number>/services`: a draft's service lines, as chosen (quotes.services.extras)."""
+    user = _user(request)
+    form = QuoteServicesForm(request.POST)
+    revision = form.cleaned_data.get("revision") if form.is_valid() else _revision(request.POST.get("revision"))
+    quote = quote_get(user=user, number=number, revision=revision)
+    if not form.is_valid():
+        messages.error(request, str(ERROR_MESSAGES["invalid"]))
+        return redirect(_detail_url(quote, latest=False))
+    try:
+        quote_services_set(quote=quote, user=user, skus=form.cleaned_data["services"])
+    except ApplicationError as error:
+        messages.error(request, error_message(error, ERROR_MESSAGES))
+        return redirect(_detail_url(quote, latest=False))
+    messages.success(request, _("The services were changed."))
+    return redirect(_detail_url(quote, latest=False))
+
+
+def services_form(user: User, quote: Quote) -> QuoteServicesForm | None:
+    """The services of a draft the user may change (as for refreshing its prices), else None."""
+    if not quote_permission(user, quote, "refresh_prices"):
+        return None
+    chosen = [line.sku for line in quote.lines.all() if line.kind == SERVICE_KIND]
+    base = hardware_net((line.kind, line.line_total, line.optional) for line in quote.lines.all())
+    return QuoteServicesForm(initial={"revision": quote.revision, "services": chosen}, hardware_net=base)
+
+
+def quote_request_note(quote: Quote) -> dict[str, str] | None:
+    """The customer's own request (name, company, contact, comment) kept with the quote's `created` event."""
+    event = quote.events.filter(type=QuoteEventType.CREATED).order_by("pk").first()
+    note = (event.data or {}).get("request") if event is not None else None
+    return {str(k): str(v) for k, v in note.items()} if isinstance(note, dict) else None
+
+
+# --------------------------------------------------------------------------- a customer's own quote request
+
+
+def _request_rate_exceeded(user: User) -> float | None:
+    """Seconds to wait when the user has asked for more quotes than the API's `quote_create` rate allows (one
+    limit for the page and the API; config/throttle.py counts), else None."""
+    rates = cast(dict[str, str | None], settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"])
+    rate = rates.get("quote_create")
+    if not rate:
+        return None
+    allowed, duration = ScopedRateThrottle().parse_rate(rate)
+    if allowed is None or duration is None:
+        return None
+    count, remaining = throttle_counter().hit(f"quote_request_page:{user.pk}", int(duration))
+    return remaining if count > allowed else None
+
+
+def _request_build(raw: Any) -> dict[str, Any] | None:
+    try:
+        body = json.loads(str(raw or ""))
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) and len(str(raw)) <= MAX_BUILD_CHARS else None
+
+
+def _request_summary(body: dict[str, Any]) -> dict[str, Any]:
+    """The build a request is for, checked again: its parts, price, warnings and facility figures (or why it
+    cannot be quoted)."""
+    snapshot = catalog_snapshot()
+    try:
+        build, verdict, price = build_validate(payload=body, snapshot=snapshot)
+    except ApplicationError as error:
+        return {"build_error": error_message(error, ERROR_MESSAGES)}
+    return {
+        "gpu_title": gpu_title(build),
+        "chassis_name": part_name(build.chassis),
+        "rows": part_rows(body, snapshot),
+        "price": price,
+        "verdict": verdict_view(verdict, price, snapshot),
+        "facility": server_facility(verdict, build.chassis.rack_units),
+        "is_workstation": build.chassis.is_workstation,
+    }
+
+
+@login_required(login_url=LOGIN_URL)
+def quote_request_page(request: HttpRequest) -> HttpResponse:
+    """`/quotes/request?build=<json>&services=<sku>…`: a customer asks for a quote of a recommended build
+    (name, company, contact, services, comment) without the build editor; the POST makes a draft quote for
+    sales. Anonymous visitors sign in or up first and come back with their choice (the address keeps it)."""
+    user = _user(request)
+    source = request.POST if request.method == "POST" else request.GET
+    body = _request_build(source.get("build"))
+    summary = _request_summary(body) if body is not None else {"build_error": _("No build was given.")}
+    hardware = summary["price"].net if "price" in summary else None
+    if request.method == "POST":
+        form = CustomerQuoteRequestForm(request.POST, hardware_net=hardware)
+    else:
+        chosen = source.getlist("services")
+        if not chosen and "is_workstation" in summary:
+            chosen = [item.sku for item in service_defaults(workstation=summary["is_workstation"])]
+        form = CustomerQuoteRequestForm(
+            initial={
+                "build": source.get("build", ""),
+                "services": chosen,
+                "name": user.get_full_name(),
+                "company": getattr(user, "company", ""),
+                "contact": user.email,
+            },
+            hardware_net=hardware,
+        )
+    context: dict[str, Any] = {"form": form, "active": "quotes", "is_sales": user.is_sales, **summary}
+    if request.method != "POST" or user.is_sales:
+        return render(request, "quotes/quote_request.html", context)
+    if not form.is_valid() or "build_error" in summary:
+        return render(request, "quotes/quote_request.html", context, status=400)
+    verdict = summary["verdict"]
+    if verdict.warnings and not form.cleaned_data["acknowledge_warnings"]:
+        form.add_error("acknowledge_warnings", _("Read the warnings above and tick the box to go on."))
+        return render(request, "quotes/quote_request.html", context, status=400)
+    if (wait := _request_rate_exceeded(user)) is not None:
+        context["error"] = _("Too many quote requests; try again in %(seconds)s s.") % {"seconds": math.ceil(wait)}
+        return render(request, "quotes/quote_request.html", context, status=429)
+    try:
+        quote = services.quote_create(
+            customer=user,
+            created_by=user,
+            payload=form.cleaned_data["build"],
+            idempotency_key=str(request.POST.get("quote_key") or "")[:100] or None,
+            acknowledge_warnings=form.cleaned_data["acknowledge_warnings"],
+            services=form.cleaned_data["services"],
+            request_note=form.request_note(),
+        )
+    except ApplicationError as error:
+        context["error"] = error_message(error, ERROR_MESSAGES)
+        return render(request, "quotes/quote_request.html", context, status=400)
+    messages.success(
+        request, _("Your request was sent: quote %(number)s is a draft for sales.") % {"number": quote.number}
+    )
+    return redirect(reverse("quotes:detail", args=[quote.number]))

@@ -24,7 +24,7 @@ class ServiceItemOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = ServiceItem
         fields = (
-            "sku", "name", "category", "years", "level", "region", "pricing", "price", "percent", "currency",
+            "sku", "name", "name_ru", "category", "years", "level", "region", "pricing", "price", "percent", "currency",
             "default_for", "is_sample",
         )  # fmt: skip
 

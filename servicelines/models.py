@@ -21,6 +21,16 @@ class Category(models.TextChoices):
     DELIVERY = "delivery", _("delivery")
 
 
+#: The category in the words of a Russian quote line (its spec line; the name says the rest).
+CATEGORY_RU = {
+    "warranty": "гарантия",
+    "onsite": "обслуживание на месте",
+    "software": "программное обеспечение",
+    "burn_in_report": "нагрузочный прогон",
+    "delivery": "доставка",
+}
+
+
 class Pricing(models.TextChoices):
     FIXED = "fixed", _("fixed price")
     PERCENT = "percent", _("percentage of the hardware")
@@ -36,6 +46,9 @@ class DefaultFor(models.TextChoices):
 class ServiceItem(models.Model):
     sku = models.SlugField(_("SKU"), max_length=64, unique=True)
     name = models.CharField(_("name"), max_length=200)
+    name_ru = models.CharField(
+        _("name (Russian)"), max_length=200, blank=True, default="", help_text=_("Shown on Russian pages and documents")
+    )
     category = models.CharField(_("category"), max_length=20, choices=Category.choices)
     years = models.PositiveSmallIntegerField(_("years"), null=True, blank=True, help_text=_("Warranty / service term"))
     level = models.CharField(
@@ -75,6 +88,13 @@ class ServiceItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.sku} ({self.name})"
+
+    def summary_ru(self) -> str:
+        """`summary` in Russian, for the quote line's `spec_summary_ru`."""
+        parts = [CATEGORY_RU.get(self.category, ""), f"{self.years} г." if self.years else ""]
+        if self.pricing == Pricing.PERCENT:
+            parts.append(f"{self.percent.normalize():f} % от стоимости оборудования".replace(".", ","))
+        return ", ".join(part for part in parts if part)
 
     def summary(self) -> str:
         parts = [f"{self.years} y" if self.years else "", self.level, self.region]

@@ -30,10 +30,13 @@ def services_by_sku(skus: Iterable[str]) -> tuple[list[ServiceItem], dict[str, l
 
 @transaction.atomic
 def services_load_fixture(*, path: Path = SERVICES_FIXTURE) -> int:
-    """Add the sample services that are missing (idempotent); the number created."""
+    """Add the sample services that are missing (idempotent) and the Russian name of a row that has none (a
+    name staff wrote is kept); the number created."""
     data = json.loads(path.read_text(encoding="utf-8"))
     made = 0
     for row in data["services"]:
         _, created = ServiceItem.objects.get_or_create(sku=row["sku"], defaults={**row, "is_sample": True})
         made += created
+        if not created and row.get("name_ru"):
+            ServiceItem.objects.filter(sku=row["sku"], name_ru="").update(name_ru=row["name_ru"])
     return made

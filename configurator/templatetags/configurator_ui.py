@@ -27,7 +27,7 @@ from configurator.labels import (
     label_filters,
 )
 from configurator.web.viewmodels import cited as viewmodel_cited
-from configurator.wording import CURRENCY_SIGNS, as_number, num, part_name, part_spec, say
+from configurator.wording import CURRENCY_SIGNS, as_number, facility_rows, num, part_name, part_spec, say
 
 register = template.Library()
 label_filters(
@@ -108,14 +108,26 @@ def fix_text(fix: Any) -> str:
 def editor_url(body: Mapping[str, Any], workload: Mapping[str, Any] | None = None) -> str:
     """`/builds/new?build=<json>`: open a recommended build (with its workload) in the build editor. A pasted
     config.json is left out (it would make the address too long); the build is then checked without it."""
+    query = urlencode({"build": request_build_json(body, workload)})
+    return f"{reverse('configurator:build-new')}?{query}"
+
+
+def request_build_json(body: Mapping[str, Any], workload: Mapping[str, Any] | None = None) -> str:
+    """A recommended build with its workload as compact JSON, for the editor's and the quote request's address (a
+    pasted config.json is left out: it would make the address too long)."""
     payload = dict(body)
     if workload and "model_config" not in workload:
         payload["workload"] = dict(workload)
-    query = urlencode({"build": json.dumps(payload, separators=(",", ":"), default=str)})
-    return f"{reverse('configurator:build-new')}?{query}"
+    return json.dumps(payload, separators=(",", ":"), default=str)
 
 
 @register.filter
 def cited(line: Any) -> str:
     """An assumption in the page's language with its sources named, not pasted as paths (viewmodels.cited)."""
     return viewmodel_cited(line)
+
+
+@register.filter
+def facility(figures: Any) -> list[tuple[str, str]]:
+    """A server's facility figures as label/value rows (wording.facility_rows, as the quote PDF says them)."""
+    return facility_rows(figures) if figures is not None else []

@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy
 from catalog.models import ChassisKind
 from configurator.engine.availability import BuildAvailability
 from configurator.engine.builds import MAX_QTY, PART_KINDS, build_to_payload, money
+from configurator.engine.facility import FacilityFigures, facility_figures
 from configurator.engine.fixes import fix_op_data
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend import Recommendation
@@ -192,6 +193,7 @@ class CandidateView:
     noise: str = ""
     tokens_served: float = 0.0  # inference: the build's output tokens/s at full load, prefill included
     label: str = ""  # what the build is in its list (a Phrase; recommend.ranking), "" outside a recommendation
+    facility: FacilityFigures | None = None  # rack servers: amps per feed, BTU/h, rack units (engine.facility)
 
 
 #: What a chassis sounds like, from the catalog's `server_airflow`: HEURISTIC, no datasheet gives dB(A) for all
@@ -336,6 +338,20 @@ def gpu_title(build: BuildSpec) -> str:
     return ", ".join(f"{line.qty} × {part_name(line.spec)}" for line in build.gpus)
 
 
+def server_facility(verdict: Verdict, rack_units: float | None) -> FacilityFigures | None:
+    """The facility figures of a rack server (None for a desk-side workstation, which has no rack units)."""
+    if not rack_units:
+        return None
+    power = verdict.power
+    return facility_figures(
+        load_w=power.load_w,
+        psu_count=verdict.slots.psus,
+        redundancy=power.redundancy,
+        site_voltage=power.site_voltage,
+        rack_units=rack_units,
+    )
+
+
 def candidate_views(
     result: Recommendation,
     snapshot: CatalogSnapshot,
@@ -371,6 +387,7 @@ def candidate_views(
                 noise=str(NOISE_LABELS[bool(chassis.server_airflow)]),
                 tokens_served=candidate.served_output_tokens_per_s,
                 label=label_phrase(candidate.label) if candidate.label else "",
+                facility=server_facility(candidate.verdict, chassis.rack_units),
             )
         )
     return tuple(views)

@@ -28,8 +28,11 @@ from quotes.models import Quote, QuoteCounter, QuoteEventType, QuoteLine, QuoteS
 from quotes.policy import quote_create_permission
 from quotes.pricing import LineDraft, line_draft
 from quotes.services._shared import event_add, lines_build, lines_price, spec_find, totals_dict
+from quotes.services.extras import service_line
 from quotes.services.numbering import QUOTE_COUNTER_NAME, quote_number_next
 from quotes.services.render import render_queue_on_commit
+from servicelines.models import ServiceItem
+from servicelines.services import services_by_sku
 
 S = QuoteStatus
 E = QuoteEventType
@@ -95,11 +98,13 @@ def quote_request_hash(
     acknowledge_warnings: bool,
     discount_percent: Decimal | int | str,
     optional_lines: Sequence[Mapping[str, Any]],
+    services: Sequence[str] | None = None,
+    request_note: Mapping[str, str] | None = None,
 ) -> str:
     """SHA-256 of what a create asks for (canonical JSON): stored with the Idempotency-Key, so the same key
     with another build, customer, discount or lines is told apart from a retry of the same request."""
     discount = Decimal(str(discount_percent))
-    request = {
+    request: dict[str, Any] = {
         "customer": customer_id,
         "build": payload,
         "saved_build": saved_build_id,
@@ -107,6 +112,10 @@ def quote_request_hash(
         "discount_percent": f"{discount.normalize():f}" if discount else "0",
         "optional_lines": [{"sku": line.get("sku"), "qty": line.get("qty", 1)} for line in optional_lines],
     }
+    if services is not None:  # left out when not given, so the hashes stored before services were asked stay
+        request["services"] = list(services)
+    if request_note:
+        request["request"] = dict(request_note)
     canonical = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -148,6 +157,7 @@ def _ship_date_data(build: Any) -> dict[str, Any]:
     return {
         "ship_date": ship_date.isoformat() if ship_date else None,
         "lead_time_days": availability.lead_time_days,
+        "rack_units": build.chassis.rack_units,  # the facility figures of a rack server (quotes.pdf.quote_facility)
     }
 
 
@@ -161,8 +171,14 @@ def quote_create(
     acknowledge_warnings: bool = False,
     discount_percent: Decimal | int | str = 0,
     optional_lines: Iterable[Mapping[str, Any]] = (),
+    services: Sequence[str] | None = None,
+    request_note: Mapping[str, str] | None = None,
 ) -> Quote:
     """Make a draft quote (R1) from an inline build body or a saved build.
+
+    `services` (SKUs of servicelines) become the quote's service lines, priced by the one rule
+    (`_shared.lines_price`); unknown ones are refused as `services[i]` field errors. `request_note` (the
+    customer's own request: name, company, contact, comment) is kept with the `created` event for sales.
 
     Refused with `build_invalid` when the build has error findings and with `warnings_not_acknowledged`
     when it has warnings and `acknowledge_warnings` is false; a quote for someone else needs a sales
@@ -185,6 +201,8 @@ def quote_create(
         acknowledge_warnings=acknowledge_warnings,
         discount_percent=discount_percent,
         optional_lines=optional,
+        services=services,
+        request_note=request_note,
     )
     if key is not None and (existing := _find_idempotent(created_by, key, request_hash)) is not None:
         return existing
@@ -230,6 +248,12 @@ def quote_create(
             fields={"acknowledge_warnings": [_finding_text(f) for f in verdict.warnings]},
         )
 
+    service_items: list[ServiceItem] = []
+    if services is not None:
+        service_items, unknown = services_by_sku(services)
+        if unknown:
+            raise InvalidInput("Unknown services.", fields=unknown)
+
     drafts = [line_draft(kind, spec, qty, discount) for kind, spec, qty in build_lines(build)]
     if optional:
         drafts += _optional_drafts(optional, snapshot, discount)
@@ -258,6 +282,8 @@ def quote_create(
                 idempotency_hash=request_hash if key is not None else "",
             )
             lines = lines_build(quote, drafts)
+            first = max((line.position for line in lines), default=0) + 1
+            lines += [service_line(quote, first + offset, item) for offset, item in enumerate(service_items)]
             lines_price(quote, lines)
             quote.save()
             QuoteLine.objects.bulk_create(lines)
@@ -271,6 +297,8 @@ def quote_create(
                     "acknowledged_warnings": [f.code for f in verdict.warnings],
                     "catalog_version": snapshot.version,
                     "saved_build": saved_build.pk if saved_build else None,
+                    **({"services": [item.sku for item in service_items]} if services is not None else {}),
+                    **({"request": dict(request_note)} if request_note else {}),
                 },
             )
             render_queue_on_commit(quote.pk)

@@ -33,7 +33,7 @@ def _is_workstation(quote: Quote) -> bool:
     return bool(chassis is None or chassis.is_workstation)
 
 
-def _service_line(quote: Quote, position: int, item: ServiceItem) -> QuoteLine:
+def service_line(quote: Quote, position: int, item: ServiceItem) -> QuoteLine:
     """The service as an unsaved line of `quote`, its pricing copied; `lines_price` sets its prices."""
     percent = item.percent if item.pricing == Pricing.PERCENT else None
     price = item.price if percent is None else Decimal(0)
@@ -43,7 +43,9 @@ def _service_line(quote: Quote, position: int, item: ServiceItem) -> QuoteLine:
         kind=SERVICE_KIND,
         sku=item.sku,
         name=item.name,
+        name_ru=item.name_ru,
         spec_summary=item.summary()[:300],
+        spec_summary_ru=item.summary_ru()[:300],
         qty=1,
         list_price=price,
         discount_percent=Decimal(0),
@@ -66,7 +68,7 @@ def quote_services_set(*, quote: Quote, user: User, skus: Sequence[str] | None =
     current.lines.filter(kind=SERVICE_KIND).delete()
     hardware = list(current.lines.all())
     first = max((line.position for line in hardware), default=0) + 1
-    services = [_service_line(current, first + offset, item) for offset, item in enumerate(items)]
+    services = [service_line(current, first + offset, item) for offset, item in enumerate(items)]
     lines_price(current, [*hardware, *services])
     QuoteLine.objects.bulk_create(services)
     current.save(update_fields=[*TOTAL_FIELDS, "updated_at"])

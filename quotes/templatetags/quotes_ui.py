@@ -6,11 +6,14 @@ from typing import Any
 
 from django import template
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from configurator.labels import PART_KIND_LABELS, label, label_filters
+from configurator.templatetags.configurator_ui import request_build_json
 from configurator.wording import num
+from quotes.forms import service_label, services_on_sale
 from quotes.labels import ACTION_LABELS, EVENT_LABELS, NEXT_STEPS, RENDER_LABELS, STATUS_LABELS
+from servicelines.services import service_defaults
 
 register = template.Library()
 label_filters(
@@ -19,7 +22,7 @@ label_filters(
     render_label=RENDER_LABELS,
     event_label=EVENT_LABELS,
     action_label=ACTION_LABELS,
-    line_kind_label=PART_KIND_LABELS,
+    line_kind_label={**PART_KIND_LABELS, "services": gettext_lazy("Services")},
     next_step_label=NEXT_STEPS,
 )
 
@@ -44,3 +47,21 @@ def event_detail(event: Any) -> str:
         count = len(data.get("lines") or ())
         return ngettext("%(count)s line changed", "%(count)s lines changed", count) % {"count": count}
     return ""
+
+
+@register.inclusion_tag("quotes/_request_box.html", takes_context=True)
+def quote_request_box(context: Any, candidate: Any, workload: Any = None) -> dict[str, Any]:
+    """On a recommended build's card: its services to tick and "Request a quote" (a GET to the request page,
+    which asks an anonymous visitor to sign in or up first and keeps the choice in its address)."""
+    items = services_on_sale()
+    workstation = not candidate.rack_units
+    defaults = {item.sku for item in service_defaults(workstation=workstation)}
+    net = candidate.price.net
+    return {
+        "rank": candidate.rank,
+        "build_json": request_build_json(candidate.body, workload),
+        "services": [
+            (item.sku, service_label(item, net, candidate.price.currency), item.sku in defaults) for item in items
+        ],
+        "user": context.get("user"),
+    }

@@ -50,7 +50,10 @@ def test_the_live_answer_is_the_results_alone_and_replaces_the_address(catalog: 
     response = Client().post("/", {**WORKLOAD, "concurrent_users": "7", "fragment": "results"}, headers=HTMX)
     body = response.content.decode()
     assert response.status_code == 200
-    assert "<form" not in body and 'id="results"' not in body  # only what goes inside #results
+    # only what goes inside #results: no workload form (each card's own quote-request form stays, issue 37)
+    outside_cards = re.sub(r'<form method="get" action="/quotes/request".*?</form>', "", body, flags=re.S)
+    assert "<form" not in outside_cards and 'id="results"' not in body
+    assert body.count('data-request-box="') == 3
     assert body.count('<article class="card candidate"') == 3
     assert 'data-users="7"' in body
     assert "data-focus-on-swap" not in body  # a live answer does not take the focus from the field being typed in
