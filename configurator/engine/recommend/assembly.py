@@ -81,6 +81,40 @@ def complete_builds(
     """Policy builds for this chassis and GPU option: per CPU (with the cores the workload asks and
     enough lanes), the cheapest policy memory for the sized RAM, then the cheapest carrying PSU set (or
     every carrying set when `every_psu_set`)."""
+    bases = policy_bases(snapshot, chassis, option, cpus, drive, constraints, every_psu_set=every_psu_set)
+    for base, carrying in bases:
+        for psus in carrying:
+            yield with_psus(base, psus)
+
+
+def with_psus(base: BuildSpec, psus: Line[PsuSpec]) -> BuildSpec:
+    """The policy build `base` (no PSUs) with the PSU set `psus`: `complete_builds`' build, sharing base's lines."""
+    return BuildSpec(
+        chassis=base.chassis,
+        cpus=base.cpus,
+        gpus=base.gpus,
+        bridges=base.bridges,
+        psu_redundancy=base.psu_redundancy,
+        site_voltage=base.site_voltage,
+        memory=base.memory,
+        storage=base.storage,
+        psus=(psus,),
+        nics=base.nics,
+    )
+
+
+def policy_bases(
+    snapshot: CatalogSnapshot,
+    chassis: ChassisSpec,
+    option: GpuOption,
+    cpus: Iterable[CpuSpec],
+    drive: Line[StorageSpec],
+    constraints: Constraints,
+    *,
+    every_psu_set: bool,
+) -> Iterator[tuple[BuildSpec, list[Line[PsuSpec]]]]:
+    """`complete_builds` per CPU: the policy build without PSUs, and the PSU sets that carry it (the cheapest
+    only unless `every_psu_set`), so a caller can price the sets before it makes their builds."""
     parts = snapshot_parts(snapshot)
     server = not chassis.is_workstation
     ram_gb = ram_needed_gb(option.workload, option.gpu.vram_gib * option.count, server=server)
@@ -112,8 +146,7 @@ def complete_builds(
         if constraints.max_power_w is not None and power_budget(base).load_w > constraints.max_power_w:
             continue
         carrying = parts.policy_psus(base, first_only=not every_psu_set)
-        for psus in carrying if every_psu_set else carrying[:1]:
-            yield _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), storage, (psus,), nics)
+        yield base, (carrying if every_psu_set else carrying[:1])
 
 
 @dataclass

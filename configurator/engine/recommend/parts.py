@@ -44,8 +44,9 @@ MAX_REMEMBERED = 4096  # entries per cache keyed by what requests ask (constrain
 
 
 #: entries of the search's memos (SEARCH_MEMOS), by their size measured on the fixture catalog: a plan
-#: (a request's streams) ~43 KB, a chassis' priced builds ~10 KB, a verdict ~5 KB — about 10 MB each at most
-MOST_REMEMBERED = {"plans": 256, "priced": 1024, "verdicts": 2048}
+#: (a request's streams) ~43 KB, a chassis' priced builds ~10 KB, a verdict ~5 KB — about 10 MB each at most;
+#: "estimates": the estimates the search's validations make (`estimate.remembering_estimates`, bounded there)
+MOST_REMEMBERED = {"plans": 256, "priced": 1024, "verdicts": 2048, "estimates": 2048}
 
 
 def _room(cache: dict[Any, Any], most: int = MAX_REMEMBERED) -> None:
@@ -107,6 +108,10 @@ class Parts:
             _room(cache, MOST_REMEMBERED.get(name, MAX_REMEMBERED))
             cache[key] = compute()
         return cast(T, cache[key])
+
+    def memo(self, name: str) -> dict[Any, Any]:
+        """The cache `name` itself (for a memo filled elsewhere, such as the search's estimates)."""
+        return self._remembered.setdefault(name, {})
 
     def verdict(self, build: BuildSpec, workload: Workload | None, *, prove: bool) -> Verdict:
         """`validate(build, workload, prove)` on this snapshot, remembered per (the build's parts by SKU and
