@@ -65,6 +65,44 @@ def validate(
             snapshot=snapshot,
             check=Rechecks(ctx, per_rule),
         )
+    return _verdict(ctx, findings)
+
+
+@direct_init
+@dataclass(frozen=True, slots=True)
+class Validated:
+    """`validate(build, prove=False)` with what it was made of: the rules' context and each rule's findings."""
+
+    verdict: Verdict
+    ctx: RuleContext
+    per_rule: tuple[tuple[Finding, ...], ...]
+
+
+def validate_unproven(
+    build: BuildSpec, *, snapshot: CatalogSnapshot, workload: Workload | None, like: Validated | None = None
+) -> Validated:
+    """`validate(build, prove=False)`, and its context and findings per rule. With `like` (another build
+    validated so, on the same snapshot and workload), only the rules that read a field in which the two builds
+    differ (a field of another object: rules.RULE_READS, as engine.proving re-validates a fixed build) run
+    again; the others' findings, fixes included, are `like`'s — they would be the same — and so are its link
+    graph, estimate and lane plan when the fields they are made of are the same objects. The recommender's
+    search validates builds that differ only in their PSU set or CPU this way."""
+    if like is None or like.ctx.snapshot is not snapshot or like.ctx.workload is not workload:
+        ctx = rule_context(build, snapshot, workload)
+        per_rule = tuple(tuple(rule(ctx)) for rule in RULES)
+    else:
+        change, ctx = _derived_context(like.ctx, _VALUES(like.ctx.build), _VALUES(build), build)
+        stale = change.stale
+        per_rule = tuple(
+            tuple(rule(ctx)) if stale >> index & 1 else like.per_rule[index] for index, rule in enumerate(RULES)
+        )
+    findings = tuple(sorted((finding for found in per_rule for finding in found), key=finding_order))
+    return Validated(_verdict(ctx, findings), ctx, per_rule)
+
+
+def _verdict(ctx: RuleContext, findings: tuple[Finding, ...]) -> Verdict:
+    """The verdict of the build of `ctx` with these findings, and its power, PCIe, slot and VRAM summaries."""
+    build = ctx.build
     estimate = ctx.estimate
     power, lanes, chassis = ctx.power, ctx.lanes, build.chassis
     layout = estimate.layout if estimate is not None else None
@@ -132,6 +170,7 @@ class _Change:
 
     stale: int
     found: int
+    bits: int  # the changed fields
     same_estimate: bool
     same_lanes: bool
     same: frozenset[str]  # the fields not changed
@@ -152,12 +191,44 @@ def _change(bits: int) -> _Change:
         change = _CHANGES[bits] = _Change(
             stale=_or(_READ_BY[index] for index in fields_),
             found=_or(_FOUND_BY[index] for index in fields_),
+            bits=bits,
             same_estimate=not bits & _ESTIMATE_BITS,
             same_lanes=not bits & _LANE_BITS,
             same=frozenset(name for index, name in enumerate(BUILD_FIELDS) if not bits >> index & 1),
             fields=tuple(fields_),
         )
     return change
+
+
+def _derived_context(
+    base: RuleContext, base_values: tuple[object, ...], values: tuple[object, ...], build: BuildSpec
+) -> tuple[_Change, RuleContext]:
+    """The fields in which `build` differs from the build of `base` (another object), and `build`'s rules'
+    context: the base's link graph, estimate and lane plan where the fields they are made of are the same, its
+    power budget made from the base's (`power_budget(like=…)`)."""
+    bits = 0
+    for index, (new, old) in enumerate(zip(values, base_values, strict=True)):
+        if new is not old:
+            bits |= 1 << index
+    change = _change(bits)
+    if change.same_estimate:
+        link_gbs, estimate, problem = base.link_gbs, base.estimate, base.estimate_problem
+    else:
+        link_gbs = build_link(build)
+        estimate, problem = workload_estimate(build, base.workload, link_gbs=link_gbs)
+    ctx = _new_context(
+        build=build,
+        snapshot=base.snapshot,
+        workload=base.workload,
+        estimate=estimate,
+        estimate_problem=problem,
+        link_gbs=link_gbs,
+        power_like=base.power if "power" in vars(base) else None,
+        power_same=change.same,
+    )
+    if change.same_lanes and "lanes" in vars(base):
+        vars(ctx)["lanes"] = base.lanes  # the cached_property, filled: the plan is a function of these fields
+    return change, ctx
 
 
 def _or(masks: Iterable[int]) -> int:
@@ -237,30 +308,9 @@ class Rechecks:
     def _state(self, fixed: BuildSpec) -> _Fixed:
         state = self.runs.get(id(fixed))
         if state is None or state.build is not fixed:
-            bits, values = 0, _VALUES(fixed)
-            for index, (new, old) in enumerate(zip(values, self.values, strict=True)):
-                if new is not old:
-                    bits |= 1 << index
-            change = _change(bits)
-            base = self.base
-            if change.same_estimate:
-                link_gbs, estimate, problem = base.link_gbs, base.estimate, base.estimate_problem
-            else:
-                link_gbs = build_link(fixed)
-                estimate, problem = workload_estimate(fixed, base.workload, link_gbs=link_gbs)
-            ctx = _new_context(
-                build=fixed,
-                snapshot=base.snapshot,
-                workload=base.workload,
-                estimate=estimate,
-                estimate_problem=problem,
-                link_gbs=link_gbs,
-                power_like=base.power if "power" in vars(base) else None,
-                power_same=change.same,
-            )
-            if change.same_lanes and "lanes" in vars(base):
-                vars(ctx)["lanes"] = base.lanes  # the cached_property, filled: the plan is a function of these fields
-            state = self.runs[id(fixed)] = _Fixed(fixed, values, bits, change, ctx)
+            values = _VALUES(fixed)
+            change, ctx = _derived_context(self.base, self.values, values, fixed)
+            state = self.runs[id(fixed)] = _Fixed(fixed, values, change.bits, change, ctx)
         return state
 
     def _relevant(self, stale: int, codes: frozenset[str], errors: frozenset[str]) -> tuple[int, ...]:

@@ -22,7 +22,11 @@ user sees while the others' prompts share the GPUs, and the whole build's output
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
+from typing import Any
 
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate.assumptions import _layout_assumptions, _memory_assumptions
@@ -107,6 +111,26 @@ __all__ = [
 ]
 
 
+# The estimates remembered while a caller searches (`remembering_estimates`): None elsewhere
+_REMEMBERED: ContextVar[dict[Any, Estimate] | None] = ContextVar("remembered_estimates", default=None)
+
+
+@contextmanager
+def remembering_estimates(memo: dict[Any, Estimate], most: int = 2048) -> Iterator[None]:
+    """Within the block, `estimate()` answers a call it answered before from `memo` (the recommender's search
+    validates many builds whose GPUs, count and link graph are the same: one estimate each). An estimate is a
+    function of its arguments alone (frozen, hashable: the workload, the GPU spec, the link graph), and is
+    frozen, so sharing it is safe; `memo` is emptied when it holds `most` (a bound on a long-lived caller's
+    memory)."""
+    if len(memo) >= most:
+        memo.clear()
+    token = _REMEMBERED.set(memo)
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
+
+
 def estimate(
     workload: Workload,
     gpu: GpuSpec | None = None,
@@ -122,6 +146,17 @@ def estimate(
     parallelism runs at the slowest link of its ring (`topology.tp_bound`).
     Raises DomainError (fields named) for workloads that cannot run.
     """
+    memo = _REMEMBERED.get()
+    if memo is None:
+        return _estimate(workload, gpu, gpu_count, link_gbs, max_gpus)
+    key = (workload, gpu, gpu_count, link_gbs, max_gpus)
+    found = memo.get(key)
+    if found is None:  # a DomainError is raised again on every call (not remembered)
+        found = memo[key] = _estimate(workload, gpu, gpu_count, link_gbs, max_gpus)
+    return found
+
+
+def _estimate(workload: Workload, gpu: GpuSpec | None, gpu_count: int, link_gbs: LinkArg, max_gpus: int) -> Estimate:
     if gpu_count < 1:
         raise DomainError(
             Phrase("gpu_count must be at least 1."), fields={"gpu_count": [Phrase("Must be at least 1.")]}

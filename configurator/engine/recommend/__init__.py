@@ -40,13 +40,13 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from configurator.engine.availability import BuildAvailability
-from configurator.engine.estimate import estimate
+from configurator.engine.estimate import estimate, remembering_estimates
 from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.grouping import grouped
 from configurator.engine.recommend.hybrid import hybrid_options, hybrid_phrase
-from configurator.engine.recommend.parts import Parts, snapshot_parts
+from configurator.engine.recommend.parts import MOST_REMEMBERED, Parts, snapshot_parts
 from configurator.engine.recommend.picking import pick_distinct
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
@@ -112,6 +112,26 @@ def recommend(
     recommended build keeps free (a setting of the caller's). `suggest`: when nothing fits, say what would
     (the runs it makes on changed workloads do not suggest in turn)."""
     started = time.perf_counter()
+    # the builds validated share their estimates: same workload, GPUs, count and link graph → one estimate
+    with remembering_estimates(snapshot_parts(snapshot).memo("estimates"), MOST_REMEMBERED["estimates"]):
+        return _recommend(
+            snapshot, workload, constraints, started, limit=limit, vat_percent=vat_percent,
+            availability=availability, reserve=reserve, suggest=suggest,
+        )  # fmt: skip
+
+
+def _recommend(
+    snapshot: CatalogSnapshot,
+    workload: Workload,
+    constraints: Constraints,
+    started: float,
+    *,
+    limit: int,
+    vat_percent: Decimal,
+    availability: Callable[[BuildSpec], BuildAvailability] | None,
+    reserve: VramReserve,
+    suggest: bool,
+) -> Recommendation:
     constraints = profiled(workload, constraints)
     workload = working(workload, constraints)
     # look-alike parts priced once (grouping), unless the caller names chassis or a delivery date, which

@@ -22,6 +22,7 @@ from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundan
 from configurator.engine.recommend.sizing import cores_needed, mirrored_storage, ram_needed_gb, server_nics
 from configurator.engine.rules.context import active
 from configurator.engine.types import (
+    BridgeSpec,
     BuildSpec,
     Candidate,
     CatalogSnapshot,
@@ -30,6 +31,7 @@ from configurator.engine.types import (
     CpuSpec,
     Fix,
     FixOpKind,
+    GpuSpec,
     Line,
     MemorySpec,
     NicSpec,
@@ -49,18 +51,29 @@ def _base_build(
     storage: tuple[Line[StorageSpec], ...] = (),
     psus: tuple[Line[PsuSpec], ...] = (),
     nics: tuple[Line[NicSpec], ...] = (),
+    lines: tuple[tuple[Line[GpuSpec], ...], tuple[Line[BridgeSpec], ...]] | None = None,
 ) -> BuildSpec:
+    """`lines`: the option's GPU and bridge lines, when the caller shares them between builds (`_option_lines`)."""
+    gpus, bridges = lines or _option_lines(option)
     return BuildSpec(
         chassis=chassis,
         cpus=(Line(spec=cpu, qty=chassis.cpu_sockets),),
-        gpus=(Line(spec=option.gpu, qty=option.count),),
-        bridges=tuple(Line(spec=bridge, qty=sets) for bridge, sets in option.bridges),
+        gpus=gpus,
+        bridges=bridges,
         psu_redundancy=redundancy_for(chassis),
         site_voltage=site_voltage,
         memory=memory,
         storage=storage,
         psus=psus,
         nics=nics,
+    )
+
+
+def _option_lines(option: GpuOption) -> tuple[tuple[Line[GpuSpec], ...], tuple[Line[BridgeSpec], ...]]:
+    """The GPU and bridge lines of the option's builds."""
+    return (
+        (Line(spec=option.gpu, qty=option.count),),
+        tuple(Line(spec=bridge, qty=sets) for bridge, sets in option.bridges),
     )
 
 
@@ -81,6 +94,40 @@ def complete_builds(
     """Policy builds for this chassis and GPU option: per CPU (with the cores the workload asks and
     enough lanes), the cheapest policy memory for the sized RAM, then the cheapest carrying PSU set (or
     every carrying set when `every_psu_set`)."""
+    bases = policy_bases(snapshot, chassis, option, cpus, drive, constraints, every_psu_set=every_psu_set)
+    for base, carrying in bases:
+        for psus in carrying:
+            yield with_psus(base, psus)
+
+
+def with_psus(base: BuildSpec, psus: Line[PsuSpec]) -> BuildSpec:
+    """The policy build `base` (no PSUs) with the PSU set `psus`: `complete_builds`' build, sharing base's lines."""
+    return BuildSpec(
+        chassis=base.chassis,
+        cpus=base.cpus,
+        gpus=base.gpus,
+        bridges=base.bridges,
+        psu_redundancy=base.psu_redundancy,
+        site_voltage=base.site_voltage,
+        memory=base.memory,
+        storage=base.storage,
+        psus=(psus,),
+        nics=base.nics,
+    )
+
+
+def policy_bases(
+    snapshot: CatalogSnapshot,
+    chassis: ChassisSpec,
+    option: GpuOption,
+    cpus: Iterable[CpuSpec],
+    drive: Line[StorageSpec],
+    constraints: Constraints,
+    *,
+    every_psu_set: bool,
+) -> Iterator[tuple[BuildSpec, list[Line[PsuSpec]]]]:
+    """`complete_builds` per CPU: the policy build without PSUs, and the PSU sets that carry it (the cheapest
+    only unless `every_psu_set`), so a caller can price the sets before it makes their builds."""
     parts = snapshot_parts(snapshot)
     server = not chassis.is_workstation
     ram_gb = ram_needed_gb(option.workload, option.gpu.vram_gib * option.count, server=server)
@@ -104,16 +151,18 @@ def complete_builds(
         probe = BuildSpec(chassis=chassis, gpus=(Line(spec=option.gpu, qty=option.count),))
         if not connectors_suffice(gpu_connector_needs(probe), gpu_connectors_available(probe)):
             return
+    # the builds of every CPU share their other lines (the same objects): validating one from another
+    # (validate_unproven(like=…)) then re-runs only the rules that read the CPUs or PSUs
+    memory, lines = (dimms,), _option_lines(option)
     for cpu in sized_cpus(cpus, chassis.cpu_sockets, cores_needed(option.workload, option.count, server=server)):
-        base = _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), storage, nics=nics)
+        base = _base_build(chassis, option, cpu, constraints.site_voltage, memory, storage, nics=nics, lines=lines)
         if not parts.lanes_ok(base):
             continue
         # the power cap before any PSU set is priced: the load does not depend on the PSUs
         if constraints.max_power_w is not None and power_budget(base).load_w > constraints.max_power_w:
             continue
         carrying = parts.policy_psus(base, first_only=not every_psu_set)
-        for psus in carrying if every_psu_set else carrying[:1]:
-            yield _base_build(chassis, option, cpu, constraints.site_voltage, (dimms,), storage, (psus,), nics)
+        yield base, (carrying if every_psu_set else carrying[:1])
 
 
 @dataclass

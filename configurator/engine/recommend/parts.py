@@ -36,7 +36,7 @@ from configurator.engine.types import (
     Verdict,
     Workload,
 )
-from configurator.engine.validate import validate
+from configurator.engine.validate import validate, validate_unproven
 
 T = TypeVar("T")
 
@@ -44,8 +44,10 @@ MAX_REMEMBERED = 4096  # entries per cache keyed by what requests ask (constrain
 
 
 #: entries of the search's memos (SEARCH_MEMOS), by their size measured on the fixture catalog: a plan
-#: (a request's streams) ~43 KB, a chassis' priced builds ~10 KB, a verdict ~5 KB — about 10 MB each at most
-MOST_REMEMBERED = {"plans": 256, "priced": 1024, "verdicts": 2048}
+#: (a request's streams) ~43 KB, a chassis' priced builds ~10 KB, a verdict ~5 KB — about 10 MB each at most;
+#: "estimates": the estimates the search's validations make (`estimate.remembering_estimates`, bounded there)
+#: "likes": per chassis and workload, the last build validated unproven with its rules' findings (`_unproven`)
+MOST_REMEMBERED = {"plans": 256, "priced": 1024, "verdicts": 2048, "estimates": 2048, "likes": 512}
 
 
 def _room(cache: dict[Any, Any], most: int = MAX_REMEMBERED) -> None:
@@ -108,16 +110,34 @@ class Parts:
             cache[key] = compute()
         return cast(T, cache[key])
 
+    def memo(self, name: str) -> dict[Any, Any]:
+        """The cache `name` itself (for a memo filled elsewhere, such as the search's estimates)."""
+        return self._remembered.setdefault(name, {})
+
     def verdict(self, build: BuildSpec, workload: Workload | None, *, prove: bool) -> Verdict:
         """`validate(build, workload, prove)` on this snapshot, remembered per (the build's parts by SKU and
         quantity, its redundancy and voltage, the workload, prove): a verdict depends on nothing else, and
         the search meets the same policy builds for every request about the same workload and GPUs. The
         verdict is shared: callers must not change it (it is a frozen dataclass of tuples)."""
-        return self.remembered(
-            "verdicts",
-            (build_key(build), workload, prove),
-            lambda: validate(build, snapshot=self.snapshot, workload=workload, prove=prove),
-        )
+        if prove:
+            return self.remembered(
+                "verdicts",
+                (build_key(build), workload, prove),
+                lambda: validate(build, snapshot=self.snapshot, workload=workload, prove=prove),
+            )
+        return self.remembered("verdicts", (build_key(build), workload, prove), lambda: self._unproven(build, workload))
+
+    def _unproven(self, build: BuildSpec, workload: Workload | None) -> Verdict:
+        """`validate(build, prove=False)`, from the last build of its chassis validated so for this workload
+        when there is one (`validate_unproven(like=…)`: the search's builds of one chassis differ in their PSU
+        set or CPU, and only the rules that read those run again)."""
+        likes = self._remembered.setdefault("likes", {})
+        key = (build.chassis.sku, workload)
+        done = validate_unproven(build, snapshot=self.snapshot, workload=workload, like=likes.get(key))
+        if key not in likes:
+            _room(likes, MOST_REMEMBERED["likes"])
+        likes[key] = done
+        return done.verdict
 
     def option(self, workload: Workload, gpu: GpuSpec, count: int) -> GpuOption:
         """`gpu_option`, remembered per (catalog version — this cache's —, workload, GPU, count)."""

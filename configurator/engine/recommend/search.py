@@ -16,7 +16,7 @@ from typing import Any
 
 from configurator.engine.builds import money
 from configurator.engine.estimate import min_gpus_to_fit
-from configurator.engine.recommend.assembly import Judge, complete_builds
+from configurator.engine.recommend.assembly import Judge, policy_bases, with_psus
 from configurator.engine.recommend.parts import Parts, snapshot_parts
 from configurator.engine.recommend.policy import (
     DEFAULT_RESERVE,
@@ -41,6 +41,7 @@ from configurator.engine.types import (
     Fix,
     GpuSpec,
     Line,
+    PsuSpec,
     StorageSpec,
     Workload,
 )
@@ -139,18 +140,36 @@ def _option_net(option: GpuOption, drive: Line[StorageSpec]) -> Decimal:
     return option.gpu.price * option.count + bridges + drive.spec.price * drive.qty
 
 
+class _Pending:
+    """A priced policy build not made yet: its build without PSUs and its PSU set (`assembly.with_psus`), made
+    when it reaches the front of its stream (most priced builds never do)."""
+
+    __slots__ = ("_base", "_build", "_psus")
+
+    def __init__(self, base: BuildSpec, psus: Line[PsuSpec]) -> None:
+        self._base, self._psus = base, psus
+        self._build: BuildSpec | None = None
+
+    @property
+    def build(self) -> BuildSpec:
+        if self._build is None:
+            self._build = with_psus(self._base, self._psus)
+        return self._build
+
+
 class _StockRank:
     """`Judge.in_stock_rank(build)` as a heap key, worked out only when two builds tie on price: most priced
     builds never reach the front, and reading a build's availability cost as much as pricing it."""
 
     __slots__ = ("_build", "_judge", "_rank")
 
-    def __init__(self, judge: Judge, build: BuildSpec) -> None:
+    def __init__(self, judge: Judge, build: BuildSpec | _Pending) -> None:
         self._judge, self._build, self._rank = judge, build, -1
 
     def rank(self) -> int:
         if self._rank < 0:
-            self._rank = self._judge.in_stock_rank(self._build)
+            build = self._build
+            self._rank = self._judge.in_stock_rank(build.build if isinstance(build, _Pending) else build)
         return self._rank
 
     @staticmethod
@@ -215,7 +234,7 @@ class Stream:
         self._entered = 0
         # (gross, stock rank, label, serial, build, the build validated with its warning fixes applied)
         self._heap: list[
-            tuple[Decimal, _StockRank | int, str, int, BuildSpec, tuple[Candidate, tuple[Fix, ...]] | None]
+            tuple[Decimal, _StockRank | int, str, int, BuildSpec | _Pending, tuple[Candidate, tuple[Fix, ...]] | None]
         ] = []
         self._serial = 0
         self._valid: Candidate | None = None  # the cheapest build without an error or a warning
@@ -266,7 +285,7 @@ class Stream:
                 heappush(self._heap, (price, _StockRank(self.judge, build), label, self._serial, build, None))
         return self._heap[0][0] if self._heap else None
 
-    def _priced(self, chassis: ChassisSpec) -> tuple[tuple[Decimal, str, BuildSpec], ...]:
+    def _priced(self, chassis: ChassisSpec) -> tuple[tuple[Decimal, str, BuildSpec | _Pending], ...]:
         """The chassis' policy builds of this stream with their prices, remembered per catalog snapshot
         (Parts) and what they are made of — the option's workload, GPU and count (the cores follow from
         them), the drive, the constraints and the VAT — so requests about the same workload price them once."""
@@ -277,32 +296,41 @@ class Stream:
         )  # fmt: skip
         return self.parts.remembered("priced", key, lambda: tuple(self._price(chassis)))
 
-    def _price(self, chassis: ChassisSpec) -> Iterator[tuple[Decimal, str, BuildSpec]]:
-        builds = complete_builds(
+    def _price(self, chassis: ChassisSpec) -> Iterator[tuple[Decimal, str, BuildSpec | _Pending]]:
+        bases = policy_bases(
             self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis, self.cores), self.drive,
             self.judge.constraints,
             every_psu_set=True,
         )  # fmt: skip
         # every carrying PSU set of the first few CPUs: a larger set can clear a warning (transient
-        # power) that the cheapest leaves; they are priced now and validated only when at the front
-        # (PSU sets that look alike to the rules — same ratings, cables, count — are one choice: the
-        # cheapest, which comes first)
+        # power) that the cheapest leaves; they are priced now (from the CPU's build without PSUs) and
+        # made into builds and validated only when at the front (PSU sets that look alike to the rules —
+        # same ratings, cables, count — are one choice: the cheapest, which comes first)
         cpus_seen: set[str] = set()
         sets_seen: set[tuple[object, ...]] = set()
-        for build in builds:
-            cpus_seen.add(build.cpus[0].spec.sku)
+        for base, carrying in bases:
+            if not carrying:
+                continue
+            cpu = base.cpus[0].spec.sku
+            cpus_seen.add(cpu)
             if len(cpus_seen) > CPU_OPTIONS_PER_CHASSIS:
                 break
-            psu = build.psus[0]
-            look = (
-                build.cpus[0].spec.sku, psu.qty, psu.spec.form_factor, psu.spec.watts_high_line,
-                psu.spec.watts_low_line, psu.spec.connectors_12v2x6, psu.spec.connectors_eps8,
-                psu.spec.connectors_pcie8,
-            )  # fmt: skip
-            if look in sets_seen:
-                continue
-            sets_seen.add(look)
-            yield self.gross(build), f"{chassis.sku}/{build.cpus[0].spec.sku}", build
+            net, label = self._net_without_psus(base), f"{chassis.sku}/{cpu}"
+            for psu in carrying:
+                look = (
+                    cpu, psu.qty, psu.spec.form_factor, psu.spec.watts_high_line, psu.spec.watts_low_line,
+                    psu.spec.connectors_12v2x6, psu.spec.connectors_eps8, psu.spec.connectors_pcie8,
+                )  # fmt: skip
+                if look in sets_seen:
+                    continue
+                sets_seen.add(look)
+                yield _gross(net + psu.spec.price * psu.qty, self.judge.vat_percent), label, _Pending(base, psu)
+
+    def _net_without_psus(self, base: BuildSpec) -> Decimal:
+        """`gross`'s net of a policy build of this stream before its PSUs are added."""
+        lines: tuple[Line[Any], ...] = (*base.cpus, *base.memory, *base.storage, *base.nics)
+        net = self.option_net - self.drive.spec.price * self.drive.qty + base.chassis.price
+        return net + sum((line.spec.price * line.qty for line in lines), Decimal(0))
 
     def valid(self) -> Candidate | None:
         """The cheapest build of the stream without an error or a warning — what will be signed — else
@@ -311,7 +339,8 @@ class Stream:
             if self.head_price() is None:
                 self.resolved = True
                 break
-            *_, build, fixed = heappop(self._heap)
+            *_, entry, fixed = heappop(self._heap)
+            build = entry.build if isinstance(entry, _Pending) else entry
             if fixed is not None:  # validated clean with its warning fixes applied
                 self._valid, self.resolved = fixed[0], True
                 self.judge.applied[id(fixed[0])] = fixed[1]
@@ -346,8 +375,7 @@ class Stream:
                 elif repaired is not None:
                     self._serial += 1
                     label = f"{repaired[0].build.chassis.sku}/fixed"
-                    entry = (repaired[0].price.gross, 0, label, self._serial, repaired[0].build, repaired)
-                    heappush(self._heap, entry)
+                    heappush(self._heap, (repaired[0].price.gross, 0, label, self._serial, repaired[0].build, repaired))
             else:
                 self._tries += 1
                 self.resolved = self._tries >= CLEAN_TRIES_PER_STREAM
