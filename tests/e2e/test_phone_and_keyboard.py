@@ -139,6 +139,8 @@ def test_at_phone_width_a_live_answer_below_the_form_says_so_in_view(page: Page,
     expect(link).to_be_in_viewport()
     expect(link).to_have_text("Ответ обновлён ↓")
     expect(users).to_be_focused()  # the link does not take the typing away
+    if conftest.TAKE_SCREENSHOTS:  # the window as the phone shows it, with the link in view
+        page.screenshot(path=str(conftest.SCREENSHOTS / "workload-answer-updated-ru-390.png"))
     link.click()
     expect(page.locator("#results-title")).to_be_in_viewport()
     expect(page.locator("#results-title")).to_be_focused()

@@ -116,3 +116,21 @@ def test_customer_pages_and_the_quote_pdf_speak_plain_russian(
     problems += _findings(text, "quote PDF", vocabulary)
 
     assert not problems, "\n".join(problems)
+
+
+def test_screenshots_of_the_glossary_and_the_account_page(
+    page: Page, live_server: Any, login: Callable[..., None], shoot: Callable[..., None]
+) -> None:
+    from tests.e2e.test_pages import _english
+
+    login(page.context, factories.customer(username="gloss"))
+    for language in ("ru", "en"):
+        if language == "en":
+            _english(page)
+        for name, path in (("glossary", "/glossary/"), ("account", "/accounts/")):
+            page.goto(f"{live_server.url}{path}")
+            expect(page.locator("html")).to_have_attribute("lang", language)
+            expect(page.locator("h1").first).to_be_visible()
+            if name == "glossary":
+                expect(page.locator("#nvlink")).to_have_text("NVLink")  # the anchor the links point at
+            shoot(page, f"{name}-{language}")
