@@ -204,6 +204,16 @@ USE_CASE_TITLES: dict[str, Promise] = {
 }
 
 
+#: The inference engines as their projects spell them (the README of each: ggml-org/llama.cpp, vllm-project/vllm,
+#: sgl-project/sglang, NVIDIA/TensorRT-LLM, huggingface/transformers); product names, the same in every language.
+ENGINE_LABELS: dict[str, Promise] = {
+    "llama.cpp": _("llama.cpp"),
+    "vllm": _("vLLM"),
+    "sglang": _("SGLang"),
+    "tensorrt-llm": _("TensorRT-LLM"),
+    "transformers": _("Hugging Face Transformers"),
+}
+
 LabelTable = Mapping[str, Promise] | type[models.Choices]
 
 

@@ -8,6 +8,7 @@ nested phrases said the same way. The template filters of the same names call th
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
@@ -116,6 +117,19 @@ def part_spec(line: Any) -> str:
     return str(getattr(line, "spec_summary", "") or "")
 
 
+_WORD = re.compile(r"[A-Za-z0-9][\w.-]*")
+
+
+def _named(value: str, names: Mapping[str, str]) -> str:
+    """A phrase value in a customer's words: a SKU as the part's name, also inside a list the engine joined
+    ("1× ryzen-9-9950x + 1× …"), and a currency code as its sign ("RUB" → "₽", issue 37 item 2)."""
+    if value in names:
+        return names[value]
+    if value in CURRENCY_SIGNS:
+        return CURRENCY_SIGNS[value]
+    return _WORD.sub(lambda word: names.get(word.group(0), word.group(0)), value)
+
+
 def with_part_names(text: str, names: Mapping[str, str]) -> str:
     """The phrase with every value that is a catalog SKU said as the part's name (`names`: SKU → name in the
     reader's language), so a page reads "add 2× CRPS 3000 W power supply" where the engine wrote the SKU. The
@@ -127,7 +141,7 @@ def with_part_names(text: str, names: Mapping[str, str]) -> str:
         if isinstance(value, Phrase):
             values[key] = with_part_names(value, names)
         elif isinstance(value, str):
-            values[key] = names.get(value, value)
+            values[key] = _named(value, names)
         else:
             values[key] = value
     rebuild, args = text.__reduce__()[:2]  # the phrase's own constructor (plain or plural), new values last

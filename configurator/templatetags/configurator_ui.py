@@ -17,6 +17,7 @@ from django.utils.text import capfirst
 
 from configurator.engine.phrase import Phrase
 from configurator.labels import (
+    ENGINE_LABELS,
     FINDING_TITLES,
     PART_KIND_LABELS,
     UNITS,
@@ -37,6 +38,7 @@ label_filters(
     kind_label=PART_KIND_LABELS,
     task_label=Task,
     redundancy_label=Redundancy,
+    engine_label=ENGINE_LABELS,
 )
 
 register.filter("num", num)

@@ -35,7 +35,7 @@ from configurator.engine.types import (
     ChassisSpec,
     PartSpec,
 )
-from configurator.labels import UNITS, FormFactor, Redundancy, Task, label
+from configurator.labels import ENGINE_LABELS, UNITS, FormFactor, Redundancy, Task, label
 from configurator.serializers import (
     MAX_CONTEXT_TOKENS,
     MAX_TARGET_TOKENS_PER_S,
@@ -103,7 +103,7 @@ class WorkloadForm(forms.Form):
     engine = forms.ChoiceField(
         label=_("Inference engine"),
         required=False,
-        choices=[("", _("Chosen by precision")), *((e, e) for e in ENGINES)],
+        choices=[("", _("Chosen by precision")), *((e, ENGINE_LABELS.get(e, e)) for e in ENGINES)],
     )
     kv_cache_precision = forms.ChoiceField(
         label=_("KV cache precision"),

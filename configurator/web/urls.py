@@ -11,6 +11,7 @@ app_name = "configurator"
 urlpatterns: list[URLPattern] = [
     path("", views.workload_page, name="workload"),
     path("models/search", views.model_suggestions, name="model-search"),
+    path("glossary/", views.glossary, name="glossary"),
     path("builds/", views.build_list, name="build-list"),
     path("builds/new", views.build_new, name="build-new"),
     path("builds/check", views.build_check, name="build-check"),

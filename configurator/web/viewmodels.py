@@ -360,6 +360,8 @@ def candidate_views(
     """The recommended builds for the cards and the comparison table; `availability` (the procurement
     reader) gives each its ship date."""
     views = []
+    # the reasons name parts by SKU and warnings by rule code: a customer reads names and titles instead
+    names = {**part_names(snapshot), **{code: str(title) for code, title in FINDING_TITLES.items()}}
     for rank, candidate in enumerate(result.candidates, start=1):
         build, chassis = candidate.build, candidate.build.chassis
         body = build_to_payload(build)
@@ -380,7 +382,7 @@ def candidate_views(
                 tokens_total=candidate.decode_tokens_per_s_total,
                 training_tokens=candidate.training_tokens_per_s,
                 verdict=verdict,
-                why=candidate.why,
+                why=tuple(with_part_names(line, names) for line in candidate.why),
                 ships_in_days=ships.lead_time_days if ships is not None else None,
                 ship_date=ships.ship_date if ships is not None else None,
                 free_gpu_slots=max(int(verdict.slots.get("max_gpus", 0)) - int(verdict.slots.get("gpus", 0)), 0),
@@ -453,7 +455,7 @@ class ResultView:
     suggestions: tuple[str, ...]
 
 
-def result_view(result: Recommendation) -> ResultView:
+def result_view(result: Recommendation, snapshot: CatalogSnapshot | None = None) -> ResultView:
     estimate = result.estimate
     return ResultView(
         considered=result.considered,
@@ -462,7 +464,7 @@ def result_view(result: Recommendation) -> ResultView:
         active_params_b=round(estimate.active_params / 1e9, 2),
         memory_total_gib=round(estimate.memory.total, 2),
         assumptions=tuple(estimate.assumptions),
-        suggestions=tuple(result.suggestions),
+        suggestions=tuple(with_part_names(line, part_names(snapshot)) for line in result.suggestions),
     )
 
 

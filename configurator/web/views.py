@@ -119,7 +119,7 @@ def workload_page(request: HttpRequest) -> HttpResponse:
             context["error"] = say(error.message)
         else:
             context.update(
-                result=result_view(result),
+                result=result_view(result, snapshot),
                 candidates=candidate_views(result, snapshot, availability),
                 model=form.workload.model,
                 instruct_id=model_instruct_id(form.workload.model.slug),
@@ -148,6 +148,13 @@ def model_suggestions(request: HttpRequest) -> HttpResponse:
     did_you_mean = list(found.did_you_mean) if found else []
     context = {"options": options, "query": query, "did_you_mean": did_you_mean}
     return render(request, "configurator/_model_options.html", context)
+
+
+@require_GET
+def glossary(request: HttpRequest) -> HttpResponse:
+    """The words a customer meets on the pages (Q4_K_M, KV cache, LoRA, NVLink), said plainly (issue 37, item 2);
+    the workload form and the footer link here, each term to its own anchor."""
+    return render(request, "configurator/glossary.html", {"active": "glossary"})
 
 
 # --------------------------------------------------------------------------- build editor

@@ -18,8 +18,34 @@
     var input = modelInput();
     if (!input) return;
     input.value = option.getAttribute("data-pick-model");
+    // the field keeps what was picked: focusing it again, or a search answer still on its way, must not
+    // reopen the list over the next field (issue 37, item 7)
+    input.setAttribute("data-picked", input.value);
     closeModelOptions();
     input.focus();
+  });
+  function pickedStill(input) {
+    return Boolean(input) && input.getAttribute("data-picked") === input.value;
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var input = modelInput();
+    if (event.detail && event.detail.elt === input && pickedStill(input)) event.preventDefault();
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    if (target && target.id === "model-options" && pickedStill(modelInput())) event.detail.shouldSwap = false;
+  });
+  document.addEventListener("input", function (event) {
+    if (event.target === modelInput()) event.target.removeAttribute("data-picked");
+  });
+
+  // The skip link of the workload page lands in the model field, ready to type.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("[data-skip-to-field]");
+    var field = link ? document.querySelector(link.getAttribute("href")) : null;
+    if (!field) return;
+    event.preventDefault();
+    field.focus();
   });
 
   // Keyboard: arrow down from the field into the list, arrows within it, Escape closes it.
@@ -149,6 +175,31 @@
     if (!announce || !target || target.id !== "results") return;
     var line = target.querySelector("#results-title, .notice p, .empty-state p");
     announce.textContent = line ? line.textContent.replace(/\s+/g, " ").trim() : "";
+    showResultsUpdated(target);
+  });
+  // On a phone the answer is below the form: when a live answer lands out of sight, a link in view says so
+  // and takes the reader there; it goes away once the answer's top is in the window.
+  function resultsBelowWindow(results) {
+    return results.getBoundingClientRect().top > window.innerHeight;
+  }
+  function showResultsUpdated(results) {
+    var link = document.getElementById("results-updated");
+    if (link) link.hidden = !resultsBelowWindow(results);
+  }
+  window.addEventListener("scroll", function () {
+    var link = document.getElementById("results-updated");
+    var results = document.getElementById("results");
+    if (link && !link.hidden && results && !resultsBelowWindow(results)) link.hidden = true;
+  }, { passive: true });
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("#results-updated");
+    var heading = document.getElementById("results-title") || document.getElementById("results");
+    if (!link || !heading) return;
+    event.preventDefault();
+    link.hidden = true;
+    if (!heading.hasAttribute("tabindex")) heading.setAttribute("tabindex", "-1");
+    heading.focus({ preventScroll: true });
+    heading.scrollIntoView({ block: "start" });
   });
 
   // ---------------------------------------------------------------- build editor
