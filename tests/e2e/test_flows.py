@@ -64,7 +64,7 @@ def test_anonymous_visitor_gets_three_valid_builds(page: Page, live_server: Any)
     # the details of a build open on demand
     first = cards.first.locator("details.card__details")
     expect(first.locator(".meter").first).to_be_hidden()
-    first.locator("summary").click()
+    first.locator("xpath=./summary").click()
     expect(first.locator(".meter").first).to_be_visible()
     # assumptions are one click away
     details = page.locator("details.assumptions").first

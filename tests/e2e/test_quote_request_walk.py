@@ -38,7 +38,7 @@ def test_customer_picks_services_on_a_card_and_requests_a_quote_without_the_edit
     page.goto(f"{base}/?{WORKLOAD}")
     card = page.locator("article.candidate").first
     expect(card).to_be_visible(timeout=30_000)
-    card.locator("details.card__details summary").click()
+    card.locator("details.card__details > summary").click()
     expect(card.locator("[data-facility]")).to_contain_text("BTU/ч")
     box = card.locator("[data-request-box]")
     box.locator("summary").click()
@@ -98,7 +98,7 @@ def test_customer_picks_services_on_a_card_and_requests_a_quote_without_the_edit
     shoot(page, "issue37-quote-request-en")
     page.goto(f"{base}/?{WORKLOAD}")
     card = page.locator("article.candidate").first
-    card.locator("details.card__details summary").click()
+    card.locator("details.card__details > summary").click()
     card.locator("[data-request-box] summary").click()
     expect(card.locator("[data-facility]")).to_contain_text("BTU/h")
     shoot(page, "issue37-card-services-en")

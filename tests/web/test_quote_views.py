@@ -146,8 +146,14 @@ def test_buttons_follow_role_and_status(
 ) -> None:
     quote = make_quote(customer_user)
     customer, sales = client_for(customer_user), client_for(sales_user)
-    assert _buttons(customer.get(f"/quotes/{quote.number}").content.decode()) == {"submit", "refresh_prices"}
+    # a draft's services are chosen by its customer and by sales (issue 37 item 3)
+    assert _buttons(customer.get(f"/quotes/{quote.number}").content.decode()) == {
+        "submit",
+        "refresh_prices",
+        "services",
+    }
     assert _buttons(sales.get(f"/quotes/{quote.number}").content.decode()) == {
+        "services",
         "submit",
         "send",
         "refresh_prices",
