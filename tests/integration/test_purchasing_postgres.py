@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.services import BROKER_URL, require_real_services
+from tests.integration.services import require_real_services
 
 require_real_services()
 
@@ -42,7 +42,7 @@ from procurement.models import Supplier, SupplierOffer  # noqa: E402
 from quotes import services as quote_services  # noqa: E402
 from tests import factories  # noqa: E402
 from tests.builds import GOOD_BUILD  # noqa: E402
-from tests.integration.test_quotes_worker import Worker  # noqa: E402
+from tests.integration.test_quotes_worker import Worker, _cleanup_redis  # noqa: E402
 from tests.security.live import wait_for  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -61,22 +61,6 @@ PARTS = {  # GOOD_BUILD's other parts and their quantities (tests/builds.py)
 SAMPLE_RATES = Path(__file__).resolve().parents[2] / "finance" / "fixtures" / "cbr_daily_sample.xml"
 
 
-def _cleanup_redis() -> None:
-    import redis
-
-    client = redis.Redis.from_url(BROKER_URL)
-    for queue in (QUEUE, SINK_QUEUE):
-        client.delete(queue, *(f"{queue}\x06\x16{priority}" for priority in range(10)))
-    for key in client.scan_iter(match="_kombu.binding.*"):
-        for member in client.smembers(key):
-            if QUEUE.encode() in member:
-                client.srem(key, member)
-    for tag, payload in client.hscan_iter("unacked"):
-        if QUEUE.encode() in payload:
-            client.hdel("unacked", tag)
-            client.zrem("unacked_index", tag)
-
-
 @pytest.fixture(scope="module")
 def worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
     previous = app.conf.task_default_queue, app.conf.task_always_eager
@@ -85,7 +69,7 @@ def worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> I
     yield running
     running.stop()
     app.conf.task_default_queue, app.conf.task_always_eager = previous
-    _cleanup_redis()
+    _cleanup_redis([QUEUE, SINK_QUEUE])
 
 
 @pytest.fixture
