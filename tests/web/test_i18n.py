@@ -6,11 +6,12 @@ import gettext
 import re
 from pathlib import Path
 
+import polib
 from django.conf import settings
 from django.utils import translation
 
 from configurator.labels import FINDING_TITLES, UNITS
-from tests.web.po import RU_MO, pairs, russian_entries
+from tests.web.po import RU_MO, RU_PO, pairs, russian_entries
 
 RULES = Path(settings.BASE_DIR) / "configurator" / "engine" / "rules"
 
@@ -39,6 +40,15 @@ def test_the_compiled_catalog_matches_the_po_file() -> None:
         if ok != expected:
             stale.append(entry.msgid)
     assert stale == []
+
+
+def test_every_plural_entry_has_the_forms_the_header_declares() -> None:
+    """`msgfmt -c` refuses a catalog where a plural entry has fewer forms than Plural-Forms' nplurals (Russian: 4,
+    the fourth for fractions), so the documented compile step fails."""
+    nplurals = int(re.search(r"nplurals=(\d+)", polib.pofile(str(RU_PO)).metadata["Plural-Forms"]).group(1))
+    assert nplurals == 4
+    short = [e.msgid for e in russian_entries() if e.msgid_plural and len(e.msgstr_plural) != nplurals]
+    assert short == []
 
 
 def test_placeholders_survive_translation() -> None:
