@@ -45,7 +45,9 @@ def test_the_compiled_catalog_matches_the_po_file() -> None:
 def test_every_plural_entry_has_the_forms_the_header_declares() -> None:
     """`msgfmt -c` refuses a catalog where a plural entry has fewer forms than Plural-Forms' nplurals (Russian: 4,
     the fourth for fractions), so the documented compile step fails."""
-    nplurals = int(re.search(r"nplurals=(\d+)", polib.pofile(str(RU_PO)).metadata["Plural-Forms"]).group(1))
+    declared = re.search(r"nplurals=(\d+)", polib.pofile(str(RU_PO)).metadata["Plural-Forms"])
+    assert declared is not None
+    nplurals = int(declared.group(1))
     assert nplurals == 4
     short = [e.msgid for e in russian_entries() if e.msgid_plural and len(e.msgstr_plural) != nplurals]
     assert short == []
