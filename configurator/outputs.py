@@ -106,7 +106,10 @@ class _ThroughputOutputSerializer(serializers.Serializer):
         "output_tokens tokens); its own prompt is time_to_first_token_s",
     )
     decode_tokens_per_s_total = RoundedField(
-        1, help_text="decode_tokens_per_s_per_user × the sequences of concurrent_users users (× batch_size)"
+        1,
+        help_text="Output tokens/s of the concurrent_users users' sequences (× batch_size) together, each "
+        "request's own prompt included: below decode_tokens_per_s_per_user × the sequences (one user alone: "
+        "output_tokens / (time_to_first_token_s + output_tokens / decode_tokens_per_s_per_user))",
     )
     prefill_tokens_per_s = RoundedField(1, help_text="One prompt of prompt_tokens on idle GPUs")
     time_to_first_token_s = RoundedField(3, help_text="One prompt of prompt_tokens on idle GPUs, in seconds")
@@ -336,7 +339,9 @@ class CandidateOutputSerializer(serializers.Serializer):
     decode_tokens_per_s_per_user = RoundedField(
         2, help_text="As the estimate's: each user's decode tokens/s with the other users' prompts"
     )
-    decode_tokens_per_s_total = RoundedField(2)
+    decode_tokens_per_s_total = RoundedField(
+        2, help_text="As the estimate's: the users' output tokens/s together, their own prompts included"
+    )
     training_tokens_per_s = RoundedField(
         1, help_text="Training: tokens trained per second by the whole build (all GPUs); 0 for inference"
     )

@@ -132,7 +132,8 @@ def reasons_for(
     if workload.task == "inference":
         reasons.append(
             Phrase(
-                "decode ≈ %(per_user)s tokens/s per user, %(total)s tokens/s for %(users)s user(s)",
+                "decode ≈ %(per_user)s tokens/s per user; %(users)s user(s) together ≈ %(total)s output "
+                "tokens/s, their prompts included",
                 per_user=Num(candidate.decode_tokens_per_s_per_user, 1),
                 total=Num(candidate.decode_tokens_per_s_total),
                 users=workload.concurrent_users,
