@@ -32,9 +32,7 @@ COUNTED: dict[str, Say] = {
     "bridged GPUs": lambda n: npgettext("count", "%(count)s bridged GPU", "%(count)s bridged GPUs", n),
     "GPUs per bridge": lambda n: npgettext("count", "%(count)s GPU per bridge", "%(count)s GPUs per bridge", n),
     "GPUs per uplink": lambda n: npgettext("count", "%(count)s GPU per uplink", "%(count)s GPUs per uplink", n),
-    "DIMMs per channel": lambda n: npgettext(
-        "count", "%(count)s DIMM per channel", "%(count)s DIMMs per channel", n
-    ),
+    "DIMMs per channel": lambda n: npgettext("count", "%(count)s DIMM per channel", "%(count)s DIMMs per channel", n),
     "DIMMs per socket": lambda n: npgettext("count", "%(count)s DIMM per socket", "%(count)s DIMMs per socket", n),
     "CPU models": lambda n: npgettext("count", "%(count)s CPU model", "%(count)s CPU models", n),
     "DIMM models": lambda n: npgettext("count", "%(count)s DIMM model", "%(count)s DIMM models", n),

@@ -29,8 +29,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from catalog.choices import ChassisKind
-from configurator.engine import specs
 from configurator.counting import counted
+from configurator.engine import specs
 from configurator.engine.builds import money
 from configurator.labels import label
 from configurator.wording import psu_grade, storage_interface

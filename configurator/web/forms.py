@@ -22,6 +22,7 @@ from rest_framework.exceptions import ValidationError as WorkloadInvalid
 from catalog.models import ChassisKind
 from config.api import deserialize
 from config.parsers import json_loads_limited
+from configurator.counting import counted
 from configurator.engine.builds import MAX_QTY, PART_KINDS
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.models_library import model_matches
@@ -35,7 +36,6 @@ from configurator.engine.types import (
     ChassisSpec,
     PartSpec,
 )
-from configurator.counting import counted
 from configurator.labels import ENGINE_LABELS, UNITS, FormFactor, Redundancy, Task, label
 from configurator.serializers import (
     MAX_CONTEXT_TOKENS,

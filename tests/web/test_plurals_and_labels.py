@@ -119,7 +119,9 @@ def _representative_values() -> list[str]:
 
 def test_every_finding_code_with_any_value_code_renders_without_a_raw_code() -> None:
     raw = _raw_values()
-    token = re.compile(r"(?<![\w+-])(" + "|".join(re.escape(v) for v in sorted(raw, key=len, reverse=True)) + r")(?![\w+-])")
+    token = re.compile(
+        r"(?<![\w+-])(" + "|".join(re.escape(v) for v in sorted(raw, key=len, reverse=True)) + r")(?![\w+-])"
+    )
     findings = [
         Finding(code=code.value, severity="error", message="x", measured=value, limit=value)
         for code in enums.FindingCode
@@ -144,7 +146,9 @@ def test_the_redundancy_finding_says_modes_by_their_labels() -> None:
         modes="n+1, n+n",
         redundancy="none",
     )
-    finding = Finding(code="power.redundancy_unsupported", severity="error", message=phrase, measured="none", limit="n+1")
+    finding = Finding(
+        code="power.redundancy_unsupported", severity="error", message=phrase, measured="none", limit="n+1"
+    )
     with translation.override("ru"):
         (view,) = finding_views([finding])
         text = str(say(view.message))
