@@ -214,7 +214,7 @@ ENGINE_LABELS: dict[str, Promise] = {
     "transformers": _("Hugging Face Transformers"),
 }
 
-LabelTable = Mapping[str, Promise] | type[models.Choices]
+LabelTable = Mapping[str, Promise | str] | type[models.Choices]
 
 
 def label(table: LabelTable, key: str | None) -> str:
@@ -263,7 +263,7 @@ NOISE_WORDS: dict[str, Promise] = {
 }
 
 
-def _choice_labels(choices: type[models.Choices]) -> dict[str, Promise]:
+def _choice_labels(choices: type[models.Choices]) -> dict[str, Promise | str]:
     return {str(value): label for value, label in choices.choices}
 
 

@@ -164,3 +164,33 @@ def test_screenshots_of_the_glossary_and_the_account_page(
             if name == "glossary":
                 expect(page.locator("#nvlink")).to_have_text("NVLink")  # the anchor the links point at
             shoot(page, f"{name}-{language}")
+
+
+def test_screenshots_of_the_pages_issue_37_item_2_changed(
+    page: Page, live_server: Any, login: Callable[..., None], shoot: Callable[..., None]
+) -> None:
+    """The answer's glossary links and counted nouns, the editor's options and findings, the quote's facts with
+    their links, the request form: at 1280 and 390 px in Russian and English (with SCREENSHOTS=1)."""
+    from tests.builds import GOOD_BUILD, WARNING_BUILD
+    from tests.e2e.test_pages import _english
+
+    customer = factories.customer(username="shots")
+    quote = _accepted_quote(customer)
+    login(page.context, customer)
+    build = json.dumps(GOOD_BUILD, separators=(",", ":"))
+    pages = {
+        "answer-glossed": "/?preset=70b-team",
+        "editor-counted": f"/builds/new?{urlencode({'build': json.dumps(WARNING_BUILD)})}",
+        "quote-glossed": f"/quotes/{quote.number}",
+        "request-glossed": f"/quotes/request?{urlencode({'build': build})}",
+    }
+    for language in ("ru", "en"):
+        if language == "en":
+            _english(page)
+        for name, path in pages.items():
+            page.goto(f"{live_server.url}{path}")
+            expect(page.locator("html")).to_have_attribute("lang", language)
+            expect(page.locator("h1").first).to_be_visible()
+            if name == "answer-glossed":
+                expect(page.locator("a.term").first).to_be_visible()
+            shoot(page, f"{name}-{language}")

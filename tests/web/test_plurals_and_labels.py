@@ -4,7 +4,9 @@ engine's value codes said by their labels inside findings, and glossary links on
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from django.template import Context, Template
@@ -27,7 +29,7 @@ NUMBERS = (1, 2, 5, 21)
 GPUS = {1: "1 видеокарта", 2: "2 видеокарты", 5: "5 видеокарт", 21: "21 видеокарта"}
 
 
-def _ru(function, *args):  # type: ignore[no-untyped-def]
+def _ru(function: Callable[..., Any], *args: Any) -> str:
     with translation.override("ru"):
         return str(function(*args))
 
