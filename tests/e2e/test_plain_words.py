@@ -171,9 +171,11 @@ def test_screenshots_of_the_pages_issue_37_item_2_changed(
 ) -> None:
     """The answer's glossary links and counted nouns, the editor's options and findings, the quote's facts with
     their links, the request form: at 1280 and 390 px in Russian and English (with SCREENSHOTS=1)."""
+    from servicelines.services import services_load_fixture
     from tests.builds import GOOD_BUILD, WARNING_BUILD
     from tests.e2e.test_pages import _english
 
+    services_load_fixture()  # the request form offers the services
     customer = factories.customer(username="shots")
     quote = _accepted_quote(customer)
     login(page.context, customer)
