@@ -214,7 +214,7 @@ ENGINE_LABELS: dict[str, Promise] = {
     "transformers": _("Hugging Face Transformers"),
 }
 
-LabelTable = Mapping[str, Promise] | type[models.Choices]
+LabelTable = Mapping[str, Promise | str] | type[models.Choices]
 
 
 def label(table: LabelTable, key: str | None) -> str:
@@ -231,3 +231,102 @@ def label_filters(library: Any, **tables: LabelTable) -> None:
     """Register one template filter per table on `library`: `{{ code|<name> }}` → the code's label."""
     for name, table in tables.items():
         library.filter(name, partial(label, table))
+
+
+# --------------------------------------------------------------------------- codes inside findings (issue 37 item 2)
+
+#: The words the rules write as a finding's measured value or limit when it is not a number; the door shows
+#: their labels ("Сейчас SXM-модуль, предел PCIe-карта", not "Сейчас sxm, предел pcie").
+VALUE_WORDS: dict[str, Promise] = {
+    "server airflow": _("server airflow"),
+    "no ecc": _("without ECC"),
+    "ecc": _("with ECC"),
+    "ecc + non-ecc": _("ECC and non-ECC together"),
+    "one kind": _("one kind"),
+    "no GPU": _("no GPU"),
+    "no nvswitch": _("no NVSwitch"),
+    "nvswitch": _("NVSwitch"),
+}
+
+REDUNDANCY_WORDS: dict[str, Promise] = {
+    enums.Redundancy.NONE.value: _("no redundancy"),
+    enums.Redundancy.N_PLUS_1.value: _("N+1"),
+    enums.Redundancy.N_PLUS_N.value: _("N+N"),
+}
+
+
+#: Where the machine will stand (engine.enums.Noise; "any" is FormFactor's "Any").
+NOISE_WORDS: dict[str, Promise] = {
+    enums.Noise.OFFICE.value: _("office"),
+    enums.Noise.LAB.value: _("lab"),
+    enums.Noise.SERVER_ROOM.value: _("server room"),
+}
+
+
+def _choice_labels(choices: type[models.Choices]) -> dict[str, Promise | str]:
+    return {str(value): label for value, label in choices.choices}
+
+
+def _value_tables() -> tuple[dict[str, LabelTable], tuple[LabelTable, ...]]:
+    from catalog import choices  # the catalog's choice sets carry the labels of the engine's part enums
+
+    by_code: dict[str, LabelTable] = {
+        "fit.gpu_form_factor": choices.GpuFormFactor,
+        "fit.gpu_generation": choices.GpuSocket,
+        "fit.chassis_kind": choices.ChassisKind,
+        "power.psu_form_factor": choices.PsuFormFactor,
+        "memory.kind": choices.MemoryKind,
+        "power.redundancy_unsupported": REDUNDANCY_WORDS,
+        "power.redundancy_count": REDUNDANCY_WORDS,
+        "interconnect.no_nvlink": choices.NvlinkKind,
+        "cooling.passive_airflow": choices.Cooling,
+        "workload.engine_support": ENGINE_LABELS,
+    }
+    # values that mean one thing wherever they appear ("none" and "oam" do not: they are left to `by_code`)
+    general: tuple[LabelTable, ...] = (
+        VALUE_WORDS,
+        choices.ChassisKind,
+        choices.NvlinkKind,
+        choices.Cooling,
+        choices.PsuFormFactor,
+        choices.MemoryKind,
+        choices.StorageInterface,
+        {key: value for key, value in REDUNDANCY_WORDS.items() if key != "none"},
+        Task,
+        ENGINE_LABELS,
+        {"sxm": _("SXM module"), "pcie": _("PCIe card"), "oam": _("OAM")},
+        {key: value for key, value in _choice_labels(choices.PowerConnector).items() if key != "none"},
+        choices.PcieTopology,
+        {key: value for key, value in _choice_labels(choices.GpuSocket).items() if key not in ("", "oam")},
+        FormFactor,
+        NOISE_WORDS,
+    )
+    return by_code, general
+
+
+def _one_value(word: str, code: str) -> str:
+    by_code, general = _value_tables()
+    for table in ((by_code[code],) if code in by_code else ()) + general:
+        said = label(table, word)
+        if said != word or (isinstance(table, type) and word in table.values):
+            return said
+    return word
+
+
+def value_label(value: Any, code: str = "", names: Mapping[str, str] | None = None) -> Any:
+    """A finding's measured value or limit, or a string a phrase carries, in the reader's words: a code of the
+    engine's value sets as its translated label (the finding's `code` picks the set where a value means
+    different things: "none", "oam"), a catalog SKU as the part's name (`names`), lists the rules joined
+    (", ", " or ") item by item. Numbers and anything unknown pass through."""
+    if not isinstance(value, str) or not value:
+        return value
+    names = names or {}
+    if value in names:
+        return names[value]
+    whole = _one_value(value, code)
+    if whole != value:
+        return whole
+    for joint, shown in ((" or ", " / "), (", ", ", ")):
+        if joint in value:
+            return shown.join(str(value_label(part, code, names)) for part in value.split(joint))
+    return value

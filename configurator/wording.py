@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 
 from configurator.engine.facility import FacilityFigures
 from configurator.engine.phrase import Num, Phrase, PhraseValue
+from configurator.labels import value_label
 
 #: The sign pages, PDFs and e-mails show for a currency code (the API keeps the codes in its data fields).
 CURRENCY_SIGNS: dict[str, str] = {"RUB": "₽"}
@@ -127,6 +128,9 @@ def _named(value: str, names: Mapping[str, str]) -> str:
         return names[value]
     if value in CURRENCY_SIGNS:
         return CURRENCY_SIGNS[value]
+    said = value_label(value)
+    if said != value:
+        return str(said)  # a code of the engine's value sets ("rack-server") as its label
     return _WORD.sub(lambda word: names.get(word.group(0), word.group(0)), value)
 
 
@@ -134,7 +138,7 @@ def with_part_names(text: str, names: Mapping[str, str]) -> str:
     """The phrase with every value that is a catalog SKU said as the part's name (`names`: SKU → name in the
     reader's language), so a page reads "add 2× CRPS 3000 W power supply" where the engine wrote the SKU. The
     template and the other values are kept, so `say` still translates it; plain text is returned as it is."""
-    if not isinstance(text, Phrase) or not names:
+    if not isinstance(text, Phrase):
         return text
     values: dict[str, PhraseValue] = {}
     for key, value in text.values.items():

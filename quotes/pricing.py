@@ -29,6 +29,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from catalog.choices import ChassisKind
+from configurator.counting import counted
 from configurator.engine import specs
 from configurator.engine.builds import money
 from configurator.labels import label
@@ -114,14 +115,15 @@ def spec_summary(spec: Any) -> str:
             "tdp": spec.tdp_w,
         }  # fmt: skip
     if isinstance(spec, specs.CpuSpec):
-        return _("%(cores)s cores / %(threads)s threads, %(socket)s, %(tdp)s W") % {
-            "cores": spec.cores, "threads": spec.threads, "socket": spec.socket, "tdp": spec.tdp_w
+        return _("%(cores)s / %(threads)s, %(socket)s, %(tdp)s W") % {
+            "cores": counted("cores", spec.cores), "threads": counted("threads", spec.threads),
+            "socket": spec.socket, "tdp": spec.tdp_w,
         }  # fmt: skip
     if isinstance(spec, specs.ChassisSpec):
         size = f"{_g(spec.rack_units)}U, " if spec.rack_units else ""
-        return _("%(kind)s, %(size)sup to %(gpus)s GPU, %(bays)s PSU bays") % {
+        return _("%(kind)s, %(size)s%(gpus)s, %(bays)s") % {
             "kind": label(ChassisKind, spec.kind) if _russian() else spec.kind,
-            "size": size, "gpus": spec.max_gpu_count, "bays": spec.psu_bays
+            "size": size, "gpus": counted("up to GPUs", spec.max_gpu_count), "bays": counted("PSU bays", spec.psu_bays),
         }  # fmt: skip
     if isinstance(spec, specs.PsuSpec):
         return _("%(watts)s W, %(efficiency)s, %(form)s") % {

@@ -109,8 +109,26 @@ TERMS = frozenset(
         "GGUF",
         "K",
         "M",
+        # software, methods and documents by their own names (the AI stack service, training and sizing notes)
+        "Ubuntu",
+        "LTS",
+        "CUDA",
+        "ROCm",
+        "Docker",
+        "DGX",
+        "RAID",
+        "ZeRO",
+        "Hopper",
+        "Blackwell",
+        "Enterprise",
+        "Reference",
+        "Architecture",
+        "pin",
+        "TP",
     }
 )
+#: A quote's or an order's number as the customer's papers print it (quotes.models, orders.models: Q-2026-000001).
+DOCUMENT_NUMBER = re.compile(r"\b[QO]-\d{4}-\d{6}\b")
 #: llama.cpp's quantization types as GGUF names them (ggml-org/llama.cpp, tools/quantize): Q4_K_M, IQ4_XS, Q8_0…
 #: CPU sockets and memory types as AMD, Intel and JEDEC name them (LGA4677, GDDR7, HBM3e).
 SPEC_NAME = re.compile(r"LGA\d{4}|GDDR\d[XW]?|HBM\d[eE]?")
@@ -119,7 +137,7 @@ GGUF_TYPE = re.compile(r"I?Q\d_(?:K(?:_[SML])?|\d|XXS|XS|S|M)")
 
 GREEK = re.compile(r"[\u0370-\u03ff]")
 RULE_CODE = re.compile(r"\b[a-z]+(?:_[a-z]+)*\.[a-z]+(?:_[a-z]+)+\b|\b[a-z]+\.[a-z]+_[a-z_]+\b")
-SLUG = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
+SLUG = re.compile(r"\b(?=[a-z0-9-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+){2,}\b")  # a letter in it: "2-8-5" is a name
 LATIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z0-9_]+)*")
 
 
@@ -137,6 +155,7 @@ def plain_words_findings(
     are allowed), `skus` the catalog's article numbers, `enum_values` the raw values of the engine's enums."""
     findings: list[Finding] = []
     text = EMAIL.sub("", text)  # a contact address is the reader's own, not engine words
+    text = DOCUMENT_NUMBER.sub("", text)
 
     def add(kind: str, match: re.Match[str]) -> None:
         start = max(match.start() - 40, 0)

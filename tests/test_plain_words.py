@@ -34,6 +34,7 @@ def test_each_kind_of_engine_word_is_found(text: str, kind: str) -> None:
 def test_plain_russian_with_product_names_and_terms_passes() -> None:
     text = (
         "2 × NVIDIA GeForce RTX 5090: Llama 3.1 70B в Q4_K_M требует 27,1 ГиБ на GPU, 1 117 520 ₽ с НДС; "
-        "NVLink, PCIe 5.0 x16, KV-кэш, LoRA; сокет LGA4677, память GDDR7; почта ivan@example.com"
+        "NVLink, PCIe 5.0 x16, KV-кэш, LoRA; сокет LGA4677, память GDDR7; почта ivan@example.com; заказ O-2026-000001 "
+        "по предложению Q-2026-000012; минимум NVIDIA Enterprise Reference Architecture 2-8-5"
     )
     assert plain_words_findings(text, **VOCABULARY) == []

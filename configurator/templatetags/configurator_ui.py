@@ -15,7 +15,9 @@ from django import template
 from django.urls import reverse
 from django.utils.text import capfirst
 
+from configurator.counting import counted
 from configurator.engine.phrase import Phrase
+from configurator.glossary import gloss as glossary_gloss
 from configurator.labels import (
     ENGINE_LABELS,
     FINDING_TITLES,
@@ -85,6 +87,9 @@ def measure(value: Any, unit_code: str | None = "") -> str:
     number = as_number(value)
     if number is None:
         return "—" if value is None else str(value)
+    count = counted(unit_code, number)
+    if count is not None:
+        return count  # "5 видеокарт", not "5 видеокарты" (issue 37 item 2)
     places = 0 if float(number) == int(float(number)) or abs(float(number)) >= 100 else 1
     text = num(number, places)
     unit_text = label(UNITS, unit_code) if unit_code else ""
@@ -133,3 +138,11 @@ def cited(line: Any) -> str:
 def facility(figures: Any) -> list[tuple[str, str]]:
     """A server's facility figures as label/value rows (wording.facility_rows, as the quote PDF says them)."""
     return facility_rows(figures) if figures is not None else []
+
+
+@register.simple_tag(takes_context=True)
+def gloss(context: template.Context, text: Any) -> str:
+    """`{% gloss text %}`: the text escaped, its first mention on the page of each glossary term linked to the
+    glossary (configurator.glossary); the terms already linked are remembered for the whole page."""
+    seen = context.dicts[0].setdefault("glossed_terms", set())
+    return glossary_gloss(text, seen)

@@ -22,6 +22,7 @@ from rest_framework.exceptions import ValidationError as WorkloadInvalid
 from catalog.models import ChassisKind
 from config.api import deserialize
 from config.parsers import json_loads_limited
+from configurator.counting import counted
 from configurator.engine.builds import MAX_QTY, PART_KINDS
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.models_library import model_matches
@@ -255,18 +256,18 @@ def _group_key(kind: str, spec: PartSpec) -> str:
 
 def _specs(kind: str, spec: Any) -> str:
     """The key figures of a part for its line in a list: what a sales engineer compares."""
-    u = {code: str(label(UNITS, code)) for code in ("GB", "GB/s", "TB", "MT/s", "Gb/s", "W", "U", "GPUs")}
+    u = {code: str(label(UNITS, code)) for code in ("GB", "GB/s", "TB", "MT/s", "Gb/s", "W", "U")}
     if kind == "gpus":
         return (
             f"{num(spec.vram_gib, 0)} {u['GB']} {spec.memory_type.upper()}, {num(spec.bandwidth_gbs, 0)} {u['GB/s']}, "
             f"{spec.tdp_w} {u['W']}, {FORM_FACTORS.get(spec.form_factor, spec.form_factor)}"
         )
     if kind == "cpus":
-        return str(_("%(cores)s cores, %(socket)s") % {"cores": spec.cores, "socket": spec.socket})
+        return f"{counted('cores', spec.cores)}, {spec.socket}"
     if kind == "chassis":
         size = f"{num(spec.rack_units, 0)} {u['U']}, " if spec.rack_units else ""
         form = FORM_FACTORS.get(spec.gpu_form_factor, spec.gpu_form_factor)
-        return f"{size}{spec.cpu_socket}, ≤ {spec.max_gpu_count} {u['GPUs']} {form}"
+        return f"{size}{spec.cpu_socket}, {counted('GPUs at most', spec.max_gpu_count)} {form}"
     if kind == "psus":
         return f"{num(spec.watts_high_line, 0)} {u['W']}, {spec.form_factor.upper()}"
     if kind == "memory":

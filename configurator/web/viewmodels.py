@@ -35,6 +35,7 @@ from configurator.labels import (
     PART_KIND_LABELS,
     Severity,
     label,
+    value_label,
 )
 from configurator.wording import part_name, say, with_part_names
 
@@ -267,8 +268,8 @@ def finding_views(findings: Sequence[Finding], snapshot: CatalogSnapshot | None 
             severity_label=label(Severity, f.severity),
             title=label(FINDING_TITLES, f.code),
             message=with_part_names(f.message, names),
-            measured=f.measured,
-            limit=f.limit,
+            measured=value_label(f.measured, f.code, names),
+            limit=value_label(f.limit, f.code, names),
             unit=f.unit,
             components=f.components,
             fixes=tuple(_fix_view(i, fix, names) for i, fix in enumerate(f.fixes)),
