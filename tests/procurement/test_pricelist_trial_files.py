@@ -1,0 +1,77 @@
+"""Files from the user trial of issue 35 that the readers got wrong: a workbook whose first sheet is a
+hidden service sheet, and a CSV saved as UTF-16 without its byte-order mark."""
+
+from __future__ import annotations
+
+import io
+from decimal import Decimal
+
+import pytest
+from openpyxl import Workbook
+
+from procurement.models import Supplier
+from procurement.pricelist.files import NOT_A_TABLE, UnreadableFile, decoded
+from procurement.services import price_list_apply, price_list_preview
+from tests.procurement.conftest import offer
+
+pytestmark = pytest.mark.django_db
+
+
+def _workbook_with_a_hidden_first_sheet() -> bytes:
+    book = Workbook()
+    service = book.active
+    assert service is not None
+    service.title = "Служебный"
+    service.sheet_state = "hidden"
+    service.append(["macro settings", 1, 2])
+    sheet = book.create_sheet("Прайс")
+    sheet.append(["ООО «Трелан» — прайс-лист на 04.12.2026"])
+    sheet.merge_cells("A1:E1")
+    sheet.append(["Артикул", "Наименование", "Цена, руб.", "Наличие", "Срок"])
+    sheet.append(["rtx-4090", "RTX 4090", "215 500,00", ">10", "2-3 нед."])
+    book.create_sheet("Скрытый итог").sheet_state = "veryHidden"
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def test_a_workbook_is_read_from_its_first_visible_sheet_not_a_hidden_service_sheet(distributor: Supplier) -> None:
+    """Before: the hidden first sheet was read, "no header in the first 30 rows"."""
+    price_import = price_list_preview(
+        supplier=distributor, filename="treolan.xlsx", content=_workbook_with_a_hidden_first_sheet()
+    )
+    assert price_import.report["errors"] == []
+    assert price_import.report["file"]["header_line"] == 2 and price_import.report["rows"] == 1
+    price_list_apply(price_import=price_import)
+    rtx4090 = offer(distributor, "rtx-4090")
+    assert (rtx4090.purchase_price, rtx4090.stock_qty, rtx4090.lead_time_days) == (Decimal("215500.00"), 10, 15)
+
+
+TEXT = 'Артикул;Наименование;Цена, руб.;Остаток;Срок поставки\r\nrtx-4090;Видеокарта;"215 500,00";5;"2-3 нед."\r\n'
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_its_byte_order_mark_is_read(encoding: str) -> None:
+    """Before: the bytes decoded as UTF-8 with a NUL in every other place, "no header in the first 30 rows"."""
+    assert decoded(TEXT.encode(encoding)) == (TEXT, "UTF-16")
+
+
+def test_utf16_without_its_mark_is_applied_as_a_price_list(distributor: Supplier) -> None:
+    price_import = price_list_preview(supplier=distributor, filename="excel.csv", content=TEXT.encode("utf-16-le"))
+    assert price_import.report["errors"] == [] and price_import.report["file"]["encoding"] == "UTF-16"
+    price_list_apply(price_import=price_import)
+    assert offer(distributor, "rtx-4090").purchase_price == Decimal("215500.00")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(range(256)) * 4,  # an old .xls (OLE2) renamed .csv
+        b"%PDF-1.7\n\x00\x00\x00binary\x00",
+        "Артикул;Цена\nrtx-4090;1\x00\n".encode("cp1251"),  # odd length: no UTF-16
+    ],
+)
+def test_other_bytes_with_nuls_are_no_csv_table(content: bytes) -> None:
+    with pytest.raises(UnreadableFile) as refused:
+        decoded(content)
+    assert refused.value.message == NOT_A_TABLE
