@@ -75,3 +75,23 @@ def test_other_bytes_with_nuls_are_no_csv_table(content: bytes) -> None:
     with pytest.raises(UnreadableFile) as refused:
         decoded(content)
     assert refused.value.message == NOT_A_TABLE
+
+
+def test_a_blank_price_of_what_is_not_in_stock_is_an_offer_without_a_price(distributor: Supplier) -> None:
+    """Distributors leave the price of what they do not have blank: before, "not a number" with the value ''
+    refused the whole file. A blank price with units in stock is still an error of its cell."""
+    header = "Артикул;Наименование;Цена, руб.;Наличие;Срок"
+    body = (
+        f'{header}\nrtx-4090;RTX 4090;"215 500,00";>10;5\nrtx-5090;RTX 5090;;нет;под заказ\nl40s;L40S;;0;"2-3 нед."\n'
+    )
+    price_import = price_list_preview(supplier=distributor, filename="ocs.csv", content=body.encode("cp1251"))
+    assert price_import.report["errors"] == []
+    assert price_import.report["without_price"] == ["rtx-5090", "l40s"]
+    price_list_apply(price_import=price_import)
+    rtx5090 = offer(distributor, "rtx-5090")
+    assert (rtx5090.purchase_price, rtx5090.stock_qty, rtx5090.lead_time_days) == (None, 0, 30)
+
+    in_stock = f"{header}\nrtx-4090;RTX 4090;;5;5\n".encode()
+    refused = price_list_preview(supplier=distributor, filename="ocs2.csv", content=in_stock)
+    [error] = refused.report["errors"]
+    assert (error["line"], error["column"], error["value"], error["message"]) == (2, "Цена, руб.", "", "not a number")
