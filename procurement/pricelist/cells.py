@@ -14,17 +14,16 @@ bound, never more); "5-10" is 5; "<5", "менее 5" are 1; "много" (many)
 `STOCK_SOME` = 1; "нет", "-", "0", an empty cell, and "в пути", "транзит" (in transit, not in stock) are
 0; "уточняйте" (ask) says nothing and is an error.
 
-**Lead times** are working days on the Russian production calendar (configurator/engine/workdays.py),
-the upper bound of a range ("2-3 нед." is 3 weeks): a bare number and "5 раб. дней", "5 р.д." are
-working days; "10 дней" (calendar days) is the working days from the import day to 10 days later, one
-more when that day is a day off (the part is there on the next working day); a week is 5 working days;
-"1 мес." is the working days from the import day to the same day a month later (likewise); a date
-("15.12.2026") is the working days until then (likewise); "в наличии", "склад" are 0; "под заказ",
-"ожидается", "уточняйте" (on order, no date given) are `LEAD_TIME_ON_ORDER` = 30 working days, six weeks:
-the far end of what Russian distributors quote for a GPU or server part brought in to order (their "2-6
-нед." ranges), so a ship date built on it is late rather than early. An on-order word followed by a term
-or a day is that term or day: "под заказ (2-3 нед.)" is 15, "ожидается 15.12" the working days until the
-next 15 December.
+**Lead times** are working days on the Russian production calendar (configurator/engine/workdays.py), the
+upper bound of a range ("2-3 нед." is 3 weeks): a bare number and "5 раб. дней", "5 р.д." are working days;
+"10 дней" (calendar days) is the working days from the import day to 10 days later, one more when that day is
+a day off (the part is there on the next working day); a week is 5 working days; "1 мес." is the working days
+from the import day to the same day a month later (likewise); a date ("15.12.2026", or a spreadsheet's date
+cell) is the working days until then (likewise); "в наличии", "склад" are 0; "под заказ", "ожидается",
+"уточняйте" (on order, no date given) are `LEAD_TIME_ON_ORDER` = 30 working days, six weeks: the far end of
+what Russian distributors quote for a GPU or server part brought in to order (their "2-6 нед." ranges), so a
+ship date built on it is late rather than early. An on-order word followed by a term or a day is that term or
+day: "под заказ (2-3 нед.)" is 15, "ожидается 15.12" the working days until the next 15 December.
 
 **A price on request** ("по запросу", "звоните", "on request", …) is no price: the offer tells availability
 only.
@@ -265,6 +264,11 @@ def lead_time_days(value: Any, fmt: NumberFormat, *, today: dt.date) -> int:
     """Working days until the part can be had (see the module's docstring). Raises CellProblem."""
     if _is_number_cell(value):
         return _whole(Decimal(str(value)))
+    if isinstance(value, dt.date):  # a spreadsheet's date: the expected day ("Дата поступления", "ETA")
+        day = value.date() if isinstance(value, dt.datetime) else value
+        if day < today:
+            raise CellProblem(gettext_noop("not a lead time (5, 5 р.д., 10 дней, 2-3 нед., 1 мес., в наличии)"))
+        return working_days_until(today, day)
     text = text_of(value)
     if not text:
         raise CellProblem(gettext_noop("the lead time is missing"))

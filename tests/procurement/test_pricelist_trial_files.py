@@ -3,6 +3,7 @@ hidden service sheet, and a CSV saved as UTF-16 without its byte-order mark."""
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 from decimal import Decimal
 
@@ -95,3 +96,38 @@ def test_a_blank_price_of_what_is_not_in_stock_is_an_offer_without_a_price(distr
     refused = price_list_preview(supplier=distributor, filename="ocs2.csv", content=in_stock)
     [error] = refused.report["errors"]
     assert (error["line"], error["column"], error["value"], error["message"]) == (2, "Цена, руб.", "", "not a number")
+
+
+def test_an_english_list_from_a_mac_with_an_eta_column_is_read(distributor: Supplier, cbr_rates: None) -> None:
+    """Mac Roman bytes are no UTF-8: read as a single-byte code page (names with ™ come out garbled, the numbers
+    and part numbers are ASCII); "ETA" is the lead time (before: "the column is missing")."""
+    text = (
+        "Price list - Acme Distribution\u2122\r\nPart number;Description;Price, USD;Qty;ETA\r\n"
+        "RTX-4090;GeForce RTX\u2122 4090;1 850,50;>10;2-3 weeks\r\nrtx-5090;RTX 5090;2 500,00;none;on order\r\n"
+    )
+    price_import = price_list_preview(supplier=distributor, filename="acme.csv", content=text.encode("mac_roman"))
+    assert price_import.report["errors"] == [] and price_import.report["file"]["columns"]["lead_time_days"] == "ETA"
+    price_list_apply(price_import=price_import, confirm_held=True)  # 300 000 RUB → 2 500 USD: −34.8 %, held
+    rtx4090, rtx5090 = offer(distributor, "rtx-4090"), offer(distributor, "rtx-5090")
+    assert (rtx4090.purchase_price, rtx4090.currency, rtx4090.stock_qty, rtx4090.lead_time_days) == (
+        Decimal("1850.50"), "USD", 10, 15
+    )  # fmt: skip
+    assert (rtx5090.stock_qty, rtx5090.lead_time_days) == (0, 30)
+
+
+def test_an_expected_day_written_as_a_spreadsheet_date_is_the_working_days_until_it(distributor: Supplier) -> None:
+    """The import day is Friday 04.12.2026 (tests/procurement/conftest.py): Tuesday 15.12 is working day 7 (Mon
+    07 – Fri 11, Mon 14, Tue 15); Sunday 10.01.2027 is there on Monday 11.01, working day 19 (December 07-30
+    less 31.12: 18)."""
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["Артикул", "Цена, руб.", "Наличие", "Дата поступления"])
+    sheet.append(["rtx-4090", 215500, 0, dt.date(2026, 12, 15)])
+    sheet.append(["rtx-5090", 312000, 0, dt.datetime(2027, 1, 10)])  # noqa: DTZ001 - a spreadsheet's date has no zone
+    buffer = io.BytesIO()
+    book.save(buffer)
+    price_import = price_list_preview(supplier=distributor, filename="eta.xlsx", content=buffer.getvalue())
+    assert price_import.report["errors"] == []
+    price_list_apply(price_import=price_import)
+    assert (offer(distributor, "rtx-4090").lead_time_days, offer(distributor, "rtx-5090").lead_time_days) == (7, 19)
