@@ -32,7 +32,7 @@ import charset_normalizer
 from django.utils.translation import gettext_noop
 from openpyxl import load_workbook
 from openpyxl.utils.exceptions import InvalidFileException
-from openpyxl.worksheet._reader import WorkSheetParser
+from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
 
 DELIMITERS = (";", ",", "\t", "|")
 SNIFF_ROWS = 200
@@ -213,6 +213,18 @@ def _xlsx_rows(content: bytes, limits: Limits) -> Iterable[Row]:
         book.close()
 
 
+class _SheetParser(WorkSheetParser):
+    """openpyxl's sheet parser, giving a formula whose value was never saved as the formula itself
+    ("=9000+100"): a workbook written by a program rather than Excel keeps no value, and the empty cell it
+    read as hid why a price was "not a number"."""
+
+    def parse_cell(self, element: Any) -> dict[str, Any]:
+        cell: dict[str, Any] = super().parse_cell(element)
+        if cell["value"] is None and element.find(FORMULA_TAG) is not None:
+            cell["value"] = self.parse_formula(element)
+        return cell
+
+
 def _sheet_rows(book: Any, limits: Limits, size: int) -> Iterable[Row]:
     """The first visible sheet's rows as stored (1C and distributors' macros keep hidden service sheets,
     often first; a person opening the file sees the first visible one), the declared `<dimension>` ignored
@@ -222,7 +234,7 @@ def _sheet_rows(book: Any, limits: Limits, size: int) -> Iterable[Row]:
     the row limit, refuses the file at once; rows missing between stored ones are empty rows."""
     sheet = next((sheet for sheet in book.worksheets if sheet.sheet_state == "visible"), book.worksheets[0])
     with sheet._get_source() as source:  # openpyxl's ReadOnlyWorksheet reads its rows from here, as we do
-        parser = WorkSheetParser(
+        parser = _SheetParser(
             source,
             sheet._shared_strings,
             data_only=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import zipfile
 from decimal import Decimal
 
 import pytest
@@ -131,3 +132,41 @@ def test_an_expected_day_written_as_a_spreadsheet_date_is_the_working_days_until
     assert price_import.report["errors"] == []
     price_list_apply(price_import=price_import)
     assert (offer(distributor, "rtx-4090").lead_time_days, offer(distributor, "rtx-5090").lead_time_days) == (7, 19)
+
+
+def _workbook_with_a_formula_price(*, saved_value: str | None) -> bytes:
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["Артикул", "Цена, руб.", "Наличие", "Срок"])
+    sheet.append(["rtx-4090", "=215000+500", 5, 5])
+    buffer = io.BytesIO()
+    book.save(buffer)
+    if saved_value is None:  # as openpyxl and other programs write it: the formula, no value
+        return buffer.getvalue()
+    out = io.BytesIO()  # as Excel saves it: the formula and its value
+    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = data.replace(b"<f>215000+500</f><v></v>", b"<f>215000+500</f>").replace(
+                    b"<f>215000+500</f>", f"<f>215000+500</f><v>{saved_value}</v>".encode()
+                )
+            target.writestr(item, data)
+    return out.getvalue()
+
+
+def test_a_formula_price_reads_its_saved_value_and_without_one_is_named_by_its_formula(
+    distributor: Supplier,
+) -> None:
+    """Before: a formula without a saved value was an empty cell, "Row 2, column Цена, руб., value '': not a
+    number", which said nothing of why."""
+    saved = price_list_preview(
+        supplier=distributor, filename="excel.xlsx", content=_workbook_with_a_formula_price(saved_value="215500")
+    )
+    assert saved.report["errors"] == [] and saved.report["rows"] == 1
+    unsaved = price_list_preview(
+        supplier=distributor, filename="program.xlsx", content=_workbook_with_a_formula_price(saved_value=None)
+    )
+    [error] = unsaved.report["errors"]
+    assert (error["line"], error["column"], error["value"]) == (2, "Цена, руб.", "=215000+500")
