@@ -280,9 +280,9 @@ def lead_time_days(value: Any, fmt: NumberFormat, *, today: dt.date) -> int:
     folded = " ".join(text.casefold().replace("ё", "е").split())
     said = _ON_ORDER_THEN.match(folded)
     rest = folded[said.end() :].strip(" ()") if said else folded
-    day = _expected_day(rest, today, year_needed=said is None)
-    if day is not None:
-        return working_days_until(today, day)
+    expected = _expected_day(rest, today, year_needed=said is None)
+    if expected is not None:
+        return working_days_until(today, expected)
     if said and rest:
         return lead_time_days(rest, fmt, today=today)  # "под заказ (2-3 нед.)" is 2-3 weeks
     found = _LEAD.match(" ".join(re.sub(r"[.,/()]", " ", text.casefold().replace("ё", "е")).split()))
