@@ -61,7 +61,7 @@ MULTIPART_SLACK_BYTES = 1024 * 1024  # the form's other fields and boundaries be
 
 
 class PriceListInputSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="The price list: .csv or .xlsx (the first sheet)")
+    file = serializers.FileField(help_text="The price list: .csv or .xlsx (the first visible sheet)")
     scope = serializers.ChoiceField(
         choices=PriceListScope.choices,
         required=False,

@@ -10,16 +10,20 @@ cell may carry its currency before or after the number ("215 500 ₽", "12 000 �
 
 **Stock** is read to a conservative whole number (`STOCK_WORDS`): ">10", "10+", "более 10" are 10 (the
 bound, never more); "5-10" is 5; "<5", "менее 5" are 1; "много" (many) is `STOCK_MANY` = 10; "есть",
-"в наличии" (some, in stock) are `STOCK_SOME` = 1; "нет", "-", "0" and an empty cell are 0.
+"в наличии", "+", "++", "+++" (some, in stock: the pluses are levels no list defines in units) are
+`STOCK_SOME` = 1; "нет", "-", "0", an empty cell, and "в пути", "транзит" (in transit, not in stock) are
+0; "уточняйте" (ask) says nothing and is an error.
 
-**Lead times** are working days on the Russian production calendar (configurator/engine/workdays.py),
-the upper bound of a range ("2-3 нед." is 3 weeks): a bare number and "5 раб. дней", "5 р.д." are
-working days; "10 дней" (calendar days) is the working days from the import day to 10 days later; a week
-is 5 working days; "1 мес." is the working days from the import day to the same day a month later; "в
-наличии", "склад" are 0; "под заказ", "ожидается", "уточняйте" (on order, no date given) are
-`LEAD_TIME_ON_ORDER` = 30 working days, six weeks: the far end of what Russian distributors quote for a
-GPU or server part brought in to order (their "2-6 нед." ranges), so a ship date built on it is late rather
-than early.
+**Lead times** are working days on the Russian production calendar (configurator/engine/workdays.py), the
+upper bound of a range ("2-3 нед." is 3 weeks): a bare number and "5 раб. дней", "5 р.д." are working days;
+"10 дней" (calendar days) is the working days from the import day to 10 days later, one more when that day is
+a day off (the part is there on the next working day); a week is 5 working days; "1 мес." is the working days
+from the import day to the same day a month later (likewise); a date ("15.12.2026", or a spreadsheet's date
+cell) is the working days until then (likewise); "в наличии", "склад" are 0; "под заказ", "ожидается",
+"уточняйте" (on order, no date given) are `LEAD_TIME_ON_ORDER` = 30 working days, six weeks: the far end of
+what Russian distributors quote for a GPU or server part brought in to order (their "2-6 нед." ranges), so a
+ship date built on it is late rather than early. An on-order word followed by a term or a day is that term or
+day: "под заказ (2-3 нед.)" is 15, "ожидается 15.12" the working days until the next 15 December.
 
 **A price on request** ("по запросу", "звоните", "on request", …) is no price: the offer tells availability
 only.
@@ -37,7 +41,7 @@ from typing import Any
 from django.utils.translation import gettext_noop
 
 from configurator.engine.builds import money as kopecks
-from configurator.engine.workdays import working_days_between
+from configurator.engine.workdays import is_working_day, working_days_between
 
 SPACES = " \u00a0\u202f\u2009"  # space, no-break space, narrow no-break space, thin space
 STOCK_MANY = 10  # "много": as much as ">10" says, never more
@@ -185,13 +189,13 @@ def money(value: Any, fmt: NumberFormat) -> Money:
 STOCK_WORDS: dict[str, int] = {
     **dict.fromkeys(
         ("", "нет", "-", "—", "–", "0", "нет в наличии", "отсутствует", "под заказ", "ожидается", "no", "none",
-         "out of stock", "x", "n a"),
+         "out of stock", "x", "n a", "в пути", "транзит", "on order"),
         0,
     ),
     **dict.fromkeys(("много", "очень много", "достаточно", "lots", "many", "plenty"), STOCK_MANY),
     **dict.fromkeys(
-        ("есть", "в наличии", "наличие", "да", "имеется", "на складе", "+", "yes", "in stock", "available", "мало",
-         "few", "заканчивается"),
+        ("есть", "в наличии", "наличие", "да", "имеется", "на складе", "+", "++", "+++", "yes", "in stock",
+         "available", "мало", "few", "заканчивается"),
         STOCK_SOME,
     ),
 }  # fmt: skip
@@ -260,6 +264,11 @@ def lead_time_days(value: Any, fmt: NumberFormat, *, today: dt.date) -> int:
     """Working days until the part can be had (see the module's docstring). Raises CellProblem."""
     if _is_number_cell(value):
         return _whole(Decimal(str(value)))
+    if isinstance(value, dt.date):  # a spreadsheet's date: the expected day ("Дата поступления", "ETA")
+        day = value.date() if isinstance(value, dt.datetime) else value
+        if day < today:
+            raise CellProblem(gettext_noop("not a lead time (5, 5 р.д., 10 дней, 2-3 нед., 1 мес., в наличии)"))
+        return working_days_until(today, day)
     text = text_of(value)
     if not text:
         raise CellProblem(gettext_noop("the lead time is missing"))
@@ -268,6 +277,14 @@ def lead_time_days(value: Any, fmt: NumberFormat, *, today: dt.date) -> int:
         return 0
     if words in LEAD_TIME_UNKNOWN:
         return LEAD_TIME_ON_ORDER
+    folded = " ".join(text.casefold().replace("ё", "е").split())
+    said = _ON_ORDER_THEN.match(folded)
+    rest = folded[said.end() :].strip(" ()") if said else folded
+    expected = _expected_day(rest, today, year_needed=said is None)
+    if expected is not None:
+        return working_days_until(today, expected)
+    if said and rest:
+        return lead_time_days(rest, fmt, today=today)  # "под заказ (2-3 нед.)" is 2-3 weeks
     found = _LEAD.match(" ".join(re.sub(r"[.,/()]", " ", text.casefold().replace("ё", "е")).split()))
     if found is None:
         raise CellProblem(gettext_noop("not a lead time (5, 5 р.д., 10 дней, 2-3 нед., 1 мес., в наличии)"))
@@ -276,12 +293,48 @@ def lead_time_days(value: Any, fmt: NumberFormat, *, today: dt.date) -> int:
     if unit == "" or unit in _WORKING:
         return count
     if unit in _CALENDAR:
-        return working_days_between(today, today + dt.timedelta(days=count))
+        return working_days_until(today, today + dt.timedelta(days=count))
     if unit in _WEEKS:
         return count * WORKING_DAYS_PER_WEEK
     if unit in _MONTHS:
-        return working_days_between(today, add_months(today, count))
+        return working_days_until(today, add_months(today, count))
     raise CellProblem(gettext_noop("not a lead time (5, 5 р.д., 10 дней, 2-3 нед., 1 мес., в наличии)"))
+
+
+_ON_ORDER_THEN = re.compile(
+    r"^(?:под заказ|на заказ|заказ|ожидается|ожидаем|поступление|в пути|транзит|on order|to order|eta)"
+    r"(?=[\s:,(-])[\s:,-]*"
+)
+DATE_PAST_DAYS = 183  # a day-and-month more than half a year past is next year's ("15.01" in December)
+_DAY = re.compile(r"^(?:до |с |from |by )?(\d{1,2})[./](\d{1,2})(?:[./](\d{4}|\d{2}))?\.?$")
+
+
+def _expected_day(text: str, today: dt.date, *, year_needed: bool) -> dt.date | None:
+    """The day an expected delivery is written as ("15.12.2026"; after an on-order word also "15.12": of this
+    year, or of the next when it is more than DATE_PAST_DAYS past), or None when `text` is no date. A day
+    already past is no lead time but a supplier's stale promise (raises CellProblem)."""
+    found = _DAY.match(text)
+    if found is None or (year_needed and not found[3]):
+        return None
+    year = int(found[3]) + (2000 if found[3] and len(found[3]) == 2 else 0) if found[3] else today.year
+    try:
+        day = dt.date(year, int(found[2]), int(found[1]))
+        if not found[3] and day < today - dt.timedelta(days=DATE_PAST_DAYS):
+            day = day.replace(year=year + 1)  # "15.01" in a December list
+    except ValueError:
+        return None
+    if day < today:
+        raise CellProblem(gettext_noop("not a lead time (5, 5 р.д., 10 дней, 2-3 нед., 1 мес., в наличии)"))
+    return day
+
+
+def working_days_until(today: dt.date, end: dt.date) -> int:
+    """Working days from `today` until the part is here when it comes on calendar day `end`: the working days
+    after `today` up to `end`, one more when `end` is a day off (what comes on Sunday is there on Monday; 10
+    calendar days from Thursday 03.12.2026 end on Sunday 13.12: 6 working days to Friday 11.12 would promise
+    the part two days early, so 7, Monday 14.12)."""
+    days = working_days_between(today, end)
+    return days + 1 if end > today and not is_working_day(end) else days
 
 
 def add_months(day: dt.date, months: int) -> dt.date:

@@ -1,9 +1,10 @@
 """A price-list file as a table of cells: CSV in whatever encoding and delimiter it came in, or the first
-sheet of an XLSX workbook; refused early when it is larger than the limits. Pure: no Django.
+visible sheet of an XLSX workbook; refused early when it is larger than the limits. Pure: no Django.
 
 **Encoding** (CSV): UTF-8 whenever the bytes decode as UTF-8 (with or without its BOM); UTF-16 with its
-BOM; otherwise the Cyrillic single-byte code page charset-normalizer finds most plausible among
-Windows-1251, KOI8-R and CP866 (1C and Excel on Russian Windows write Windows-1251).
+BOM, or without it when its NUL bytes say so (other bytes with NULs are no text table); otherwise the
+Cyrillic single-byte code page charset-normalizer finds most plausible among Windows-1251, KOI8-R and CP866
+(1C and Excel on Russian Windows write Windows-1251).
 
 **Delimiter** (CSV): `;`, `,`, tab or `|`, whichever splits the file's rows into the same number of
 fields most consistently (csv's quoting honoured), more fields winning a tie. Rows are counted, not the
@@ -31,7 +32,7 @@ import charset_normalizer
 from django.utils.translation import gettext_noop
 from openpyxl import load_workbook
 from openpyxl.utils.exceptions import InvalidFileException
-from openpyxl.worksheet._reader import WorkSheetParser
+from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
 
 DELIMITERS = (";", ",", "\t", "|")
 SNIFF_ROWS = 200
@@ -131,6 +132,8 @@ def decoded(content: bytes) -> tuple[str, str]:
             return content.decode("utf-16"), ENCODING_NAMES["utf_16"]
         except UnicodeDecodeError as exc:
             raise UnreadableFile(NOT_UTF16) from exc
+    if b"\x00" in content:  # no text but UTF-16 holds NUL bytes: UTF-16 without its BOM, or no text at all
+        return _utf16_without_bom(content)
     try:
         return content.decode("utf-8-sig"), ENCODING_NAMES["utf_8"]
     except UnicodeDecodeError:
@@ -139,6 +142,20 @@ def decoded(content: bytes) -> tuple[str, str]:
     if best is None:
         raise UnreadableFile(NO_ENCODING)
     return str(best), ENCODING_NAMES.get(best.encoding, best.encoding)
+
+
+def _utf16_without_bom(content: bytes) -> tuple[str, str]:
+    """UTF-16 written without its BOM: the byte order is the one whose high bytes are the NULs (every ASCII
+    character, the delimiters and digits among them, has one); anything else with NUL bytes is no text table
+    (an old .xls, a zip or a PDF renamed .csv). Raises UnreadableFile."""
+    little = content[1::2].count(0)
+    big = content[0::2].count(0)
+    if len(content) % 2 == 0 and max(little, big) * 4 >= len(content) // 2:  # a quarter of the characters
+        try:
+            return content.decode("utf-16-le" if little > big else "utf-16-be"), ENCODING_NAMES["utf_16"]
+        except UnicodeDecodeError:
+            pass
+    raise UnreadableFile(NOT_A_TABLE)
 
 
 def delimiter_sniffed(text: str) -> str:
@@ -196,15 +213,28 @@ def _xlsx_rows(content: bytes, limits: Limits) -> Iterable[Row]:
         book.close()
 
 
+class _SheetParser(WorkSheetParser):
+    """openpyxl's sheet parser, giving a formula whose value was never saved as the formula itself
+    ("=9000+100"): a workbook written by a program rather than Excel keeps no value, and the empty cell it
+    read as hid why a price was "not a number"."""
+
+    def parse_cell(self, element: Any) -> dict[str, Any]:
+        cell: dict[str, Any] = super().parse_cell(element)
+        if cell["value"] is None and element.find(FORMULA_TAG) is not None:
+            cell["value"] = self.parse_formula(element)
+        return cell
+
+
 def _sheet_rows(book: Any, limits: Limits, size: int) -> Iterable[Row]:
-    """The first sheet's rows as stored, the declared `<dimension>` ignored (issue 38: a 100 KB sheet declaring
-    A1:XFD20001 took 2.7 GB when its rows were padded to the declared width). The rows come from openpyxl's
-    own sheet parser (read-only sheets read it so too), each as its cells with their column numbers: a cell
-    with a value beyond the column limit, or a row with one beyond the row limit, refuses the file at once;
-    rows missing between stored ones are empty rows."""
-    sheet = book.worksheets[0]
+    """The first visible sheet's rows as stored (1C and distributors' macros keep hidden service sheets,
+    often first; a person opening the file sees the first visible one), the declared `<dimension>` ignored
+    (issue 38: a 100 KB sheet declaring A1:XFD20001 took 2.7 GB when its rows were padded to the declared
+    width). The rows come from openpyxl's own sheet parser (read-only sheets read it so too), each as its
+    cells with their column numbers: a cell with a value beyond the column limit, or a row with one beyond
+    the row limit, refuses the file at once; rows missing between stored ones are empty rows."""
+    sheet = next((sheet for sheet in book.worksheets if sheet.sheet_state == "visible"), book.worksheets[0])
     with sheet._get_source() as source:  # openpyxl's ReadOnlyWorksheet reads its rows from here, as we do
-        parser = WorkSheetParser(
+        parser = _SheetParser(
             source,
             sheet._shared_strings,
             data_only=True,

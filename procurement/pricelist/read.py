@@ -7,13 +7,15 @@ is never applied. Rows that are not offers are skipped and counted, never errors
 rows (one text, "Видеокарты", or no part number, and neither price nor stock), totals ("Итого", "Total")
 and the header repeated.
 
-A row's part number is looked up in the supplier's part numbers (case and spaces ignored), then among our
-SKUs; one found in neither is **unmatched**: listed with its line and name, not imported, and not an
-error (the file is still applied). A row's currency is its currency column's, else the one written in
-its price cell, else its price header's ("Цена, $"), else the supplier's; a currency without an exchange
-rate on or before the import day is an error of that row. Prices that include VAT are stored net of the
-VAT in force on the import day; whether they include it is said by the price header ("Цена с НДС"), else
-by a title row above the header ("Цены указаны с НДС"), else by the supplier's setting. A missing
+A row without a price and with nothing in stock ("нет", 0) is an offer without a price, as one priced
+"по запросу" (distributors leave the price of what they do not have blank); with stock, the blank price is
+an error. A row's part number is looked up in the supplier's part numbers (case and spaces ignored), then
+among our SKUs; one found in neither is **unmatched**: listed with its line and name, not imported, and
+not an error (the file is still applied). A row's currency is its currency column's, else the one written
+in its price cell, else its price header's ("Цена, $"), else the supplier's; a currency without an
+exchange rate on or before the import day is an error of that row. Prices that include VAT are stored net
+of the VAT in force on the import day; whether they include it is said by the price header ("Цена с
+НДС"), else by a title row above the header ("Цены указаны с НДС"), else by the supplier's setting. A missing
 valid-until date is the import day + the supplier's `offer_valid_days`.
 """
 
@@ -256,7 +258,11 @@ def _offer(
     fmt = options.number_format
     price: c.Money | None = None
     try:
-        price = c.money(cell("purchase_price"), fmt)
+        price = (
+            c.money(cell("purchase_price"), fmt)
+            if c.text_of(cell("purchase_price")) or _in_stock(cell, fmt)
+            else NO_PRICE
+        )
         if price.amount is not None and not price.amount > 0:
             raise c.CellProblem(gettext_noop("must be a positive number"))
     except c.CellProblem as problem:
@@ -288,6 +294,19 @@ def _offer(
     if net is not None and vat_included:
         net = net_of_vat(net, options.vat_percent)
     return {**values, "purchase_price": net, "listed_price": price.amount, "currency": currency}, []
+
+
+NO_PRICE = c.Money(None, "")
+
+
+def _in_stock(cell: Any, fmt: c.NumberFormat) -> bool:
+    """Whether the row's stock cell says some units are in stock (or cannot be read: the stock's own error
+    says so). A row with no price and nothing in stock is an availability without a price, as "по запросу";
+    a row in stock without a price is an error of its price."""
+    try:
+        return c.stock_qty(cell("stock_qty"), fmt) > 0
+    except c.CellProblem:
+        return True
 
 
 def _currency(

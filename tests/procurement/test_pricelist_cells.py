@@ -97,8 +97,12 @@ def test_a_stock_cell_that_says_nothing_known_is_an_error() -> None:
         ("5 р.д.", 5),
         ("5", 5),
         (7, 7),
-        ("10 дней", 6),  # calendar days: 04.12-13.12.2026 hold 6 working days (Fri, Mon-Fri)
-        ("1 мес.", 19),  # 04.12.2026-03.01.2027: 19 in December (31.12 is off), none on 1-3 January
+        # calendar days: 04.12-13.12.2026 hold 6 working days (Fri, Mon-Fri); Sunday 13.12 is off, so the part is
+        # there on Monday 14.12, working day 7 (6 would be Friday 11.12, two days early: issue 35 trial)
+        ("10 дней", 7),
+        # 04.12.2026-03.01.2027: 19 in December (31.12 is off), none on 1-3 January; Sunday 03.01 is off, so the
+        # part is there on the next working day, Monday 11.01.2027: working day 20 (19 was 30.12.2026)
+        ("1 мес.", 20),
         ("в наличии", 0),
         ("склад", 0),
         ("до 3 недель", 15),
