@@ -177,6 +177,7 @@ PARALLELISM_LABELS: dict[str, Promise] = {
     "single": _("one GPU"),
     "pipeline": _("split by layers"),
     "tensor": _("tensor parallel"),
+    "dp_attention": _("data-parallel attention, MoE tensor parallel"),
     "data": _("data parallel"),
 }
 

@@ -83,7 +83,7 @@ class _MemoryOutputSerializer(serializers.Serializer):
 class _GpuOutputSerializer(serializers.Serializer):
     sku = serializers.CharField()
     count = serializers.IntegerField()
-    parallelism = serializers.ChoiceField(choices=("single", "pipeline", "tensor", "data"))
+    parallelism = serializers.ChoiceField(choices=("single", "pipeline", "tensor", "dp_attention", "data"))
     per_gpu_gib = RoundedField(2)
     usable_gib = RoundedField(2)
     fits = serializers.BooleanField()

@@ -47,16 +47,16 @@ from configurator.engine.estimate.kv_cache import (
 )
 from configurator.engine.estimate.layout import (
     _min_gpus,
-    _parallelism,
     _per_gpu_bytes,
     _usable_gib,
     kv_cache_tokens,
     min_gpus_to_fit,
     server_non_kv,
+    split_ways,
 )
 from configurator.engine.estimate.plans import _plan
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
-from configurator.engine.estimate.serving import serving_throughput
+from configurator.engine.estimate.serving import serving_throughput, workload_parallelism
 from configurator.engine.estimate.speed import PCIE_GBS_PER_LANE, LinkArg, _link, decode_terms
 from configurator.engine.estimate.weights import (
     GGML_TYPE_BITS,
@@ -175,13 +175,13 @@ def _estimate(workload: Workload, gpu: GpuSpec | None, gpu_count: int, link_gbs:
     layout: GpuLayout | None = None
     throughput: Throughput | None = None
     if gpu is not None:
-        parallelism = _parallelism(plan, count)
+        parallelism = workload_parallelism(plan, gpu, count, link_gbs)
         per_gpu = _per_gpu_bytes(plan, parallelism, count, gpu) / GIB
         usable = _usable_gib(plan, gpu)
         pool = kv_cache_tokens(plan, parallelism, count, gpu)
         if plan.engine in SERVER_ENGINES:
             server = server_non_kv(plan, parallelism, count, gpu)
-            memory = replace(memory, activations=server.total * (count if parallelism == "tensor" else 1) / GIB)
+            memory = replace(memory, activations=server.total * split_ways(parallelism, count) / GIB)
         layout = GpuLayout(
             sku=gpu.sku,
             count=count,
@@ -194,7 +194,7 @@ def _estimate(workload: Workload, gpu: GpuSpec | None, gpu_count: int, link_gbs:
             max_concurrent_users=None if pool is None else pool // workload.context_tokens,
         )
         link = _link(gpu, link_gbs, count)
-        throughput = serving_throughput(plan, gpu, count, link_gbs)
+        throughput = serving_throughput(plan, gpu, count, link_gbs, parallelism)
 
     def explain() -> list[Phrase]:
         words = _memory_assumptions(plan)

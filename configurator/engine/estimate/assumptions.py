@@ -15,7 +15,7 @@ from configurator.engine.estimate.engines import (
     VLLM_MAX_NUM_SEQS,
 )
 from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes_per_token, linear_state_bytes
-from configurator.engine.estimate.layout import kv_cache_tokens, server_non_kv
+from configurator.engine.estimate.layout import DP_ATTENTION, kv_cache_tokens, server_non_kv
 from configurator.engine.estimate.plans import _compute_params, _Plan
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
 from configurator.engine.estimate.speed import _Link, _peak_flops, decode_plan
@@ -308,6 +308,19 @@ def _layout_assumptions(
                 floor=Num(link.floor_s * 1e6),
             )
         )
+    elif parallelism == DP_ATTENTION:
+        words.append(
+            Phrase(
+                "data-parallel attention over %(count)s GPUs via %(link)s (SGLang --enable-dp-attention, vLLM "
+                "data parallel): each GPU runs the attention of its own requests with their MLA latent cache and a "
+                "whole copy of the attention weights (%(attention)s GiB), the MoE layers stay tensor parallel; "
+                "an all-gather and a reduce-scatter per layer, ≥ %(floor)s µs each",
+                count=count,
+                link=link.label,
+                attention=Num(plan.attention_bytes / GIB, 1),
+                floor=Num(link.floor_s * 1e6),
+            )
+        )
     elif parallelism == "pipeline":
         words.append(
             Phrase(
@@ -325,7 +338,7 @@ def _layout_assumptions(
     moved = decoding.read_bytes + decoding.kv_read_per_seq
     decode_only = throughput.decode_tokens_per_s_per_user / (1.0 - throughput.prefill_share)
     effective = moved * decode_only / (gpu.bandwidth_gbs * 1e9)
-    if parallelism == "tensor":
+    if parallelism in ("tensor", DP_ATTENTION):
         effective /= count
     words.append(
         Phrase(
@@ -436,7 +449,7 @@ def _layout_assumptions(
             served_sequences=Num(throughput.served_sequences),
         )
     )
-    if count > 1 and plan.engine in cal.SERVER_ENGINES:
+    if count > 1 and plan.engine in cal.SERVER_ENGINES and parallelism != DP_ATTENTION:
         words.append(
             Phrase(
                 "full-load layout: %(replicas)s data-parallel replica(s) of tensor parallelism %(tp)s, the layout of "

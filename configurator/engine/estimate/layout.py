@@ -4,10 +4,12 @@ state over the GPUs) and the fewest GPUs whose memory fits."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from configurator.engine.estimate.engines import GPU_CONTEXT_GIB, GPU_MEMORY_UTILIZATION
 from configurator.engine.estimate.plans import _Plan, _plan
 from configurator.engine.estimate.server_memory import (
+    COMM_BUFFERS_GIB,
     SERVER_ENGINES,
     ServerMemory,
     server_batch,
@@ -33,6 +35,46 @@ def _parallelism(plan: _Plan, count: int) -> str:
     return "pipeline"
 
 
+# Data-parallel attention (`DP_ATTENTION`): on an MLA MoE model the attention runs data parallel, each of the
+# `count` ranks on its own requests with its own latent cache and its own whole copy of the attention projections,
+# while the MoE (and dense MLP) layers stay tensor parallel over all GPUs; the hidden states of all ranks' tokens
+# are all-gathered before each MoE layer and reduce-scattered after it. Under tensor parallelism every GPU holds
+# the whole MLA latent cache (it has one KV head), so DP attention divides the cache by the ranks. Engines:
+# SGLang `--enable-dp-attention` (SGLang v0.4 release, lmsys.org/blog/2024-12-04-sglang-v0-4: "Data parallelism
+# attention for DeepSeek models: up to 1.9x decoding throughput improvement"; docs.sglang.io
+# advanced_features/dp_dpa_smg_guide: "DeepSeek models use MLA and only have one KV head", TP duplicates it;
+# the DeepSeek-V3 usage guide docs/basic_usage/deepseek_v3.md: DP workers "synchronized before and after
+# processing through the Mixture-of-Experts (MoE) layer"), vLLM `--data-parallel-size` whose expert layers form
+# one tensor-parallel group of DP × TP (docs.vllm.ai serving/data_parallel_deployment: "particularly those like
+# DeepSeek that employ MLA ... data parallel for the attention layers and expert or tensor parallel ... for the
+# expert layers"; ranks without requests run dummy forward passes).
+DP_ATTENTION = "dp_attention"
+DP_ATTENTION_ENGINES = ("vllm", "sglang")
+
+
+def dp_attention_possible(plan: _Plan, count: int) -> bool:
+    """The engine can lay this MLA MoE model out with data-parallel attention over `count` GPUs."""
+    model = plan.workload.model
+    return (
+        count > 1
+        and not plan.training
+        and plan.engine in DP_ATTENTION_ENGINES
+        and model.is_mla
+        and model.is_moe
+        and _parallelism(plan, count) == "tensor"
+    )
+
+
+def split_ways(parallelism: str, count: int) -> int:
+    """GPUs the (MoE/MLP) weights are split over: all of them under tensor parallelism and DP attention."""
+    return count if parallelism in ("tensor", DP_ATTENTION) else 1
+
+
+def rank_sequences(sequences: int, count: int) -> int:
+    """Sequences on the fullest DP-attention rank (the engine spreads requests over the ranks)."""
+    return math.ceil(sequences / count)
+
+
 def _kv_share(model: ModelArch, tp: int) -> float:
     """Share of the KV cache each tensor-parallel GPU holds: heads split, replicated when kv_heads < t;
     the MLA latent is shared by all heads, so every GPU keeps all of it (vLLM MLA backends)."""
@@ -45,7 +87,19 @@ def server_non_kv(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec | None
     """What a server engine keeps per GPU besides weights and KV cache (estimate.server_memory)."""
     tokens, seqs = server_batch(gpu)
     tp = count if parallelism == "tensor" else 1
-    return server_memory_from(plan.server_coefficients, plan.workload.model.vocab, tokens, seqs, tp)
+    found = server_memory_from(plan.server_coefficients, plan.workload.model.vocab, tokens, seqs, tp)
+    if parallelism == DP_ATTENTION:  # `_dp_server_bytes`
+        found = replace(found, comm=COMM_BUFFERS_GIB * GIB)
+    return found
+
+
+def _dp_server_bytes(plan: _Plan, gpu: GpuSpec | None) -> float:
+    """A DP-attention rank's memory outside weights and KV: its attention temporaries whole (not split), and its
+    MoE workspace for the gathered tokens of all ranks (count × the tokens, 1/count of the expert width each: as
+    one GPU's), plus the communication buffers; HEURISTIC: counted as server_memory's terms at t = 1."""
+    tokens, seqs = server_batch(gpu)
+    vocab = plan.workload.model.vocab
+    return server_total(plan.server_coefficients, vocab, tokens, seqs, 1) + COMM_BUFFERS_GIB * GIB
 
 
 def _per_gpu_bytes(
@@ -74,6 +128,11 @@ def _per_gpu_bytes(
         step = weights + gradients + optimizer + gather + plan.scratch + plan.logits + overhead
         # QLoRA frameworks that load the bf16 checkpoint before quantising peak then, not in a step
         return max(step, plan.load_peak + overhead)
+    if parallelism == DP_ATTENTION:  # the fullest rank: its own requests' latent cache, all attention weights
+        attention = plan.attention_bytes
+        rank_kv = plan.kv_read_per_seq * rank_sequences(plan.sequences if sequences is None else sequences, count)
+        weights = (plan.weights_vram - attention) / count + attention
+        return weights + rank_kv + _dp_server_bytes(plan, gpu) + overhead
     if plan.engine in SERVER_ENGINES:
         tokens, seqs = server_batch(gpu)
         vocab = plan.workload.model.vocab
@@ -105,6 +164,10 @@ def kv_cache_tokens(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec) -> 
     if plan.training or plan.engine not in SERVER_ENGINES:
         return None
     model = plan.workload.model
+    if parallelism == DP_ATTENTION:  # each rank its own pool: the build's is count × the fullest rank's
+        rank_kv = plan.kv_read_per_seq * rank_sequences(plan.sequences, count)
+        free = _usable_gib(plan, gpu) * GIB - (_per_gpu_bytes(plan, parallelism, count, gpu) - rank_kv)
+        return max(0, int(free // plan.kv_per_token)) * count if plan.kv_per_token else None
     share = 1.0
     if parallelism == "tensor":
         share = _kv_share(model, count)
@@ -129,7 +192,8 @@ def _min_gpus(plan: _Plan, gpu: GpuSpec, max_gpus: int) -> int | None:
     usable = _usable_gib(plan, gpu) * GIB
     found: int | None = None
     for count in range(1, max(1, max_gpus) + 1):
-        if _per_gpu_bytes(plan, _parallelism(plan, count), count, gpu) <= usable:
+        fits = _per_gpu_bytes(plan, _parallelism(plan, count), count, gpu) <= usable
+        if fits or (dp_attention_possible(plan, count) and _per_gpu_bytes(plan, DP_ATTENTION, count, gpu) <= usable):
             found = count
             break
     plan.memo[key] = found

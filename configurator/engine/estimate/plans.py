@@ -77,6 +77,11 @@ class _Plan:
     kv_per_token: float = 0.0
     load_peak: float = 0.0  # bytes one GPU holds while the model loads (LitGPT QLoRA: the bf16 checkpoint)
     expert_share: float = 0.0  # training: share of the parameters in routed experts (spread over the GPUs)
+    attention_bytes: float = 0.0  # inference: the attention projections' bytes (weights.WeightProfile)
+    # inference: the attention's share of decode_flops / prefill_flops (projections and scores), which a
+    # data-parallel attention rank does alone for its own sequences (estimate.layout.DP_ATTENTION)
+    attention_decode_flops: float = 0.0
+    attention_prefill_flops: float = 0.0
     # answers that depend on the plan and a GPU only, kept with the plan (built once per workload by `_plan`):
     # estimate.layout's fewest GPUs that fit, asked again for every GPU count of a build. Not compared, not
     # hashed, not copied by `replace` (a plan made from another starts with its own)
@@ -162,6 +167,7 @@ def _inference_plan(w: Workload) -> _Plan:
         weights_vram = profile.total_bytes
         embed_gpu = profile.embed_bytes
     compute = _compute_params(model)
+    projections = 2.0 * sum(t.params for t in model_tensors(model) if t.kind.startswith("attn_"))
     return _Plan(
         workload=w,
         engine=engine,
@@ -189,6 +195,9 @@ def _inference_plan(w: Workload) -> _Plan:
         notes=tuple(notes),
         server_coefficients=per_token_coefficients(model),
         kv_per_token=kv_bytes_per_token(model, w.kv_cache_precision),
+        attention_bytes=profile.attention_bytes,
+        attention_decode_flops=projections + _attention_flops(model, w.context_tokens, causal_average=False),
+        attention_prefill_flops=projections + _attention_flops(model, w.context_tokens, causal_average=True),
     )
 
 

@@ -26,12 +26,20 @@ from dataclasses import dataclass, replace
 
 from configurator.engine import calibration as cal
 from configurator.engine.estimate.engines import request_tokens
-from configurator.engine.estimate.layout import _parallelism, _per_gpu_bytes, _usable_gib
+from configurator.engine.estimate.layout import (
+    DP_ATTENTION,
+    _parallelism,
+    _per_gpu_bytes,
+    _usable_gib,
+    dp_attention_possible,
+    split_ways,
+)
 from configurator.engine.estimate.plans import _Plan, serving_plans
 from configurator.engine.estimate.server_memory import server_batch
 from configurator.engine.estimate.speed import (
     LinkArg,
     _allreduce_s,
+    _gather_scatter_s,
     _Link,
     _link,
     _moe_efficiency,
@@ -103,6 +111,7 @@ def _setting(
     mfu: float | None,
     constants: cal.DecodeConstants | None,
     mfu_scale: float | None = None,
+    parallelism: str | None = None,
 ) -> _Setting:
     prompt_plan, decode_plan = serving_plans(workload, prompt_tokens, output_tokens)
     engine = decode_plan.engine
@@ -112,7 +121,7 @@ def _setting(
     return _Setting(
         prompt_plan=prompt_plan,
         decode_plan=decode_plan,
-        parallelism=_parallelism(decode_plan, gpu_count),
+        parallelism=parallelism or _parallelism(decode_plan, gpu_count),
         link=_link(gpu, link_gbs, gpu_count),
         mfu=(mfu or cal.PREFILL_MFU[engine])
         * (cal.server_mfu_scale(engine, gpu.vendor) if mfu_scale is None else mfu_scale),
@@ -131,8 +140,11 @@ def _prompt_s(setting: _Setting, gpu: GpuSpec, gpu_count: int, moe_efficiency: f
     peak = _peak_flops(gpu, plan.weight_precision, plan.engine)
     flops = plan.prefill_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency))
     seconds = tokens * flops / (gpu_count * setting.mfu * peak)
-    tp = gpu_count if setting.parallelism == "tensor" else 1
-    seconds += _allreduce_s(model, tokens, tp, setting.link)
+    tp = split_ways(setting.parallelism, gpu_count)
+    if setting.parallelism == DP_ATTENTION:  # its attention on one rank, the others' prompts on theirs
+        seconds += _gather_scatter_s(model, tokens, tp, setting.link)
+    else:
+        seconds += _allreduce_s(model, tokens, tp, setting.link)
     moved = tokens * plan_activation_bytes(plan, tp) * tp / gpu_count
     return seconds + moved / (setting.constants.eta_bw * gpu.bandwidth_gbs * 1e9)
 
@@ -156,9 +168,12 @@ def prompt_prefill_s(
     constants: cal.DecodeConstants | None = None,
     moe_efficiency: float | None = None,
     mfu_scale: float | None = None,
+    parallelism: str | None = None,
 ) -> float:
     """Seconds of GPU time one prompt of the workload's requests costs when it rides along decode steps."""
-    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants, mfu_scale)
+    setting = _setting(
+        workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants, mfu_scale, parallelism
+    )
     return _prompt_s(setting, gpu, gpu_count, moe_efficiency)
 
 
@@ -174,11 +189,15 @@ def decode_per_user(
     constants: cal.DecodeConstants | None = None,
     moe_efficiency: float | None = None,
     mfu_scale: float | None = None,
+    parallelism: str | None = None,
 ) -> UserDecode:
     """Decode tokens/s each user sees while `concurrent_users × batch_size` sequences run (module docstring):
     1 / (a decode step of all of them + (N − 1) × prompt / output of one prompt's prefill). One user: the
-    decode step alone. `mfu`, `constants` and `moe_efficiency` override the shipped ones (bench/accuracy.py)."""
-    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants, mfu_scale)
+    decode step alone. `mfu`, `constants` and `moe_efficiency` override the shipped ones (bench/accuracy.py);
+    `parallelism` is the layout (default: estimate.layout's for the count; see `workload_parallelism`)."""
+    setting = _setting(
+        workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants, mfu_scale, parallelism
+    )
     sequences = workload.concurrent_users * workload.batch_size
     step = _step_s(setting, gpu, gpu_count, sequences, moe_efficiency)
     prompt_per_token = _prompt_s(setting, gpu, gpu_count, moe_efficiency) / output_tokens
@@ -203,6 +222,7 @@ def served_throughput(
     moe_efficiency: float | None = None,
     mfu_scale: float | None = None,
     users: int | None = None,
+    parallelism: str | None = None,
 ) -> Served:
     """Output tokens/s under continuous batching with every request queued (trtllm-bench `throughput`,
     `bench_serving --request-rate inf`): each generated token costs its share of a decode step of `b` sequences
@@ -213,7 +233,9 @@ def served_throughput(
     the powers of two and is the least full load, so the full load is never below what the workload's own users
     get (5 users of a card that holds 5 but not 8). `mfu`, `constants` and `moe_efficiency` override the fitted ones
     (bench/accuracy.py)."""
-    setting = _setting(workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants, mfu_scale)
+    setting = _setting(
+        workload, gpu, gpu_count, prompt_tokens, output_tokens, link_gbs, mfu, constants, mfu_scale, parallelism
+    )
     plan = setting.decode_plan
     sequences = _full_batch(plan, setting.parallelism, gpu, gpu_count, max_sequences, users)
     if not sequences:
@@ -235,6 +257,8 @@ def _full_batch(
     needs rises with b, so the batches that fit are the smallest ones. tests/configurator/test_serving.py
     holds this equal to trying every batch."""
     cap = max_running_sequences(plan.engine, gpu)
+    if parallelism == DP_ATTENTION:  # each rank schedules its own requests up to the engine's cap
+        cap *= gpu_count
     batches = [1 << i for i in range(cap.bit_length()) if 1 << i <= cap]
     if max_sequences:  # a benchmark of N requests never runs more than N sequences at once
         batches = [b for b in batches if b < max_sequences] + [min(max_sequences, cap)]
@@ -284,6 +308,7 @@ def best_served_layout(
     output_tokens: int,
     link_gbs: LinkArg = None,
     users: int | None = None,
+    parallelism: str | None = None,
 ) -> ServedLayout:
     """The layout an engine is set to for throughput, and its full load: every instance size of
     `instance_sizes`, each replica at `served_throughput`, the one of most output tokens/s (ties keep the larger
@@ -295,7 +320,14 @@ def best_served_layout(
     (its 8-GPU result is 7.7 × its 1-GPU one); Lambda's vLLM sweeps on 1-8 × A100/H100 found the same ("data
     parallelism outperforms tensor parallelism when the model fits", LambdaLabsML/vllm-benchmark
     benchmark_v0.md). The workload's own users (`users`) bound the full load from below
-    only on the single instance estimate() lays out (`_full_batch`)."""
+    only on the single instance estimate() lays out (`_full_batch`). DP attention (`parallelism`, chosen by
+    `workload_parallelism`) is one instance on all the GPUs."""
+    if parallelism == DP_ATTENTION:
+        served = served_throughput(
+            workload, gpu, gpu_count, prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
+            users=users, parallelism=parallelism,
+        )  # fmt: skip
+        return ServedLayout(served, gpu_count, 1)
     plan = serving_plans(workload, prompt_tokens, output_tokens)[1]
     layouts = []
     for size in instance_sizes(plan, gpu_count):
@@ -311,7 +343,41 @@ def best_served_layout(
     return next(layout for layout in layouts if layout.served.tokens_per_s >= best * (1 - 1e-9))
 
 
-def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: LinkArg) -> Throughput:
+def workload_parallelism(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: LinkArg) -> str:
+    """The layout estimate() gives the workload: estimate.layout's (`_parallelism`), or DP attention where the
+    engine has it for the model (`layout.dp_attention_possible`) and it fits when tensor parallelism's replicated
+    latent cache does not, or both fit and it serves the workload's users faster (at a few users the rank that
+    reads all of the attention weights is slower than a tensor-parallel GPU reading 1/t of them; with many
+    users each rank reads 1/t of the latent caches instead of all of them)."""
+    base = _parallelism(plan, count)
+    if not dp_attention_possible(plan, count):
+        return base
+    key = ("workload_parallelism", gpu, count, link_gbs)
+    found = plan.memo.get(key)
+    if found is not None:
+        return found  # type: ignore[return-value]
+    usable = _usable_gib(plan, gpu) * GIB
+    found = base
+    if _per_gpu_bytes(plan, DP_ATTENTION, count, gpu) <= usable:
+        if _per_gpu_bytes(plan, base, count, gpu) > usable:
+            found = DP_ATTENTION
+        else:
+            w = plan.workload
+            prompt, output = request_tokens(w)
+            speeds = [
+                decode_per_user(
+                    w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, parallelism=layout
+                ).tokens_per_s
+                for layout in (base, DP_ATTENTION)
+            ]
+            found = DP_ATTENTION if speeds[1] > speeds[0] else base
+    plan.memo[key] = found
+    return found
+
+
+def serving_throughput(
+    plan: _Plan, gpu: GpuSpec, count: int, link_gbs: LinkArg, parallelism: str | None = None
+) -> Throughput:
     """The speeds estimate() reports: `decode_per_user` at the workload's users, `served_throughput` at full
     load (no cap on requests: a service keeps its queue), both for the request of `engines.request_tokens`;
     time to first token is one such prompt on idle GPUs (`speed._prefill_s`). Training: the whole build's
@@ -322,16 +388,20 @@ def serving_throughput(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: LinkArg)
         return Throughput(0.0, 0.0, 0.0, 0.0, training_tokens_per_s=trained.tokens_per_s)
     w = plan.workload
     prompt, output = request_tokens(w)
-    user = decode_per_user(w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs)
-    layout = best_served_layout(
-        w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences
+    parallelism = parallelism or _parallelism(plan, count)
+    user = decode_per_user(
+        w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, parallelism=parallelism
     )
+    layout = best_served_layout(
+        w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
+        parallelism=parallelism,
+    )  # fmt: skip
     served = layout.served
     # the full load runs at least the workload's own users (`_full_batch`); the two formulas of that same load
     # (N / (step + N × prompt / output) and 1 / (step / N + prompt / output)) may differ in the last bit
     served_tokens = max(served.tokens_per_s, user.all_users_tokens_per_s)
     prompt_plan = serving_plans(w, prompt, output)[0]
-    first_token = _prefill_s(prompt_plan, gpu, count, _parallelism(prompt_plan, count), link)
+    first_token = _prefill_s(prompt_plan, gpu, count, parallelism, link)
     return Throughput(
         decode_tokens_per_s_per_user=user.tokens_per_s,
         decode_tokens_per_s_total=user.all_users_tokens_per_s,

@@ -15,7 +15,7 @@ from configurator.engine.estimate.engines import (
     VLLM_BATCHED_TOKENS_SMALL,
     request_tokens,
 )
-from configurator.engine.estimate.layout import _kv_share, _parallelism
+from configurator.engine.estimate.layout import DP_ATTENTION, _kv_share, _parallelism, rank_sequences, split_ways
 from configurator.engine.estimate.plans import _Plan, serving_plans
 from configurator.engine.estimate.topology import RingBound, Topology, tp_bound
 from configurator.engine.frozen import direct_init
@@ -107,6 +107,18 @@ def _allreduce_s(model: ModelArch, tokens: int, tp: int, link: _Link) -> float:
         return 0.0
     size = 2.0 * tokens * model.hidden * (tp - 1) / tp * 2.0
     return 2 * model.layers * max(link.floor_s, size / (link.gbs * 1e9))
+
+
+def _gather_scatter_s(model: ModelArch, tokens: int, tp: int, link: _Link) -> float:
+    """DP attention (estimate.layout.DP_ATTENTION): per layer, an all-gather of the `tokens` hidden states of all
+    ranks before the MoE/MLP and a reduce-scatter of its partial sums after it (decode: SGLang pads every rank
+    to the fullest one's tokens, `dp_padding_mode` max_len for small batches): each half the bytes of one ring
+    all-reduce of those tokens (a ring all-reduce is a reduce-scatter and an all-gather), each at least the
+    latency floor; TP does 2 all-reduces instead."""
+    if tp <= 1:
+        return 0.0
+    size = 2.0 * tokens * model.hidden * (tp - 1) / tp * 2.0
+    return 2 * model.layers * max(link.floor_s, size / 2 / (link.gbs * 1e9))
 
 
 ACT_BYTES = 2  # bf16 activations between kernels
@@ -219,21 +231,33 @@ def step_terms(
         moe_layers = model.layers - model.dense_layers
         weights += plan.routed_bytes * union * (1.0 / cal.moe_efficiency(model.experts) - 1.0)
     kv = plan.kv_read_per_seq * sequences
-    tp = count if parallelism == "tensor" else 1
-    moved = weights / tp + kv * _kv_share(model, tp) if tp > 1 else weights + kv
+    tp = split_ways(parallelism, count)
+    flops = plan.decode_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency))
+    if parallelism == DP_ATTENTION:
+        # the fullest rank: the whole attention projections and its own sequences' latent cache and attention
+        # FLOPs; 1/t of the MoE/MLP weights read for, and of the FLOPs of, the gathered tokens of all ranks
+        own = rank_sequences(sequences, count)
+        streamed = (weights - plan.attention_bytes) / tp + plan.attention_bytes
+        moved = streamed + plan.kv_read_per_seq * own
+        work = own * plan.attention_decode_flops + sequences * (flops - plan.attention_decode_flops) / tp
+        collectives = _gather_scatter_s(model, own * count, tp, link)
+    else:
+        streamed = weights / tp
+        moved = streamed + kv * _kv_share(model, tp) if tp > 1 else weights + kv
+        work = sequences * flops / tp
+        collectives = _allreduce_s(model, sequences, tp, link)
     moved += sequences * plan_activation_bytes(plan, tp)
     if plan.weight_precision == "int4":  # W4A16: the kernel's weight stream (calibration.INT4_KERNEL_STREAM_SHARE)
-        moved += weights / tp * (1.0 / int4_stream_share(plan.engine, gpu) - 1.0)
-    flops = plan.decode_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency))
-    compute = sequences * flops / (tp * _peak_flops(gpu, plan.weight_precision, plan.engine))
-    kquant = weights / tp if "_k" in plan.weight_precision else 0.0
+        moved += streamed * (1.0 / int4_stream_share(plan.engine, gpu) - 1.0)
+    compute = work / _peak_flops(gpu, plan.weight_precision, plan.engine)
+    kquant = streamed if "_k" in plan.weight_precision else 0.0
     return StepTerms(
         bytes_s=moved / (gpu.bandwidth_gbs * 1e9),
         compute_s=compute,
         layers=model.layers,
         moe_layers=moe_layers,
         hops=count - 1 if parallelism == "pipeline" else 0,
-        allreduce_s=_allreduce_s(model, sequences, tp, link),
+        allreduce_s=collectives,
         kquant_bytes_s=kquant / (gpu.bandwidth_gbs * 1e9),
         vendor=gpu.vendor,
     )
@@ -250,9 +274,11 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     """Time to process one user's prompt: compute-bound FLOPs, or one weight read per ubatch/chunk."""
     w, model = plan.workload, plan.workload.model
     constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
-    tp = count if parallelism == "tensor" else 1
+    tp = split_ways(parallelism, count)
     tokens = w.context_tokens
     flops = plan.prefill_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine))
+    if parallelism == DP_ATTENTION:  # one rank does the prompt's attention alone, the MoE/MLP is split
+        flops = plan.attention_prefill_flops * tp + flops - plan.attention_prefill_flops
     mfu = cal.PREFILL_MFU[plan.engine] * cal.server_mfu_scale(plan.engine, gpu.vendor)
     compute_s = tokens * flops / (tp * mfu * _peak_flops(gpu, plan.weight_precision, plan.engine))
     chunk = LLAMACPP_UBATCH if plan.engine == "llama.cpp" else VLLM_BATCHED_TOKENS_SMALL
@@ -261,12 +287,17 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     weights += plan.routed_bytes
     if plan.weight_precision == "int4":
         weights /= int4_stream_share(plan.engine, gpu)
-    memory_s = passes * weights / tp / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
+    per_gpu = weights / tp
+    collectives = _allreduce_s(model, tokens, tp, link)
+    if parallelism == DP_ATTENTION:
+        per_gpu += plan.attention_bytes * (1.0 - 1.0 / tp)
+        collectives = _gather_scatter_s(model, tokens, tp, link)
+    memory_s = passes * per_gpu / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
     fixed = passes * (model.layers * constants.tau_layer_s + constants.tau_step_s)
     if parallelism == "pipeline":
         fixed += passes * (count - 1) * cal.PIPELINE_HOP_S
     activations_s = tokens * plan_activation_bytes(plan, tp) / (constants.eta_bw * gpu.bandwidth_gbs * 1e9)
-    return max(compute_s, memory_s) + activations_s + fixed + _allreduce_s(model, tokens, tp, link)
+    return max(compute_s, memory_s) + activations_s + fixed + collectives
 
 
 def decode_plan(workload: Workload) -> _Plan:

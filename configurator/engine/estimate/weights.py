@@ -297,6 +297,9 @@ class WeightProfile:
     head_bytes: float  # output head (the embedding itself when tied)
     routed_bytes: float  # all routed experts (MoE)
     read_bytes_per_token: float  # decode, one sequence: input embedding not read, k of E experts
+    # the attention projections (every `attn_*` tensor: q/k/v/output, MLA's q_a/q_b/kv_a/kv_b/output): what a
+    # data-parallel attention rank holds whole (estimate.layout, "dp_attention")
+    attention_bytes: float = 0.0
 
     @property
     def layer_bytes(self) -> float:
@@ -307,10 +310,12 @@ class WeightProfile:
 def weight_profile(model: ModelArch, precision: str) -> WeightProfile:
     tensors = model_tensors(model)
     bits = _tensor_bits(model, precision)
-    total = embed = head = routed = 0.0
+    total = embed = head = routed = attention = 0.0
     for tensor, b in zip(tensors, bits, strict=True):
         size = tensor.params * b / 8
         total += size
+        if tensor.kind.startswith("attn_"):
+            attention += size
         if tensor.kind == "token_embd" and not model.tied_embeddings:
             embed += size
         elif tensor.kind in ("output", "token_embd"):
@@ -319,7 +324,7 @@ def weight_profile(model: ModelArch, precision: str) -> WeightProfile:
             routed += size
     fraction = model.active_experts / model.experts if model.is_moe else 1.0
     read = total - embed - routed + routed * fraction
-    return WeightProfile(total, embed, head, routed, read)
+    return WeightProfile(total, embed, head, routed, read, attention)
 
 
 def weight_bytes(model: ModelArch, precision: str) -> float:

@@ -375,7 +375,7 @@ def gpu_option(snapshot: CatalogSnapshot, workload: Workload, gpu: GpuSpec, coun
             # the graph the sets make (pairs or quads): TP over more GPUs than one set joins runs at PCIe
             link = bridged(gpu, count, tuple((bridge.ways, sets) for bridge, sets in bridges)) if bridges else None
     result = estimate(run, gpu, count, link_gbs=link)
-    if bridges and result.layout is not None and result.layout.parallelism != "tensor":
+    if bridges and result.layout is not None and result.layout.parallelism not in ("tensor", "dp_attention"):
         bridges, link = (), None  # the engine splits layers here: the bridge would not be used
         result = estimate(run, gpu, count)
     elif isinstance(link, Topology) and not tp_bound(link, count).nvlink:

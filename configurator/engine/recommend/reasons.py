@@ -12,6 +12,9 @@ from configurator.engine.types import Candidate, Constraints, Fix, Workload
 
 PARALLEL_WORDS = {
     "tensor": Phrase("under tensor parallel"),
+    "dp_attention": Phrase(
+        "with data-parallel attention (each GPU its own users' KV cache) and the MoE layers tensor parallel"
+    ),
     "pipeline": Phrase("with the layers split across GPUs"),
     "data": Phrase("sharded (ZeRO)"),
 }

@@ -13,6 +13,10 @@ from configurator.engine.rules.bridge_sets import add_bridge_fixes, bridge_plan
 from configurator.engine.rules.context import RuleContext
 from configurator.engine.types import Finding, Fix
 
+# layouts whose collectives cross every GPU each layer: tensor parallelism, and DP attention (estimate.layout),
+# whose MoE layers stay tensor parallel (an all-gather and a reduce-scatter per layer)
+TP_LAYOUTS = ("tensor", "dp_attention")
+
 
 def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
     """`tp_partly_bridged`, `tp_over_sockets` or `tp_over_pcie` for the workload's tensor-parallel layout when
@@ -21,7 +25,7 @@ def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
     if estimate is None or workload is None:
         return
     layout, throughput = estimate.layout, estimate.throughput
-    if layout is None or throughput is None or layout.parallelism != "tensor" or layout.count < 2:
+    if layout is None or throughput is None or layout.parallelism not in TP_LAYOUTS or layout.count < 2:
         return
     link = ctx.link_gbs
     if isinstance(link, Topology):
