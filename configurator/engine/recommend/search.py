@@ -14,7 +14,7 @@ from decimal import Decimal
 from heapq import heappop, heappush
 from typing import Any
 
-from configurator.engine.builds import money
+from configurator.engine.builds import HUNDRED, money
 from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.recommend.assembly import Judge, policy_bases, with_psus
 from configurator.engine.recommend.parts import Parts, snapshot_parts
@@ -83,7 +83,8 @@ def counts_to_try(
     chassis that takes them: a fixed baseboard of the `pool` (HGX: 4 or 8) that does not take a count gets
     the next count it takes instead (never a partial board)."""
     parts = snapshot_parts(snapshot)
-    key = (workload, gpu, most, reserve, tuple(chassis.sku for chassis in pool), constraints)
+    # within a snapshot a SKU names one spec (parts.build_key): the GPU by its SKU, cheaper to hash than its spec
+    key = (workload, gpu.sku, most, reserve, tuple(chassis.sku for chassis in pool), constraints)
     return parts.remembered(
         "counts", key, lambda: _counts_to_try(parts, workload, gpu, most, reserve, pool, constraints)
     )
@@ -131,7 +132,7 @@ def _counts_to_try(
 
 
 def _gross(net: Decimal, vat_percent: Decimal) -> Decimal:
-    return money(net) + money(net * vat_percent / Decimal(100))
+    return money(net) + money(net * vat_percent / HUNDRED)
 
 
 def _option_net(option: GpuOption, drive: Line[StorageSpec]) -> Decimal:
@@ -216,7 +217,16 @@ class Stream:
     chassis are entered in order of their own lower bound; their builds wait in a price heap, whose top
     is final once no unentered chassis could undercut it. `valid()` validates from the top until a build
     has no error — the answer that pricing every chassis and validating every build would give, at the
-    cost of the few that can compete."""
+    cost of the few that can compete.
+
+    A request makes one per GPU option and class (about a hundred on the fixture catalog) and opens a few:
+    slotted, its signature and ranking (`picking.pick_distinct` sets it) worked out once (issue 34)."""
+
+    __slots__ = (
+        "_dead", "_entered", "_heap", "_serial", "_takers", "_tries", "_valid", "_warned", "_warned_chassis",
+        "cores", "drive", "floor", "judge", "opened", "option", "option_net", "parts", "ranking", "resolved",
+        "signature", "workstation",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -225,9 +235,13 @@ class Stream:
         workstation: bool,
         drive: Line[StorageSpec],
         bounds: StreamBounds | None = None,
+        parts: Parts | None = None,
     ) -> None:
         self.judge, self.option, self.drive, self.workstation = judge, option, drive, workstation
-        self.parts = snapshot_parts(judge.snapshot)
+        self.parts = parts or snapshot_parts(judge.snapshot)
+        self.signature: tuple[str, int] = (option.gpu.sku, option.count)
+        # picking's ranking of the stream's builds apart from price and warnings (slow, −speed, name)
+        self.ranking: tuple[int, float, str] = (0, 0.0, "")
         self.option_net, self.cores, self._takers, self.floor = bounds or stream_bounds(
             self.parts, judge, option, workstation, drive
         )
@@ -251,10 +265,6 @@ class Stream:
 
     def warned(self, candidate: Candidate) -> int:
         return int(bool(self.weighing(candidate)))
-
-    @property
-    def signature(self) -> tuple[str, int]:
-        return (self.option.gpu.sku, self.option.count)
 
     @property
     def candidate(self) -> Candidate | None:
