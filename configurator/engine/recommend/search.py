@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from heapq import heappop, heappush
+from operator import attrgetter
 from typing import Any
 
 from configurator.engine.builds import HUNDRED, money
@@ -139,6 +140,12 @@ def _option_net(option: GpuOption, drive: Line[StorageSpec]) -> Decimal:
     """What every build of the option pays whatever the chassis: GPUs, bridges, the drives."""
     bridges = sum((bridge.price * sets for bridge, sets in option.bridges), Decimal(0))
     return option.gpu.price * option.count + bridges + drive.spec.price * drive.qty
+
+
+# what the rules see of a PSU (ratings, cables): sets that look alike are one choice (`Stream._price`)
+_PSU_LOOK = attrgetter(
+    "form_factor", "watts_high_line", "watts_low_line", "connectors_12v2x6", "connectors_eps8", "connectors_pcie8"
+)
 
 
 class _Pending:
@@ -310,7 +317,7 @@ class Stream:
         bases = policy_bases(
             self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis, self.cores), self.drive,
             self.judge.constraints,
-            every_psu_set=True,
+            every_psu_set=True, most_cpus=CPU_OPTIONS_PER_CHASSIS,
         )  # fmt: skip
         # every carrying PSU set of the first few CPUs: a larger set can clear a warning (transient
         # power) that the cheapest leaves; they are priced now (from the CPU's build without PSUs) and
@@ -327,10 +334,7 @@ class Stream:
                 break
             net, label = self._net_without_psus(base), f"{chassis.sku}/{cpu}"
             for psu in carrying:
-                look = (
-                    cpu, psu.qty, psu.spec.form_factor, psu.spec.watts_high_line, psu.spec.watts_low_line,
-                    psu.spec.connectors_12v2x6, psu.spec.connectors_eps8, psu.spec.connectors_pcie8,
-                )  # fmt: skip
+                look = (cpu, psu.qty, _PSU_LOOK(psu.spec))
                 if look in sets_seen:
                     continue
                 sets_seen.add(look)
