@@ -297,9 +297,12 @@ class Stream:
             if (self._heap and self._heap[0][0] <= bound) or (budget is not None and bound > budget):
                 break
             self._entered += 1
+            # without offers every build's stock rank is 0 (`Judge.in_stock_rank`): the heap compares plain 0s
+            stocked = self.judge.availability is not None
             for price, label, build in self._priced(chassis):
                 self._serial += 1
-                heappush(self._heap, (price, _StockRank(self.judge, build), label, self._serial, build, None))
+                rank = _StockRank(self.judge, build) if stocked else 0
+                heappush(self._heap, (price, rank, label, self._serial, build, None))
         return self._heap[0][0] if self._heap else None
 
     def _priced(self, chassis: ChassisSpec) -> tuple[tuple[Decimal, str, BuildSpec | _Pending], ...]:
