@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import types
 from dataclasses import MISSING, fields
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 ClassT = TypeVar("ClassT", bound=type)
 
@@ -93,14 +93,15 @@ class HashOnce:
 
     Use: `@direct_init @hash_once @dataclass(frozen=True, slots=True) class X(HashOnce): __hash__ =
     HashOnce.__hash__` (the class's own __hash__ keeps the dataclass from writing one over it). Measured in
-    process with bench/bench_recommend.py (issue 34): see the commit that added it."""
+    process with bench/bench_recommend.py (issue 34; the figures are in the commits that added it)."""
 
     __slots__ = ("_hash_once",)
     __hash_fields__: tuple[str, ...] = ()
+    _hash_once: int
 
     def __hash__(self) -> int:
         try:
-            return self._hash_once  # type: ignore[no-any-return]
+            return self._hash_once
         except AttributeError:
             value = hash(tuple(getattr(self, name) for name in self.__hash_fields__))
             object.__setattr__(self, "_hash_once", value)
@@ -112,6 +113,6 @@ def hash_once(cls: ClassT) -> ClassT:
     hash=None and compare=True)."""
     if not issubclass(cls, HashOnce) or vars(cls).get("__hash__") is not HashOnce.__hash__:
         raise TypeError(f"{cls.__qualname__}: extends HashOnce and sets __hash__ = HashOnce.__hash__")
-    names = tuple(f.name for f in fields(cls) if (f.compare if f.hash is None else f.hash))
+    names = tuple(f.name for f in fields(cast(Any, cls)) if (f.compare if f.hash is None else f.hash))
     type.__setattr__(cls, "__hash_fields__", names)
     return cls
