@@ -149,7 +149,6 @@ class ModelArch(HashOnce):
     """
 
     __hash__ = HashOnce.__hash__  # worked out once (engine.frozen.HashOnce): a memo key of every search
-
     slug: str
     name: str
     hf_id: str
@@ -214,7 +213,6 @@ class ModelArch(HashOnce):
 @dataclass(frozen=True, slots=True)
 class Workload(HashOnce):
     __hash__ = HashOnce.__hash__  # worked out once (engine.frozen.HashOnce): a memo key of every search
-
     model: ModelArch
     task: str = "inference"
     precision: str = "bf16"
@@ -470,7 +468,6 @@ class Price:
 @dataclass(frozen=True, slots=True)
 class Constraints(HashOnce):
     __hash__ = HashOnce.__hash__  # worked out once (engine.frozen.HashOnce): a memo key of every search
-
     max_price: Decimal | None = None
     currency: str = "RUB"
     form_factor: str = "any"  # workstation | rack | any
