@@ -26,6 +26,7 @@ from configurator.engine.types import (
 PART_KINDS: tuple[str, ...] = ("cpus", "gpus", "psus", "memory", "storage", "nics", "bridges")
 MAX_QTY = 64  # no line of a real build needs more; larger values are refused as absurd
 CENT = Decimal("0.01")
+HUNDRED = Decimal(100)  # a percentage's divisor, made once (money is on every priced build's path)
 BUILD_KEYS: tuple[str, ...] = ("chassis", *PART_KINDS, "psu_redundancy", "site_voltage", "workload")
 LINE_KEYS: tuple[str, ...] = ("sku", "qty")
 _BUILD_KEY_SET, _LINE_KEY_SET = frozenset(BUILD_KEYS), frozenset(LINE_KEYS)
@@ -163,7 +164,7 @@ def build_lines(build: BuildSpec) -> list[tuple[str, Any, int]]:
 
 
 def money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+    return value.quantize(CENT, ROUND_HALF_UP)  # positional: the keyword costs as much as the rounding
 
 
 def build_price(build: BuildSpec, *, vat_percent: Decimal) -> Price:
@@ -186,5 +187,5 @@ def build_price(build: BuildSpec, *, vat_percent: Decimal) -> Price:
                 fields={"currency": [Phrase("mixed currencies in one build")]},
             )
         net += money(spec.price * qty)
-    vat = money(net * vat_percent / Decimal(100))
+    vat = money(net * vat_percent / HUNDRED)
     return Price(currency=currency, net=money(net), vat=vat, gross=money(net) + vat)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import types
 from dataclasses import MISSING, fields
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 ClassT = TypeVar("ClassT", bound=type)
 
@@ -81,4 +81,38 @@ def direct_init(cls: ClassT) -> ClassT:
     init.__annotations__ = dict(getattr(original, "__annotations__", {}))
     init.__wrapped_dataclass_init__ = original  # what tests compare it with
     type.__setattr__(cls, "__init__", init)
+    return cls
+
+
+class HashOnce:
+    """Base of a frozen, slotted dataclass that is hashed again and again as part of dict keys (the
+    recommender's memos key on the request's workload and constraints, tens of thousands of lookups per
+    request, and a workload's hash walks its 27 fields and its model's): the hash is worked out once and kept
+    in a slot. It is the value the dataclass's own __hash__ gives (the hash of the tuple of its hashed fields),
+    so sets and dicts behave exactly as before; equality is the dataclass's.
+
+    Use: `@direct_init @hash_once @dataclass(frozen=True, slots=True) class X(HashOnce): __hash__ =
+    HashOnce.__hash__` (the class's own __hash__ keeps the dataclass from writing one over it). Measured in
+    process with bench/bench_recommend.py (issue 34; the figures are in the commits that added it)."""
+
+    __slots__ = ("_hash_once",)
+    __hash_fields__: tuple[str, ...] = ()
+    _hash_once: int
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash_once
+        except AttributeError:
+            value = hash(tuple(getattr(self, name) for name in self.__hash_fields__))
+            object.__setattr__(self, "_hash_once", value)
+            return value
+
+
+def hash_once(cls: ClassT) -> ClassT:
+    """Name the fields a `HashOnce` dataclass hashes: those the dataclass's own __hash__ would (hash=True, or
+    hash=None and compare=True)."""
+    if not issubclass(cls, HashOnce) or vars(cls).get("__hash__") is not HashOnce.__hash__:
+        raise TypeError(f"{cls.__qualname__}: extends HashOnce and sets __hash__ = HashOnce.__hash__")
+    names = tuple(f.name for f in fields(cast(Any, cls)) if (f.compare if f.hash is None else f.hash))
+    type.__setattr__(cls, "__hash_fields__", names)
     return cls

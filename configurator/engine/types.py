@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Generic, Literal, TypeVar
 
 # the catalog specs live in engine.specs; the engine and the project import them from here as well
-from configurator.engine.frozen import direct_init
+from configurator.engine.frozen import HashOnce, direct_init, hash_once
 from configurator.engine.specs import (  # noqa: F401 - re-exported
     BridgeSpec,
     CatalogSnapshot,
@@ -139,14 +139,16 @@ BUILD_TOTALS: dict[str, str] = {
 
 
 @direct_init
+@hash_once
 @dataclass(frozen=True, slots=True)
-class ModelArch:
+class ModelArch(HashOnce):
     """A transformer's shape, enough to size weights, KV cache, activations and speed.
 
     `sliding_window_layers` of the `layers` attend only to the last `sliding_window` tokens.
     MLA models (DeepSeek-V2/V3) cache `kv_lora_rank + qk_rope_head_dim` values per layer instead of K and V.
     """
 
+    __hash__ = HashOnce.__hash__  # worked out once (engine.frozen.HashOnce): a memo key of every search
     slug: str
     name: str
     hf_id: str
@@ -207,8 +209,10 @@ class ModelArch:
 
 
 @direct_init
+@hash_once
 @dataclass(frozen=True, slots=True)
-class Workload:
+class Workload(HashOnce):
+    __hash__ = HashOnce.__hash__  # worked out once (engine.frozen.HashOnce): a memo key of every search
     model: ModelArch
     task: str = "inference"
     precision: str = "bf16"
@@ -460,8 +464,10 @@ class Price:
 
 
 @direct_init
+@hash_once
 @dataclass(frozen=True, slots=True)
-class Constraints:
+class Constraints(HashOnce):
+    __hash__ = HashOnce.__hash__  # worked out once (engine.frozen.HashOnce): a memo key of every search
     max_price: Decimal | None = None
     currency: str = "RUB"
     form_factor: str = "any"  # workstation | rack | any

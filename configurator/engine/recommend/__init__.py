@@ -147,7 +147,7 @@ def _recommend(
             (workload, constraints, reserve, vat_percent),
             lambda: _stream_plan(parts, judge, workload, reserve, drive),
         )
-        streams = [Stream(judge, option, workstation, drive, bounds) for option, workstation, bounds in plan]
+        streams = [Stream(judge, option, workstation, drive, bounds, parts) for option, workstation, bounds in plan]
     chosen = pick_distinct(streams, limit, workload, snapshot)
     cheapest = _cheapest(snapshot, vat_percent, reserve, availability)
     if not suggest:

@@ -125,9 +125,12 @@ def policy_bases(
     constraints: Constraints,
     *,
     every_psu_set: bool,
+    most_cpus: int | None = None,
 ) -> Iterator[tuple[BuildSpec, list[Line[PsuSpec]]]]:
     """`complete_builds` per CPU: the policy build without PSUs, and the PSU sets that carry it (the cheapest
-    only unless `every_psu_set`), so a caller can price the sets before it makes their builds."""
+    only unless `every_psu_set`), so a caller can price the sets before it makes their builds. `most_cpus`:
+    stop before the next CPU once that many CPUs had a carrying set (its lanes, load and PSU sets are not
+    worked out for a caller that would not use them)."""
     parts = snapshot_parts(snapshot)
     server = not chassis.is_workstation
     ram_gb = ram_needed_gb(option.workload, option.gpu.vram_gib * option.count, server=server)
@@ -154,7 +157,10 @@ def policy_bases(
     # the builds of every CPU share their other lines (the same objects): validating one from another
     # (validate_unproven(like=…)) then re-runs only the rules that read the CPUs or PSUs
     memory, lines = (dimms,), _option_lines(option)
+    carried: set[str] = set()
     for cpu in sized_cpus(cpus, chassis.cpu_sockets, cores_needed(option.workload, option.count, server=server)):
+        if most_cpus is not None and cpu.sku not in carried and len(carried) >= most_cpus:
+            return
         base = _base_build(chassis, option, cpu, constraints.site_voltage, memory, storage, nics=nics, lines=lines)
         if not parts.lanes_ok(base):
             continue
@@ -162,6 +168,8 @@ def policy_bases(
         if constraints.max_power_w is not None and power_budget(base).load_w > constraints.max_power_w:
             continue
         carrying = parts.policy_psus(base, first_only=not every_psu_set)
+        if carrying:
+            carried.add(cpu.sku)
         yield base, (carrying if every_psu_set else carrying[:1])
 
 

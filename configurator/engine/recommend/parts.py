@@ -86,7 +86,7 @@ class Parts:
         self._pools: dict[Constraints, list[ChassisSpec]] = {}
         self._hosts: dict[tuple[str, Constraints], bool] = {}
         self._chassis_floor: dict[tuple[str, int], Decimal | None] = {}
-        self._options: dict[tuple[Workload, GpuSpec, int], GpuOption] = {}
+        self._options: dict[tuple[Workload, str, int], GpuOption] = {}
         self._lanes: dict[tuple[object, ...], bool] = {}
         self._remembered: dict[str, dict[Any, Any]] = {}
         self._takers: dict[tuple[object, ...], list[tuple[Decimal, str, ChassisSpec]]] = {}
@@ -140,8 +140,8 @@ class Parts:
         return done.verdict
 
     def option(self, workload: Workload, gpu: GpuSpec, count: int) -> GpuOption:
-        """`gpu_option`, remembered per (catalog version — this cache's —, workload, GPU, count)."""
-        key = (workload, gpu, count)
+        """`gpu_option`, remembered per (catalog version — this cache's —, workload, GPU SKU, count)."""
+        key = (workload, gpu.sku, count)  # within this snapshot a SKU names one spec (build_key)
         found = self._options.get(key)
         if found is None:
             _room(self._options)

@@ -98,15 +98,18 @@ def pick_distinct(
         return []
     target = speed_target(workload)
 
-    def by_rank(stream: Stream, price: Decimal, warned: int) -> tuple[object, ...]:
-        slow = int(workload.task == "inference" and not stream.option.meets(target))
-        return (
-            slow,
-            warned,
-            price,
-            -stream.option.total,
-            f"{stream.option.gpu.sku}/{stream.option.count}/{stream.workstation}",
+    inference = workload.task == "inference"
+    for stream in streams:  # what ranks a stream's builds besides price and warnings, once per stream
+        option = stream.option
+        stream.ranking = (
+            int(inference and not option.meets(target)),
+            -option.total,
+            f"{option.gpu.sku}/{option.count}/{stream.workstation}",
         )
+
+    def by_rank(stream: Stream, price: Decimal, warned: int) -> tuple[object, ...]:
+        slow, speed, name = stream.ranking
+        return (slow, warned, price, speed, name)
 
     def by_value(stream: Stream, price: Decimal, warned: int) -> tuple[object, ...]:
         return (warned, -(stream.option.total / float(price)), price, stream.option.gpu.sku, stream.option.count)
@@ -131,7 +134,7 @@ def pick_distinct(
             for stream in streams
             if stream.signature not in seen
             and keep(stream)
-            and (not meeting_only or workload.task != "inference" or stream.option.meets(target))
+            and (not meeting_only or not stream.ranking[0])  # slow: an inference option below the target
         )
 
     def add(candidate: Candidate | None, reason: str) -> None:

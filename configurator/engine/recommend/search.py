@@ -12,9 +12,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from heapq import heappop, heappush
+from operator import attrgetter
 from typing import Any
 
-from configurator.engine.builds import money
+from configurator.engine.builds import HUNDRED, money
 from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.recommend.assembly import Judge, policy_bases, with_psus
 from configurator.engine.recommend.parts import Parts, snapshot_parts
@@ -83,7 +84,8 @@ def counts_to_try(
     chassis that takes them: a fixed baseboard of the `pool` (HGX: 4 or 8) that does not take a count gets
     the next count it takes instead (never a partial board)."""
     parts = snapshot_parts(snapshot)
-    key = (workload, gpu, most, reserve, tuple(chassis.sku for chassis in pool), constraints)
+    # within a snapshot a SKU names one spec (parts.build_key): the GPU by its SKU, cheaper to hash than its spec
+    key = (workload, gpu.sku, most, reserve, tuple(chassis.sku for chassis in pool), constraints)
     return parts.remembered(
         "counts", key, lambda: _counts_to_try(parts, workload, gpu, most, reserve, pool, constraints)
     )
@@ -131,13 +133,19 @@ def _counts_to_try(
 
 
 def _gross(net: Decimal, vat_percent: Decimal) -> Decimal:
-    return money(net) + money(net * vat_percent / Decimal(100))
+    return money(net) + money(net * vat_percent / HUNDRED)
 
 
 def _option_net(option: GpuOption, drive: Line[StorageSpec]) -> Decimal:
     """What every build of the option pays whatever the chassis: GPUs, bridges, the drives."""
     bridges = sum((bridge.price * sets for bridge, sets in option.bridges), Decimal(0))
     return option.gpu.price * option.count + bridges + drive.spec.price * drive.qty
+
+
+# what the rules see of a PSU (ratings, cables): sets that look alike are one choice (`Stream._price`)
+_PSU_LOOK = attrgetter(
+    "form_factor", "watts_high_line", "watts_low_line", "connectors_12v2x6", "connectors_eps8", "connectors_pcie8"
+)
 
 
 class _Pending:
@@ -216,7 +224,16 @@ class Stream:
     chassis are entered in order of their own lower bound; their builds wait in a price heap, whose top
     is final once no unentered chassis could undercut it. `valid()` validates from the top until a build
     has no error — the answer that pricing every chassis and validating every build would give, at the
-    cost of the few that can compete."""
+    cost of the few that can compete.
+
+    A request makes one per GPU option and class (about a hundred on the fixture catalog) and opens a few:
+    slotted, its signature and ranking (`picking.pick_distinct` sets it) worked out once (issue 34)."""
+
+    __slots__ = (
+        "_dead", "_entered", "_heap", "_serial", "_takers", "_tries", "_valid", "_warned", "_warned_chassis",
+        "cores", "drive", "floor", "judge", "opened", "option", "option_net", "parts", "ranking", "resolved",
+        "signature", "workstation",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -225,9 +242,13 @@ class Stream:
         workstation: bool,
         drive: Line[StorageSpec],
         bounds: StreamBounds | None = None,
+        parts: Parts | None = None,
     ) -> None:
         self.judge, self.option, self.drive, self.workstation = judge, option, drive, workstation
-        self.parts = snapshot_parts(judge.snapshot)
+        self.parts = parts or snapshot_parts(judge.snapshot)
+        self.signature: tuple[str, int] = (option.gpu.sku, option.count)
+        # picking's ranking of the stream's builds apart from price and warnings (slow, −speed, name)
+        self.ranking: tuple[int, float, str] = (0, 0.0, "")
         self.option_net, self.cores, self._takers, self.floor = bounds or stream_bounds(
             self.parts, judge, option, workstation, drive
         )
@@ -253,10 +274,6 @@ class Stream:
         return int(bool(self.weighing(candidate)))
 
     @property
-    def signature(self) -> tuple[str, int]:
-        return (self.option.gpu.sku, self.option.count)
-
-    @property
     def candidate(self) -> Candidate | None:
         """The stream's answer: its cheapest clean build, else its cheapest build with warnings."""
         return self._valid or self._warned
@@ -280,9 +297,12 @@ class Stream:
             if (self._heap and self._heap[0][0] <= bound) or (budget is not None and bound > budget):
                 break
             self._entered += 1
+            # without offers every build's stock rank is 0 (`Judge.in_stock_rank`): the heap compares plain 0s
+            stocked = self.judge.availability is not None
             for price, label, build in self._priced(chassis):
                 self._serial += 1
-                heappush(self._heap, (price, _StockRank(self.judge, build), label, self._serial, build, None))
+                rank = _StockRank(self.judge, build) if stocked else 0
+                heappush(self._heap, (price, rank, label, self._serial, build, None))
         return self._heap[0][0] if self._heap else None
 
     def _priced(self, chassis: ChassisSpec) -> tuple[tuple[Decimal, str, BuildSpec | _Pending], ...]:
@@ -300,7 +320,7 @@ class Stream:
         bases = policy_bases(
             self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis, self.cores), self.drive,
             self.judge.constraints,
-            every_psu_set=True,
+            every_psu_set=True, most_cpus=CPU_OPTIONS_PER_CHASSIS,
         )  # fmt: skip
         # every carrying PSU set of the first few CPUs: a larger set can clear a warning (transient
         # power) that the cheapest leaves; they are priced now (from the CPU's build without PSUs) and
@@ -317,10 +337,7 @@ class Stream:
                 break
             net, label = self._net_without_psus(base), f"{chassis.sku}/{cpu}"
             for psu in carrying:
-                look = (
-                    cpu, psu.qty, psu.spec.form_factor, psu.spec.watts_high_line, psu.spec.watts_low_line,
-                    psu.spec.connectors_12v2x6, psu.spec.connectors_eps8, psu.spec.connectors_pcie8,
-                )  # fmt: skip
+                look = (cpu, psu.qty, _PSU_LOOK(psu.spec))
                 if look in sets_seen:
                     continue
                 sets_seen.add(look)
