@@ -140,6 +140,7 @@ def _revised_line(line: QuoteLine, discount: Decimal) -> LineDraft:
         line_total=line_total(line.list_price, line.qty, line_discount),
         optional=line.optional,
         service_percent=line.service_percent,
+        section=line.section,
     )
 
 
