@@ -4,6 +4,7 @@ body as POST /api/v1/clusters/recommendations plus the GPU of the option to quot
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
@@ -36,7 +37,9 @@ class ClusterQuoteInputSerializer(QuoteRequestFieldsSerializer):
     customer = serializers.IntegerField(
         required=False, min_value=1, help_text="The customer's user id (sales only; default: yourself)"
     )
-    discount_percent = serializers.DecimalField(max_digits=5, decimal_places=2, min_value=0, max_value=100, default=0)
+    discount_percent = serializers.DecimalField(
+        max_digits=5, decimal_places=2, min_value=0, max_value=100, default=Decimal(0)
+    )
     acknowledge_warnings = serializers.BooleanField(default=False)
 
 

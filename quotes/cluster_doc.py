@@ -25,6 +25,23 @@ SECTION_TITLES: dict[str, Promise] = {
     SERVICES_SECTION: pgettext_lazy("cluster section", "Services"),
 }
 
+#: A cluster part's kind (catalog.cluster_models.CLUSTER_MODELS) as the quote page names it before the part.
+CLUSTER_KIND_LABELS: dict[str, Promise] = {
+    "switches": pgettext_lazy("cluster part", "Switch"),
+    "adapters": pgettext_lazy("cluster part", "Adapter"),
+    "cables": pgettext_lazy("cluster part", "Cable"),
+    "storage_nodes": pgettext_lazy("cluster part", "Storage node"),
+    "racks": pgettext_lazy("cluster part", "Rack"),
+    "pdus": pgettext_lazy("cluster part", "PDU"),
+}
+
+
+def line_groups(quote: Quote, lines: Sequence[QuoteLine]) -> list[dict[str, Any]]:
+    """The quote page's table: a cluster quote by section (title, lines, subtotal); a server's lines as one group."""
+    if is_cluster(quote):
+        return cluster_sections(lines, lambda line: line, lambda value: value)
+    return [{"key": "", "title": "", "lines": list(lines), "subtotal": None}]
+
 
 def is_cluster(quote: Quote) -> bool:
     return isinstance(quote.build_payload, dict) and "cluster" in quote.build_payload

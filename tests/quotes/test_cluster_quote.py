@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.test import Client as DjangoClient
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -20,6 +21,7 @@ from orders.models import Order
 from orders.services import order_place
 from procurement.models import Supplier, SupplierOffer
 from quotes import services
+from quotes.cluster_doc import SECTION_TITLES
 from quotes.models import Quote
 from quotes.pricing import unit_price
 from quotes.services.cluster import cluster_quote_revalidate
@@ -175,7 +177,37 @@ def test_accepted_cluster_quote_orders_and_plans_every_part(
     assert switch.sku in bought and "srv-hgx-h200-5u" in bought
     planned = order.events.filter(type="planned").get().data
     no_offer = set(planned["no_offer"])
-    expected = {
-        line.sku for line in quote.lines.exclude(section__in=["nodes", "services"]) if line.sku != switch.sku
-    }
+    expected = {line.sku for line in quote.lines.exclude(section__in=["nodes", "services"]) if line.sku != switch.sku}
     assert no_offer == expected and expected
+
+
+def test_customer_sees_the_cluster_quote_and_order_without_purchase_prices(
+    catalog: None, customer_user: User, sales_user: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    response = make(customer_user, {"cluster": {"workload": LLAMA_405B}})
+    assert response.status_code == 201, response.content
+    number = response.json()["number"]
+    quote = Quote.objects.get(number=number)
+    supplier = Supplier.objects.create(slug="secret-supplier", name="Secret Supplier")
+    switch = quote.lines.get(section="compute_fabric", kind="switches")
+    SupplierOffer.objects.create(
+        supplier=supplier, sku=switch.sku, kind="switches", purchase_price=Decimal("123456.78"),
+        stock_qty=10, lead_time_days=5, valid_until=timezone.localdate() + dt.timedelta(days=30),
+    )  # fmt: skip
+    quote = services.quote_accept(quote=services.quote_send(quote=quote, user=sales_user), user=customer_user)
+    with django_capture_on_commit_callbacks(execute=True):
+        order, _ = order_place(quote=quote, user=customer_user)
+    assert order.purchases.filter(sku=switch.sku).exists()  # the plan did buy it from the supplier
+    for url in (f"/api/v1/quotes/{number}/", f"/api/v1/orders/{order.number}/"):
+        seen = client(customer_user).get(url)
+        assert seen.status_code == 200, (url, seen.content)
+        text = seen.content.decode()
+        assert switch.sku in text
+        for secret in ("secret-supplier", "Secret Supplier", "123456.78", "purchase_price"):
+            assert secret not in text, (url, secret)
+    browser = DjangoClient()
+    browser.force_login(customer_user)
+    page = browser.get(f"/quotes/{number}")
+    assert page.status_code == 200
+    assert str(SECTION_TITLES["compute_fabric"]) in page.content.decode()  # the page lists it by section
+    assert "secret-supplier" not in page.content.decode() and "123456.78" not in page.content.decode()

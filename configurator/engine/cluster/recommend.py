@@ -177,14 +177,13 @@ def recommend_cluster(
         )
     options.sort(key=lambda o: (not o.valid, o.build.price))
     miss = None
-    served = [o for o in options if o.serving is not None]
-    if target is not None and served and all(o.serving.decode_tokens_per_s_per_user < target for o in served if o.serving):
-        fastest = max(served, key=lambda o: o.serving.decode_tokens_per_s_per_user if o.serving else 0.0)
-        assert fastest.serving is not None
+    speeds = [(o.serving.decode_tokens_per_s_per_user, o) for o in options if o.serving is not None]
+    if target is not None and speeds and all(speed < target for speed, _ in speeds):
+        speed, fastest = max(speeds, key=lambda pair: pair[0])
         miss = SpeedMiss(
             gpu=fastest.build.spec.node.gpus[0].spec.sku,
             nodes=fastest.build.spec.nodes,
-            tokens_per_s=fastest.serving.decode_tokens_per_s_per_user,
+            tokens_per_s=speed,
             target_tokens_per_s=target,
         )
     elapsed = (time.perf_counter() - started) * 1000
@@ -201,4 +200,8 @@ __all__ = [
     "SPEED_TARGET_CODE",
     "ClusterOption",
     "ClusterRecommendation",
-    "SpeedMiss", "needs_cluster", "recommend_cluster", "storage_for"]
+    "SpeedMiss",
+    "needs_cluster",
+    "recommend_cluster",
+    "storage_for",
+]
