@@ -48,7 +48,7 @@ def is_cluster(quote: Quote) -> bool:
 
 
 def cluster_sections(
-    lines: Sequence[QuoteLine], row: Callable[[QuoteLine], dict[str, Any]], money: Callable[[Decimal], str]
+    lines: Sequence[QuoteLine], row: Callable[[QuoteLine], Any], money: Callable[[Decimal], Any]
 ) -> list[dict[str, Any]]:
     """The non-optional lines grouped by section in SECTIONS order (then services): title, rows (`row(line)`) and
     the subtotal (`money(Σ line totals)`); the subtotals add up to the quote's net total."""

@@ -211,3 +211,13 @@ def test_customer_sees_the_cluster_quote_and_order_without_purchase_prices(
     assert page.status_code == 200
     assert str(SECTION_TITLES["compute_fabric"]) in page.content.decode()  # the page lists it by section
     assert "secret-supplier" not in page.content.decode() and "123456.78" not in page.content.decode()
+
+
+def test_refreshing_a_cluster_quotes_prices_is_refused_and_changes_nothing(catalog: None, customer_user: User) -> None:
+    response = make(customer_user, {"cluster": {"workload": LLAMA_405B}})
+    number = response.json()["number"]
+    before = list(Quote.objects.get(number=number).lines.values_list("sku", "unit_price"))
+    refused = client(customer_user).post(f"/api/v1/quotes/{number}/refresh-prices/", {}, format="json")
+    assert refused.status_code == 409, refused.content
+    assert "cluster" in refused.json()["error"]["fields"]["quote"][0]
+    assert list(Quote.objects.get(number=number).lines.values_list("sku", "unit_price")) == before

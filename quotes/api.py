@@ -1,6 +1,7 @@
-"""POST /api/v1/quotes/cluster/: a draft quote for a cluster of GPU nodes (issue 39 item 5), made from the same
-body as POST /api/v1/clusters/recommendations plus the GPU of the option to quote. A customer asks for their own
-(as /quotes/request does for a server); a sales engineer for a customer, with a discount."""
+"""POST /api/v1/quotes/cluster/ (beside quotes.apis, which is at the module size limit): a draft quote for a
+cluster of GPU nodes (issue 39 item 5), made from the same body as POST /api/v1/clusters/recommendations plus
+the GPU of the option to quote. A customer asks for their own (as /quotes/request does for a server); a sales
+engineer for a customer, with a discount."""
 
 from __future__ import annotations
 
