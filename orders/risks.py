@@ -40,6 +40,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from catalog.cluster_models import CLUSTER_MODELS
 from catalog.models import CATALOG_MODELS
 from configurator.engine.availability import Schedule
 from configurator.engine.workdays import add_working_days
@@ -64,8 +65,10 @@ OPEN_STATUSES = frozenset(OrderStatus.values) - FINAL_STATUSES - {OrderStatus.SH
 
 def is_procured(kind: str) -> bool:
     """Whether an order line of `kind` is bought from suppliers: catalog parts are; service lines (kind
-    `services`: warranty, on-site, software, burn-in report, delivery) are not, and take no part in ship dates."""
-    return kind in CATALOG_MODELS
+    `services`: warranty, on-site, software, burn-in report, delivery) are not, and take no part in ship dates.
+    A cluster quote's parts (switches, adapters, cables, storage nodes, racks, PDUs: catalog CLUSTER_MODELS) are
+    bought too."""
+    return kind in CATALOG_MODELS or kind in CLUSTER_MODELS
 
 
 @dataclass(frozen=True)

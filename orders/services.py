@@ -228,6 +228,8 @@ def _plan_data(order: Order, made: list[LinePlan], rates: RateBook) -> dict[str,
         "purchases": order.purchases.count(),
         "late": [{"sku": found.sku, "qty": found.qty, "days": found.days} for found in made if found.late],
         "short": [{"sku": found.sku, "qty": found.short_qty} for found in made if found.short_qty],
+        # lines no supplier offers at all (e.g. a cluster's switches before any price list names them)
+        "no_offer": [found.sku for found in made if not found.allocations and not found.excluded],
         "not_compared": [
             {"sku": found.sku, "supplier": excluded.supplier, "currency": excluded.currency, "reason": excluded.reason}
             for found in made

@@ -238,6 +238,7 @@ class QuoteLine(models.Model):
     #: What people see of a line, in order: the admin inline and the API show the same columns.
     SHOWN_FIELDS = (
         "position",
+        "section",
         "kind",
         "sku",
         "name",
@@ -266,6 +267,13 @@ class QuoteLine(models.Model):
         blank=True,
         default="",
         help_text=_("The catalog's Russian name; empty = name"),
+    )
+    section = models.CharField(
+        _("section"),
+        max_length=20,
+        blank=True,
+        default="",
+        help_text=_("A cluster quote's section (nodes, compute fabric …); empty for a single build"),
     )
     spec_summary = models.CharField(_("specifications"), max_length=300, blank=True)
     spec_summary_ru = models.CharField(_("specifications (Russian)"), max_length=300, blank=True, default="")

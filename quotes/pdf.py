@@ -16,12 +16,14 @@ from django.utils import timezone, translation
 from django.utils.functional import Promise
 from django.utils.translation import npgettext, pgettext, pgettext_lazy
 
+from catalog.cluster_models import CLUSTER_MODELS
 from configurator.engine.facility import DEFAULT_SITE_VOLTAGE, FacilityFigures, facility_figures
 from configurator.labels import FINDING_TITLES, Task, label
 from configurator.outputs import stored_findings
 from configurator.wording import CURRENCY_SIGNS, facility_rows, num, part_name, part_spec, say
 from quotes import pdf_layout
-from quotes.models import Quote
+from quotes.cluster_doc import cluster_facility_rows, cluster_sections, is_cluster
+from quotes.models import Quote, QuoteLine
 
 #: The texts of the document are gettext strings (context "quote document"; Russian in locale/ru), rendered
 #: in QUOTE_LANGUAGE whatever the language of the request or task that renders it.
@@ -91,6 +93,7 @@ DOCUMENT_LABELS: dict[str, Promise] = {
     "signature": pgettext_lazy("quote document", "signature"),
     "page": pgettext_lazy("quote document", "page"),
     "of": pgettext_lazy("quote document", "of"),
+    "subtotal": pgettext_lazy("quote document", "Section subtotal:"),
 }
 
 
@@ -210,13 +213,28 @@ def quote_facility(verdict: dict[str, Any]) -> FacilityFigures | None:
 def quote_facts(quote: Quote) -> dict[str, Any]:
     """What the page and the PDF both say about the build beyond its lines, in the active language: the
     workload it was sized for, its estimate, its ship date and, for a rack server, its facility figures
-    (one source for both documents)."""
+    (one source for both documents); a cluster's facility figures from quotes.cluster_doc."""
     figures = quote_facility(quote.verdict or {})
+    facility = facility_rows(figures) if figures is not None else []
     return {
         "workload": _workload(quote),
         "estimate": _estimate(quote.verdict or {}),
         "ship_date": quote_ship_date(quote.verdict or {}),
-        "facility": facility_rows(figures) if figures is not None else [],
+        "facility": cluster_facility_rows(quote) if is_cluster(quote) else facility,
+    }
+
+
+def _line_row(line: QuoteLine) -> dict[str, Any]:
+    """A line as the document's table shows it (a cluster part without the kind before its name)."""
+    return {
+        "position": line.position,
+        "kind": "" if line.kind in CLUSTER_MODELS else _kind_prefix(line.kind, part_name(line)),
+        "sku": line.sku,
+        "name": part_name(line),
+        "spec": part_spec(line),
+        "qty": line.qty,
+        "unit_price": format_money(line.unit_price),
+        "total": format_money(line.line_total),
     }
 
 
@@ -263,20 +281,8 @@ def _context(quote: Quote) -> dict[str, Any]:
         "customer_text": _customer_text(
             customer.get_full_name() or customer.username, customer.company, customer.email
         ),
-        "lines": [
-            {
-                "position": line.position,
-                "kind": _kind_prefix(line.kind, part_name(line)),
-                "sku": line.sku,
-                "name": part_name(line),
-                "spec": part_spec(line),
-                "qty": line.qty,
-                "unit_price": format_money(line.unit_price),
-                "total": format_money(line.line_total),
-            }
-            for line in lines
-            if not line.optional
-        ],
+        "lines": [_line_row(line) for line in lines if not line.optional],
+        "sections": cluster_sections(lines, _line_row, format_money) if is_cluster(quote) else [],
         "optional_lines": [
             {
                 "sku": line.sku,

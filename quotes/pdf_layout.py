@@ -140,6 +140,7 @@ class Styles:
     seller_name: ParagraphStyle
     h1: ParagraphStyle
     h2: ParagraphStyle
+    h3: ParagraphStyle  # a cluster quote's section
 
 
 @functools.cache
@@ -164,6 +165,7 @@ def styles() -> Styles:
         h2=ParagraphStyle(
             "h2", parent=body, fontName=BOLD, fontSize=10.5, leading=13, spaceBefore=6 * mm, spaceAfter=2 * mm
         ),
+        h3=ParagraphStyle("h3", parent=body, fontName=BOLD, fontSize=9.5, spaceBefore=3 * mm, spaceAfter=1.5 * mm),
     )
 
 
@@ -289,6 +291,22 @@ def _totals(context: Mapping[str, Any], labels: Mapping[str, str]) -> Table:
     )
 
 
+def _subtotal(label: str, value: str) -> Table:
+    """A cluster section's subtotal, right-aligned under its table."""
+    return Table(
+        [[label, value]],
+        colWidths=[TEXT_W - 40 * mm, 40 * mm],
+        hAlign="RIGHT",
+        style=_table_style(
+            ("ALIGN", (0, 0), (-1, -1), "RIGHT"),
+            ("FONTNAME", (0, 0), (-1, -1), BOLD),
+            ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD_X),
+            ("TOPPADDING", (0, 0), (-1, -1), 0.8 * mm),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 1.6 * mm),
+        ),
+    )
+
+
 def _heading(text: str) -> list[Any]:
     """A section heading, on a new page when less than HEADING_ROOM is left under it (never alone at a page's
     foot; a section that fits is not pushed over whole, as keep-with-next would)."""
@@ -361,7 +379,12 @@ def story(context: Mapping[str, Any]) -> list[Any]:
         flow.append(_key_values(context["facility"]))
 
     flow += _heading(labels["configuration"])
-    flow.append(_parts_table(context["lines"], labels, numbered=True))
+    for section in context.get("sections") or ():  # a cluster: one table per section, each with its subtotal
+        flow += [CondPageBreak(HEADING_ROOM), _p(section["title"], st.h3)]
+        flow.append(_parts_table(section["lines"], labels, numbered=True))
+        flow.append(_subtotal(labels["subtotal"], f"{section['subtotal']} {context['currency']}"))
+    if not context.get("sections"):
+        flow.append(_parts_table(context["lines"], labels, numbered=True))
     flow.append(Spacer(0, 3 * mm))
     flow.append(_totals(context, labels))
 

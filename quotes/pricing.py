@@ -64,6 +64,7 @@ class LineDraft:
     name_ru: str = ""  # the catalog's Russian name ("" = name): the quote shows the name of its reader's language
     spec_summary_ru: str = ""
     service_percent: Decimal | None = None  # a percentage service line's percentage of the hardware net
+    section: str = ""  # a cluster quote's section (configurator.engine.cluster.bill.SECTIONS)
 
 
 def unit_price(list_price: Decimal, discount_percent: Decimal) -> Decimal:
@@ -173,4 +174,59 @@ def line_draft(kind: str, spec: Any, qty: int, discount_percent: Decimal, *, opt
         unit_price=unit_price(spec.price, discount_percent),
         line_total=line_total(spec.price, qty, discount_percent),
         optional=optional,
+    )
+
+
+def cluster_summary(kind: str, spec: Any) -> str:
+    """One line for a cluster part (configurator.engine.cluster.parts), in the active language."""
+    if kind == "switches":
+        return _("%(ports)s × %(speed)s Gb/s, %(units)sU, %(power)s W") % {
+            "ports": spec.ports, "speed": spec.port_speed_gbps, "units": spec.rack_units, "power": spec.power_w
+        }  # fmt: skip
+    if kind == "adapters":
+        return _("%(ports)s × %(speed)s Gb/s, %(power)s W") % {
+            "ports": spec.ports, "speed": spec.speed_gbps, "power": spec.power_w
+        }  # fmt: skip
+    if kind == "cables":
+        return _("%(speed)s Gb/s, reach %(reach)s m") % {"speed": spec.speed_gbps, "reach": _g(spec.reach_m)}
+    if kind == "storage_nodes":
+        return _("%(usable)s TB usable, write %(write)s GB/s, %(units)sU") % {
+            "usable": _g(spec.usable_tb), "write": _g(spec.write_gbs), "units": spec.rack_units
+        }  # fmt: skip
+    if kind == "racks":
+        return _("%(units)sU, %(width)s × %(depth)s mm") % {
+            "units": spec.rack_units, "width": spec.width_mm, "depth": spec.depth_mm
+        }  # fmt: skip
+    if kind == "pdus":
+        return _("%(phases)s-phase %(volts)s V %(amps)s A, %(outlets)s outlets") % {
+            "phases": spec.phases, "volts": spec.voltage_v, "amps": spec.current_a, "outlets": spec.outlets
+        }  # fmt: skip
+    return spec_summary(spec)
+
+
+def cluster_line_draft(
+    section: str, kind: str, spec: Any, qty: int, discount_percent: Decimal, *, per_node: int = 0
+) -> LineDraft:
+    """A cluster line (configurator.engine.cluster.bill.ClusterLine) priced as every hardware line: the same
+    `unit_price` and `line_total` at the quote's discount."""
+    texts = []
+    for language in ("en", "ru"):
+        with translation.override(language):
+            text = cluster_summary(kind, spec)
+            if per_node:
+                text = _("%(per_node)s per node; %(summary)s") % {"per_node": per_node, "summary": text}
+            texts.append(text[:300])
+    return LineDraft(
+        kind=kind,
+        sku=spec.sku,
+        name=spec.name[:200],
+        name_ru=getattr(spec, "name_ru", "")[:200],
+        spec_summary=texts[0],
+        spec_summary_ru=texts[1],
+        qty=qty,
+        list_price=spec.price,
+        discount_percent=discount_percent,
+        unit_price=unit_price(spec.price, discount_percent),
+        line_total=line_total(spec.price, qty, discount_percent),
+        section=section,
     )

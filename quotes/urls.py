@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path, register_converter
 
-from quotes import apis
+from quotes import api, apis
 
 
 class QuoteNumberConverter:
@@ -21,6 +21,7 @@ register_converter(QuoteNumberConverter, "quote_number")
 
 urlpatterns: list[URLPattern] = [
     path("", apis.QuoteListCreateApi.as_view(), name="quote-list"),
+    path("cluster/", api.QuoteClusterCreateApi.as_view(), name="quote-cluster-create"),
     path("<quote_number:number>/", apis.QuoteDetailApi.as_view(), name="quote-detail"),
     path("<quote_number:number>/submit/", apis.QuoteSubmitApi.as_view(), name="quote-submit"),
     path("<quote_number:number>/approve/", apis.QuoteApproveApi.as_view(), name="quote-approve"),

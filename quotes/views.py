@@ -35,6 +35,7 @@ from configurator.web.viewmodels import gpu_title, part_rows, server_facility, v
 from configurator.web.views import EditorPost
 from configurator.wording import error_message, part_name
 from quotes import services
+from quotes.cluster_doc import line_groups
 from quotes.forms import (
     MAX_BUILD_CHARS,
     CustomerQuoteRequestForm,
@@ -114,6 +115,7 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
     context = {
         **_pdf_context(quote),
         "lines": quote.lines.all(),
+        "line_groups": line_groups(quote, list(quote.lines.all())),
         "events": quote.events.select_related("user"),
         "revisions": revisions,
         "is_latest": quote.revision == revisions[-1],

@@ -133,9 +133,21 @@ class ClusterOptionSerializer(serializers.Serializer):
     training = _Training(allow_null=True)
 
 
+class _SpeedMiss(serializers.Serializer):
+    gpu = serializers.CharField()
+    nodes = serializers.IntegerField()
+    tokens_per_s = serializers.FloatField()
+    target_tokens_per_s = serializers.FloatField()
+    miss_percent = serializers.FloatField()
+
+
 class ClusterOutputSerializer(serializers.Serializer):
     options = ClusterOptionSerializer(many=True)
     elapsed_ms = serializers.FloatField()
+    target_tokens_per_s = serializers.FloatField(
+        allow_null=True, help_text="Serving: the per-user decode speed every passing option reaches"
+    )
+    speed_miss = _SpeedMiss(allow_null=True, help_text="Serving: no option reaches the target; the fastest one")
 
 
 class ClusterRecommendationApi(PublicApi):

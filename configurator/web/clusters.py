@@ -4,21 +4,24 @@ body the API answers (engine.cluster.data)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 from rest_framework.exceptions import ValidationError
 
-from configurator.engine.errors import DomainError
+from accounts.models import User
+from configurator.engine.errors import ApplicationError, DomainError
 from configurator.engine.types import PRECISIONS
 from configurator.labels import Task
 from configurator.serializers import workload_from_data
 from configurator.services import cluster_recommendation_make
 from configurator.wording import say
+from quotes.services.cluster import quote_create_cluster
 
 # the cluster body's words (engine.cluster: BomLine.section, RackPlan.role) as the page says them
 SECTIONS = {
@@ -46,6 +49,9 @@ class ClusterForm(forms.Form):
         label=_("Nodes (empty: the fewest that hold it)"), min_value=1, max_value=256, required=False
     )
     rack_kw_limit = forms.FloatField(label=_("Power per rack, kW"), min_value=5, max_value=200, initial=40.0)
+    target_tokens_per_s = forms.FloatField(
+        label=_("Speed per user, tokens/s (empty: 10)"), min_value=0.01, max_value=10_000, required=False
+    )
 
     def workload_data(self) -> dict[str, Any]:
         data = self.cleaned_data
@@ -53,7 +59,19 @@ class ClusterForm(forms.Form):
         body["concurrent_users"] = data["concurrent_users"]
         if data.get("precision"):
             body["precision"] = data["precision"]
+        if data.get("target_tokens_per_s"):
+            body["target_tokens_per_s"] = data["target_tokens_per_s"]
         return body
+
+    def cluster_request(self, gpu: str | None) -> dict[str, Any]:
+        """The body of POST /api/v1/quotes/cluster/'s `cluster` this card was sized from, with the GPU shown."""
+        data = self.cleaned_data
+        return {
+            "workload": self.workload_data(),
+            "nodes": data.get("nodes"),
+            "rack_kw_limit": data["rack_kw_limit"],
+            "gpu": gpu,
+        }
 
 
 @require_GET
@@ -80,5 +98,25 @@ def cluster_page(request: HttpRequest) -> HttpResponse:
             sections: dict[str, list[dict[str, Any]]] = {}
             for line in option["bom"]:
                 sections.setdefault(str(SECTIONS.get(line["section"], line["section"])), []).append(line)
-            context.update(option=option, others=body["options"][1:], sections=sections)
+            context.update(option=option, others=body["options"][1:], sections=sections, miss=body["speed_miss"])
     return render(request, "configurator/cluster.html", context)
+
+
+@require_POST
+@login_required
+def cluster_quote_request(request: HttpRequest) -> HttpResponse:
+    """The signed-in user's own quote for the cluster the card shows (as /quotes/request does for a server):
+    the same design made again from the card's fields, then the quote page."""
+    form = ClusterForm(request.POST)
+    if not form.is_valid():
+        return render(request, "configurator/cluster.html", {"form": form, "active": "clusters"}, status=400)
+    user = cast(User, request.user)
+    try:
+        body = form.cluster_request(request.POST.get("gpu") or None)
+        workload = workload_from_data(body["workload"])
+        quote = quote_create_cluster(customer=user, created_by=user, workload=workload, request=body)
+    except (ApplicationError, DomainError, ValidationError) as error:
+        message = error.message if isinstance(error, DomainError) else str(error)
+        context = {"form": form, "active": "clusters", "error": say(message)}
+        return render(request, "configurator/cluster.html", context, status=400)
+    return redirect("quotes:detail", number=quote.number)

@@ -17,4 +17,5 @@ urlpatterns: list[URLPattern] = [
     path("builds/check", views.build_check, name="build-check"),
     path("builds/<int:pk>", views.build_edit, name="build-edit"),
     path("clusters/", clusters.cluster_page, name="clusters"),
+    path("clusters/quote", clusters.cluster_quote_request, name="cluster-quote"),
 ]

@@ -57,6 +57,7 @@ def lines_build(quote: Quote, drafts: Sequence[LineDraft]) -> list[QuoteLine]:
             line_total=d.line_total,
             optional=d.optional,
             service_percent=d.service_percent,
+            section=d.section,
         )
         for position, d in enumerate(drafts, start=1)
     ]

@@ -140,6 +140,7 @@ def _revised_line(line: QuoteLine, discount: Decimal) -> LineDraft:
         line_total=line_total(line.list_price, line.qty, line_discount),
         optional=line.optional,
         service_percent=line.service_percent,
+        section=line.section,
     )
 
 
@@ -205,6 +206,11 @@ def quote_refresh_prices(*, quote: Quote, user: User) -> Quote:
     with transaction.atomic():
         quote = locked(quote)
         quote_require(user, quote, "refresh_prices")
+        if "cluster" in (quote.build_payload or {}):  # its parts are designed, not looked up line by line
+            raise Conflict(
+                "A cluster quote is re-priced by making it again from its cluster request.",
+                fields={"quote": ["cluster quote: make a new one from the cluster card or API"]},
+            )
         lines = list(quote.lines.all())
         unavailable: dict[str, list[str]] = {}
         changes: list[dict[str, Any]] = []

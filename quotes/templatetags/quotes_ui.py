@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from configurator.labels import PART_KIND_LABELS, label, label_filters
 from configurator.templatetags.configurator_ui import request_build_json
 from configurator.wording import num
+from quotes.cluster_doc import CLUSTER_KIND_LABELS
 from quotes.forms import service_label, services_on_sale
 from quotes.labels import ACTION_LABELS, EVENT_LABELS, NEXT_STEPS, RENDER_LABELS, STATUS_LABELS
 from servicelines.services import service_defaults
@@ -22,7 +23,7 @@ label_filters(
     render_label=RENDER_LABELS,
     event_label=EVENT_LABELS,
     action_label=ACTION_LABELS,
-    line_kind_label={**PART_KIND_LABELS, "services": gettext_lazy("Services")},
+    line_kind_label={**PART_KIND_LABELS, **CLUSTER_KIND_LABELS, "services": gettext_lazy("Services")},
     next_step_label=NEXT_STEPS,
 )
 

@@ -73,3 +73,16 @@ def test_bad_input_is_400_naming_the_field(cluster_parts: None, body: dict[str, 
     response = post(body)
     assert response.status_code == 400, response.content
     assert field in response.content.decode()
+
+
+def test_the_answer_says_the_speed_target_and_the_miss(cluster_parts: None) -> None:
+    met = post({"workload": {**LLAMA_405B, "target_tokens_per_s": 10}}).json()
+    assert met["target_tokens_per_s"] == 10 and met["speed_miss"] is None
+    assert met["options"][0]["valid"] and met["options"][0]["serving"]["decode_tokens_per_s_per_user"] >= 10
+    missed = post({"workload": {**LLAMA_405B, "target_tokens_per_s": 500}}).json()
+    miss = missed["speed_miss"]
+    assert miss is not None and miss["target_tokens_per_s"] == 500
+    fastest = max(o["serving"]["decode_tokens_per_s_per_user"] for o in missed["options"])
+    assert miss["tokens_per_s"] == pytest.approx(fastest, abs=0.01)
+    assert miss["miss_percent"] == pytest.approx((1 - miss["tokens_per_s"] / 500) * 100, abs=0.1)
+    assert not any(o["valid"] for o in missed["options"])

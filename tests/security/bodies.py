@@ -16,3 +16,11 @@ APPLY_FIX: dict[str, Any] = {
     "build": GOOD_BUILD,
     "fix": {"ops": [{"op": "add", "kind": "storage", "sku": "nvme-4tb", "qty": 1}]},
 }
+
+# a cluster quote (issue 39): 405B BF16 for 200 users on H200 nodes
+CLUSTER_QUOTE: dict[str, Any] = {
+    "cluster": {
+        "workload": {"model": "llama-3.1-405b", "precision": "bf16", "concurrent_users": 200},
+        "gpu": "h200-sxm",
+    }
+}

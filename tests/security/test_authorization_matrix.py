@@ -71,7 +71,7 @@ from tests.security.billing_rows import (
     upd_create_url,
     upd_pdf_url,
 )
-from tests.security.bodies import APPLY_FIX, ESTIMATE, RECOMMENDATION
+from tests.security.bodies import APPLY_FIX, CLUSTER_QUOTE, ESTIMATE, RECOMMENDATION
 from tests.security.procurement_rows import (
     BUILD_STEP,
     ORDER_ADVANCE,
@@ -309,6 +309,7 @@ API_MATRIX: dict[tuple[str, str], Cell] = {
     ("api/v1/builds/<int:pk>/", "DELETE"): Cell(own_or_sales(204), build_url),
     ("api/v1/quotes/", "GET"): Cell(signed_in(200), fixed("/api/v1/quotes/")),
     ("api/v1/quotes/", "POST"): Cell(signed_in(201), fixed("/api/v1/quotes/"), {"build": GOOD_BUILD}),
+    ("api/v1/quotes/cluster/", "POST"): Cell(signed_in(201), fixed("/api/v1/quotes/cluster/"), CLUSTER_QUOTE),
     ("api/v1/quotes/<quote_number:number>/", "GET"): Cell(own_or_sales(200), quote_url("draft")),
     # the customer may submit their own draft for approval too (issue 16)
     ("api/v1/quotes/<quote_number:number>/submit/", "POST"): Cell(own_or_sales(200), quote_url("draft", "submit")),
@@ -749,3 +750,32 @@ def test_admin_write_bodies_are_accepted_from_the_superuser(world: World, model:
         response = client.post(_admin_url(model, "add", obj), _add_data(world, model, obj))
         assert response.status_code == 302, response.content.decode()[:2000]
         assert concrete._default_manager.count() == count + 1
+
+
+# --------------------------------------------------------------------------- the cluster card's quote request
+
+CLUSTER_QUOTE_FORM = {"model": "llama-3.1-405b", "task": "inference", "precision": "bf16", "concurrent_users": "200",
+                      "rack_kw_limit": "40", "gpu": "h200-sxm"}  # fmt: skip
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_cluster_quote_page_matrix(world: World, persona: str) -> None:
+    """POST /clusters/quote (issue 39): anyone signed in gets their own quote (a redirect to it, customer = them);
+    anonymous is sent to sign in and nothing is made. The customer sees it without purchase prices or suppliers."""
+    client = world.client(persona)
+    before = Quote.objects.count()
+    response = client.post("/clusters/quote", CLUSTER_QUOTE_FORM)
+    assert response.status_code == 302, (persona, response.content[:500])
+    if persona == ANON:
+        assert response["Location"].startswith(reverse(settings.LOGIN_URL)), response["Location"]
+        assert Quote.objects.count() == before
+        return
+    quote = Quote.objects.exclude(pk__in=[q.pk for q in world.quotes.values()]).latest("pk")
+    assert quote.owner == world.users[persona] and quote.created_by == world.users[persona]
+    assert response["Location"] == f"/quotes/{quote.number}"
+    page = client.get(response["Location"])
+    assert page.status_code == 200
+    if persona == CUST:
+        text = page.content.decode().lower()
+        assert "supplier" not in text and "purchase" not in text
+    assert world.client(OTHER if persona != OTHER else CUST).get(response["Location"]).status_code == 404

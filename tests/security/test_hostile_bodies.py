@@ -47,6 +47,7 @@ JSON_OPERATIONS: dict[tuple[str, str], str | None] = {
     ("put", "/api/v1/builds/{id}/"): "customer",
     ("patch", "/api/v1/builds/{id}/"): "customer",
     ("post", "/api/v1/quotes/"): "customer",
+    ("post", "/api/v1/quotes/cluster/"): "customer",
     ("post", "/api/v1/quotes/{number}/reject/"): "customer",
     ("post", "/api/v1/quotes/{number}/revise/"): "sales",
     ("post", "/api/v1/quotes/{number}/services"): "sales",

@@ -332,6 +332,7 @@ def test_every_operation_documents_its_errors_with_the_envelope() -> None:
         ("POST", "/api/v1/recommendations"),
         ("POST", "/api/v1/clusters/recommendations"),
         ("POST", "/api/v1/quotes/"),
+        ("POST", "/api/v1/quotes/cluster/"),
         ("POST", "/api/v1/auth/token"),
         ("DELETE", "/api/v1/auth/token"),
     }

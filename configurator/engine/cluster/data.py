@@ -111,4 +111,18 @@ def option_data(option: ClusterOption) -> dict[str, Any]:
 
 
 def recommendation_data(found: ClusterRecommendation) -> dict[str, Any]:
-    return {"options": [option_data(o) for o in found.options], "elapsed_ms": round(found.elapsed_ms, 1)}
+    miss = found.speed_miss
+    return {
+        "options": [option_data(o) for o in found.options],
+        "elapsed_ms": round(found.elapsed_ms, 1),
+        "target_tokens_per_s": found.target_tokens_per_s,
+        "speed_miss": None
+        if miss is None
+        else {
+            "gpu": miss.gpu,
+            "nodes": miss.nodes,
+            "tokens_per_s": round(miss.tokens_per_s, 2),
+            "target_tokens_per_s": miss.target_tokens_per_s,
+            "miss_percent": round(miss.miss_percent, 1),
+        },
+    }

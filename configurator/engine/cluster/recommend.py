@@ -33,7 +33,8 @@ from configurator.engine.errors import DomainError
 from configurator.engine.estimate import weight_bytes
 from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Phrase
-from configurator.engine.types import CatalogSnapshot, Finding, Workload
+from configurator.engine.recommend.policy import speed_target
+from configurator.engine.types import BuildSpec, CatalogSnapshot, Finding, Workload
 
 CHECKPOINT_BYTES_PER_PARAM = 2 + 4 + 8
 CHECKPOINTS_KEPT = 5  # HEURISTIC: the last few checkpoints a run keeps to roll back a loss spike
@@ -60,6 +61,56 @@ class ClusterOption:
 class ClusterRecommendation:
     options: tuple[ClusterOption, ...]  # valid ones first, cheapest first
     elapsed_ms: float
+    target_tokens_per_s: float | None = None  # serving: the per-user decode speed asked (or the default)
+    speed_miss: SpeedMiss | None = None  # serving: no cluster reaches the target; the best one and its miss
+
+
+@direct_init
+@dataclass(frozen=True, slots=True)
+class SpeedMiss:
+    """The fastest cluster (per user) when none reaches the target, and how far below it is (percent)."""
+
+    gpu: str
+    nodes: int
+    tokens_per_s: float
+    target_tokens_per_s: float
+
+    @property
+    def miss_percent(self) -> float:
+        return (1 - self.tokens_per_s / self.target_tokens_per_s) * 100
+
+
+SPEED_TARGET_CODE = "cluster.speed_target"
+
+
+def _speed_finding(serving: ClusterServing, target: float) -> Finding:
+    got = serving.decode_tokens_per_s_per_user
+    return Finding(
+        SPEED_TARGET_CODE,
+        "error",
+        Phrase(
+            "%(speed)s tokens/s per user, below the %(target)s tokens/s asked (%(miss)s %% short)",
+            speed=f"{got:.1f}",
+            target=f"{target:g}",
+            miss=f"{(1 - got / target) * 100:.0f}",
+        ),
+        measured=round(got, 2),
+        limit=target,
+        unit="tokens/s",
+    )
+
+
+def _serving_nodes(workload: Workload, node: BuildSpec, least: int, target: float) -> int:
+    """The fewest nodes from `least` whose serving reaches `target` per user; else the count (≤ MAX_NODES) with
+    the fastest per-user speed (the best this node can do)."""
+    best, best_speed = least, -1.0
+    for count in range(least, MAX_NODES + 1):
+        speed = cluster_serving(workload, node, count).decode_tokens_per_s_per_user
+        if speed >= target:
+            return count
+        if speed > best_speed + 1e-9:
+            best, best_speed = count, speed
+    return best
 
 
 def storage_for(workload: Workload, dataset_tb: float) -> tuple[float, float]:
@@ -86,12 +137,15 @@ def recommend_cluster(
     started = time.perf_counter()
     training = workload.task != "inference"
     storage_tb, checkpoint_tb = storage_for(workload, dataset_tb)
+    target = speed_target(workload)
     options = []
     for gpu in sorted(node_gpus(snapshot), key=lambda g: (g.price, g.sku)):
         node = hgx_node(snapshot, gpu.sku)
         count = nodes if nodes is not None else nodes_to_hold(workload, node, max_nodes=MAX_NODES)
         if count is None:
             continue
+        if target is not None and nodes is None:
+            count = _serving_nodes(workload, node, count, target)
         spec = ClusterSpec(
             node=node,
             nodes=count,
@@ -104,10 +158,14 @@ def recommend_cluster(
             site_voltage_v=site_voltage_v,
         )
         build = size_cluster(spec, cat)
+        serving = None if training else cluster_serving(workload, node, count)
+        findings = check_cluster(build)
+        if serving is not None and target is not None and serving.decode_tokens_per_s_per_user < target:
+            findings = (_speed_finding(serving, target), *findings)
         option = ClusterOption(
             build=build,
-            findings=check_cluster(build),
-            serving=None if training else cluster_serving(workload, node, count),
+            findings=findings,
+            serving=serving,
             training=cluster_training(workload, node, count) if training else None,
             one_more_node_tokens_per_s=one_more_node(workload, node, count) if training else None,
         )
@@ -118,7 +176,18 @@ def recommend_cluster(
             fields={"workload": [Phrase("Too large for the catalog's nodes.")]},
         )
     options.sort(key=lambda o: (not o.valid, o.build.price))
-    return ClusterRecommendation(tuple(options), (time.perf_counter() - started) * 1000)
+    miss = None
+    speeds = [(o.serving.decode_tokens_per_s_per_user, o) for o in options if o.serving is not None]
+    if target is not None and speeds and all(speed < target for speed, _ in speeds):
+        speed, fastest = max(speeds, key=lambda pair: pair[0])
+        miss = SpeedMiss(
+            gpu=fastest.build.spec.node.gpus[0].spec.sku,
+            nodes=fastest.build.spec.nodes,
+            tokens_per_s=speed,
+            target_tokens_per_s=target,
+        )
+    elapsed = (time.perf_counter() - started) * 1000
+    return ClusterRecommendation(tuple(options), elapsed, target_tokens_per_s=target, speed_miss=miss)
 
 
 def needs_cluster(workload: Workload, snapshot: CatalogSnapshot) -> bool:
@@ -127,4 +196,12 @@ def needs_cluster(workload: Workload, snapshot: CatalogSnapshot) -> bool:
     return all(c is None or c > 1 for c in counts)
 
 
-__all__ = ["ClusterOption", "ClusterRecommendation", "needs_cluster", "recommend_cluster", "storage_for"]
+__all__ = [
+    "SPEED_TARGET_CODE",
+    "ClusterOption",
+    "ClusterRecommendation",
+    "SpeedMiss",
+    "needs_cluster",
+    "recommend_cluster",
+    "storage_for",
+]
