@@ -65,3 +65,13 @@ class SignupForm(UserCreationForm):
         # Whether another account has this address is not the form's business: saying so would tell
         # anyone which addresses have accounts. The view e-mails the address instead (accounts.views).
         return str(self.cleaned_data["email"]).strip()
+
+
+class RequisitesForm(forms.ModelForm):
+    """A customer's company and the requisites a счёт and an УПД print (checked by User.clean: ИНН checksum,
+    КПП format). The customer edits their own on the account page; a sales engineer a customer's on an
+    order's billing page."""
+
+    class Meta:
+        model = User
+        fields = ("company", "inn", "kpp", "legal_address")

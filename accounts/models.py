@@ -7,10 +7,13 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.signals import m2m_changed
 from django.dispatch import receiver
 from django.utils.translation import gettext_lazy as _
+
+from configurator.engine.requisites import inn_problem, kpp_problem
 
 CUSTOMERS = "customers"
 SALES = "sales"
@@ -22,6 +25,17 @@ _GROUP_NAMES = "_group_names"  # the instance's cache of User.group_names()
 class User(AbstractUser):
     company = models.CharField(_("company"), max_length=200, blank=True)
     phone = models.CharField(_("phone"), max_length=40, blank=True)
+    # the buyer's requisites a счёт and an УПД print (issue 36): checked by configurator.engine.requisites
+    inn = models.CharField(_("INN"), max_length=12, blank=True, help_text=_("10 digits (organisation) or 12"))
+    kpp = models.CharField(_("KPP"), max_length=9, blank=True, help_text=_("9 characters; organisations only"))
+    legal_address = models.CharField(_("legal address"), max_length=300, blank=True)
+
+    def clean(self) -> None:
+        super().clean()
+        self.inn, self.kpp = self.inn.strip(), self.kpp.strip().upper()
+        errors = requisites_problems(inn=self.inn, kpp=self.kpp)
+        if errors:
+            raise ValidationError(errors)
 
     def in_group(self, name: str) -> bool:
         return name in self.group_names()
@@ -48,6 +62,16 @@ class User(AbstractUser):
     @property
     def is_catalog_staff(self) -> bool:
         return self.is_superuser or self.in_group(CATALOG)
+
+
+def requisites_problems(*, inn: str, kpp: str) -> dict[str, list[str]]:
+    """Field → reasons for a buyer's ИНН and КПП (empty ИНН: none given, nothing to check)."""
+    errors: dict[str, list[str]] = {}
+    if inn and (problem := inn_problem(inn)):
+        errors["inn"] = [problem]
+    if (inn or kpp) and (problem := kpp_problem(kpp, inn=inn)):
+        errors["kpp"] = [problem]
+    return errors
 
 
 @receiver(m2m_changed, sender=User.groups.through)

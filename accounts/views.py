@@ -19,9 +19,9 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlsafe_base64_de
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from accounts.forms import LoginForm, SignupForm
+from accounts.forms import LoginForm, RequisitesForm, SignupForm
 from accounts.models import User
-from accounts.services import customer_signup
+from accounts.services import customer_signup, requisites_update
 from accounts.throttle import mail_allowed
 from accounts.tokens import token_get, token_issue, token_revoke
 
@@ -169,7 +169,15 @@ def account(request: HttpRequest) -> HttpResponse:
     on this answer only (only its sha256 is stored); POST `revoke` deletes it."""
     user = cast(User, request.user)
     new_key = ""
-    if request.method == "POST":
+    requisites = RequisitesForm(instance=User(company=user.company, inn=user.inn, kpp=user.kpp,
+                                              legal_address=user.legal_address))  # fmt: skip
+    if request.method == "POST" and request.POST.get("action") == "requisites":
+        requisites = RequisitesForm(request.POST, instance=User())
+        if requisites.is_valid():
+            requisites_update(actor=user, customer=user, **requisites.cleaned_data)
+            messages.success(request, _("Your company's requisites were saved."))
+            return redirect("accounts:account")
+    elif request.method == "POST":
         if request.POST.get("action") == "revoke":
             if token_revoke(user=user):
                 messages.success(request, _("Your API token was revoked."))
@@ -186,5 +194,6 @@ def account(request: HttpRequest) -> HttpResponse:
         )
         if member
     ]
-    context = {"token": token_get(user=user), "new_key": new_key, "roles": roles, "active": "account"}
+    context = {"token": token_get(user=user), "new_key": new_key, "roles": roles, "active": "account",
+               "requisites": requisites}  # fmt: skip
     return render(request, "accounts/account.html", context)

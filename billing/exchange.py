@@ -21,6 +21,7 @@ from billing.commerceml import (
     documents_xml,
 )
 from billing.models import Invoice
+from billing.selectors import document_buyer
 from configurator.engine.builds import money
 from orders.models import Receipt
 
@@ -35,11 +36,13 @@ def seller_party() -> Party:
 
 
 def customer_party(invoice: Invoice) -> Party:
+    """The buyer as the invoice names it (copied when issued; an invoice issued before the copy was kept
+    reads the customer's profile), with ИНН, КПП and legal address (CommerceML 2.10 `Контрагент`)."""
     owner = invoice.order.owner
-    person = owner.get_full_name() or owner.username
-    if owner.company:
-        return Party(id=f"customer-{owner.pk}", name=owner.company, official_name=owner.company)
-    return Party(id=f"customer-{owner.pk}", name=person)
+    buyer = document_buyer(invoice)
+    official = buyer["buyer_name"] if owner.company or buyer["buyer_inn"] else ""
+    return Party(id=f"customer-{owner.pk}", name=buyer["buyer_name"], official_name=official,
+                 inn=buyer["buyer_inn"], kpp=buyer["buyer_kpp"], address=buyer["buyer_address"])  # fmt: skip
 
 
 def _invoice_doc(invoice: Invoice) -> InvoiceDoc:

@@ -50,6 +50,11 @@ class CustomerDocument(models.Model):
         settings.AUTH_USER_MODEL, verbose_name=_("created by"), on_delete=models.PROTECT, related_name="+"
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    # the buyer as on the day of issue: a document once issued does not change when the customer's profile does
+    buyer_name = models.CharField(_("buyer"), max_length=300, blank=True)
+    buyer_inn = models.CharField(_("buyer's INN"), max_length=12, blank=True)
+    buyer_kpp = models.CharField(_("buyer's KPP"), max_length=9, blank=True)
+    buyer_address = models.CharField(_("buyer's address"), max_length=300, blank=True)
 
     class Meta:
         abstract = True

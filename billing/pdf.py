@@ -3,11 +3,20 @@ language). ReportLab with the quote's fonts and styles (quotes/pdf_layout.py); e
 stored document (its lines and totals, made by billing/documents.py), so rendering again gives the same text.
 
 The invoice follows the usual Russian layout: the payee's bank block (bank, БИК, correspondent account, ИНН,
-КПП, the payee and its account), the title with number and date, supplier and buyer, the lines, the totals
-with VAT, "Всего наименований N, на сумму …" and the amount in words (billing/words.py). The УПД is a
-simplified rendering of the form recommended by the Federal Tax Service's letter ММВ-20-3/96@ of 21.10.2013
-(status 1: invoice-factura and transfer document), landscape, with its columns of goods, VAT and totals;
-it is not the full statutory layout (no codes of goods' kinds, customs declarations or country columns).
+КПП, the payee and its account), the title with number and date, supplier and buyer (with the buyer's ИНН,
+КПП and address as the document copied them when issued), the lines, the totals with VAT, "Всего
+наименований N, на сумму …" and the amount in words (billing/words.py).
+
+The УПД (status 1: счёт-фактура and transfer document, the form recommended by the Federal Tax Service's
+letter ММВ-20-3/96@ of 21.10.2013) is landscape, with the columns of the счёт-фактура form of Government
+decree № 1137 of 26.12.2011 as amended by decree № 534 of 02.04.2021 (the 2021 form; its electronic format
+is the FNS order of 19.12.2023 № ЕД-7-26/970@): "А" code of the goods, 1 name, 1а code of the goods' kind
+(ТН ВЭД ЕАЭС, for goods exported to the EAEU; "—" otherwise), 2/2а unit code and name (ОКЕИ 796 "шт"),
+3 quantity, 4 price, 5 cost without tax, 6 excise, 7 rate, 8 tax, 9 cost with tax, 10/10а country of
+origin code and short name and 11 the customs declaration's registration number — for imported goods
+copied from the supplier's documents, "—" when none (domestic goods, or not recorded). The traceability
+columns 12–13 are not printed. Its head names the payment documents of prepayments (line 5 of the form,
+"К платёжно-расчётному документу").
 """
 
 from __future__ import annotations
@@ -25,12 +34,34 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from billing.models import Invoice, InvoiceLine, TransferDocument, TransferLine
+from billing.models import Invoice, InvoiceLine, Payment, TransferDocument, TransferLine
+from billing.selectors import document_buyer
 from billing.words import amount_in_words
 from quotes.pdf_layout import BOLD, REGULAR, register_fonts, styles
 
 UNIT = ("796", "шт")  # ОКЕИ (the all-Russian classifier of units) code and short name of "piece"
 CURRENCY = ("643", "Российский рубль")  # ОКВ code of the rouble
+NONE = "—"  # what the form writes in a column that does not apply
+#: The УПД's columns and their numbers on the 2021 счёт-фактура form (decree № 1137 as amended by № 534).
+UPD_COLUMNS = (
+    "№",
+    "Код товара/ работ, услуг",
+    "Наименование товара",
+    "Код вида товара",
+    "Ед. изм. код",
+    "Ед. изм. обозн.",
+    "Кол-во",
+    "Цена за ед.",
+    "Стоимость без налога — всего",
+    "В т. ч. акциз",
+    "Ставка налога",
+    "Сумма налога",
+    "Стоимость с налогом — всего",
+    "Страна: код",
+    "Страна: кратко",
+    "Рег. номер декларации на товары",
+)
+UPD_COLUMN_NUMBERS = ("", "А", "1", "1а", "2", "2а", "3", "4", "5", "6", "7", "8", "9", "10", "10а", "11")
 
 
 def rub(value: Decimal) -> str:
@@ -51,15 +82,27 @@ def _seller() -> dict[str, str]:
     return {key: str(value) for key, value in getattr(settings, "SELLER", {}).items()}
 
 
-def _buyer(document: Invoice | TransferDocument) -> str:
-    owner = document.order.owner
-    person = owner.get_full_name() or owner.username
-    return f"{owner.company}, {person}" if owner.company else person
+def _buyer(document: Invoice | TransferDocument) -> dict[str, str]:
+    return document_buyer(document)
 
 
-def _grid(data: list[list[Any]], widths: Sequence[float], *, numeric_from: int, head_rows: int = 1) -> Table:
+def _buyer_line(document: Invoice | TransferDocument) -> str:
+    """ "ООО Ромашка, ИНН 7707083893, КПП 773601001, 101000, Москва, …" (what is known of it)."""
+    buyer = _buyer(document)
+    parts = [buyer["buyer_name"]]
+    parts += [f"ИНН {buyer['buyer_inn']}"] if buyer["buyer_inn"] else []
+    parts += [f"КПП {buyer['buyer_kpp']}"] if buyer["buyer_kpp"] else []
+    parts += [buyer["buyer_address"]] if buyer["buyer_address"] else []
+    return ", ".join(parts)
+
+
+def _grid(
+    data: list[list[Any]], widths: Sequence[float], *, numeric_from: int, head_rows: int = 1, padding: float = 6
+) -> Table:
     table = Table(data, colWidths=list(widths), repeatRows=head_rows)
     commands: list[Any] = [
+        ("LEFTPADDING", (0, 0), (-1, -1), padding),
+        ("RIGHTPADDING", (0, 0), (-1, -1), padding),
         ("FONTNAME", (0, 0), (-1, -1), REGULAR),
         ("FONTSIZE", (0, 0), (-1, -1), 7.5),
         ("GRID", (0, 0), (-1, -1), 0.4, colors.black),
@@ -100,7 +143,7 @@ def invoice_pdf(invoice: Invoice) -> bytes:
         head_rows=0,
     )
     title = f"Счёт на оплату № {invoice.number} от {invoice.issued_on:%d.%m.%Y}"
-    rows: list[list[Any]] = [["№", "Товары (работы, услуги)", "Кол-во", "Ед.", "Цена", "Сумма"]]
+    rows: list[list[Any]] = [["№", "Товары (работы, услуги)", "Кол-во", "Ед.", "Цена без НДС", "Сумма без НДС"]]
     rows += [
         [str(index), _p(f"{line.name} ({line.sku})", st.body), str(line.qty), UNIT[1], rub(line.unit_price),
          rub(line.line_total)]
@@ -108,8 +151,10 @@ def invoice_pdf(invoice: Invoice) -> bytes:
     ]  # fmt: skip
     totals = Table(
         [
-            ["Итого:", rub(invoice.net_total)],
-            [f"В том числе НДС ({percent(invoice.vat_percent)}):", rub(invoice.vat_total)],
+            ["Итого без НДС:", rub(invoice.net_total)],
+            # the prices are net of VAT, so the VAT is added, not "included" (В том числе НДС would say it is in
+            # the line above it)
+            [f"НДС ({percent(invoice.vat_percent)}):", rub(invoice.vat_total)],
             ["Всего к оплате:", rub(invoice.gross_total)],
         ],
         colWidths=[width * 0.8, width * 0.2],
@@ -129,7 +174,7 @@ def invoice_pdf(invoice: Invoice) -> bytes:
             + (f", {address}" if address else ""),
             st.body,
         ),
-        _p(f"Покупатель: {_buyer(invoice)}", st.body),
+        _p(f"Покупатель: {_buyer_line(invoice)}", st.body),
         _p(f"Основание: заказ № {invoice.order.number}", st.body),
         Spacer(1, 3 * mm),
         _grid(rows, [width * w for w in (0.05, 0.5, 0.08, 0.07, 0.15, 0.15)], numeric_from=2),
@@ -150,7 +195,7 @@ def upd_pdf(upd: TransferDocument) -> bytes:
     st = styles()
     seller = _seller()
     lines: list[TransferLine] = list(upd.lines.order_by("position"))
-    head_style = ParagraphStyle("upd_head", parent=st.head, fontSize=7, leading=8.5)
+    head_style = ParagraphStyle("upd_head", parent=st.head, fontSize=6, leading=7)
     page = landscape(A4)
     out = io.BytesIO()
     document = SimpleDocTemplate(
@@ -158,34 +203,44 @@ def upd_pdf(upd: TransferDocument) -> bytes:
         title=f"УПД № {upd.number}", author=seller.get("name", ""), lang="ru",
     )  # fmt: skip
     width = page[0] - 20 * mm
+    buyer = _buyer(upd)
+    payments = ", ".join(
+        f"№ {payment.reference or '—'} от {payment.paid_on:%d.%m.%Y}"
+        for payment in Payment.objects.filter(invoice__order=upd.order, prepayment=True).order_by("paid_on", "id")
+    )
     head = [
         "Универсальный передаточный документ. Статус: 1 (счёт-фактура и передаточный документ (акт))",
         f"Счёт-фактура № {upd.number} от {upd.issued_on:%d.%m.%Y}",
         f"Продавец: {seller.get('name', '')}",
         f"Адрес: {seller.get('address', '')}",
         f"ИНН/КПП продавца: {seller.get('inn', '')}/{seller.get('kpp', '')}",
-        f"Покупатель: {_buyer(upd)}",
+        "Грузоотправитель и его адрес: он же",
+        f"Грузополучатель и его адрес: {buyer['buyer_name']}, {buyer['buyer_address'] or '—'}",
+        f"К платёжно-расчётному документу: {payments or '—'}",
         f"Документ об отгрузке: заказ № {upd.order.number} от {upd.order.created_at:%d.%m.%Y}",
+        f"Покупатель: {buyer['buyer_name']}",
+        f"Адрес: {buyer['buyer_address'] or '—'}",
+        f"ИНН/КПП покупателя: {buyer['buyer_inn'] or '—'}/{buyer['buyer_kpp'] or '—'}",
         f"Валюта: наименование, код: {CURRENCY[1]}, {CURRENCY[0]}",
     ]
     rows: list[list[Any]] = [
-        [_p(text, head_style) for text in (
-            "№ п/п", "Код товара", "Наименование товара", "Ед. изм. код / усл.", "Кол-во", "Цена за ед.",
-            "Стоимость без налога", "Акциз", "Налоговая ставка", "Сумма налога", "Стоимость с налогом")]
-    ]  # fmt: skip
+        [_p(text, head_style) for text in UPD_COLUMNS],
+        [_p(text, head_style) for text in UPD_COLUMN_NUMBERS],
+    ]
     rows += [
-        [str(index), _p(line.sku, st.sku), _p(line.name, st.body), f"{UNIT[0]} / {UNIT[1]}", str(line.qty),
-         rub(line.unit_price), rub(line.line_total), "без акциза", percent(upd.vat_percent), rub(line.vat),
-         rub(line.gross)]
+        [str(index), _p(line.sku, st.sku), _p(line.name, st.body), NONE, UNIT[0], UNIT[1], str(line.qty),
+         rub(line.unit_price), rub(line.line_total), _p("без акциза", head_style), percent(upd.vat_percent),
+         rub(line.vat),
+         rub(line.gross), NONE, NONE, NONE]
         for index, line in enumerate(lines, start=1)
     ]  # fmt: skip
-    rows.append(["", "", "Всего к оплате", "", "", "", rub(upd.net_total), "", "", rub(upd.vat_total),
-                 rub(upd.gross_total)])  # fmt: skip
-    fractions = (0.04, 0.11, 0.21, 0.07, 0.06, 0.08, 0.09, 0.07, 0.08, 0.09, 0.10)
+    rows.append(["", "", "Всего к оплате", "", "", "", "", "", rub(upd.net_total), "", "", rub(upd.vat_total),
+                 rub(upd.gross_total), "", "", ""])  # fmt: skip
+    fractions = (0.025, 0.08, 0.145, 0.05, 0.04, 0.04, 0.04, 0.07, 0.08, 0.05, 0.05, 0.07, 0.08, 0.045, 0.05, 0.085)
     story: list[Any] = [_p(text, st.head if i < 2 else st.body) for i, text in enumerate(head)]
     story += [
         Spacer(1, 3 * mm),
-        _grid(rows, [width * f for f in fractions], numeric_from=4),
+        _grid(rows, [width * f for f in fractions], numeric_from=6, head_rows=2, padding=2),
         Spacer(1, 2 * mm),
         _p(f"Всего к оплате: {amount_in_words(upd.gross_total)}, в т. ч. НДС {rub(upd.vat_total)} руб.", st.body),
         Spacer(1, 8 * mm),

@@ -77,3 +77,21 @@ def margin_of(*, user: User, order: Order) -> Margin:
     ])  # fmt: skip
     services = [CostLine(cost.amount_rub, cost.description) for cost in order.service_costs.all()]
     return order_margin(revenue_net=order.net_total, purchases=purchases, services=services, uncounted=uncounted)
+
+
+def buyer_of(order: Order) -> dict[str, str]:
+    """The buyer's requisites a document copies when issued: the company (else the person), ИНН, КПП and
+    legal address of the order's customer (accounts.models.User)."""
+    owner = order.owner
+    person = owner.get_full_name() or owner.username
+    return {"buyer_name": (owner.company or person)[:300], "buyer_inn": owner.inn, "buyer_kpp": owner.kpp,
+            "buyer_address": owner.legal_address}  # fmt: skip
+
+
+def document_buyer(document: Invoice | TransferDocument) -> dict[str, str]:
+    """The buyer as the document names it: as copied on issue; a document issued before the copy was kept
+    (empty `buyer_name`) reads the customer's profile."""
+    if document.buyer_name:
+        return {"buyer_name": document.buyer_name, "buyer_inn": document.buyer_inn,
+                "buyer_kpp": document.buyer_kpp, "buyer_address": document.buyer_address}  # fmt: skip
+    return buyer_of(document.order)

@@ -16,6 +16,7 @@ from django.utils import timezone
 from accounts.models import User
 from billing.documents import LineIn, document_totals, invoice_state, payment_problem
 from billing.models import Invoice, InvoiceLine, InvoiceStatus, Payment, ServiceCost, TransferDocument, TransferLine
+from billing.selectors import buyer_of
 from configurator.engine.errors import Conflict, Forbidden, InvalidInput
 from finance.vat import vat_percent_on
 from orders.models import Order, OrderStatus
@@ -81,6 +82,7 @@ def invoice_create(*, order: Order, user: User, day: dt.date | None = None) -> t
         invoice = Invoice.objects.create(
             number=invoice_number_next(), order=locked, issued_on=issued_on, vat_percent=totals.vat_percent,
             net_total=totals.net, vat_total=totals.vat, gross_total=totals.gross, created_by=user,
+            **buyer_of(locked),
         )  # fmt: skip
         InvoiceLine.objects.bulk_create(
             InvoiceLine(invoice=invoice, position=line.position, sku=line.sku, name=line.name[:200], qty=line.qty,
@@ -110,6 +112,7 @@ def upd_create(*, order: Order, user: User, day: dt.date | None = None) -> tuple
         document = TransferDocument.objects.create(
             number=upd_number_next(), order=locked, issued_on=issued_on, vat_percent=totals.vat_percent,
             net_total=totals.net, vat_total=totals.vat, gross_total=totals.gross, created_by=user,
+            **buyer_of(locked),
         )  # fmt: skip
         TransferLine.objects.bulk_create(
             TransferLine(document=document, position=line.position, sku=line.sku, name=line.name[:200],

@@ -13,6 +13,7 @@ urlpatterns: list[URLPattern] = [
     path("orders/<str:number>/invoice", views.invoice_action, name="invoice"),
     path("orders/<str:number>/payment", views.payment_action, name="payment"),
     path("orders/<str:number>/upd", views.upd_action, name="upd"),
+    path("orders/<str:number>/buyer", views.buyer_action, name="buyer"),
     path("orders/<str:number>/service-cost", views.service_cost_action, name="service-cost"),
     path("invoices/<str:number>.pdf", views.invoice_pdf_download, name="invoice-pdf"),
     path("upd/<str:number>.pdf", views.upd_pdf_download, name="upd-pdf"),

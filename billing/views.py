@@ -21,7 +21,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.forms import RequisitesForm
 from accounts.models import User
+from accounts.services import requisites_update
 from billing import services
 from billing.models import Invoice, Payment, TransferDocument
 from billing.pdf import invoice_pdf, upd_pdf
@@ -65,6 +67,7 @@ def order_billing_page(request: HttpRequest, number: str) -> HttpResponse:
         "margin": margin_of(user=user, order=order) if may_see_margin(user) else None,
         "service_costs": list(order.service_costs.all()) if may_see_margin(user) else [],
         "payment_form": PaymentForm(),
+        "requisites_form": RequisitesForm(instance=order.owner) if services.may_bill(user) else None,
         "cost_form": ServiceCostForm(),
         "active": "orders",
     }
@@ -160,3 +163,21 @@ def upd_pdf_download(request: HttpRequest, number: str) -> HttpResponse:
     response = HttpResponse(upd_pdf(document), content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="{document.number}.pdf"'
     return response
+
+
+@login_required(login_url=LOGIN_URL)
+@require_POST
+def buyer_action(request: HttpRequest, number: str) -> HttpResponse:
+    """A sales engineer sets the buyer's requisites (the order's customer's company, ИНН, КПП, address); the
+    documents issued after it print them."""
+    user = _user(request)
+    order = order_get(user=user, number=number)
+    if not services.may_bill(user):
+        raise PermissionDenied(_("Only sales engineers may issue documents and record payments."))
+    form = RequisitesForm(request.POST, instance=User())
+    if not form.is_valid():
+        reasons = "; ".join(f"{field}: {', '.join(map(str, why))}" for field, why in form.errors.items())
+        messages.error(request, _("Not done: %(reason)s") % {"reason": reasons})
+        return redirect("billing:order", order.number)
+    return _act(request, order.number, _("The buyer's requisites were saved."),
+                lambda: requisites_update(actor=user, customer=order.owner, **form.cleaned_data))  # fmt: skip

@@ -27,6 +27,7 @@ from orders.labels import risk_sentence
 from orders.models import Order, OrderEvent, OrderLine, OrderStatus
 from orders.purchasing import STAFF_EVENTS
 from orders.selectors import (
+    customer_event_data,
     may_see_purchases,
     order_get,
     order_visible,
@@ -57,6 +58,14 @@ class OrderEventOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = OrderEvent
         fields = ("type", "data", "user", "created_at")
+
+    def to_representation(self, instance: OrderEvent) -> dict[str, Any]:
+        """Staff read an event's data whole; its customer only what concerns them (no suppliers, no prices:
+        orders.selectors.customer_event_data)."""
+        shown = dict(super().to_representation(instance))
+        if not self.context.get("staff"):
+            shown["data"] = customer_event_data(instance.type, instance.data)
+        return shown
 
 
 class OrderTotalsSerializer(serializers.Serializer):
@@ -125,7 +134,7 @@ class OrderDetailSerializer(OrderSummarySerializer):
     def get_events(self, order: Order) -> list[dict[str, Any]]:
         staff = bool(self.context.get("staff"))
         events = [event for event in order.events.all() if staff or event.type not in STAFF_EVENTS]
-        return list(OrderEventOutputSerializer(events, many=True).data)
+        return list(OrderEventOutputSerializer(events, many=True, context={"staff": staff}).data)
 
 
 class OrderPageSerializer(serializers.Serializer):

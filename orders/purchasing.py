@@ -318,7 +318,7 @@ def _receipt(po: PurchaseOrder, lines: Sequence[ReceiptLineInput], user: User, n
         if po_line is None:
             errors[f"lines.{index}.line"] = ["not a line of this purchase order"]
             continue
-        serials = [serial.strip() for serial in item.serials]
+        serials = [rules.serial_normal(serial) for serial in item.serials]
         known = ReceivedSerial.objects.filter(sku=po_line.sku, serial__in=serials).values_list("serial", flat=True)
         problems = rules.receipt_problems(
             kind=po_line.kind, ordered=po_line.qty, received=po_line.received_qty, qty=item.qty, serials=serials,
@@ -332,7 +332,9 @@ def _receipt(po: PurchaseOrder, lines: Sequence[ReceiptLineInput], user: User, n
         po_line = po_lines[item.po_line_id]
         receipt_line = ReceiptLine.objects.create(receipt=receipt, po_line=po_line, qty=item.qty)
         ReceivedSerial.objects.bulk_create(
-            ReceivedSerial(receipt_line=receipt_line, order_id=locked.order_id, sku=po_line.sku, serial=serial.strip())
+            ReceivedSerial(
+                receipt_line=receipt_line, order_id=locked.order_id, sku=po_line.sku, serial=rules.serial_normal(serial)
+            )
             for serial in item.serials
         )
         PurchaseOrderLine.objects.filter(pk=po_line.pk).update(received_qty=F("received_qty") + item.qty)
@@ -405,5 +407,5 @@ def build_step_record(*, order: Order, kind: str, result: str, user: User, note:
 
 
 def serial_orders(serial: str) -> QuerySet[Order]:
-    """The orders whose received parts include `serial` (exact, case as written)."""
-    return Order.objects.filter(serials__serial=serial.strip()).distinct()
+    """The orders whose received parts include `serial` (normalised as received: any case, look-alikes)."""
+    return Order.objects.filter(serials__serial=rules.serial_normal(serial)).distinct()

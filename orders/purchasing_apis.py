@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from accounts.models import User
 from config.api import ApiErrorSerializer, StandardPagination
 from configurator.engine.errors import Forbidden
+from configurator.engine.purchasing import serial_normal
 from orders import purchasing
 from orders.exports import XLSX_CONTENT_TYPE
 from orders.models import (
@@ -237,8 +238,13 @@ class ReceiptFilterSerializer(serializers.Serializer):
     serial = serializers.CharField(required=False, max_length=100, help_text="A serial number received (exact)")
 
 
+#: The largest id a BigAutoField (settings.DEFAULT_AUTO_FIELD) holds: a larger number in a body or a path is
+#: no row, and handed to the database it is an overflow error (a 500), not a 400 or a 404.
+BIGINT_MAX = 2**63 - 1
+
+
 class ReceiptLineInputSerializer(serializers.Serializer):
-    line = serializers.IntegerField(min_value=1, help_text="The purchase-order line's id")
+    line = serializers.IntegerField(min_value=1, max_value=BIGINT_MAX, help_text="The purchase-order line's id")
     qty = serializers.IntegerField(min_value=1, max_value=100000)
     serials = serializers.ListField(
         child=serializers.CharField(max_length=100, allow_blank=True),
@@ -279,7 +285,9 @@ class ReceiptListApi(APIView):
         if "purchase_order" in filters.validated_data:
             receipts = receipts.filter(purchase_order__number=filters.validated_data["purchase_order"])
         if "serial" in filters.validated_data:
-            receipts = receipts.filter(lines__serials__serial=filters.validated_data["serial"].strip()).distinct()
+            receipts = receipts.filter(
+                lines__serials__serial=serial_normal(filters.validated_data["serial"])
+            ).distinct()
         paginator = StandardPagination()
         page = paginator.paginate_queryset(receipts, request, view=self)
         return paginator.get_paginated_response(ReceiptSerializer(page, many=True).data)
@@ -303,7 +311,7 @@ class ReceiptDetailApi(APIView):
     @extend_schema(operation_id="receipts_retrieve", responses={200: ReceiptSerializer, **ERRORS})
     def get(self, request: Request, pk: int) -> Response:
         _staff(request)
-        receipt = _receipts().filter(pk=pk).first()
+        receipt = _receipts().filter(pk=pk).first() if pk <= BIGINT_MAX else None  # a larger one overflows the query
         if receipt is None:
             raise Http404(f"No receipt {pk}.")
         return Response(ReceiptSerializer(receipt).data)

@@ -107,8 +107,9 @@ def purchase_order_transition_action(request: HttpRequest, number: str) -> HttpR
 
 
 def _serials(text: str) -> list[str]:
-    """Serial numbers as a scanner or a person enters them: one per line (commas and semicolons also part)."""
-    return [part.strip() for part in text.replace(",", "\n").replace(";", "\n").splitlines() if part.strip()]
+    """Serial numbers as a scanner or a person enters them: one per line, or parted by spaces, tabs, commas or
+    semicolons (a packing list pasted from a spreadsheet or an e-mail); configurator.engine.purchasing."""
+    return rules.serials_split(text)
 
 
 @login_required(login_url=LOGIN_URL)

@@ -130,3 +130,45 @@ def purchase_table(*, lines: Iterable[PurchaseLine], rates: RateBook) -> Purchas
             total += total_rub
         rows.append(PurchaseRow(line, part_name(line.order_line), line_total, rate, unit_rub, total_rub))
     return PurchaseTable(rows=tuple(rows), total_rub=total, without_rate=without_rate, rates_on=rates.day)
+
+
+#: What of each order event's data a customer may read (issue 36 item 7: never suppliers, purchase prices or
+#: margin). A whitelist, so a new event type or a new key shows nothing until it is added here: the `planned`
+#: event's offers not compared name suppliers, `plan_requeued` keeps the worker's error text, `risk_changed`
+#: reasons carry the supplier's code, the purchase-order events (STAFF_EVENTS) are not shown at all.
+CUSTOMER_EVENT_KEYS: dict[str, frozenset[str]] = {
+    "placed": frozenset({"quote", "revision", "ship_date"}),
+    "planned": frozenset({"late", "short", "promise_moved"}),
+    "plan_requeued": frozenset({"reason"}),
+    "status_changed": frozenset({"from", "to", "note"}),
+    "risk_changed": frozenset({"at_risk", "reasons"}),
+    "ready_to_assemble": frozenset(),
+    "build_step": frozenset({"kind", "result"}),
+    "invoiced": frozenset({"invoice", "gross"}),
+    "upd_issued": frozenset({"upd", "gross"}),
+    "payment": frozenset({"invoice", "amount", "status"}),
+    "invoice_cancelled": frozenset({"invoice", "paid"}),
+    "invoice_kept": frozenset({"invoice", "paid"}),
+}
+#: The keys of a listed item (a late or short line, a risk reason) a customer may read.
+CUSTOMER_ITEM_KEYS = frozenset({"code", "sku", "qty", "days", "date", "from", "to"})
+
+
+def customer_event_data(event_type: str, data: object) -> dict[str, object]:
+    """An order event's data as its customer may read it: the keys of CUSTOMER_EVENT_KEYS only, and in lists
+    of reasons or lines only CUSTOMER_ITEM_KEYS (no supplier, no price)."""
+    if not isinstance(data, dict):
+        return {}
+    allowed = CUSTOMER_EVENT_KEYS.get(event_type, frozenset())
+    shown: dict[str, object] = {}
+    for key in sorted(allowed & data.keys()):
+        value = data[key]
+        if isinstance(value, list):
+            value = [
+                {k: v for k, v in item.items() if k in CUSTOMER_ITEM_KEYS} if isinstance(item, dict) else item
+                for item in value
+            ]
+        elif isinstance(value, dict):
+            value = {k: v for k, v in value.items() if k in CUSTOMER_ITEM_KEYS}
+        shown[key] = value
+    return shown

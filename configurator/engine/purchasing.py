@@ -7,14 +7,17 @@
   line priced in the offer's currency and in roubles at the day's rate: roubles of a line = its total in
   the currency × the rate, rounded half up to kopecks (`builds.money`); a purchase order's rouble total is
   the sum of its lines' roubles, so the document's rows add up to its total to the kopeck.
+* `serial_normal`, `serials_split` — serial numbers as kept and searched (capitals, Cyrillic look-alikes
+  made Latin) and as a pasted packing list gives them.
 * `receipt_problems` — what is wrong with a receipt of one purchase-order line: more than is still due,
-  serial numbers missing, repeated or of the wrong count for the kinds that carry one (GPUs, CPUs, drives,
-  power supplies: the parts a warranty claim names by serial).
+  serial numbers missing, repeated (after normalising), not Latin letters and digits, or of the wrong count
+  for the kinds that carry one (GPUs, CPUs, drives, power supplies: the parts a warranty claim names by serial).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -149,6 +152,29 @@ def po_drafts(
     return tuple(drafts)
 
 
+#: Cyrillic capitals drawn like Latin ones (А В С Е Н К М О Р Т Х): typed on a Russian keyboard layout or
+#: pasted from a Russian packing list they sit inside Latin serial numbers, and a serial with one of them is a
+#: different string from the same serial on the part's label.
+CYRILLIC_LOOKALIKES = str.maketrans("АВСЕНКМОРТХ", "ABCEHKMOPTX")
+#: What a serial number is made of once normalised: Latin capitals and digits, and the separators
+#: manufacturers print inside them.
+SERIAL_PATTERN = re.compile(r"[A-Z0-9][A-Z0-9./_:#-]*")
+SERIAL_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+def serial_normal(raw: str) -> str:
+    """A serial number as it is kept and searched: without surrounding space, in capitals, Cyrillic
+    look-alike letters made Latin (`sn-а1` with a Cyrillic а is `SN-A1`). Labels print serials in capitals;
+    two spellings that differ only in case or in look-alikes are the same part."""
+    return raw.strip().upper().translate(CYRILLIC_LOOKALIKES)
+
+
+def serials_split(text: str) -> list[str]:
+    """The serial numbers of a pasted or scanned packing list: parted by line breaks, spaces, tabs, commas or
+    semicolons (a serial number has none of them), each normalised (`serial_normal`), empty parts dropped."""
+    return [serial_normal(part) for part in SERIAL_SEPARATORS.split(text) if part.strip()]
+
+
 def receipt_problems(
     *, kind: str, ordered: int, received: int, qty: int, serials: Sequence[str], known: Iterable[str] = ()
 ) -> dict[str, list[str]]:
@@ -161,7 +187,7 @@ def receipt_problems(
         problems.setdefault("qty", []).append("must be at least 1")
     elif qty > due:
         problems.setdefault("qty", []).append(f"only {due} of {ordered} still due")
-    cleaned = [serial.strip() for serial in serials]
+    cleaned = [serial_normal(serial) for serial in serials]
     if kind in SERIAL_KINDS:
         if len(cleaned) != qty:
             problems.setdefault("serials", []).append(f"{kind}: one serial number per unit, {qty} needed")
@@ -169,6 +195,9 @@ def receipt_problems(
         problems.setdefault("serials", []).append(f"{kind} are received without serial numbers")
     if any(not serial for serial in cleaned):
         problems.setdefault("serials", []).append("a serial number is empty")
+    odd = [serial for serial in cleaned if serial and not SERIAL_PATTERN.fullmatch(serial)]
+    if odd:
+        problems.setdefault("serials", []).append(f"not Latin letters and digits: {', '.join(odd)}")
     repeated = sorted({serial for serial in cleaned if serial and cleaned.count(serial) > 1})
     if repeated:
         problems.setdefault("serials", []).append(f"given twice: {', '.join(repeated)}")

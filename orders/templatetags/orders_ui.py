@@ -44,7 +44,10 @@ def order_event_detail(event: Any) -> str:
     if event.type == "planned":
         count = int(data.get("purchases") or 0)
         said = [ngettext("%(count)s purchase line", "%(count)s purchase lines", count) % {"count": count}]
-        said += [risk_sentence({"code": "short", **item}) for item in data.get("short") or ()]
+        said += [
+            risk_sentence({"code": "short", "sku": item.get("sku"), "qty": item.get("qty")}, show_supplier=False)
+            for item in data.get("short") or ()
+        ]
         said += [
             _("%(qty)s × %(part)s late") % {"qty": item.get("qty"), "part": item.get("sku")}
             for item in data.get("late") or ()

@@ -5,7 +5,8 @@ The page routes are enumerated from the URL resolver, so a new billing page with
 customers see their own order's invoice, payments and УПД and download their PDFs (another customer's: 404);
 sales engineers and superusers issue documents and record payments and service costs; catalog staff read but
 may not write (403). The margin is shown to sales engineers and superusers only. Every refused POST is
-checked to have changed nothing, every allowed one to have changed something.
+checked to have changed nothing, every allowed one to have changed something. Sales engineers set a
+customer's requisites (ИНН, КПП, address) too.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from django.urls import get_resolver
 
+from accounts.models import User
 from billing.models import Invoice, Payment, ServiceCost, TransferDocument
 from orders.models import Order, OrderEvent
 from tests.module_rows import rows_for_the_module
@@ -69,6 +71,11 @@ PAGE_MATRIX: dict[tuple[str, str], Page] = {
         BILLERS, _page("/payment", _invoice), {"amount": "1000.00", "reference": "п/п 5"}
     ),
     ("billing/orders/<str:number>/upd", "POST"): Page(BILLERS, _page("/upd", _shipped), {}),
+    ("billing/orders/<str:number>/buyer", "POST"): Page(
+        BILLERS,
+        _page("/buyer"),
+        {"company": "ООО Матрица", "inn": "7707083893", "kpp": "773601001", "legal_address": "Москва"},
+    ),
     ("billing/orders/<str:number>/service-cost", "POST"): Page(
         BILLERS, _page("/service-cost"), {"description": "Доставка", "amount_rub": "3500.00"}
     ),
@@ -77,6 +84,11 @@ PAGE_MATRIX: dict[tuple[str, str], Page] = {
     ),
     ("billing/upd/<str:number>.pdf", "GET"): Page(OWN_OR_STAFF, lambda world: f"/billing/upd/{_upd(world).number}.pdf"),
 }
+
+
+def _requisites() -> list[tuple[str, str, str, str]]:
+    """The buyers' requisites (the users' other columns change on every sign-in, so not the whole table)."""
+    return list(User.objects.order_by("pk").values_list("company", "inn", "kpp", "legal_address"))
 
 
 def test_every_billing_page_has_a_matrix_entry() -> None:
@@ -89,7 +101,7 @@ def test_every_billing_page_has_a_matrix_entry() -> None:
 def test_billing_page_matrix(world: World, route: str, method: str, persona: str) -> None:
     page = PAGE_MATRIX[route, method]
     url = page.url(world)
-    before = fingerprint(*TABLES)
+    before = fingerprint(*TABLES), _requisites()
     client = world.client(persona)
     response = client.post(url, page.body) if method == "POST" else client.get(url)
     expected = page.expected[persona]
@@ -99,9 +111,13 @@ def test_billing_page_matrix(world: World, route: str, method: str, persona: str
     elif method == "POST" and expected == DONE:
         assert response["Location"] == f"/billing/orders/{world.order().number}", response["Location"]
     if (method == "POST" and expected != DONE) or persona == ANON:
-        assert fingerprint(*TABLES) == before, f"a refused {method} {url} by {persona} changed the database"
+        assert (fingerprint(*TABLES), _requisites()) == before, (
+            f"a refused {method} {url} by {persona} changed the database"
+        )
     elif method == "POST":
-        assert fingerprint(*TABLES) != before, f"an allowed {method} {url} by {persona} changed nothing"
+        assert (fingerprint(*TABLES), _requisites()) != before, (
+            f"an allowed {method} {url} by {persona} changed nothing"
+        )
 
 
 def test_the_page_is_russian_and_shows_the_margin_to_sales_only(world: World) -> None:
