@@ -96,6 +96,8 @@ FINDING_TITLES: dict[str, Promise] = {
     "workload.speed": _("Slower than the target speed"),
     "workload.engine_support": _("The inference engine does not support these GPUs"),
     "workload.rocm_stack": _("AMD GPUs need the ROCm software stack"),
+    "workload.precision_unsupported": _("The GPU cannot run this precision"),
+    "workload.precision_weight_only": _("The GPU runs this precision weight-only"),
 }
 
 UNITS: dict[str, Promise] = {

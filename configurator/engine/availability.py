@@ -134,6 +134,17 @@ def quantities_availability(
     return _shipping(tuple(parts), today=today, schedule=schedule)
 
 
+def ships_soonest(shipping: BuildAvailability) -> bool:
+    """Whether no build read against the same offers and schedule can ship before this one: its slowest part
+    takes the working days of one of its parts in stock (`stock_days`), the fewest `part_availability` gives
+    any part, so its lead time is the schedule's least (stock + assembly + burn-in). False when that is not
+    known (no part in stock, or a part without a date)."""
+    if shipping.lead_time_days is None:
+        return False
+    stocked = [part.days for part in shipping.parts if part.in_stock and part.days is not None]
+    return bool(stocked) and max(part.days or 0 for part in shipping.parts) <= min(stocked)
+
+
 def _shipping(parts: tuple[PartAvailability, ...], *, today: dt.date, schedule: Schedule) -> BuildAvailability:
     if any(part.days is None for part in parts):
         return BuildAvailability(parts=parts, lead_time_days=None, ship_date=None)

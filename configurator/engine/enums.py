@@ -196,6 +196,8 @@ class FindingCode(StrEnum):
     WORKLOAD_ENGINE_SUPPORT = "workload.engine_support"
     WORKLOAD_ESTIMATE = "workload.estimate"
     WORKLOAD_NO_GPU = "workload.no_gpu"
+    WORKLOAD_PRECISION_UNSUPPORTED = "workload.precision_unsupported"
+    WORKLOAD_PRECISION_WEIGHT_ONLY = "workload.precision_weight_only"
     WORKLOAD_ROCM_STACK = "workload.rocm_stack"
     WORKLOAD_SPEED = "workload.speed"
     WORKLOAD_VRAM = "workload.vram"

@@ -105,6 +105,7 @@ class _Prover:
         self.by_id: dict[int, tuple[tuple[FixOp, ...], BuildSpec | None]] = {}  # id(steps) → (steps, memo)
         self.singles: dict[str, frozenset[str]] = {}  # code → {code}, one object per code (a focus key)
         self.valid: dict[tuple[FixOp, ...], bool] = {}  # steps → the fixed build has no error
+        self.warnings: dict[tuple[FixOp, ...], int] = {}  # steps → the fixed build's warnings
         self.net = build_net(build)
 
     def leaves_valid(self, ops: tuple[FixOp, ...]) -> bool:
@@ -122,21 +123,33 @@ class _Prover:
         fixed = self.fixed(ops)
         return build_net(fixed) - self.net if fixed is not None else Decimal(0)
 
+    def warnings_left(self, ops: tuple[FixOp, ...]) -> int:
+        """The warnings on the build `ops` make (validated again, every rule)."""
+        known = self.warnings.get(ops)
+        if known is None:
+            result = self.outcome(ops)
+            known = self.warnings[ops] = 0 if result is None else sum(f.severity == "warning" for f in result[1])
+        return known
+
     def order(self, fixes: list[Fix]) -> list[Fix]:
         """The smallest change first (issue 34): fixes that leave the build valid; then those that keep every
-        GPU, NIC, DIMM and drive the customer chose (taking one out gives up what the build is for); then the fewest
-        steps; then the least added cost (a 230 V circuit before any part, a card's edition that fits
-        before a chassis that costs more). Workload decisions (not applied) stay at the end."""
+        GPU, NIC, DIMM and drive the customer chose (taking one out gives up what the build is for); then those
+        that leave fewer warnings (a Server Edition card that clears a card-length error and the flow-through
+        warning before a taller chassis that clears the length only, trial 34 B11); then the fewest steps; then
+        the least added cost (a 230 V circuit before any part). Workload decisions (not applied) stay at the
+        end."""
         applied = [fix for fix in fixes if fix.applicable]
         shown = [fix for fix in fixes if not fix.applicable]
-        applied.sort(
-            key=lambda fix: (
-                not self.leaves_valid(fix.ops),
-                gives_up_parts(fix.ops),
-                len(fix.ops),
-                self.cost(fix.ops),
+        if len(applied) > 1:
+            applied.sort(
+                key=lambda fix: (
+                    not self.leaves_valid(fix.ops),
+                    gives_up_parts(fix.ops),
+                    self.warnings_left(fix.ops),
+                    len(fix.ops),
+                    self.cost(fix.ops),
+                )
             )
-        )
         return applied + shown
 
     def _spend(self) -> None:

@@ -13,9 +13,11 @@ from configurator.engine.availability import (
     build_availability,
     build_quantities,
     part_availability,
+    ships_soonest,
 )
 from configurator.engine.models_library import model_get
 from configurator.engine.recommend import recommend
+from configurator.engine.recommend.suggestions import offer
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Constraints, Workload
 
 TODAY = dt.date(2026, 12, 1)
@@ -96,3 +98,45 @@ def _all_skus(snapshot: CatalogSnapshot) -> set[str]:
     for kind in ("gpus", "cpus", "chassis", "psus", "memory", "storage", "nics", "bridges"):
         skus.update(getattr(snapshot, kind))
     return skus
+
+
+def test_a_build_ships_soonest_when_its_slowest_part_is_one_in_stock(snapshot: CatalogSnapshot) -> None:
+    top = recommend(snapshot, TEAM_70B, Constraints(), limit=1).candidates[0]
+    gpu = top.build.gpus[0].spec.sku
+    assert ships_soonest(build_availability(top.build, _book(top.build), today=TODAY, schedule=PLAN))
+    quick = _book(top.build)
+    quick[gpu] = [_offer(gpu, "a", 0, 1)]  # ordered, but here within the stock days: as soon as stock
+    assert ships_soonest(build_availability(top.build, quick, today=TODAY, schedule=PLAN))
+    slow = _book(top.build)
+    slow[gpu] = [_offer(gpu, "a", 0, 3)]
+    assert not ships_soonest(build_availability(top.build, slow, today=TODAY, schedule=PLAN))
+    nothing_in_stock = _book(top.build, free=0, lead=1)
+    assert not ships_soonest(build_availability(top.build, nothing_in_stock, today=TODAY, schedule=PLAN))
+    del slow[gpu]
+    assert not ships_soonest(build_availability(top.build, slow, today=TODAY, schedule=PLAN))
+
+
+def test_a_deadline_no_build_can_meet_is_not_searched(snapshot: CatalogSnapshot) -> None:
+    """Trial 34, W10: 70B FP8 for 10 users due in 5 working days. Every part in stock, so the cheapest build
+    ships as soon as any build can (2 days in, 3 to assemble, 2 of burn-in: 10.12.2026 from 01.12); a date
+    before that is answered with the earliest date and its build from a handful of builds read, where every
+    build of the catalog was read once for the request and once per suggestion re-run under the date (5,701
+    builds and 12 searches, 10–38 s)."""
+    book = {sku: [_offer(sku, "a", 1000, 10)] for sku in _all_skus(snapshot)}
+    reads: list[BuildSpec] = []
+
+    def availability(build: BuildSpec) -> BuildAvailability:
+        reads.append(build)
+        return build_availability(build, book, today=TODAY, schedule=PLAN)
+
+    workload = Workload(model=model_get("llama-3.3-70b"), precision="fp8", context_tokens=8192, concurrent_users=10)
+    asked, earliest = dt.date(2026, 12, 8), dt.date(2026, 12, 10)
+    found = recommend(snapshot, workload, Constraints(deliver_by=asked), limit=3, availability=availability)
+    assert (found.candidates, found.considered) == ((), 0)
+    first = recommend(snapshot, workload, Constraints(deliver_by=earliest), limit=1, availability=availability)
+    assert [str(tip) for tip in found.suggestions] == [
+        f"nothing ships by {asked}: the earliest a build can ship is {earliest} ({offer(first.candidates[0])})"
+    ]
+    reads.clear()
+    recommend(snapshot, workload, Constraints(deliver_by=asked), limit=3, availability=availability)
+    assert len(reads) <= 20, len(reads)

@@ -89,6 +89,30 @@ def test_a_card_too_long_for_2u_swaps_to_the_edition_that_fits_before_the_chassi
     _first_fix_leaves_valid(snapshot, build, "fit.gpu_length")
 
 
+def test_the_fix_that_clears_every_finding_comes_before_a_cheaper_one_that_leaves_a_warning(
+    snapshot: CatalogSnapshot,
+) -> None:
+    """Trial 34 B11: 8 × RTX PRO 6000 Workstation (304 mm, flow-through) in the 4U 8-GPU server (267 mm): a
+    6U chassis clears the length error in one cheaper step but leaves the flow-through warning; an edition
+    that fits (Server Edition or Max-Q) clears both and comes first."""
+    build = _build(
+        snapshot,
+        "srv-8gpu-4u-epyc: 2 epyc-9354, 8 rtx-pro-6000-blackwell, 24 ddr5-rdimm-64gb, 2 nvme-2tb, 1 nic-25g, "
+        "4 psu-crps-3000w",
+        psu_redundancy="n+1",
+    )
+    verdict = validate(build, snapshot=snapshot)
+    assert "cooling.flow_through_server" in {f.code for f in verdict.warnings}
+    finding = only(verdict, "fit.gpu_length")
+    kinds = [fix.ops[0].op for fix in finding.fixes]
+    assert FixOpKind.SWAP_CHASSIS in kinds
+    assert kinds.index(FixOpKind.REPLACE) < kinds.index(FixOpKind.SWAP_CHASSIS)
+    first = validate(apply_fix(build, finding.fixes[0], snapshot), snapshot=snapshot)
+    assert first.valid and not first.warnings, first.findings
+    chassis = next(fix for fix in finding.fixes if fix.ops[0].op == FixOpKind.SWAP_CHASSIS)
+    assert validate(apply_fix(build, chassis, snapshot), snapshot=snapshot).warnings  # why it comes later
+
+
 def test_an_over_full_tower_first_fix_leaves_it_valid(snapshot: CatalogSnapshot) -> None:
     """4 × 600 W RTX PRO 6000 in the 3-GPU TRX50 tower on one 1600 W PSU: one GPU out is not enough (three
     still lack power). The first fix leaves the build valid (a larger chassis keeps all four), and the first
@@ -211,6 +235,14 @@ def test_labels_are_checked_against_the_list(snapshot: CatalogSnapshot) -> None:
     reordered = [found[dearest], *[c for i, c in enumerate(found) if i != dearest]]
     assert not label_is_true("cheapest", 0, reordered, TEAM_70B_BF16, target)
     assert not label_is_true("fewer", 0, found, TEAM_70B_BF16, target)  # the first is never "fewer" than itself
+    # trial 34 W11: "the next cheapest GPU choice" above a cheaper build is false, even when that cheaper build
+    # stands lower (here: it misses the speed target)
+    cheaper, dearer = sorted(found[1:3], key=lambda c: c.price.gross)
+    assert cheaper.price.gross < dearer.price.gross
+    slow = replace(cheaper, decode_tokens_per_s_per_user=(target or 1.0) / 2)
+    assert not label_is_true("next", 1, [found[0], dearer, slow], TEAM_70B_BF16, target)
+    assert label_is_true("next", 1, [found[0], cheaper, dearer], TEAM_70B_BF16, target)
+    assert label_is_true("another", 1, [found[0], dearer, slow], TEAM_70B_BF16, target)
 
 
 # --------------------------------------------------------------------------- suggestions (item 4)

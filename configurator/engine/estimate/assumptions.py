@@ -13,6 +13,7 @@ from configurator.engine.estimate.engines import (
     LLAMACPP_UBATCH,
     VLLM_BATCHED_TOKENS_SMALL,
     VLLM_MAX_NUM_SEQS,
+    request_tokens,
 )
 from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes_per_token, linear_state_bytes
 from configurator.engine.estimate.layout import DP_ATTENTION, kv_cache_tokens, server_non_kv
@@ -29,7 +30,7 @@ from configurator.engine.estimate.weights import (
     NF4_BITS,
 )
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.types import GGUF_PRECISIONS, GpuSpec, Throughput
+from configurator.engine.types import GGUF_PRECISIONS, GpuSpec, Throughput, Workload
 
 
 def _precision_words(plan: _Plan) -> Phrase:
@@ -187,6 +188,16 @@ def _kv_assumptions(plan: _Plan) -> list[Phrase]:
     return words
 
 
+def filled_context_phrase(workload: Workload) -> Phrase:
+    """Without `prompt_tokens` every prompt is taken to fill the context (`request_tokens`): the safe default,
+    and the slowest; said, so the reader knows a stated prompt gives a truer figure (trial 34 W14: 15,900-token
+    prompts made a 50-user gpt-oss-120b service prefill-bound, 25.6 M ₽ where 2,000-token prompts need 5.2 M)."""
+    return Phrase(
+        "prompts assumed to fill the context: %(tokens)s tokens; give prompt_tokens for a truer figure",
+        tokens=Num(request_tokens(workload)[0]),
+    )
+
+
 def _memory_assumptions(plan: _Plan) -> list[Phrase]:
     model = plan.workload.model
     total = Num(model.total_params / 1e9, 2)
@@ -212,6 +223,8 @@ def _memory_assumptions(plan: _Plan) -> list[Phrase]:
             )
         )
     words.extend(_training_assumptions(plan) if plan.training else _kv_assumptions(plan))
+    if not plan.training and plan.workload.prompt_tokens is None:
+        words.append(filled_context_phrase(plan.workload))
     words.append(
         Phrase(
             "CUDA context and runtime reserve %(reserve)s GiB per GPU (ollama reserves 457 MiB)",

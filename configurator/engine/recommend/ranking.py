@@ -153,13 +153,13 @@ def label_is_true(
             and not any(c.build.chassis.is_workstation == mine for c in cheaper)
         )
     if label == NEXT:
-        # no entry of the same standing after it is cheaper, and none of a better standing comes after it
+        # "next cheapest" reads as a price order: no entry after it is cheaper, whatever its standing (a cheaper
+        # build with a warning below it made the label read false, trial 34 W11), and none of a better
+        # standing comes after it
         mine_standing = standing(me, workload, target)
         later = listed[index + 1 :]
         return index > 0 and all(
-            standing(c, workload, target) > mine_standing
-            or (standing(c, workload, target) == mine_standing and _price(c) >= _price(me))
-            for c in later
+            standing(c, workload, target) >= mine_standing and _price(c) >= _price(me) for c in later
         )
     return index > 0  # "another GPU choice"
 

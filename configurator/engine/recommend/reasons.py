@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from configurator.engine.estimate.assumptions import filled_context_phrase
 from configurator.engine.fixes import fix_sentence
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.recommend.policy import machine_class, needs_ecc, personal, speed_target
@@ -142,6 +143,8 @@ def reasons_for(
                 users=workload.concurrent_users,
             )
         )
+        if workload.prompt_tokens is None:
+            reasons.append(filled_context_phrase(workload))
         if candidate.served_output_tokens_per_s:
             reasons.append(
                 Phrase(

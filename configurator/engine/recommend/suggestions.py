@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from datetime import date
 from decimal import Decimal
 from typing import TypeVar
 
@@ -80,10 +81,13 @@ class _Runs:
     asked: Workload | None = None  # the request as asked: a suggestion says what its build gives up of it
     left: int = MAX_RUNS
     single_machine: bool = False  # some machine of the catalog holds the workload as asked, limits lifted
+    soonest: date | None = None  # no build of any workload ships before this date (proven by the caller)
 
     def __call__(self, workload: Workload, constraints: Constraints) -> Candidate | None:
         if self.left <= 0:
             return None
+        if self.soonest is not None and constraints.deliver_by is not None and constraints.deliver_by < self.soonest:
+            return None  # proven empty: not run, and not counted
         self.left -= 1
         return self.cheapest(workload, constraints)
 
@@ -358,11 +362,13 @@ def what_would_fit(
     cheapest: Cheapest,
     cluster: Callable[[], Phrase | None] | None = None,
     earliest: Callable[[], Phrase | None] | None = None,
+    soonest: date | None = None,
 ) -> tuple[Phrase, ...]:
     """Say what would work, most useful first (module docstring); `cluster` says how many servers would
     when no single machine does; `earliest` (a delivery date was asked) says the earliest date a build
-    can ship when none ships by the date, first."""
-    run = _Runs(cheapest, asked=workload)
+    can ship when none ships by the date, first; `soonest`: no build of any workload ships before this date,
+    so a suggestion under an earlier delivery date is not run (it would find nothing)."""
+    run = _Runs(cheapest, asked=workload, soonest=soonest)
     tips: list[Phrase] = []
     if earliest is not None:
         date = earliest()

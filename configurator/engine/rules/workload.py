@@ -14,6 +14,7 @@ from configurator.engine.estimate import estimate, min_gpus_to_fit
 from configurator.engine.estimate.topology import Topology
 from configurator.engine.fixes import add_op, chassis_op, make_fix, replace_op, workload_fix
 from configurator.engine.phrase import Num, Phrase, PhraseValue
+from configurator.engine.precision_support import CHECKED_PRECISIONS, precision_support
 from configurator.engine.rules.context import (
     MAX_FIXES,
     Rule,
@@ -240,11 +241,55 @@ def engine_support(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-RULES = (estimate_problem, vram_fit, decode_speed, engine_support)
+def precision_kernels(ctx: RuleContext) -> Iterator[Finding]:
+    """ERROR: a GPU no engine runs the checkpoint's precision on (NVFP4 on AMD MI300X or RDNA3, FP8 on RDNA3);
+    WARNING: a GPU that runs it weight-only, dequantized to FP16 in the kernel (FP8 before Ada, NVFP4 before
+    Blackwell): decode reads the smaller weights, prefill and batches run at the FP16 rate (the estimate
+    credits no FP8/FP4 peak there: `estimate.speed._peak_flops`). Sources: `precision_support`."""
+    workload = ctx.workload
+    if workload is None or workload.task != "inference" or workload.precision not in CHECKED_PRECISIONS:
+        return
+    gpus = {line.spec.sku: line.spec for line in ctx.build.gpus}
+    by_support: dict[str, list[str]] = {}
+    for sku, gpu in sorted(gpus.items()):
+        by_support.setdefault(precision_support(gpu, workload.precision), []).append(sku)
+    precision = workload.precision.upper()
+    if by_support.get("none"):
+        names = ", ".join(by_support["none"])
+        yield Finding(
+            code="workload.precision_unsupported",
+            severity="error",
+            message=Phrase(
+                "%(gpus)s cannot run %(precision)s checkpoints: no engine has %(precision)s kernels for this GPU "
+                "(no %(precision)s tensor cores and no weight-only kernel).",
+                gpus=names,
+                precision=precision,
+            ),
+            measured=workload.precision,
+            components=tuple(by_support["none"]),
+            fixes=(workload_fix(Phrase("use BF16, INT4 (AWQ/GPTQ) or a GGUF type, or GPUs that run it")),),
+        )
+    if by_support.get("weight_only"):
+        yield Finding(
+            code="workload.precision_weight_only",
+            severity="warning",
+            message=Phrase(
+                "%(gpus)s have no %(precision)s tensor cores: the engine runs %(precision)s weight-only "
+                "(Marlin, dequantized to FP16), so prompts and large batches go at the FP16 rate.",
+                gpus=", ".join(by_support["weight_only"]),
+                precision=precision,
+            ),
+            measured=workload.precision,
+            components=tuple(by_support["weight_only"]),
+        )
+
+
+RULES = (estimate_problem, vram_fit, decode_speed, engine_support, precision_kernels)
 # the build fields these rules (findings and fixes) read: after a fix that changes none, they are not re-run
 READS = frozenset({"bridges", "chassis", "cpus", "gpus"})
 # rules that read fewer fields than the module's READS (the same check covers them): a fix that changes
 # none of these leaves their findings standing
 READS_BY_RULE: dict[Rule, frozenset[str]] = {
     engine_support: frozenset({"gpus"}),
+    precision_kernels: frozenset({"gpus"}),
 }

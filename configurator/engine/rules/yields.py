@@ -89,6 +89,7 @@ YIELDS: dict[str, frozenset[tuple[str, str]]] = {
         "workload.vram_fit": {("workload.no_gpu", E), ("workload.vram", E)},
         "workload.decode_speed": {("workload.speed", W)},
         "workload.engine_support": {("workload.engine_support", E), ("workload.rocm_stack", W)},
+        "workload.precision_kernels": {("workload.precision_unsupported", E), ("workload.precision_weight_only", W)},
     }.items()
 }
 
