@@ -5,13 +5,90 @@ request (the last was taken)."""
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
 
 from procurement.models import Supplier
 from procurement.pricelist.files import decoded
 from procurement.services import price_list_apply, price_list_preview
-from tests.procurement.conftest import offer
+from tests.procurement.conftest import csv_bytes, offer, xlsx_bytes
 
 pytestmark = pytest.mark.django_db
+
+
+# --------------------------------------------------------------------------- several stock columns
+
+
+def test_stock_columns_per_warehouse_are_summed_by_the_stock_rules_and_named(distributor: Supplier) -> None:
+    """Before: "Склад Москва" was read, "Склад СПб" dropped (rtx-4090 had 5, not 5 + 10)."""
+    body = csv_bytes(
+        [
+            "Артикул;Цена;Склад Москва;Склад СПб;Срок",
+            "rtx-4090;200 000;5;>10;5",
+            "rtx-5090;300 000;много;;5",  # много: STOCK_MANY (10); blank: 0
+            "l40s;900 000;нет;2;5",
+        ]
+    )
+    price_import = price_list_preview(supplier=distributor, filename="two.csv", content=body)
+    report = price_import.report
+    assert report["errors"] == []
+    assert report["file"]["columns"]["stock_qty"] == "Склад Москва + Склад СПб"
+    assert "остатки сложены из 2 столбцов: Склад Москва, Склад СПб" in report["notes"]  # Russian by default
+    price_list_apply(price_import=price_import)
+    stocks = [offer(distributor, sku).stock_qty for sku in ("rtx-4090", "rtx-5090", "l40s")]
+    assert stocks == [15, 10, 2]
+
+
+def test_three_stock_columns_in_a_workbook_and_a_bad_cell_names_its_own_column(distributor: Supplier) -> None:
+    header = ["Артикул", "Цена", "Остаток МСК", "Остаток СПб", "Stock EU", "Срок"]
+    good = xlsx_bytes([header, ["rtx-4090", 200000, 1, "10+", 3, 5]])
+    with translation.override("en"):
+        price_import = price_list_preview(supplier=distributor, filename="three.xlsx", content=good)
+    assert price_import.report["errors"] == []
+    assert "3 stock columns are summed: Остаток МСК, Остаток СПб, Stock EU" in price_import.report["notes"]
+    price_list_apply(price_import=price_import)
+    assert offer(distributor, "rtx-4090").stock_qty == 14
+
+    bad = xlsx_bytes([header, ["rtx-4090", 200000, 1, "уточняйте", 3, 5]])
+    [error] = price_list_preview(supplier=distributor, filename="bad.xlsx", content=bad).report["errors"]
+    assert (error["line"], error["column"], error["value"]) == (2, "Остаток СПб", "уточняйте")
+
+
+def test_warehouses_within_the_stock_bound_each_but_not_together_are_an_error_of_their_sum(
+    distributor: Supplier,
+) -> None:
+    body = csv_bytes(["Артикул;Цена;Склад Москва;Склад СПб;Срок", "rtx-4090;200 000;600 000;500 000;5"])
+    [error] = price_list_preview(supplier=distributor, filename="sum.csv", content=body).report["errors"]
+    assert (error["line"], error["column"], error["value"], error["params"]) == (
+        2, "Склад Москва + Склад СПб", "600 000 + 500 000", {"top": 1_000_000}
+    )  # fmt: skip
+
+
+def test_a_total_stock_column_beside_per_warehouse_ones_is_read_alone(distributor: Supplier) -> None:
+    """The total, "Остаток" (an exact name), beside "Остаток МСК" and "Остаток СПб" (its parts): summing them
+    all would count each unit twice."""
+    body = csv_bytes(["Артикул;Цена;Остаток;Остаток МСК;Остаток СПб;Срок", "rtx-4090;200 000;7;3;4;5"])
+    price_import = price_list_preview(supplier=distributor, filename="total.csv", content=body)
+    assert price_import.report["errors"] == [] and price_import.report["file"]["columns"]["stock_qty"] == "Остаток"
+    assert not any("столб" in note for note in price_import.report["notes"])
+    price_list_apply(price_import=price_import)
+    assert offer(distributor, "rtx-4090").stock_qty == 7
+
+
+def test_two_columns_each_named_a_stock_word_are_one_stock_said_twice_the_first_read(distributor: Supplier) -> None:
+    """A "Наличие" column (есть/нет) beside "Количество" (units): the same stock twice, never 1 + 4."""
+    body = csv_bytes(["Артикул;Цена;Наличие;Количество;Срок", "rtx-4090;200 000;есть;4;5"])
+    price_import = price_list_preview(supplier=distributor, filename="twice.csv", content=body)
+    assert "несколько столбцов остатка (Наличие, Количество): читается Наличие" in price_import.report["notes"]
+    price_list_apply(price_import=price_import)
+    assert offer(distributor, "rtx-4090").stock_qty == 1
+
+
+def test_a_stock_in_transit_column_is_not_added_to_the_stock(distributor: Supplier) -> None:
+    body = csv_bytes(["Артикул;Цена;Склад Москва;Склад в пути;Срок", "rtx-4090;200 000;2;40;5"])
+    price_import = price_list_preview(supplier=distributor, filename="transit.csv", content=body)
+    assert price_import.report["errors"] == []
+    price_list_apply(price_import=price_import)
+    assert offer(distributor, "rtx-4090").stock_qty == 2
 
 
 # --------------------------------------------------------------------------- Mac Cyrillic
