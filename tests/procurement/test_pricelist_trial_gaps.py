@@ -4,12 +4,17 @@ request (the last was taken)."""
 
 from __future__ import annotations
 
-import pytest
-from django.utils import translation
+from typing import Any
 
-from procurement.models import Supplier
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import translation
+from rest_framework.test import APIClient
+
+from procurement.models import PriceListImport, Supplier
 from procurement.pricelist.files import decoded
 from procurement.services import price_list_apply, price_list_preview
+from tests.factories import catalog_staff
 from tests.procurement.conftest import csv_bytes, offer, xlsx_bytes
 
 pytestmark = pytest.mark.django_db
@@ -128,3 +133,27 @@ def test_mac_cyrillic_and_windows_1251_are_told_apart(text: str, codec: str, nam
     Mac one: the capitals, "я" and "ё" sit at different bytes, and only the right code page makes words of
     them)."""
     assert decoded(text.encode(codec)) == (text, name)
+
+
+# --------------------------------------------------------------------------- one file per request
+
+URL = "/api/v1/suppliers/dist/price-lists"
+HEADER = "Артикул;Цена;Остаток;Срок"
+
+
+@pytest.mark.parametrize("second_field", ["file", "file2"])
+def test_two_files_in_one_request_are_400_and_nothing_is_stored(distributor: Supplier, second_field: str) -> None:
+    """Before: the last `file` was previewed and applied, the first dropped without a word."""
+    client = APIClient()
+    client.force_authenticate(catalog_staff())
+    first = SimpleUploadedFile("a.csv", csv_bytes([HEADER, "rtx-4090;220 000;5;7"]))
+    second = SimpleUploadedFile("b.csv", csv_bytes([HEADER, "rtx-4090;230 000;5;7"]))
+    data: dict[str, Any] = (
+        {"file": [first, second]} if second_field == "file" else {"file": first, second_field: second}
+    )
+    response = client.post(URL, {**data, "apply": "true"}, format="multipart")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["fields"] == {"file": ["one file per request (2 files were sent)"]}
+    assert not PriceListImport.objects.exists()
+    assert str(offer(distributor, "rtx-4090").purchase_price) == "200000.00"
