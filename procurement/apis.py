@@ -234,7 +234,8 @@ class SupplierPriceListApi(APIView):
             200: PriceListOutputSerializer,
             400: OpenApiResponse(
                 ApiErrorSerializer,
-                description="Bad input (`fields` names it); with apply=true, a file with bad cells (`fields.file`)",
+                description="Bad input (`fields` names it): more than one file (`fields.file`: one file per "
+                "request); with apply=true, a file with bad cells (`fields.file`)",
             ),
             403: ApiErrorSerializer,
             404: ApiErrorSerializer,
@@ -260,6 +261,12 @@ class SupplierPriceListApi(APIView):
         supplier = Supplier.objects.filter(slug=slug).first()
         if supplier is None:
             raise NotFound(f"No supplier {slug!r}.")
+        sent = sum(len(request.FILES.getlist(name)) for name in request.FILES)
+        if sent > 1:  # the form's last `file` would be read, the others dropped without a word
+            raise InvalidInput(
+                f"Send one price list per request: {sent} files were sent; nothing was read.",
+                fields={"file": [f"one file per request ({sent} files were sent)"]},
+            )
         body = PriceListInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data

@@ -4,7 +4,12 @@ visible sheet of an XLSX workbook; refused early when it is larger than the limi
 **Encoding** (CSV): UTF-8 whenever the bytes decode as UTF-8 (with or without its BOM); UTF-16 with its
 BOM, or without it when its NUL bytes say so (other bytes with NULs are no text table); otherwise the
 Cyrillic single-byte code page charset-normalizer finds most plausible among Windows-1251, KOI8-R and CP866
-(1C and Excel on Russian Windows write Windows-1251).
+(1C and Excel on Russian Windows write Windows-1251), or Mac Cyrillic (Excel and TextEdit on a Mac) when
+that makes more Russian words of the bytes (`russian_letters`). charset-normalizer cannot tell Mac Cyrillic
+from Windows-1251 (their lower case is the same bytes; it took a third of Mac files for Windows-1251, and
+"Артикул" came out as "Ђртикул"); their capitals, "я" and "ё" are at different bytes, and only the right
+code page makes words of them: the wrong one gives symbols for capitals ("–ена"), or a capital inside a
+word ("наличиЯ"). A tie is Windows-1251 (the far more common one, and then the letters read the same).
 
 **Delimiter** (CSV): `;`, `,`, tab or `|`, whichever splits the file's rows into the same number of
 fields most consistently (csv's quoting honoured), more fields winning a tie. Rows are counted, not the
@@ -21,6 +26,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import re
 import zipfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -37,7 +43,9 @@ from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
 DELIMITERS = (";", ",", "\t", "|")
 SNIFF_ROWS = 200
 CYRILLIC_CODE_PAGES = ["cp1251", "koi8_r", "cp866"]
-ENCODING_NAMES = {"utf_8": "UTF-8", "utf_16": "UTF-16", "cp1251": "Windows-1251", "koi8_r": "KOI8-R", "cp866": "CP866"}
+MAC_CYRILLIC = "mac_cyrillic"
+ENCODING_NAMES = {"utf_8": "UTF-8", "utf_16": "UTF-16", "cp1251": "Windows-1251", "koi8_r": "KOI8-R", "cp866": "CP866",
+                  MAC_CYRILLIC: "Mac Cyrillic"}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +147,29 @@ def decoded(content: bytes) -> tuple[str, str]:
     except UnicodeDecodeError:
         pass
     best = charset_normalizer.from_bytes(content, cp_isolation=CYRILLIC_CODE_PAGES).best()
+    mac = content.decode(MAC_CYRILLIC)  # every byte is a character of it
+    if russian_letters(mac) > (russian_letters(str(best)) if best is not None else 0):
+        return mac, ENCODING_NAMES[MAC_CYRILLIC]
     if best is None:
         raise UnreadableFile(NO_ENCODING)
     return str(best), ENCODING_NAMES.get(best.encoding, best.encoding)
+
+
+_WORD = re.compile(r"[^\W\d_]+")  # a run of letters
+_RUSSIAN_WORD = re.compile(r"(?:[А-ЯЁ][а-яё]*)+|[а-яё]+")  # lower case, or from a capital (also "ИдТовара", "НДС")
+_ONE_LETTER_WORDS = frozenset("вксоуиаяВКСОУИАЯ")
+
+
+def russian_letters(text: str) -> int:
+    """The letters of `text` that make Russian words: all in lower case, or starting with a capital; a one-letter
+    word only when Russian has it ("в", "с", "и", …: a stray "Ч" is a dash read in the wrong code page)."""
+    count = 0
+    for word in _WORD.findall(text):
+        if len(word) == 1:
+            count += word in _ONE_LETTER_WORDS
+        elif _RUSSIAN_WORD.fullmatch(word):
+            count += len(word)
+    return count
 
 
 def _utf16_without_bom(content: bytes) -> tuple[str, str]:

@@ -19,6 +19,14 @@ of them says it or they disagree.
 header starts with (the longer first), then the first column. Several price columns that only a
 currency tells apart are read in the supplier's currency; when none or several are, it is an error that
 asks for the column in the supplier's mapping.
+
+**A stock column per warehouse** ("Склад Москва", "Склад СПб"; "Остаток МСК", "Stock EU"): several stock
+columns each starting with a stock word and saying more (a place) are summed (`stock_columns`), and a note
+names them. A column of stock in transit, reserved, on order or per package ("Склад в пути", "Кол-во в
+упаковке") is never one of them. A stock column the supplier's mapping names is read alone, and so is one
+named exactly by a stock word: beside columns that start with it it is their total ("Остаток" beside
+"Остаток МСК", "Остаток СПб": summing all would count each unit twice), and two such ("Наличие": есть/нет,
+"Количество": 5) say the same stock twice; the first is read, and a note says so.
 """
 
 from __future__ import annotations
@@ -74,6 +82,12 @@ VAT_EXCLUDED = ("без ндс", "без учета ндс", "не включа�
                 "exclude vat", "excludes vat", "vat excluded", "without vat", "net")  # fmt: skip
 
 MAPPED, EXACT, PREFIX = 3, 2, 1
+#: Words of a stock header that say its units are not in stock to be sold now.
+NOT_IN_STOCK = ("в пути", "транзит", "transit", "in transit", "incoming", "ожидается", "поступление", "резерв",
+                "в резерве", "reserved", "reserve", "заказ", "под заказ", "on order", "упаковке", "упаковка",
+                "pack", "box", "мин", "min", "moq")  # fmt: skip
+STOCK_SUMMED = gettext_noop("%(count)s stock columns are summed: %(columns)s")
+STOCK_FIRST = gettext_noop("several stock columns (%(columns)s): %(column)s is read")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +106,7 @@ class Header:
     notes: tuple[tuple[str, dict[str, Any]], ...] = ()  # (msgid, params)
     problem: tuple[str, dict[str, Any]] | None = None  # several price columns: (msgid, params)
     title_vat: tuple[bool, str] | None = None  # (included, the title row's text) said above the header
+    stock_columns: tuple[Column, ...] = ()  # several summed (the first is also columns["stock_qty"]); () for one
 
 
 def _match(text: str, field: str, mapped: str) -> tuple[int, int] | None:
@@ -211,10 +226,20 @@ def _header(
     columns: dict[str, Column] = {}
     notes: list[tuple[str, dict[str, Any]]] = []
     problem = None
+    stock_columns: tuple[Column, ...] = ()
     for field, candidates in found.items():
         top = max(score for score, _ in candidates)
         best = sorted(index for score, index in candidates if score == top)
         chosen = best[0]
+        if field == "stock_qty":
+            stocks, summed = _stock_columns(cells, candidates)
+            chosen = stocks[0] if stocks else chosen
+            named = ", ".join(cells[index] for index in stocks)
+            if summed:
+                stock_columns = tuple(Column(index, cells[index]) for index in stocks)
+                notes.append((STOCK_SUMMED, {"count": len(stocks), "columns": named}))
+            elif len(stocks) > 1:
+                notes.append((STOCK_FIRST, {"columns": named, "column": cells[chosen]}))
         if field == "purchase_price" and len(best) > 1:
             in_ours = [index for index in best if _hints(cells[index])[0] == currency]
             headers = ", ".join(cells[index] for index in best)
@@ -237,4 +262,23 @@ def _header(
                 )
         currency_said, vat = _hints(cells[chosen]) if field == "purchase_price" else (None, None)
         columns[field] = Column(chosen, cells[chosen], currency_said, vat)
-    return Header(line=data_from, columns=columns, data_from=data_from, notes=tuple(notes), problem=problem)
+    return Header(
+        line=data_from,
+        columns=columns,
+        data_from=data_from,
+        notes=tuple(notes),
+        problem=problem,
+        stock_columns=stock_columns,
+    )
+
+
+def _stock_columns(cells: Sequence[str], candidates: list[tuple[tuple[int, int], int]]) -> tuple[list[int], bool]:
+    """The stock columns of the best match's kind (mapped, exact, or starting with a stock word), in the file's
+    order, less those not in stock; and whether they are summed (see the module's docstring)."""
+    top = max(quality for (quality, _), _ in candidates)
+    kept = sorted(
+        index
+        for (quality, _), index in candidates
+        if quality == top and not any(f" {word} " in f" {normalized(cells[index])} " for word in NOT_IN_STOCK)
+    )
+    return kept, top == PREFIX and len(kept) > 1

@@ -16,7 +16,8 @@ in its price cell, else its price header's ("Цена, $"), else the supplier's;
 exchange rate on or before the import day is an error of that row. Prices that include VAT are stored net
 of the VAT in force on the import day; whether they include it is said by the price header ("Цена с
 НДС"), else by a title row above the header ("Цены указаны с НДС"), else by the supplier's setting. A missing
-valid-until date is the import day + the supplier's `offer_valid_days`.
+valid-until date is the import day + the supplier's `offer_valid_days`. A stock column per warehouse
+(header.py) is summed: each cell read by the same rules, a bad one an error of its own column.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ MAX_LEAD_TIME_DAYS = 365
 MAX_STOCK = 1_000_000
 VALUE_CHARS = 200  # a bad cell's value as the report echoes it
 TOTAL_WORDS = ("итого", "всего", "total", "subtotal", "grand total")
+Stocks = list[tuple[Column, Any]]  # a row's stock cells: one, or one per warehouse (summed)
 
 
 def cut(text: str, most: int = VALUE_CHARS) -> str:
@@ -158,6 +160,8 @@ def price_list_read(*, content: bytes, filename: str, options: ReadOptions) -> R
         return reading
     reading.header_line = header.line
     reading.columns = {name: column.header for name, column in header.columns.items()}
+    if header.stock_columns:
+        reading.columns["stock_qty"] = " + ".join(column.header for column in header.stock_columns)
     reading.notes.extend(header.notes)
     missing = [name for name in REQUIRED if name not in header.columns]
     for name in missing:
@@ -182,13 +186,17 @@ def price_list_read(*, content: bytes, filename: str, options: ReadOptions) -> R
 def _rows(reading: Reading, header: Header, rows: Any, options: ReadOptions) -> None:
     columns = header.columns
     header_cells = [(column.index, c.normalized(column.header)) for column in columns.values()]
+    stock_columns = header.stock_columns or (columns["stock_qty"],)
     seen: dict[str, int] = {}
     for position in range(header.data_from, len(rows)):
         line, cells = position + 1, rows[position]
+        stocks = [(column, _at(cells, column.index)) for column in stock_columns]
 
-        def cell(name: str, cells: Any = cells) -> Any:
+        def cell(name: str, cells: Any = cells, stocks: Stocks = stocks) -> Any:
+            if name == "stock_qty" and header.stock_columns:  # summed: the first stock cell with a value
+                return next((value for _, value in stocks if c.text_of(value)), None)
             column = columns.get(name)
-            return cells[column.index] if column is not None and column.index < len(cells) else None
+            return _at(cells, column.index) if column is not None else None
 
         kind = _not_an_offer(cells, cell, header_cells)
         if kind:
@@ -200,7 +208,7 @@ def _rows(reading: Reading, header: Header, rows: Any, options: ReadOptions) -> 
         if not part_number or sku not in options.kinds:
             reading.unmatched.append(Unmatched(line, cut(part_number), name))
             continue
-        row, errors = _offer(line, cell, columns, options, reading.vat_included)
+        row, errors = _offer(line, cell, columns, options, reading.vat_included, stocks)
         if sku in seen:
             errors.insert(
                 0, _error(line, "sku", columns, cell, gettext_noop("the SKU is already on row %(row)s"), row=seen[sku])
@@ -211,6 +219,10 @@ def _rows(reading: Reading, header: Header, rows: Any, options: ReadOptions) -> 
             reading.rows.append(
                 OfferRow(line=line, sku=sku, kind=options.kinds[sku], supplier_sku=part_number[:100], name=name, **row)
             )
+
+
+def _at(cells: Any, index: int) -> Any:
+    return cells[index] if index < len(cells) else None
 
 
 def _as_our_sku(part_number: str) -> str:
@@ -240,7 +252,7 @@ def _error(line: int, name: str, columns: Mapping[str, Column], cell: Any, messa
 
 
 def _offer(
-    line: int, cell: Any, columns: Mapping[str, Column], options: ReadOptions, vat_included: bool
+    line: int, cell: Any, columns: Mapping[str, Column], options: ReadOptions, vat_included: bool, stocks: Stocks
 ) -> tuple[dict[str, Any] | None, list[RowError]]:
     errors: list[RowError] = []
     values: dict[str, Any] = {}
@@ -248,11 +260,13 @@ def _offer(
     def bad(name: str, problem: c.CellProblem) -> None:
         errors.append(_error(line, name, columns, cell, problem.message, **problem.params))
 
-    for name in ("sku", "purchase_price", "currency", "stock_qty", "lead_time_days", "valid_until"):
+    too_long = c.CellProblem(gettext_noop("longer than %(most)s characters"), most=options.limits.max_cell_chars)
+    for name in ("sku", "purchase_price", "currency", "lead_time_days", "valid_until"):
         if len(c.text_of(cell(name))) > options.limits.max_cell_chars:
-            bad(
-                name, c.CellProblem(gettext_noop("longer than %(most)s characters"), most=options.limits.max_cell_chars)
-            )
+            bad(name, too_long)
+    for column, value in stocks:
+        if len(c.text_of(value)) > options.limits.max_cell_chars:
+            errors.append(_stock_error(line, column, value, too_long))
     if errors:
         return None, errors
     fmt = options.number_format
@@ -260,19 +274,28 @@ def _offer(
     try:
         price = (
             c.money(cell("purchase_price"), fmt)
-            if c.text_of(cell("purchase_price")) or _in_stock(cell, fmt)
+            if c.text_of(cell("purchase_price")) or _in_stock(stocks, fmt)
             else NO_PRICE
         )
         if price.amount is not None and not price.amount > 0:
             raise c.CellProblem(gettext_noop("must be a positive number"))
     except c.CellProblem as problem:
         bad("purchase_price", problem)
-    try:
-        values["stock_qty"] = c.stock_qty(cell("stock_qty"), fmt)
-        if not 0 <= values["stock_qty"] <= MAX_STOCK:
-            raise c.CellProblem(gettext_noop("must be between 0 and %(top)s"), top=MAX_STOCK)
-    except c.CellProblem as problem:
-        bad("stock_qty", problem)
+    stock = 0
+    for column, value in stocks:
+        try:
+            units = c.stock_qty(value, fmt)
+            if not 0 <= units <= MAX_STOCK:
+                raise c.CellProblem(gettext_noop("must be between 0 and %(top)s"), top=MAX_STOCK)
+            stock += units
+        except c.CellProblem as problem:
+            errors.append(_stock_error(line, column, value, problem))
+    if stock > MAX_STOCK:  # each warehouse within the bound, their sum not
+        summed = " + ".join(column.header for column, _ in stocks)
+        said = cut(" + ".join(c.text_of(value) for _, value in stocks))
+        message = gettext_noop("must be between 0 and %(top)s")
+        errors.append(RowError(line, "stock_qty", summed, said, message, {"top": MAX_STOCK}))
+    values["stock_qty"] = stock
     try:
         values["lead_time_days"] = c.lead_time_days(cell("lead_time_days"), fmt, today=options.today)
         if not 0 <= values["lead_time_days"] <= MAX_LEAD_TIME_DAYS:
@@ -299,14 +322,21 @@ def _offer(
 NO_PRICE = c.Money(None, "")
 
 
-def _in_stock(cell: Any, fmt: c.NumberFormat) -> bool:
-    """Whether the row's stock cell says some units are in stock (or cannot be read: the stock's own error
+def _stock_error(line: int, column: Column, value: Any, problem: c.CellProblem) -> RowError:
+    return RowError(line, "stock_qty", column.header, cut(c.text_of(value)), problem.message, problem.params)
+
+
+def _in_stock(stocks: Stocks, fmt: c.NumberFormat) -> bool:
+    """Whether the row's stock cells say some units are in stock (or one cannot be read: the stock's own error
     says so). A row with no price and nothing in stock is an availability without a price, as "по запросу";
     a row in stock without a price is an error of its price."""
-    try:
-        return c.stock_qty(cell("stock_qty"), fmt) > 0
-    except c.CellProblem:
-        return True
+    for _, value in stocks:
+        try:
+            if c.stock_qty(value, fmt) > 0:
+                return True
+        except c.CellProblem:
+            return True
+    return False
 
 
 def _currency(
