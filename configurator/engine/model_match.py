@@ -8,8 +8,8 @@ How a phrase matches (issue 37 item 1):
 - Words: the phrase and each model's slug, Hugging Face id, name, family and aliases are split into lower-case
   words at anything that is not a letter, a digit or a dot between digits. A word of letters then digits
   ("llama3", "qwen2.5", "r1") is also read as its two parts (llama + 3), so "llama3" finds "llama-3.1-8b". A
-  number followed by "b", "б" or "млрд" ("8 b", "8B", "70б", "8 млрд") is a size. Common Russian spellings of family names
-  ("лама", "квен", "дипсик", …) are read as the family.
+  number followed by "b", "б" or "млрд" ("8 b", "8B", "70б", "8 млрд") is a size. Common Russian spellings of
+  family names ("лама", "квен", "дипсик", …) are read as the family.
 - Words that name packaging or intent ("instruct", "gguf", "fp8", "модель", "нужна": `OPTIONAL_WORDS`) may
   stay unmatched; every other word of the phrase must be matched by the model, each as: the same word (3
   points); a version the model's version extends ("3" → "3.1", 2 points); the model's size within 10 % of a
