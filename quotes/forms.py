@@ -22,7 +22,8 @@ from quotes.inputs import (
 from quotes.labels import STATUS_LABELS
 from quotes.models import QuoteStatus
 from quotes.pricing import service_unit_price
-from servicelines.models import Pricing, ServiceItem
+from servicelines.models import Category, Pricing, ServiceItem
+from servicelines.services import services_doubled
 
 
 class QuoteFilterForm(forms.Form):
@@ -122,6 +123,18 @@ class ServicesChoiceField(forms.MultipleChoiceField):
 
     def set_services(self, items: list[ServiceItem], hardware_net: Decimal | None = None) -> None:
         self.choices = [(item.sku, service_label(item, hardware_net)) for item in items]
+        self.items = {item.sku: item for item in items}
+
+    def validate(self, value: Any) -> None:
+        """One warranty, one on-site contract, one delivery (servicelines.services.ONE_PER_QUOTE)."""
+        super().validate(value)
+        items = getattr(self, "items", {})
+        doubled = services_doubled(items[sku] for sku in value or () if sku in items)
+        if doubled:
+            kinds = ", ".join(str(Category(category).label) for category in doubled)
+            raise forms.ValidationError(
+                _("Choose one service of each of these kinds: %(kinds)s."), code="one_per_kind", params={"kinds": kinds}
+            )
 
 
 class QuoteServicesForm(RevisionForm):

@@ -18,6 +18,7 @@ from django.utils.translation import npgettext, pgettext, pgettext_lazy
 
 from catalog.cluster_models import CLUSTER_MODELS
 from configurator.engine.facility import DEFAULT_SITE_VOLTAGE, FacilityFigures, facility_figures
+from configurator.engine.models_library import model_library
 from configurator.labels import FINDING_TITLES, Task, label
 from configurator.outputs import stored_findings
 from configurator.wording import CURRENCY_SIGNS, facility_rows, num, part_name, part_spec, say
@@ -132,7 +133,9 @@ def _workload(quote: Quote) -> list[tuple[str, str]]:
         return []
     rows: list[tuple[str, str]] = []
     if workload.get("model"):
-        rows.append((str(pgettext_lazy("quote document", "Model")), str(workload["model"])))
+        # the library model's name ("Llama 3.1 8B"), not its slug; a Hugging Face id stays as typed
+        model = model_library().get(str(workload["model"]))
+        rows.append((str(pgettext_lazy("quote document", "Model")), model.name if model else str(workload["model"])))
     elif workload.get("model_config"):
         rows.append((str(pgettext_lazy("quote document", "Model")), str(pgettext_lazy("quote document", "own config"))))
     if workload.get("task"):
@@ -144,7 +147,8 @@ def _workload(quote: Quote) -> list[tuple[str, str]]:
         if workload.get(key) is not None:
             rows.append((str(text), num(workload[key])))
     if workload.get("precision"):
-        rows.append((str(pgettext_lazy("quote document", "Precision")), str(workload["precision"])))
+        # as the workload form lists it ("Q4_K_M", "BF16"), not the stored value ("q4_k_m")
+        rows.append((str(pgettext_lazy("quote document", "Precision")), str(workload["precision"]).upper()))
     return rows
 
 

@@ -8,8 +8,8 @@ How a phrase matches (issue 37 item 1):
 - Words: the phrase and each model's slug, Hugging Face id, name, family and aliases are split into lower-case
   words at anything that is not a letter, a digit or a dot between digits. A word of letters then digits
   ("llama3", "qwen2.5", "r1") is also read as its two parts (llama + 3), so "llama3" finds "llama-3.1-8b". A
-  number followed by "b" or "млрд" ("8 b", "8B", "8 млрд") is a size. Common Russian spellings of family names
-  ("лама", "квен", "дипсик", …) are read as the family.
+  number followed by "b", "б" or "млрд" ("8 b", "8B", "70б", "8 млрд") is a size. Common Russian spellings of
+  family names ("лама", "квен", "дипсик", …) are read as the family.
 - Words that name packaging or intent ("instruct", "gguf", "fp8", "модель", "нужна": `OPTIONAL_WORDS`) may
   stay unmatched; every other word of the phrase must be matched by the model, each as: the same word (3
   points); a version the model's version extends ("3" → "3.1", 2 points); the model's size within 10 % of a
@@ -43,7 +43,9 @@ _LOOSE_DOT = re.compile(r"(?<!\d)\.|\.(?!\d)")
 _SPLIT = re.compile(r"^([^\W\d_]+)(\d+(?:\.\d+)?)$", re.UNICODE)
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)(b|m)$")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
-_SIZE_UNITS = {"b": "b", "bn": "b", "млрд": "b", "м": "m", "m": "m", "млн": "m"}
+_SIZE_UNITS = {"b": "b", "bn": "b", "б": "b", "млрд": "b", "м": "m", "m": "m", "млн": "m"}
+# a number with its unit in one word, as people type it in Russian: "70б", "8млрд" (the Latin "70b" is kept as is)
+_GLUED_SIZE = re.compile(r"^(\d+(?:\.\d+)?)(bn|б|млрд|млн)$")
 # Russian spellings a customer types for a family (Cyrillic names of the releases as the trade press writes them)
 SPELLINGS: dict[str, str] = {
     "лама": "llama", "ллама": "llama", "ламма": "llama",
@@ -93,6 +95,10 @@ def words(text: str) -> list[str]:
     raw = [word for chunk in _SEPARATORS.split(text) for word in _LOOSE_DOT.split(chunk) if word]
     out: list[str] = []
     for word in raw:
+        glued = _GLUED_SIZE.match(word)
+        if glued:
+            out.append(glued.group(1) + _SIZE_UNITS[glued.group(2)])
+            continue
         unit = _SIZE_UNITS.get(word)
         if unit and out and _NUMBER.match(out[-1]):
             out[-1] += unit

@@ -252,7 +252,7 @@ def quote_create(
     if services is not None:
         service_items, unknown = services_by_sku(services)
         if unknown:
-            raise InvalidInput("Unknown services.", fields=unknown)
+            raise InvalidInput("Unknown or doubled services.", fields=unknown)
 
     drafts = [line_draft(kind, spec, qty, discount) for kind, spec, qty in build_lines(build)]
     if optional:

@@ -63,7 +63,7 @@ def quote_services_set(*, quote: Quote, user: User, skus: Sequence[str] | None =
     else:
         items, errors = services_by_sku(skus)
         if errors:
-            raise InvalidInput("Unknown services.", fields=errors)
+            raise InvalidInput("Unknown or doubled services.", fields=errors)
     current = locked(quote)
     current.lines.filter(kind=SERVICE_KIND).delete()
     hardware = list(current.lines.all())

@@ -129,7 +129,7 @@ def test_the_russian_pdf_has_the_seller_the_workload_russian_names_and_no_englis
     assert settings.SELLER["name"] in text  # type: ignore[attr-defined]
     for detail in ("ИНН: 7700000000", "КПП", "БИК", "Расчётный счёт", "подпись"):
         assert detail in text, detail
-    assert "Под какую нагрузку подобрана сборка" in text and "llama-3.1-8b" in text
+    assert "Под какую нагрузку подобрана сборка" in text and "Llama 3.1 8B" in text and "llama-3.1-8b" not in text
     assert "Одновременных пользователей 4" in text and "Контекст, токенов 8 192" in text
     assert "Генерация на пользователя, токенов/с" in text
     assert "Блок питания ATX 2200 Вт" in text  # the catalog's Russian name of psu-atx-2200w

@@ -275,3 +275,21 @@ def test_acting_on_an_old_revision_is_refused(
     body = client_for(customer_user).post(f"/quotes/{quote.number}/accept", {"revision": 1}, follow=True)
     assert "В текущем статусе КП это действие недоступно." in body.content.decode()
     assert _state(quote) == before
+
+
+def test_the_quote_page_names_the_model_and_precision_as_the_form_did(
+    catalog: None, customer_user: User, client_for: ClientFor
+) -> None:
+    """A customer trial (issue 37): the quote's "sized for" panel read "llama-3.1-8b" and "q4_k_m" — the slug
+    and the stored value — where the workload form had shown "Llama 3.1 8B" and "Q4_K_M"."""
+    import re
+
+    from configurator.engine.models_library import model_library
+
+    payload = {**build(GOOD_BUILD), "workload": {"model": "llama-3.1-8b", "task": "inference", "precision": "q4_k_m"}}
+    quote = services.quote_create(customer=customer_user, created_by=customer_user, payload=payload)
+    body = client_for(customer_user).get(f"/quotes/{quote.number}").content.decode()
+    facts = body.split("data-quote-facts", 1)[1].split("</section>", 1)[0]
+    text = re.sub(r"<[^>]+>", " ", facts)
+    assert model_library()["llama-3.1-8b"].name in text and "Q4_K_M" in text
+    assert "llama-3.1-8b" not in text and "q4_k_m" not in text

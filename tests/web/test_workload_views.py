@@ -199,3 +199,15 @@ def test_a_phrase_submitted_as_the_model_says_which_models_it_likely_means(catal
     assert "Неизвестная модель." in body
     assert "Возможно, вы имели в виду: Llama 3.1 8B, Llama 3 8B?" in body  # names, not slugs
     assert _cards(body) == 0
+
+
+@pytest.mark.parametrize(("phrase", "latin"), [("ллама 70б", "llama 70b"), ("лама 3 8б", "llama 3 8b")])
+def test_a_size_typed_with_the_russian_b_finds_what_the_latin_one_does(phrase: str, latin: str) -> None:
+    """A customer trial (issue 37): "70б" — the Cyrillic "б" glued to the number — found nothing."""
+
+    def picked(query: str) -> list[str]:
+        body = Client().get("/models/search", {"model": query}, headers=HTMX).content.decode()
+        assert "В библиотеке такой модели нет" not in body
+        return re.findall(r'data-pick-model="([^"]+)"', body)
+
+    assert picked(phrase) == picked(latin) != []
