@@ -72,6 +72,7 @@ def option_data(option: ClusterOption) -> dict[str, Any]:
                 "section": line.section,
                 "sku": line.sku,
                 "name": line.name,
+                "name_ru": line.name_ru,
                 "qty": line.qty,
                 "unit_price": line.unit_price,
                 "total": line.total,
