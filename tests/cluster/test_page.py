@@ -60,3 +60,14 @@ def test_card_speaks_the_readers_language(cluster_parts: None, language: str) ->
     else:
         assert switch.name in main and switch.name_ru not in main
         assert " kW" in main
+
+
+def test_rule_findings_are_said_in_russian(cluster_parts: None) -> None:
+    """t39 trial: a 5 kW rack limit showed "rack 0 draws 8.8 kW; the site takes 5 kW per rack" on the Russian
+    card: the finding's Phrase was flattened to its English text before the page could translate it."""
+    query = {"model": "llama-3.1-405b", "task": "inference", "concurrent_users": "200", "rack_kw_limit": "5"}
+    page = Client().get("/clusters/", query).content.decode()
+    findings = page[page.index('<ul class="findings">') :]
+    findings = findings[: findings.index("</ul>")]
+    assert "площадка допускает 5" in findings
+    assert "the site takes" not in findings
