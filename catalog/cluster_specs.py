@@ -10,7 +10,12 @@ from configurator.engine.cluster import parts as p
 
 
 def _common(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {"sku": row["sku"], "name": row["name"], "price": Decimal(str(row["list_price"]))}
+    return {
+        "sku": row["sku"],
+        "name": row["name"],
+        "name_ru": str(row.get("name_ru") or ""),
+        "price": Decimal(str(row["list_price"])),
+    }
 
 
 def _f(value: Any) -> float | None:

@@ -98,16 +98,18 @@ def not_compared_sentence(item: Mapping[str, Any]) -> str:
     return str(template) % values if template is not None else str(item.get("reason") or "")
 
 
-def risk_sentence(reason: Mapping[str, Any], *, show_supplier: bool = True) -> str:
+def risk_sentence(
+    reason: Mapping[str, Any], *, show_supplier: bool = True, names: Mapping[str, str] | None = None
+) -> str:
     """One stored risk reason said in the active language (dates as the language writes them); the supplier's
-    code only for staff (`show_supplier`)."""
+    code only for staff (`show_supplier`); the part by its name when `names` (SKU → name) has it."""
     template = RISK_SENTENCES.get(str(reason.get("code")))
     if template is None:
         return str(reason.get("code") or "")
     day = reason.get("date")
     values = {
         "qty": reason.get("qty") or "",
-        "part": reason.get("sku") or "",
+        "part": (names or {}).get(str(reason.get("sku") or ""), reason.get("sku") or ""),
         "supplier": (reason.get("supplier") or "") if show_supplier else gettext("a supplier"),
         "date": date_format(dt.date.fromisoformat(day), "SHORT_DATE_FORMAT") if day else "",
     }

@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
 from configurator.engine.errors import ApplicationError, Forbidden
+from configurator.wording import part_name
 from orders import services
 from orders.exports import purchase_list_download
 from orders.labels import STATUS_PATH, not_compared_sentence, risk_sentence
@@ -82,6 +83,7 @@ def order_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         rates = purchase_rates(lines=[line for lines in grouped.values() for line in lines])
         purchases = {supplier: purchase_table(lines=lines, rates=rates) for supplier, lines in grouped.items()}
         not_compared = [not_compared_sentence(item) for item in plan_not_compared(order=order)]
+    names = {line.sku: part_name(line) for line in order.lines.all()}  # a customer reads names, not SKUs
     context = {
         "order": order,
         "lines": order.lines.all(),
@@ -91,7 +93,8 @@ def order_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         if (user.is_sales or user.is_superuser)
         else [],
         "purchases": purchases,
-        "risks": [risk_sentence(reason, show_supplier=staff) for reason in order.risk_reasons or ()],
+        "risks": [risk_sentence(reason, show_supplier=staff, names=names) for reason in order.risk_reasons or ()],
+        "part_names": names,
         "not_compared": not_compared,
         "purchase_orders": order.purchase_orders.select_related("supplier").order_by("number") if staff else None,
         "build_steps": order.build_steps.select_related("done_by"),

@@ -11,7 +11,7 @@ from django.utils.functional import Promise
 from django.utils.translation import pgettext, pgettext_lazy
 
 from configurator.engine.cluster.bill import SECTIONS
-from configurator.wording import num
+from configurator.wording import num, part_name
 from quotes.models import Quote, QuoteLine
 
 SERVICES_SECTION = "services"
@@ -71,6 +71,13 @@ def cluster_sections(
     return found
 
 
+def _gpu_name(quote: Quote, cluster: dict[str, Any]) -> str:
+    """The nodes' GPU by the name the quote's GPU line gives it (a customer reads names, not SKUs: issue 37)."""
+    sku = str(cluster.get("gpu") or "")
+    line = quote.lines.filter(sku=sku).first() if sku else None
+    return part_name(line) if line is not None else sku
+
+
 def cluster_facility_rows(quote: Quote) -> list[tuple[str, str]]:
     """The cluster's nodes and what the site must give it, as label/value rows."""
     cluster = (quote.verdict or {}).get("cluster") or {}
@@ -81,7 +88,7 @@ def cluster_facility_rows(quote: Quote) -> list[tuple[str, str]]:
         (
             pgettext("cluster facility", "Nodes"),
             pgettext("cluster facility", "%(nodes)s × %(gpus)s GPU %(gpu)s")
-            % {"nodes": cluster.get("nodes"), "gpus": cluster.get("gpus_per_node"), "gpu": cluster.get("gpu")},
+            % {"nodes": cluster.get("nodes"), "gpus": cluster.get("gpus_per_node"), "gpu": _gpu_name(quote, cluster)},
         ),
         (pgettext("cluster facility", "Racks"), str(facility["racks"])),
         (

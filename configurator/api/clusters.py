@@ -82,6 +82,7 @@ class _Line(serializers.Serializer):
     section = serializers.CharField()
     sku = serializers.CharField()
     name = serializers.CharField()
+    name_ru = serializers.CharField(allow_blank=True, help_text="The Russian name (empty: the same as `name`)")
     qty = serializers.IntegerField()
     unit_price = serializers.DecimalField(max_digits=18, decimal_places=2)
     total = serializers.DecimalField(max_digits=18, decimal_places=2)

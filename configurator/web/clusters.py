@@ -4,6 +4,7 @@ body the API answers (engine.cluster.data)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, cast
 
 from django import forms
@@ -15,12 +16,13 @@ from django.views.decorators.http import require_GET, require_POST
 from rest_framework.exceptions import ValidationError
 
 from accounts.models import User
+from catalog.models import Chassis, Gpu
 from configurator.engine.errors import ApplicationError, DomainError
 from configurator.engine.types import PRECISIONS
 from configurator.labels import Task
 from configurator.serializers import workload_from_data
 from configurator.services import cluster_recommendation_make
-from configurator.wording import say
+from configurator.wording import part_name, say
 from quotes.services.cluster import quote_create_cluster
 
 # the cluster body's words (engine.cluster: BomLine.section, RackPlan.role) as the page says them
@@ -74,6 +76,20 @@ class ClusterForm(forms.Form):
         }
 
 
+def _names(option: dict[str, Any]) -> dict[str, str]:
+    """SKU → the part's name in the page's language: the bill's cluster parts, the node chassis and the GPU
+    (issue 37: a customer reads names, not SKUs)."""
+    names = {
+        line["sku"]: part_name(SimpleNamespace(name=line["name"], name_ru=line.get("name_ru", "")))
+        for line in option["bom"]
+        if line["section"] != "nodes" or line["sku"] != option["node_chassis"]
+    }
+    for model, sku in ((Chassis, option["node_chassis"]), (Gpu, option["gpu"])):
+        row = model.objects.filter(sku=sku).only("name", "name_ru").first()
+        names[sku] = part_name(row) if row is not None else sku
+    return names
+
+
 @require_GET
 def cluster_page(request: HttpRequest) -> HttpResponse:
     form = ClusterForm(request.GET) if request.GET.get("model") else ClusterForm()
@@ -93,11 +109,23 @@ def cluster_page(request: HttpRequest) -> HttpResponse:
             context["error"] = say(error.message)
         else:
             option = body["options"][0]
+            names = _names(option)
             for rack in option["racks"]:
                 rack["role_label"] = ROLES.get(rack["role"], rack["role"])
+                rack["rack_name"], rack["pdu_name"] = (
+                    names.get(rack["rack"], rack["rack"]),
+                    names.get(rack["pdu"], rack["pdu"]),
+                )
+                for device in rack["devices"]:
+                    device["name"] = names.get(device["sku"], device["sku"])
             sections: dict[str, list[dict[str, Any]]] = {}
             for line in option["bom"]:
+                line["label"] = part_name(SimpleNamespace(name=line["name"], name_ru=line.get("name_ru", "")))
                 sections.setdefault(str(SECTIONS.get(line["section"], line["section"])), []).append(line)
+            option.update(gpu_name=names[option["gpu"]], node_name=names[option["node_chassis"]])
+            for part, key in ((option["fabric"], "switch"), (option["frontend"], "switch"), (option["storage"], "sku")):
+                if part is not None:
+                    part["switch_name" if key == "switch" else "name"] = names.get(part[key], part[key])
             context.update(option=option, others=body["options"][1:], sections=sections, miss=body["speed_miss"])
     return render(request, "configurator/cluster.html", context)
 

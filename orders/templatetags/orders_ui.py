@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django import template
@@ -33,8 +34,10 @@ label_filters(
 
 
 @register.filter
-def order_event_detail(event: Any) -> str:
-    """One line about what an order event changed, from its data (statuses translated)."""
+def order_event_detail(event: Any, names: Mapping[str, str] | None = None) -> str:
+    """One line about what an order event changed, from its data (statuses translated; parts by their names
+    when `names`, SKU → name, has them)."""
+    names = names or {}
     data = event.data if isinstance(getattr(event, "data", None), dict) else {}
     if event.type == "status_changed" and "from" in data and "to" in data:
         text = f"{label(STATUS_LABELS, data['from'])} → {label(STATUS_LABELS, data['to'])}"
@@ -45,11 +48,14 @@ def order_event_detail(event: Any) -> str:
         count = int(data.get("purchases") or 0)
         said = [ngettext("%(count)s purchase line", "%(count)s purchase lines", count) % {"count": count}]
         said += [
-            risk_sentence({"code": "short", "sku": item.get("sku"), "qty": item.get("qty")}, show_supplier=False)
+            risk_sentence(
+                {"code": "short", "sku": item.get("sku"), "qty": item.get("qty")}, show_supplier=False, names=names
+            )
             for item in data.get("short") or ()
         ]
         said += [
-            _("%(qty)s × %(part)s late") % {"qty": item.get("qty"), "part": item.get("sku")}
+            _("%(qty)s × %(part)s late")
+            % {"qty": item.get("qty"), "part": names.get(str(item.get("sku")), item.get("sku"))}
             for item in data.get("late") or ()
             if isinstance(item, dict)
         ]
@@ -67,7 +73,9 @@ def order_event_detail(event: Any) -> str:
         return f"{kinds.get(str(data.get('kind')), '')}: {results.get(str(data.get('result')), '')}"
     if event.type == "risk_changed":
         reasons = data.get("reasons") or ()
-        said = [risk_sentence(reason, show_supplier=False) for reason in reasons]  # the history is the customer's too
+        said = [
+            risk_sentence(reason, show_supplier=False, names=names) for reason in reasons
+        ]  # the history is the customer's too
         return "; ".join(said) if said else _("no longer at risk")
     return ""
 

@@ -66,3 +66,14 @@ def test_load_is_idempotent() -> None:
     from catalog.cluster_specs import cluster_catalog
 
     assert set(cluster_catalog().switches) == {row["sku"] for row in rows["switches"]}
+
+
+def test_every_cluster_part_reaches_the_engine_with_its_russian_name(cat: ClusterCatalog) -> None:
+    """t39 a): the fixture's `name_ru` was dropped on the way to the specs, so Russian pages and PDFs named
+    every switch, cable and rack in English."""
+    rows = read_catalog_fixture(CLUSTER_FIXTURE)
+    for kind, items in rows.items():
+        table = getattr(cat, kind)
+        for row in items:
+            assert row["name_ru"] and row["name_ru"] != row["name"], row["sku"]
+            assert table[row["sku"]].name_ru == row["name_ru"], row["sku"]

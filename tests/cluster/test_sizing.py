@@ -133,3 +133,12 @@ def test_bill_counts_every_switch_and_transceiver(h200_node: BuildSpec, cat: Clu
     assert bom["xcvr-osfp-400g-sr4"] == 256
     assert bom["xcvr-osfp-800g-2xsr4"] >= 128
     assert build.price == sum(line.unit_price * line.qty for line in build.bom)
+
+
+def test_bill_lines_carry_the_russian_names(h200_node: BuildSpec, cat: ClusterCatalog) -> None:
+    """t39 a): every bill line has a Russian name, the catalog's for cluster parts, a made one for the node."""
+    build = size_cluster(ClusterSpec(node=h200_node, nodes=6, compute_switch="ib-qm9700"), cat)
+    by_sku = {line.sku: line for line in build.bom}
+    assert by_sku["ib-qm9700"].name_ru == cat.switches["ib-qm9700"].name_ru
+    assert all(line.name_ru for line in build.bom), [line.sku for line in build.bom if not line.name_ru]
+    assert by_sku[h200_node.chassis.sku].name_ru.startswith("GPU-узел: ")

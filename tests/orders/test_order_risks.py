@@ -86,7 +86,8 @@ def test_a_stale_offer_puts_the_order_at_risk_in_the_api_on_its_page_and_in_the_
 
     page = browser(sales_user, "ru").get(f"/orders/{order.number}").content.decode()
     assert "data-at-risk" in page and "Обещанный срок отгрузки под угрозой:" in page
-    assert f"Предложение b на {GPU} истекло {yesterday:%d.%m.%Y}" in page
+    gpu_name = order.lines.get(sku=GPU).name  # t39: the page names the part, not its SKU
+    assert f"Предложение b на {gpu_name} истекло {yesterday:%d.%m.%Y}" in page
     listed = browser(sales_user, "ru").get("/orders/?at_risk=1").content.decode()
     assert order.number in listed and "под угрозой" in listed
     events = OrderEvent.objects.filter(order=order, type="risk_changed")
@@ -165,7 +166,9 @@ def test_a_plan_that_is_late_or_short_says_so_with_quantities(
     assert OrderEvent.objects.get(order=short, type="planned").data["short"] == [{"sku": GPU, "qty": 2}]
     assert not PurchaseLine.objects.filter(order=short, sku=GPU).exists()
     page = browser(customer_user, "ru").get(f"/orders/{short.number}").content.decode()
-    assert f"2 × {GPU}: нет предложения с ценой, по которому можно купить" in page
+    gpu_name = short.lines.get(sku=GPU).name  # a brand name: the same in Russian (name_ru empty)
+    assert f"2 × {gpu_name}: нет предложения с ценой, по которому можно купить" in page  # t39: a name, not a SKU
+    assert f"2 × {GPU}:" not in page
 
 
 def test_a_promise_the_plan_can_no_longer_keep_once_parts_wait_to_be_ordered(

@@ -71,3 +71,15 @@ def test_pdf_lists_the_cluster_by_section(cluster_quote: Quote, settings: Any, l
     amps = f"{facility['max_amps_per_feed']:.1f}"
     assert (amps.replace(".", ",") if language == "ru" else amps) in text
     assert ("Стойки" if language == "ru" else "Racks") in text
+
+
+def test_pdf_names_the_parts_in_russian_and_the_gpu_by_name(cluster_quote: Quote, settings: Any) -> None:
+    """t39 trial: the Russian PDF named cluster parts in English (their `name_ru` never reached the lines) and
+    its facility block said "6 × 8 GPU h200-sxm" (a SKU)."""
+    settings.QUOTE_LANGUAGE = "ru"
+    text = _text(render_quote_pdf(cluster_quote))
+    switch = cluster_quote.lines.get(sku="ib-qm9700")
+    assert switch.name_ru.startswith("Коммутатор InfiniBand")
+    assert switch.name_ru[:40] in text and switch.name[:40] not in text
+    facility = text[text.index("Узлы") : text.index("Стойки")]
+    assert "NVIDIA H200" in facility and "h200-sxm" not in facility

@@ -72,6 +72,7 @@ def option_data(option: ClusterOption) -> dict[str, Any]:
                 "section": line.section,
                 "sku": line.sku,
                 "name": line.name,
+                "name_ru": line.name_ru,
                 "qty": line.qty,
                 "unit_price": line.unit_price,
                 "total": line.total,
@@ -82,7 +83,7 @@ def option_data(option: ClusterOption) -> dict[str, Any]:
             {
                 "code": f.code,
                 "severity": f.severity,
-                "message": str(f.message),
+                "message": f.message,  # the Phrase (a str): pages say it in their language, JSON in English
                 "measured": f.measured,
                 "limit": f.limit,
                 "unit": f.unit,

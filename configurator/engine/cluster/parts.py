@@ -24,6 +24,7 @@ class SwitchSpec:
     rack_units: int
     power_w: int
     weight_kg: float
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name`
 
     def ports_at(self, speed_gbps: int) -> int:
         """Ports at `speed_gbps`: the native ports, each split into up to `max_split` slower ones; none faster."""
@@ -42,6 +43,7 @@ class AdapterSpec:
     ports: int
     is_dpu: bool
     power_w: int
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name`
 
 
 @direct_init
@@ -56,6 +58,7 @@ class CableSpec:
     length_m: float | None  # None: transceivers, and cords cut to the link
     reach_m: float
     power_w: float
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name`
 
 
 @direct_init
@@ -72,6 +75,7 @@ class StorageNodeSpec:
     rack_units: int
     power_w: int
     weight_kg: float
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name`
 
 
 @direct_init
@@ -85,6 +89,7 @@ class RackSpec:
     depth_mm: int
     static_load_kg: int
     weight_kg: float
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name`
 
 
 @direct_init
@@ -98,6 +103,7 @@ class PduSpec:
     current_a: int
     outlets: int
     weight_kg: float
+    name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name`
 
 
 @direct_init

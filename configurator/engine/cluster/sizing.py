@@ -34,6 +34,7 @@ from configurator.engine.cluster.parts import (
     ClusterCatalog,
     PduSpec,
     RackSpec,
+    StorageNodeSpec,
     SwitchSpec,
 )
 from configurator.engine.cluster.types import (
@@ -64,6 +65,11 @@ CORD_LENGTHS_M = (1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 70.0, 1
 # (the target the storage nodes' write bandwidth is sized to).
 CHECKPOINT_WRITE_S = 300.0
 SQRT3 = math.sqrt(3.0)
+
+
+def _bom_line(section: str, part: SwitchSpec | StorageNodeSpec | RackSpec | PduSpec | CableSpec, qty: int) -> BomLine:
+    """A catalog part's bill line, with both its names."""
+    return BomLine(section, part.sku, part.name, qty, part.price, part.name_ru)
 
 
 def _node_price(node: BuildSpec) -> Decimal:
@@ -417,24 +423,25 @@ def size_cluster(spec: ClusterSpec, cat: ClusterCatalog) -> ClusterBuild:
     # bill of materials
     bom: list[BomLine] = []
     node_name = f"GPU node: {node.chassis.name}, {gpus_per_node} GPUs"
-    bom.append(BomLine("nodes", node.chassis.sku, node_name, spec.nodes, _node_price(node)))
+    node_ru = f"GPU-узел: {node.chassis.name_ru or node.chassis.name}, {gpus_per_node} GPU"
+    bom.append(BomLine("nodes", node.chassis.sku, node_name, spec.nodes, _node_price(node), node_ru))
     if dpu is not None:
-        bom.append(BomLine("nodes", dpu.sku, dpu.name, spec.nodes, dpu.price))
+        bom.append(BomLine("nodes", dpu.sku, dpu.name, spec.nodes, dpu.price, dpu.name_ru))
     kinds = Counter(d.sku for d in devices if d.kind in ("leaf", "spine"))
     for sku, qty in sorted(kinds.items()):
-        bom.append(BomLine("compute fabric", sku, cat.switches[sku].name, qty, cat.switches[sku].price))
+        bom.append(_bom_line("compute fabric", cat.switches[sku], qty))
     if frontend is not None and fe_count:
-        bom.append(BomLine("front-end", frontend.sku, frontend.name, fe_count, frontend.price))
-    bom.append(BomLine("management", management.sku, management.name, len(rack_specs), management.price))
+        bom.append(_bom_line("front-end", frontend, fe_count))
+    bom.append(_bom_line("management", management, len(rack_specs)))
     if storage is not None:
-        bom.append(BomLine("storage", storage.node.sku, storage.node.name, storage.count, storage.node.price))
+        bom.append(_bom_line("storage", storage.node, storage.count))
     for sku, qty in sorted(Counter(p.rack.sku for p in plans).items()):
-        bom.append(BomLine("racks and power", sku, cat.racks[sku].name, qty, cat.racks[sku].price))
+        bom.append(_bom_line("racks and power", cat.racks[sku], qty))
     pdus = Counter[str]()
     for p in plans:
         pdus[p.pdu.sku] += p.pdus_per_feed * p.feeds
     for sku, qty in sorted(pdus.items()):
-        bom.append(BomLine("racks and power", sku, cat.pdus[sku].name, qty, cat.pdus[sku].price))
+        bom.append(_bom_line("racks and power", cat.pdus[sku], qty))
     cable_qty = Counter[str]()
     module_ends = Counter[str]()
     for link in links:
@@ -445,7 +452,7 @@ def size_cluster(spec: ClusterSpec, cat: ClusterCatalog) -> ClusterBuild:
     for sku, ends in module_ends.items():
         cable_qty[sku] += math.ceil(ends / cat.cables[sku].ports)
     for sku, qty in sorted(cable_qty.items()):
-        bom.append(BomLine("cables", sku, cat.cables[sku].name, qty, cat.cables[sku].price))
+        bom.append(_bom_line("cables", cat.cables[sku], qty))
     used_cables = {sku: cat.cables[sku] for sku in cable_qty}
     return ClusterBuild(
         spec=spec,

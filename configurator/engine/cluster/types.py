@@ -129,6 +129,7 @@ class BomLine:
     name: str
     qty: int
     unit_price: Decimal
+    name_ru: str = ""  # the catalog's Russian name for Russian pages ("" = `name`)
 
     @property
     def total(self) -> Decimal:
