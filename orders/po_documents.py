@@ -4,6 +4,7 @@
   quotes/pdf_layout.py) and XLSX (openpyxl through orders.exports.xlsx_write_rows: texts never formulas);
   its lines show the supplier's part number, the price in the purchase order's currency and in roubles at
   the rate of the day it was made, and the expected date; the rows' roubles add up to its rouble total;
+  the offers' prices are net of VAT: it says so, and a rouble one adds the VAT of its date (po_vat);
 * the delivery note of an order's server — its lines and the serial numbers of the parts received for it
   (no purchase prices, no suppliers: the customer receives it).
 
