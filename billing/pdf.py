@@ -14,7 +14,8 @@ is the FNS order of 19.12.2023 № ЕД-7-26/970@): "А" code of the goods, 1 na
 (ТН ВЭД ЕАЭС, for goods exported to the EAEU; "—" otherwise), 2/2а unit code and name (ОКЕИ 796 "шт"),
 3 quantity, 4 price, 5 cost without tax, 6 excise, 7 rate, 8 tax, 9 cost with tax, 10/10а country of
 origin code and short name and 11 the customs declaration's registration number — for imported goods
-copied from the supplier's documents, "—" when none (domestic goods, or not recorded). The traceability
+as recorded on the order's receipts from the supplier's documents (billing.selectors.upd_origins), "—"
+when none (domestic goods, or not recorded). The traceability
 columns 12–13 are not printed. Its head names the payment documents of prepayments (line 5 of the form,
 "К платёжно-расчётному документу").
 """
@@ -35,7 +36,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from billing.models import Invoice, InvoiceLine, Payment, TransferDocument, TransferLine
-from billing.selectors import document_buyer
+from billing.selectors import document_buyer, upd_origins
 from billing.words import amount_in_words
 from quotes.pdf_layout import BOLD, REGULAR, register_fonts, styles
 
@@ -189,6 +190,13 @@ def invoice_pdf(invoice: Invoice) -> bytes:
     return out.getvalue()
 
 
+def _origin_cells(values: tuple[str, str, str], style: ParagraphStyle) -> list[Paragraph]:
+    """Columns 10, 10а, 11 of a line ("—" where none): a declaration number goes on lines after its "/" (its
+    23 characters are wider than the column; wrapped anywhere it would break inside a part)."""
+    code, name, declaration = (escape(value) if value else NONE for value in values)
+    return [Paragraph(code, style), Paragraph(name, style), Paragraph(declaration.replace("/", "/<br/>"), style)]
+
+
 def upd_pdf(upd: TransferDocument) -> bytes:
     """The УПД (status 1) as PDF bytes, landscape."""
     register_fonts(getattr(settings, "QUOTE_PDF_FONT_DIR", ""))
@@ -196,6 +204,7 @@ def upd_pdf(upd: TransferDocument) -> bytes:
     seller = _seller()
     lines: list[TransferLine] = list(upd.lines.order_by("position"))
     head_style = ParagraphStyle("upd_head", parent=st.head, fontSize=6, leading=7)
+    cell_style = ParagraphStyle("upd_cell", parent=st.body, fontSize=7, leading=8.5)  # the origin columns
     page = landscape(A4)
     out = io.BytesIO()
     document = SimpleDocTemplate(
@@ -223,6 +232,7 @@ def upd_pdf(upd: TransferDocument) -> bytes:
         f"ИНН/КПП покупателя: {buyer['buyer_inn'] or '—'}/{buyer['buyer_kpp'] or '—'}",
         f"Валюта: наименование, код: {CURRENCY[1]}, {CURRENCY[0]}",
     ]
+    origins = upd_origins(upd.order)  # columns 10, 10а, 11: as recorded on the receipts
     rows: list[list[Any]] = [
         [_p(text, head_style) for text in UPD_COLUMNS],
         [_p(text, head_style) for text in UPD_COLUMN_NUMBERS],
@@ -231,7 +241,7 @@ def upd_pdf(upd: TransferDocument) -> bytes:
         [str(index), _p(line.sku, st.sku), _p(line.name, st.body), NONE, UNIT[0], UNIT[1], str(line.qty),
          rub(line.unit_price), rub(line.line_total), _p("без акциза", head_style), percent(upd.vat_percent),
          rub(line.vat),
-         rub(line.gross), NONE, NONE, NONE]
+         rub(line.gross), *_origin_cells(origins.get(line.sku, ("", "", "")), cell_style)]
         for index, line in enumerate(lines, start=1)
     ]  # fmt: skip
     rows.append(["", "", "Всего к оплате", "", "", "", "", "", rub(upd.net_total), "", "", rub(upd.vat_total),

@@ -95,3 +95,24 @@ def document_buyer(document: Invoice | TransferDocument) -> dict[str, str]:
         return {"buyer_name": document.buyer_name, "buyer_inn": document.buyer_inn,
                 "buyer_kpp": document.buyer_kpp, "buyer_address": document.buyer_address}  # fmt: skip
     return buyer_of(document.order)
+
+
+def upd_origins(order: Order) -> dict[str, tuple[str, str, str]]:
+    """SKU → (ОКСМ codes, short names, declaration numbers) of the goods received for the order, as the УПД
+    prints them in columns 10, 10а and 11: the distinct values of its receipt lines (of purchase orders not
+    cancelled), ", "-joined in the order first received; a SKU none was recorded for is absent."""
+    from orders.models import ReceiptLine
+
+    found: dict[str, tuple[list[str], list[str], list[str]]] = {}
+    rows = (
+        ReceiptLine.objects.filter(receipt__purchase_order__order=order)
+        .exclude(receipt__purchase_order__status=PurchaseOrderStatus.CANCELLED)
+        .order_by("id")
+        .values_list("po_line__sku", "country_code", "country_name", "declaration")
+    )
+    for sku, *values in rows:
+        lists = found.setdefault(sku, ([], [], []))
+        for into, value in zip(lists, values, strict=True):
+            if value and value not in into:
+                into.append(value)
+    return {sku: (", ".join(a), ", ".join(b), ", ".join(c)) for sku, (a, b, c) in found.items() if a or b or c}

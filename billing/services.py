@@ -18,6 +18,7 @@ from billing.documents import LineIn, document_totals, invoice_state, payment_pr
 from billing.models import Invoice, InvoiceLine, InvoiceStatus, Payment, ServiceCost, TransferDocument, TransferLine
 from billing.selectors import buyer_of
 from configurator.engine.errors import Conflict, Forbidden, InvalidInput
+from configurator.engine.requisites import upd_buyer_problems
 from finance.vat import vat_percent_on
 from orders.models import Order, OrderStatus
 from orders.services import event_add
@@ -106,6 +107,13 @@ def upd_create(*, order: Order, user: User, day: dt.date | None = None) -> tuple
             raise Conflict(
                 f"Order {locked.number} has not shipped; the УПД is made on shipment.",
                 fields={"order": [f"is {locked.status}, not shipped or delivered"]},
+            )
+        buyer = buyer_of(locked)
+        problems = upd_buyer_problems(company=locked.owner.company, inn=buyer["buyer_inn"], kpp=buyer["buyer_kpp"])
+        if problems:
+            raise InvalidInput(
+                f"The buyer {buyer['buyer_name']} is an organisation; fill in its ИНН and КПП before the УПД.",
+                fields=problems,
             )
         issued_on = day or timezone.localdate()
         totals = document_totals(_order_lines(locked), vat_percent_on(issued_on))

@@ -108,7 +108,9 @@ def upd_action(request: HttpRequest, number: str) -> HttpResponse:
     user = _user(request)
     order = order_get(user=user, number=number)
     return _act(request, order.number, _("The УПД was made."), lambda: services.upd_create(order=order, user=user),
-                {"order": _("the order has not shipped yet")})  # fmt: skip
+                {"order": _("the order has not shipped yet"),
+                 "inn": _("the buyer is an organisation: fill in its ИНН (10 digits) and КПП first"),
+                 "kpp": _("the buyer is an organisation: fill in its КПП first")})  # fmt: skip
 
 
 @login_required(login_url=LOGIN_URL)

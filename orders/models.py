@@ -339,6 +339,11 @@ class ReceiptLine(models.Model):
         PurchaseOrderLine, verbose_name=_("purchase order line"), on_delete=models.PROTECT, related_name="receipts"
     )
     qty = models.PositiveIntegerField(_("quantity"))
+    #: Imported goods: the country of origin (ОКСМ code and short name) and the customs declaration's
+    #: registration number, as the supplier's documents give them (УПД columns 10, 10а, 11); empty: none.
+    country_code = models.CharField(_("country of origin code"), max_length=3, blank=True, default="")
+    country_name = models.CharField(_("country of origin"), max_length=60, blank=True, default="")
+    declaration = models.CharField(_("customs declaration number"), max_length=40, blank=True, default="")
 
     class Meta:
         verbose_name = _("receipt line")

@@ -4,6 +4,7 @@
   quotes/pdf_layout.py) and XLSX (openpyxl through orders.exports.xlsx_write_rows: texts never formulas);
   its lines show the supplier's part number, the price in the purchase order's currency and in roubles at
   the rate of the day it was made, and the expected date; the rows' roubles add up to its rouble total;
+  the offers' prices are net of VAT: it says so, and a rouble one adds the VAT of its date (po_vat);
 * the delivery note of an order's server — its lines and the serial numbers of the parts received for it
   (no purchase prices, no suppliers: the customer receives it).
 
@@ -26,7 +27,9 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Spacer, Table
 
+from configurator.engine.builds import money
 from configurator.wording import num, part_name
+from finance.vat import vat_percent_on
 from orders.exports import DATE, MONEY, QTY, RATE_FORMAT, TEXT, xlsx_write_rows
 from orders.models import Order, PurchaseOrder, ReceivedSerial
 from quotes import pdf_layout as layout
@@ -69,6 +72,7 @@ def _facts(po: PurchaseOrder) -> list[tuple[str, str]]:
         (_ctx("Currency"), po.currency),
         (_ctx("Expected"), _date(po.expected_date)),
     ]
+    facts.append((_ctx("Prices"), _prices_note(po)))
     if po.rate is not None:
         facts.append(
             (_ctx("Rate"), _ctx("%(rate)s RUB per %(currency)s of %(date)s")
@@ -77,18 +81,62 @@ def _facts(po: PurchaseOrder) -> list[tuple[str, str]]:
     return facts
 
 
+def _prices_note(po: PurchaseOrder) -> str:
+    """The offers' prices are stored net of VAT (the distributors' price lists): a rouble purchase order says
+    so and adds the VAT (po_vat); a foreign supplier's says its currency and "without VAT" only — the import
+    VAT is the customs', not this document's."""
+    if po.currency == "RUB":
+        return _ctx("without VAT")
+    return _ctx("in %(currency)s, without VAT") % {"currency": po.currency}
+
+
+def po_vat(po: PurchaseOrder) -> tuple[Decimal, Decimal, Decimal] | None:
+    """(VAT percent, VAT, total with VAT) in roubles of a rouble purchase order: the rate of the dated table
+    (finance.vat) on the purchase order's date, on its net total, to the kopeck; None in another currency."""
+    if po.currency != "RUB":
+        return None
+    percent = vat_percent_on(timezone.localdate(po.created_at))
+    vat = money(po.total_rub * percent / 100)
+    return percent, vat, po.total_rub + vat
+
+
+def _vat_rows(po: PurchaseOrder) -> list[tuple[str, Decimal]]:
+    """The VAT lines under a purchase order's totals (none in a foreign currency)."""
+    found = po_vat(po)
+    if found is None:
+        return []
+    percent, vat, gross = found
+    return [(_ctx("VAT %(percent)s %%, RUB") % {"percent": num(percent, 0)}, vat), (_ctx("Total with VAT, RUB"), gross)]
+
+
 def _widths(head: list[str], rows: list[list[str]], name_column: int) -> list[float]:
-    """Each column as wide as its widest text (as the quote measures its columns: never a number wrapped), codes
-    at most 34 mm and other texts 60 mm (they wrap past that); the name column takes what is left."""
+    """Column widths that add up to the text width: each column as wide as its widest text (never a number or
+    a date wrapped) and the widest word of its heading (a heading wraps between words, never inside one: a cut
+    "Ожидается" was issue 36's trial), codes at most 34 mm and other texts 60 mm (they wrap past that); the name
+    column takes what is left, at least NAME_MIN; when that is not left our SKU, then the supplier's part number
+    (the one the supplier looks up: kept whole when it can) give it up, down to CODE_MIN."""
     widths = []
     for index, title in enumerate(head):
         texts = [row[index] for row in rows]
         small = index in (1, 2)  # SKU, supplier's part number: the quote's 7 pt code style
-        width = layout._column(texts, layout.REGULAR, 7 if small else layout.TEXT_PT, title)
+        words = max(title.split() or [""], key=lambda word: layout._width(word, layout.BOLD, layout.TEXT_PT))
+        width = layout._column(texts, layout.REGULAR, 7 if small else layout.TEXT_PT, words)
         widths.append(min(width, 34 * mm if small else 60 * mm))  # a long list of serials wraps in its cell
     widths[name_column] = 0
-    widths[name_column] = max(layout.TEXT_W - sum(widths), 30 * mm)
+    short = NAME_MIN - (layout.TEXT_W - sum(widths))
+    codes = [index for index in (1, 2) if index != name_column and index < len(head)]
+    for index in codes:
+        if short > 0:
+            given = min(short, max(widths[index] - CODE_MIN, 0))
+            widths[index] -= given
+            short -= given
+    widths[name_column] = max(layout.TEXT_W - sum(widths), NAME_FLOOR)  # past that the numbers crowd it out
     return widths
+
+
+#: A name of three words a line; a code of eight characters a line (7 pt); a name column narrower than the floor
+#: is never drawn (the table would rather run past the margin: amounts of hundreds of millions).
+NAME_MIN, CODE_MIN, NAME_FLOOR = 30 * mm, 16 * mm, 18 * mm
 
 
 def _render(title: str, facts: Sequence[tuple[str, str]], head: list[str], rows: list[list[str]], footer: str, *,
@@ -130,6 +178,9 @@ def po_pdf(po: PurchaseOrder) -> bytes:
         ]
         totals = [(_ctx("Total, %(currency)s") % {"currency": po.currency}, num(po.total, 2)),
                   (_ctx("Total, RUB"), num(po.total_rub, 2))]  # fmt: skip
+        if po.currency == "RUB":  # one rouble total, said net of VAT, then the VAT and the total with it
+            totals = [(_ctx("Total without VAT, RUB"), num(po.total_rub, 2))]
+        totals += [(label, num(value, 2)) for label, value in _vat_rows(po)]
         title = _ctx("Purchase order %(number)s") % {"number": po.number}
         return _render(title, _facts(po), po_header(), rows, po.number, numeric_from=4, name_column=3, totals=totals)
 
@@ -152,8 +203,10 @@ def po_xlsx(po: PurchaseOrder) -> bytes:
         )  # fmt: skip
         body = [po_header(), *lines, totals]
         start = len(facts) + 2
+        for label, value in _vat_rows(po):
+            body.append([label, *([None] * 6), value, None])
         xlsx_write_rows(sheet, body, PO_KINDS, first_row=start)
-        for cell in sheet[start + len(body) - 1]:
+        for cell in sheet[start + len(lines) + 1]:
             cell.font = Font(bold=True)
         if po.rate is not None:
             sheet.cell(row=len(facts) + 1, column=1).value = _ctx("Rate, RUB per unit")

@@ -34,6 +34,7 @@ from accounts.models import User
 from config.celery import publish
 from configurator.engine import purchasing as rules
 from configurator.engine.errors import Conflict, ErrorCode, Forbidden, InvalidInput
+from configurator.engine.origin import origin_clean
 from finance.rates import NoRate
 from orders.models import (
     BuildStep,
@@ -273,6 +274,9 @@ class ReceiptLineInput:
     po_line_id: int
     qty: int
     serials: Sequence[str] = field(default_factory=tuple)
+    country_code: str = ""  # ОКСМ, imported goods (configurator.engine.origin)
+    country_name: str = ""
+    declaration: str = ""
 
 
 def receipt_record(*, po: PurchaseOrder, lines: Sequence[ReceiptLineInput], user: User, note: str = "") -> Receipt:
@@ -325,12 +329,17 @@ def _receipt(po: PurchaseOrder, lines: Sequence[ReceiptLineInput], user: User, n
             known=list(known),
         )  # fmt: skip
         errors.update({f"lines.{index}.{name}": reasons for name, reasons in problems.items()})
+        _, unclear = origin_clean(country_code=item.country_code, country_name=item.country_name,
+                                  declaration=item.declaration)  # fmt: skip
+        errors.update({f"lines.{index}.{name}": [reason] for name, reason in unclear.items()})
     if errors:
         raise InvalidInput("The receipt cannot be recorded.", fields=errors)
     receipt = Receipt.objects.create(purchase_order=locked, received_by=user, note=note)
     for item in lines:
         po_line = po_lines[item.po_line_id]
-        receipt_line = ReceiptLine.objects.create(receipt=receipt, po_line=po_line, qty=item.qty)
+        origin, _ = origin_clean(country_code=item.country_code, country_name=item.country_name,
+                                 declaration=item.declaration)  # fmt: skip
+        receipt_line = ReceiptLine.objects.create(receipt=receipt, po_line=po_line, qty=item.qty, **origin)
         ReceivedSerial.objects.bulk_create(
             ReceivedSerial(
                 receipt_line=receipt_line, order_id=locked.order_id, sku=po_line.sku, serial=rules.serial_normal(serial)

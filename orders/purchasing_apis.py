@@ -212,7 +212,7 @@ class ReceiptLineSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ReceiptLine
-        fields = ("line", "sku", "qty", "serials")
+        fields = ("line", "sku", "qty", "serials", "country_code", "country_name", "declaration")
 
 
 class ReceiptSerializer(serializers.ModelSerializer):
@@ -252,6 +252,15 @@ class ReceiptLineInputSerializer(serializers.Serializer):
         default=list,
         max_length=MAX_SERIALS,
         help_text="One per unit for GPUs, CPUs, drives and power supplies; none for the other kinds",
+    )
+    country_code = serializers.CharField(
+        required=False, default="", allow_blank=True, max_length=3, help_text="Country of origin, ОКСМ (156, 158)"
+    )
+    country_name = serializers.CharField(
+        required=False, default="", allow_blank=True, max_length=60, help_text="Its ОКСМ short name (from the code)"
+    )
+    declaration = serializers.CharField(
+        required=False, default="", allow_blank=True, max_length=40, help_text="ДТ number: 10702070/011226/3012345"
     )
 
 
@@ -300,7 +309,11 @@ class ReceiptListApi(APIView):
         body = ReceiptInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        lines = [purchasing.ReceiptLineInput(item["line"], item["qty"], item["serials"]) for item in data["lines"]]
+        lines = [
+            purchasing.ReceiptLineInput(item["line"], item["qty"], item["serials"], item["country_code"],
+                                        item["country_name"], item["declaration"])
+            for item in data["lines"]
+        ]  # fmt: skip
         receipt = purchasing.receipt_record(po=_po(data["purchase_order"]), lines=lines, user=user, note=data["note"])
         return Response(ReceiptSerializer(_receipts().get(pk=receipt.pk)).data, status=status.HTTP_201_CREATED)
 

@@ -126,9 +126,13 @@ def purchase_order_receive_action(request: HttpRequest, number: str) -> HttpResp
         if not raw.isdigit():
             messages.error(request, _("Not done: %(reason)s") % {"reason": f"{line.sku}: {_('a whole number')}"})
             return redirect("orders:purchase-order", po.number)
+        origin = [
+            str(request.POST.get(f"{name}_{line.pk}") or "") for name in ("country_code", "country_name", "declaration")
+        ]
         lines.append(
-            purchasing.ReceiptLineInput(line.pk, int(raw), _serials(str(request.POST.get(f"serials_{line.pk}") or "")))
-        )
+            purchasing.ReceiptLineInput(line.pk, int(raw), _serials(str(request.POST.get(f"serials_{line.pk}") or "")),
+                                        *origin)
+        )  # fmt: skip
     try:
         purchasing.receipt_record(po=po, lines=lines, user=user, note=str(request.POST.get("note") or "")[:500])
     except ApplicationError as exc:

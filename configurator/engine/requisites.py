@@ -47,3 +47,20 @@ def kpp_problem(kpp: str, *, inn: str = "") -> str:
     if not KPP_PATTERN.fullmatch(kpp):
         return "must be 9 characters: 4 digits, 2 digits or capital Latin letters, 3 digits"
     return ""
+
+
+def upd_buyer_problems(*, company: str, inn: str, kpp: str) -> dict[str, list[str]]:
+    """Why a УПД may not be issued to this buyer yet ({} when it may): an organisation — a 10-digit ИНН, or
+    no ИНН while the customer names a company — is named on the счёт-фактура by its ИНН and КПП (line 6б of
+    the form of decree № 1137), never "—/—"; a person or an entrepreneur (a 12-digit ИНН, or no company) may
+    go without a КПП (and a person without an ИНН)."""
+    if not (len(inn) == 10 or (not inn and company.strip())):
+        return {}
+    errors: dict[str, list[str]] = {}
+    if not inn:
+        errors["inn"] = ["the buyer is an organisation: its 10-digit ИНН is required for a УПД"]
+    elif problem := inn_problem(inn):
+        errors["inn"] = [problem]
+    if not kpp:
+        errors["kpp"] = ["the buyer is an organisation: its КПП is required for a УПД"]
+    return errors
