@@ -45,7 +45,7 @@ from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.grouping import grouped
-from configurator.engine.recommend.hybrid import hybrid_options, hybrid_phrase
+from configurator.engine.recommend.hybrid import hybrid_options, hybrid_phrase, hybrid_wanted
 from configurator.engine.recommend.parts import MOST_REMEMBERED, Parts, snapshot_parts
 from configurator.engine.recommend.picking import pick_distinct
 from configurator.engine.recommend.policy import (
@@ -63,6 +63,7 @@ from configurator.engine.recommend.policy import (
 from configurator.engine.recommend.search import Stream, StreamBounds, counts_to_try, stream_bounds
 from configurator.engine.recommend.suggestions import (
     Cheapest,
+    cheaper_precision,
     cheaper_with_knobs,
     gives_up,
     offer,
@@ -155,8 +156,12 @@ def _recommend(
     if not suggest:
         suggestions: tuple[str, ...] = ()
     elif chosen:
-        # training: the knobs (micro-batch, checkpointing, Unsloth) that fit a cheaper build, each proven
-        suggestions = cheaper_with_knobs(workload, constraints, cheapest, chosen[0])
+        # training: the knobs (micro-batch, checkpointing, Unsloth) that fit a cheaper build, each proven;
+        # BF16/FP16 inference: a lighter precision that meets the whole request for materially less
+        suggestions = (
+            *cheaper_with_knobs(workload, constraints, cheapest, chosen[0]),
+            *cheaper_precision(workload, constraints, cheapest, chosen[0]),
+        )
     elif _missing(snapshot):
         suggestions = (
             Phrase(
@@ -181,11 +186,32 @@ def _recommend(
     if suggest:
         # one user of an MoE giant: the CPU-offload build beside the all-GPU ones (hybrid)
         offload = hybrid_options(snapshot, workload, constraints, vat_percent=vat_percent, reserve=reserve)
+        alone, quantized = replace(workload, concurrent_users=1), ""
+        if not offload and not chosen and workload.concurrent_users > 1 and hybrid_wanted(alone):
+            # several users of an MoE giant that nothing fits: the offload build still serves one at a time
+            # (at the precision asked, else at Q4_K_M), said with what it gives up
+            for precision in dict.fromkeys((workload.precision, "q4_k_m")):
+                offload = hybrid_options(
+                    snapshot, replace(alone, precision=precision), constraints, vat_percent=vat_percent,
+                    reserve=reserve,
+                )  # fmt: skip
+                if offload:
+                    quantized = precision if precision != workload.precision else ""
+                    break
         if offload and (not chosen or offload[0].candidate.price.gross < chosen[0].price.gross):
             lost = gives_up(offload[0].candidate, workload)  # below the speed target: said
             said = hybrid_phrase(offload[0])
             if lost is not None:
                 said = Phrase("%(offer)s, %(lost)s", offer=said, lost=lost)
+            if quantized:
+                said = Phrase("quantized to %(precision)s, %(offer)s", precision=quantized.upper(), offer=said)
+            if workload.concurrent_users > 1:
+                said = Phrase(
+                    "%(offer)s; it serves one user at a time, not the %(users)s at once asked (one stream uses "
+                    "all of the CPU's RAM bandwidth)",
+                    offer=said,
+                    users=workload.concurrent_users,
+                )
             suggestions = (*suggestions, said)
     plain = estimate(workload)
     return Recommendation(

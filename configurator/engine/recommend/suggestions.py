@@ -19,6 +19,8 @@ from typing import TypeVar
 
 from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.phrase import Num, Phrase
+from configurator.engine.precision_support import precision_support
+from configurator.engine.recommend.hybrid import hybrid_wanted
 from configurator.engine.recommend.policy import needs_ecc, speed_target, takes
 from configurator.engine.rules.context import chassis_takes_gpu
 from configurator.engine.types import Candidate, ChassisSpec, Constraints, GpuSpec, Workload
@@ -32,6 +34,24 @@ MAX_RUNS = 12  # recommender runs per answer: a bound on the work of one "nothin
 CLUSTER_MAX_GPUS = 64  # the largest cluster the estimate sizes for "several servers"
 HEAVIER_THAN_FP8 = ("fp32", "bf16", "fp16")
 HEAVIER_THAN_Q4 = ("fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q6_k", "q5_k_m", "q5_k_s")
+# A lighter precision is suggested beside a build that fits as asked only when its build costs at most this
+# share of it (≥ 15 % less: "materially less", HEURISTIC — the issue-34 trial's threshold for a quote an
+# engineer would re-send).
+CHEAPER_SHARE = Decimal("0.85")
+
+# What a lighter precision gives up, with its source:
+# - FP8 W8A8: Kurtic et al., "Give Me BF16 or Give Me Death? Accuracy-Performance Trade-Offs in LLM
+#   Quantization", ACL 2025 (arXiv:2411.02355), >500,000 evaluations of the Llama-3.1 family in vLLM: FP8 is
+#   effectively lossless at every scale (~99 %+ recovery on the OpenLLM leaderboard tasks, MMLU included);
+#   Neural Magic / Red Hat publish the same for Qwen2.5-72B-Instruct-FP8-dynamic on its model card.
+# - INT4 weight-only (AWQ/GPTQ, W4A16): the same study, "competitive with 8-bit INT", i.e. 1–3 % lower scores.
+# - Q4_K_M (llama.cpp): HEURISTIC — treated as INT4 weight-only (the study above); llama.cpp's quantize README
+#   lists its perplexity rise over F16 per model.
+QUALITY = {
+    "fp8": Phrase("FP8 scores within about 1 %% of BF16 on MMLU-class benchmarks (arXiv:2411.02355)"),
+    "int4": Phrase("INT4 AWQ weights score 1–3 %% lower than BF16 (arXiv:2411.02355)"),
+    "q4_k_m": Phrase("Q4_K_M weights score a few %% lower than 16-bit ones (HEURISTIC, as INT4 in arXiv:2411.02355)"),
+}
 
 
 def _build_words(candidate: Candidate) -> Phrase:
@@ -198,12 +218,21 @@ def _lighter(workload: Workload, constraints: Constraints, run: _Runs) -> Iterat
         best = _first_meeting(run, ((replace(workload, precision=p, engine=e), (p, e)) for p, e in tries), constraints)
         if best is not None:
             quantized, (precision, engine) = best
-            yield Phrase(
-                "quantize to %(precision)s (%(engine)s): %(offer)s",
-                precision=precision.upper(),
-                engine=engine,
-                offer=run.offer(quantized),
-            )
+            yield _quantized(run, quantized, precision, engine)
+        elif tries and constraints.max_price is not None and hybrid_wanted(replace(workload, concurrent_users=1)):
+            # an MoE giant over the budget: what the quantized build costs, so the answer says why none fits
+            precision, engine = "q4_k_m", "llama.cpp"
+            found = run(replace(workload, precision=precision, engine=engine), replace(constraints, max_price=None))
+            if found is not None:
+                yield Phrase(
+                    "quantized to %(precision)s (%(engine)s) it still needs %(offer)s, over the %(budget)s "
+                    "%(currency)s budget",
+                    precision=precision.upper(),
+                    engine=engine,
+                    offer=_quantized_offer(run, found),
+                    budget=Num(constraints.max_price),
+                    currency=found.price.currency,
+                )
         return
     knobbed = list(_knobs(workload, constraints, run))
     yield from knobbed
@@ -229,6 +258,64 @@ def _lighter(workload: Workload, constraints: Constraints, run: _Runs) -> Iterat
         found = run(replace(base, task="lora"), constraints)
         if found:
             yield said(Phrase("fine-tune with LoRA instead: %(offer)s", offer=run.offer(found)))
+
+
+def _quantized_offer(run: _Runs, found: Candidate) -> Phrase:
+    """The build, its price and its speed per user (and, below the target, by how much)."""
+    return Phrase(
+        "%(offer)s, ≈ %(speed)s tokens/s per user",
+        offer=run.offer(found),
+        speed=Num(found.decode_tokens_per_s_per_user, 1),
+    )
+
+
+def _quantized(run: _Runs, found: Candidate, precision: str, engine: str, saved: Decimal | None = None) -> Phrase:
+    """A lighter precision as a suggestion says it: the build, its price (and `saved`: the share less than
+    the build as asked), its speed, what it gives up of the request and of the model's quality."""
+    said = _quantized_offer(run, found)
+    if saved is not None:
+        said = Phrase("%(offer)s (%(saved)s %% less)", offer=said, saved=Num(saved * 100))
+    how = engine
+    if precision == "fp8" and precision_support(found.build.gpus[0].spec, "fp8") == "weight_only":
+        how = Phrase("%(engine)s, weight-only: the GPU has no FP8 tensor cores", engine=engine)
+    quality = QUALITY.get(precision)
+    if quality is not None:
+        said = Phrase("%(offer)s; it gives up: %(quality)s", offer=said, quality=quality)
+    return Phrase("quantize to %(precision)s (%(how)s): %(offer)s", precision=precision.upper(), how=how, offer=said)
+
+
+def precision_tries(workload: Workload) -> list[tuple[str, str]]:
+    """The lighter precisions (precision, engine) worth pricing beside a BF16/FP16 inference build that fits,
+    gentlest first: FP8 then INT4 AWQ for a vLLM-class request, Q4_K_M for a llama.cpp one."""
+    if workload.task != "inference" or workload.precision not in HEAVIER_THAN_FP8:
+        return []
+    if workload.engine == "llama.cpp":
+        return [("q4_k_m", "llama.cpp")]
+    engine = workload.engine if workload.engine in ("vllm", "sglang", "tensorrt-llm") else "vllm"
+    return [("fp8", engine), ("int4", "vllm")]
+
+
+def cheaper_precision(
+    workload: Workload, constraints: Constraints, cheapest: Cheapest, first: Candidate
+) -> tuple[Phrase, ...]:
+    """When an inference build fits as asked in BF16/FP16: the gentlest lighter precision (`precision_tries`)
+    whose build meets the whole request (budget, limits, delivery date, speed target) for at most
+    `CHEAPER_SHARE` of its price, said with what it gives up; () when none does. Each run is capped at that
+    price, so the search prunes every stream above it (bounded: one run, two when FP8 saves nothing)."""
+    tries = precision_tries(workload)
+    if not tries:
+        return ()
+    cap = (first.price.gross * CHEAPER_SHARE).quantize(Decimal("0.01"))
+    most = min(first.build.gpu_count, constraints.max_gpus or first.build.gpu_count)
+    capped = replace(constraints, max_price=min(cap, constraints.max_price or cap), max_gpus=most)
+    run = _Runs(cheapest, asked=workload, left=len(tries))
+    for precision, engine in tries:
+        found = run(replace(workload, precision=precision, engine=engine), capped)
+        if found is None or gives_up(found, workload) is not None:
+            continue
+        saved = 1 - found.price.gross / first.price.gross
+        return (_quantized(run, found, precision, engine, saved=saved),)
+    return ()
 
 
 def _smaller(workload: Workload, constraints: Constraints, run: _Runs) -> Iterator[Phrase]:
