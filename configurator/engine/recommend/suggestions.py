@@ -6,6 +6,10 @@ sequence or context, fewer users, a lower speed target), then spend more (budget
 ECC), and when no single machine of the catalog holds it, how many servers of which kind would. Each
 suggestion is the recommender run again on the changed workload or constraints (`Cheapest`), at most
 `MAX_RUNS` runs per answer.
+
+When a build fits as asked, two kinds of suggestion may still stand beside it, each proven the same way:
+training knobs that fit a cheaper build (`cheaper_with_knobs`), and for BF16/FP16 inference a lighter
+precision that meets the whole request for materially less (`cheaper_precision`: one run, two at most).
 """
 
 from __future__ import annotations
@@ -301,7 +305,9 @@ def cheaper_precision(
     """When an inference build fits as asked in BF16/FP16: the gentlest lighter precision (`precision_tries`)
     whose build meets the whole request (budget, limits, delivery date, speed target) for at most
     `CHEAPER_SHARE` of its price, said with what it gives up; () when none does. Each run is capped at that
-    price, so the search prunes every stream above it (bounded: one run, two when FP8 saves nothing)."""
+    price and at the fitting build's GPU count (HEURISTIC bound: a lighter precision is sold to save GPUs,
+    and the cap keeps the run from estimating every larger count — +28 % CPU time on the W01 request instead
+    of +85 %), so the search prunes every stream above them (bounded: one run, two when FP8 saves nothing)."""
     tries = precision_tries(workload)
     if not tries:
         return ()
