@@ -284,12 +284,9 @@ def _context(quote: Quote) -> dict[str, Any]:
         "title": str(TITLE),
         "created_date": created.strftime("%d.%m.%Y"),
         "valid_text": _valid_text(valid_until, settings.QUOTE_VALIDITY_DAYS),
-        "customer_text": _customer_text(
-            name=note.get("name") or customer.get_full_name() or customer.username,
-            company=note.get("company") or customer.company,
-            inn=customer.inn,
-            email=customer.email,
-        ),
+        "customer_text": f"{quote_customer(quote, note)} ({customer.email})"
+        if customer.email
+        else quote_customer(quote, note),
         "lines": [_line_row(line) for line in lines if not line.optional],
         "sections": cluster_sections(lines, _line_row, format_money) if is_cluster(quote) else [],
         "optional_lines": [
@@ -338,13 +335,15 @@ def _valid_text(valid_until: str, validity_days: int) -> str:
     ) % {"days": validity_days}
 
 
-def _customer_text(*, name: str, company: str, inn: str, email: str) -> str:
-    """`Neuronet LLC, Alice Ivanova, INN 7701234567 (alice@example.com)`: who the quote is for, as one line —
-    the company and name the customer typed in the quote request, else the account's (issue 37 trial: the
-    PDF named the login)."""
-    parts = [company, name, pgettext("quote document", "INN %(inn)s") % {"inn": inn} if inn else ""]
-    text = ", ".join(part.strip() for part in parts if part.strip())
-    return f"{text} ({email})" if email else text
+def quote_customer(quote: Quote, note: dict[str, str] | None = None) -> str:
+    """`Neuronet LLC, Alice Ivanova, INN 7701234567`: who the quote is for, as one line, on the page and the
+    PDF — the company and name the customer typed in the quote request (`note`), else the account's, and
+    its INN when known (issue 37 trial: both named the login)."""
+    note, customer = note or {}, quote.owner
+    name = note.get("name") or customer.get_full_name() or customer.username
+    company = note.get("company") or customer.company
+    inn = pgettext("quote document", "INN %(inn)s") % {"inn": customer.inn} if customer.inn else ""
+    return ", ".join(part.strip() for part in (company, name, inn) if part.strip())
 
 
 def render_quote_pdf(quote: Quote) -> bytes:

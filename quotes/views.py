@@ -49,7 +49,7 @@ from quotes.forms import (
 )
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
 from quotes.models import Quote, RenderStatus
-from quotes.pdf import quote_facts
+from quotes.pdf import quote_customer, quote_facts
 from quotes.policy import ACTIONS, quote_actions, quote_discount_permission, quote_next_step, quote_permission
 from quotes.pricing import SERVICE_KIND, hardware_net
 from quotes.selectors import quote_get, quote_list, quote_request_note, quote_revisions
@@ -112,6 +112,7 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
     user = _user(request)
     quote = quote_get(user=user, number=number, revision=_revision(request.GET.get("revision")))
     revisions = quote_revisions(quote=quote)
+    note = quote_request_note(quote)
     context = {
         **_pdf_context(quote),
         "lines": quote.lines.all(),
@@ -132,7 +133,8 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         "terms_language": settings.QUOTE_LANGUAGE,  # the terms are stored in the language of the documents
         **quote_facts(quote),  # the workload, its estimate, the ship date and facility figures, as the PDF says them
         "services_form": services_form(user, quote),
-        "request_note": quote_request_note(quote),
+        "request_note": note,
+        "customer_text": quote_customer(quote, note),
         "active": "quotes",
     }
     return render(request, "quotes/quote_detail.html", context)

@@ -31,3 +31,15 @@ def test_without_a_request_the_accounts_company_name_and_inn(
     customer_user.refresh_from_db()
     quote = make_quote(customer=customer_user)
     assert quote_pdf_context(quote)["customer_text"] == "ООО Нейросеть, Алиса Иванова, ИНН 7707083893"
+
+
+def test_the_quote_page_names_the_customer_as_the_pdf_does(make_quote: Callable[..., Quote]) -> None:
+    from django.test import Client
+
+    login_only = factories.customer(username="carol", email="carol@example.com")
+    quote = make_quote(customer=login_only, request_note={"name": "Карина Орлова", "company": "ООО Луч"})
+    client = Client()
+    client.force_login(login_only)
+    page = client.get(f"/quotes/{quote.number}").content.decode()
+    assert "<dd>ООО Луч, Карина Орлова</dd>" in page
+    assert quote_pdf_context(quote)["customer_text"] == "ООО Луч, Карина Орлова (carol@example.com)"
