@@ -13,6 +13,7 @@ from django.utils.translation import pgettext, pgettext_lazy
 from configurator.engine.cluster.bill import SECTIONS
 from configurator.wording import num, part_name
 from quotes.models import Quote, QuoteLine
+from quotes.pricing import SERVICE_KIND
 
 SERVICES_SECTION = "services"
 SECTION_TITLES: dict[str, Promise] = {
@@ -37,10 +38,24 @@ CLUSTER_KIND_LABELS: dict[str, Promise] = {
 
 
 def line_groups(quote: Quote, lines: Sequence[QuoteLine]) -> list[dict[str, Any]]:
-    """The quote page's table: a cluster quote by section (title, lines, subtotal); a server's lines as one group."""
+    """The quote page's table: a cluster quote by section (title, lines, subtotal); a machine's parts as one
+    group, then its services under one "Services" heading."""
     if is_cluster(quote):
         return cluster_sections(lines, lambda line: line, lambda value: value)
-    return [{"key": "", "title": "", "lines": list(lines), "subtotal": None}]
+    groups = [
+        {"key": "", "title": "", "lines": [line for line in lines if line.kind != SERVICE_KIND], "subtotal": None}
+    ]
+    services = [line for line in lines if line.kind == SERVICE_KIND]
+    if services:  # one heading, then the rows (issue 37 trial: "Услуги" stood on every service row)
+        groups.append(
+            {
+                "key": SERVICES_SECTION,
+                "title": str(SECTION_TITLES[SERVICES_SECTION]),
+                "lines": services,
+                "subtotal": None,
+            }
+        )
+    return groups
 
 
 def is_cluster(quote: Quote) -> bool:

@@ -25,6 +25,7 @@ from configurator.wording import CURRENCY_SIGNS, facility_rows, num, part_name, 
 from quotes import pdf_layout
 from quotes.cluster_doc import cluster_facility_rows, cluster_sections, is_cluster
 from quotes.models import Quote, QuoteLine
+from quotes.selectors import quote_request_note
 
 #: The texts of the document are gettext strings (context "quote document"; Russian in locale/ru), rendered
 #: in QUOTE_LANGUAGE whatever the language of the request or task that renders it.
@@ -277,14 +278,15 @@ def _context(quote: Quote) -> dict[str, Any]:
     created = timezone.localtime(quote.created_at)
     valid_until = timezone.localtime(quote.valid_until).strftime("%d.%m.%Y") if quote.valid_until else ""
     ship_date = _ship_date(quote.verdict or {})
+    note = quote_request_note(quote) or {}
     return {
         "quote": quote,
         "title": str(TITLE),
         "created_date": created.strftime("%d.%m.%Y"),
         "valid_text": _valid_text(valid_until, settings.QUOTE_VALIDITY_DAYS),
-        "customer_text": _customer_text(
-            customer.get_full_name() or customer.username, customer.company, customer.email
-        ),
+        "customer_text": f"{quote_customer(quote, note)} ({customer.email})"
+        if customer.email
+        else quote_customer(quote, note),
         "lines": [_line_row(line) for line in lines if not line.optional],
         "sections": cluster_sections(lines, _line_row, format_money) if is_cluster(quote) else [],
         "optional_lines": [
@@ -333,10 +335,15 @@ def _valid_text(valid_until: str, validity_days: int) -> str:
     ) % {"days": validity_days}
 
 
-def _customer_text(name: str, company: str, email: str) -> str:
-    """`Alice Ivanova, Neuronet LLC (alice@example.com)`: who the quote is for, as one line."""
-    text = f"{name}, {company}" if company else name
-    return f"{text} ({email})" if email else text
+def quote_customer(quote: Quote, note: dict[str, str] | None = None) -> str:
+    """`Neuronet LLC, Alice Ivanova, INN 7701234567`: who the quote is for, as one line, on the page and the
+    PDF — the company and name the customer typed in the quote request (`note`), else the account's, and
+    its INN when known (issue 37 trial: both named the login)."""
+    note, customer = note or {}, quote.owner
+    name = note.get("name") or customer.get_full_name() or customer.username
+    company = note.get("company") or customer.company
+    inn = pgettext("quote document", "INN %(inn)s") % {"inn": customer.inn} if customer.inn else ""
+    return ", ".join(part.strip() for part in (company, name, inn) if part.strip())
 
 
 def render_quote_pdf(quote: Quote) -> bytes:

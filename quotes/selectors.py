@@ -6,7 +6,7 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404
 
 from accounts.models import User
-from quotes.models import Quote
+from quotes.models import Quote, QuoteEventType
 
 
 def quote_visible(*, user: User) -> QuerySet[Quote]:
@@ -41,3 +41,10 @@ def quote_get(*, user: User, number: str, revision: int | None = None) -> Quote:
 
 def quote_revisions(*, quote: Quote) -> list[int]:
     return list(Quote.objects.filter(number=quote.number).order_by("revision").values_list("revision", flat=True))
+
+
+def quote_request_note(quote: Quote) -> dict[str, str] | None:
+    """The customer's own request (name, company, contact, comment) kept with the quote's `created` event."""
+    event = quote.events.filter(type=QuoteEventType.CREATED).order_by("pk").first()
+    note = (event.data or {}).get("request") if event is not None else None
+    return {str(k): str(v) for k, v in note.items()} if isinstance(note, dict) else None

@@ -48,11 +48,11 @@ from quotes.forms import (
     RevisionForm,
 )
 from quotes.labels import ACTION_DONE, ERROR_MESSAGES
-from quotes.models import Quote, QuoteEventType, RenderStatus
-from quotes.pdf import quote_facts
+from quotes.models import Quote, RenderStatus
+from quotes.pdf import quote_customer, quote_facts
 from quotes.policy import ACTIONS, quote_actions, quote_discount_permission, quote_next_step, quote_permission
 from quotes.pricing import SERVICE_KIND, hardware_net
-from quotes.selectors import quote_get, quote_list, quote_revisions
+from quotes.selectors import quote_get, quote_list, quote_request_note, quote_revisions
 from quotes.services.extras import quote_services_set
 from servicelines.services import service_defaults
 
@@ -112,6 +112,7 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
     user = _user(request)
     quote = quote_get(user=user, number=number, revision=_revision(request.GET.get("revision")))
     revisions = quote_revisions(quote=quote)
+    note = quote_request_note(quote)
     context = {
         **_pdf_context(quote),
         "lines": quote.lines.all(),
@@ -132,7 +133,8 @@ def quote_detail_page(request: HttpRequest, number: str) -> HttpResponse:
         "terms_language": settings.QUOTE_LANGUAGE,  # the terms are stored in the language of the documents
         **quote_facts(quote),  # the workload, its estimate, the ship date and facility figures, as the PDF says them
         "services_form": services_form(user, quote),
-        "request_note": quote_request_note(quote),
+        "request_note": note,
+        "customer_text": quote_customer(quote, note),
         "active": "quotes",
     }
     return render(request, "quotes/quote_detail.html", context)
@@ -303,13 +305,6 @@ def services_form(user: User, quote: Quote) -> QuoteServicesForm | None:
     chosen = [line.sku for line in quote.lines.all() if line.kind == SERVICE_KIND]
     base = hardware_net((line.kind, line.line_total, line.optional) for line in quote.lines.all())
     return QuoteServicesForm(initial={"revision": quote.revision, "services": chosen}, hardware_net=base)
-
-
-def quote_request_note(quote: Quote) -> dict[str, str] | None:
-    """The customer's own request (name, company, contact, comment) kept with the quote's `created` event."""
-    event = quote.events.filter(type=QuoteEventType.CREATED).order_by("pk").first()
-    note = (event.data or {}).get("request") if event is not None else None
-    return {str(k): str(v) for k, v in note.items()} if isinstance(note, dict) else None
 
 
 # --------------------------------------------------------------------------- a customer's own quote request

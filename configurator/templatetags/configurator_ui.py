@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.text import capfirst
 
 from configurator.counting import counted
+from configurator.engine.models_library import model_library
 from configurator.engine.phrase import Phrase
 from configurator.glossary import gloss as glossary_gloss
 from configurator.labels import (
@@ -146,3 +147,11 @@ def gloss(context: template.Context, text: Any) -> str:
     glossary (configurator.glossary); the terms already linked are remembered for the whole page."""
     seen = context.dicts[0].setdefault("glossed_terms", set())
     return glossary_gloss(text, seen)
+
+
+@register.filter
+def library_model_name(value: Any) -> str:
+    """The name of the library model whose slug `value` is ("gemma-3-27b" → "Gemma 3 27B"), else "": the
+    model field shows the name and submits the slug in a hidden input (issue 37 trial)."""
+    model = model_library().get(str(value or "").strip())
+    return model.name if model is not None else ""

@@ -20,7 +20,7 @@ Callers import the services from here (`from quotes import services`).
 """
 
 from quotes.policy import InvalidTransition
-from quotes.services.create import quote_create, quote_terms
+from quotes.services.create import quote_create
 from quotes.services.lifecycle import (
     end_of_validity,
     quote_accept,
@@ -50,6 +50,7 @@ from quotes.services.render import (
     quote_render_release,
     quotes_sweep_stuck,
 )
+from quotes.services.terms import quote_terms
 
 __all__ = [
     "RENDER_LOST_AFTER",

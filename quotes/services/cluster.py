@@ -30,10 +30,10 @@ from quotes.models import Quote, QuoteEventType, QuoteLine, QuoteStatus
 from quotes.policy import quote_create_permission
 from quotes.pricing import cluster_line_draft
 from quotes.services._shared import event_add, lines_build, lines_price, totals_dict
-from quotes.services.create import quote_terms
 from quotes.services.extras import service_line
 from quotes.services.numbering import quote_number_next
 from quotes.services.render import render_queue_on_commit
+from quotes.services.terms import quote_terms
 from servicelines.models import ServiceItem
 from servicelines.services import services_by_sku
 

@@ -11,8 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
-from django.template.loader import render_to_string
-from django.utils import timezone, translation
+from django.utils import timezone
 
 from accounts.models import CUSTOMERS, User
 from catalog.specs import catalog_snapshot
@@ -31,30 +30,17 @@ from quotes.services._shared import event_add, lines_build, lines_price, spec_fi
 from quotes.services.extras import service_line
 from quotes.services.numbering import QUOTE_COUNTER_NAME, quote_number_next
 from quotes.services.render import render_queue_on_commit
+from quotes.services.terms import quote_terms, service_terms
 from servicelines.models import ServiceItem
 from servicelines.services import services_by_sku
 
 S = QuoteStatus
 E = QuoteEventType
 
-TERMS_TEMPLATE = "quotes/terms.txt"
 #: Optional lines one quote may offer (issue 38: 20,000 lines made 9-23 s requests, 5-41 MB answers and a PDF
 #: that never rendered). A build has at most 64 lines per part kind (configurator.services.MAX_LINES); the
 #: options beside it are a short list a person reads: upgrades, spares, accessories.
 MAX_OPTIONAL_LINES = 50
-
-
-def quote_terms(*, vat_percent: Decimal, validity_days: int) -> str:
-    """The terms printed on a new quote or revision, in QUOTE_LANGUAGE, the language of its documents
-    (templates/quotes/terms.txt; a `QUOTE_TERMS` setting, a str.format template with `{vat}` and `{days}`,
-    replaces them). They say what the lines are: prices without VAT, VAT at `vat_percent` (the rate of the
-    quote's date) added on top of the total."""
-    vat = f"{vat_percent.normalize():f}"
-    custom = getattr(settings, "QUOTE_TERMS", None)
-    if custom is not None:
-        return str(custom).format(vat=vat, days=validity_days)
-    with translation.override(settings.QUOTE_LANGUAGE):
-        return render_to_string(TERMS_TEMPLATE, {"vat": vat, "days": str(validity_days)}).strip()
 
 
 def _finding_text(finding: Finding) -> str:
@@ -274,7 +260,11 @@ def quote_create(
                 currency=price.currency,
                 vat_percent=vat_percent,
                 discount_percent=discount,
-                terms=quote_terms(vat_percent=vat_percent, validity_days=settings.QUOTE_VALIDITY_DAYS),
+                terms=quote_terms(
+                    vat_percent=vat_percent,
+                    validity_days=settings.QUOTE_VALIDITY_DAYS,
+                    services=service_terms(service_items),
+                ),
                 build_payload={**build_to_payload(build), "workload": payload.get("workload")},
                 verdict={**stored_verdict_data(verdict), **_ship_date_data(build)},
                 saved_build=saved_build,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
 
 from accounts.models import User
@@ -24,6 +25,7 @@ from quotes.policy import quote_require
 from quotes.pricing import SERVICE_KIND
 from quotes.services._shared import TOTAL_FIELDS, event_add, lines_price, locked, totals_dict
 from quotes.services.render import render_mark_pending
+from quotes.services.terms import quote_terms, service_terms, service_terms_of_lines
 from servicelines.models import Pricing, ServiceItem
 from servicelines.services import service_defaults, services_by_sku
 
@@ -65,13 +67,21 @@ def quote_services_set(*, quote: Quote, user: User, skus: Sequence[str] | None =
         if errors:
             raise InvalidInput("Unknown or doubled services.", fields=errors)
     current = locked(quote)
+    before = list(current.lines.filter(kind=SERVICE_KIND).values_list("sku", flat=True))
     current.lines.filter(kind=SERVICE_KIND).delete()
     hardware = list(current.lines.all())
     first = max((line.position for line in hardware), default=0) + 1
     services = [service_line(current, first + offset, item) for offset, item in enumerate(items)]
     lines_price(current, [*hardware, *services])
     QuoteLine.objects.bulk_create(services)
-    current.save(update_fields=[*TOTAL_FIELDS, "updated_at"])
+    fields = [*TOTAL_FIELDS, "updated_at"]
+    days = settings.QUOTE_VALIDITY_DAYS
+    if current.terms == quote_terms(
+        vat_percent=current.vat_percent, validity_days=days, services=service_terms_of_lines(before)
+    ):  # terms as made for the old services (not edited by hand): they follow the new ones
+        current.terms = quote_terms(vat_percent=current.vat_percent, validity_days=days, services=service_terms(items))
+        fields.append("terms")
+    current.save(update_fields=fields)
     event_add(
         current,
         QuoteEventType.PRICES_REFRESHED,

@@ -34,9 +34,9 @@ from quotes.services._shared import (
     totals_dict,
     transition,
 )
-from quotes.services.create import quote_terms
 from quotes.services.notify import quote_email_if_due
 from quotes.services.render import render_mark_pending, render_queue_on_commit
+from quotes.services.terms import quote_terms, service_terms_of_lines
 
 S = QuoteStatus
 E = QuoteEventType
@@ -164,6 +164,7 @@ def quote_revise(*, quote: Quote, user: User, discount_percent: Decimal | int | 
             raise InvalidInput("The discount must be between 0 and 100 %.", fields={"discount_percent": ["0..100"]})
         transition(old, S.SUPERSEDED, user=user, data={"by_revision": old.revision + 1})
         vat_percent = vat_percent_on(timezone.localdate())
+        service_skus = [line.sku for line in old.lines.all() if line.kind == SERVICE_KIND]
         new = Quote(
             number=old.number,
             revision=old.revision + 1,
@@ -173,7 +174,11 @@ def quote_revise(*, quote: Quote, user: User, discount_percent: Decimal | int | 
             currency=old.currency,
             vat_percent=vat_percent,
             discount_percent=discount,
-            terms=quote_terms(vat_percent=vat_percent, validity_days=settings.QUOTE_VALIDITY_DAYS),
+            terms=quote_terms(
+                vat_percent=vat_percent,
+                validity_days=settings.QUOTE_VALIDITY_DAYS,
+                services=service_terms_of_lines(service_skus),
+            ),
             build_payload=old.build_payload,
             verdict=old.verdict,
             saved_build_id=old.saved_build_id,

@@ -14,7 +14,7 @@ from configurator.wording import num
 from quotes.cluster_doc import CLUSTER_KIND_LABELS
 from quotes.forms import service_label, services_on_sale
 from quotes.labels import ACTION_LABELS, EVENT_LABELS, NEXT_STEPS, RENDER_LABELS, STATUS_LABELS
-from servicelines.services import service_defaults
+from servicelines.services import ONE_PER_QUOTE, service_defaults
 
 register = template.Library()
 label_filters(
@@ -62,7 +62,14 @@ def quote_request_box(context: Any, candidate: Any, workload: Any = None) -> dic
         "rank": candidate.rank,
         "build_json": request_build_json(candidate.body, workload),
         "services": [
-            (item.sku, service_label(item, net, candidate.price.currency), item.sku in defaults) for item in items
+            {
+                "sku": item.sku,
+                "text": service_label(item, net, candidate.price.currency),
+                "checked": item.sku in defaults,
+                # a kind a quote sells once: its boxes exclude each other (static/js/app.js, data-one-of)
+                "one_of": item.category if item.category in ONE_PER_QUOTE else "",
+            }
+            for item in items
         ],
         "user": context.get("user"),
     }

@@ -17,12 +17,43 @@
     if (!option) return;
     var input = modelInput();
     if (!input) return;
-    input.value = option.getAttribute("data-pick-model");
+    // the field shows the model's name; its slug goes in a hidden input of the same name, which the form
+    // submits (the visible field gives up its name until the customer types again)
+    var slug = option.getAttribute("data-pick-model");
+    input.value = option.getAttribute("data-model-name") || slug;
+    modelSlugSet(input, slug);
     // the field keeps what was picked: focusing it again, or a search answer still on its way, must not
     // reopen the list over the next field (issue 37, item 7)
     input.setAttribute("data-picked", input.value);
     closeModelOptions();
     input.focus();
+  });
+  function modelSlugSet(input, slug) {
+    var hidden = document.getElementById("model-slug");
+    if (slug === null) {
+      if (hidden) hidden.remove();
+      if (input.hasAttribute("data-name")) input.setAttribute("name", input.getAttribute("data-name"));
+      return;
+    }
+    if (!input.hasAttribute("data-name")) input.setAttribute("data-name", input.getAttribute("name") || "model");
+    if (!hidden) {
+      hidden = document.createElement("input");
+      hidden.type = "hidden";
+      hidden.id = "model-slug";
+      input.insertAdjacentElement("afterend", hidden);
+    }
+    hidden.name = input.getAttribute("data-name");
+    hidden.value = slug;
+    input.removeAttribute("name");
+  }
+  // The suggestions open under the field: on a phone that can be below the window, so the field (with its
+  // label) scrolls up to the top and the list opens in view.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var box = document.getElementById("model-options");
+    if (!box || !event.detail || event.detail.elt !== box || !box.firstElementChild) return;
+    var input = modelInput();
+    if (!input || box.getBoundingClientRect().bottom <= window.innerHeight) return;
+    (input.closest(".model-picker") || input).scrollIntoView({ block: "start" });  // its label stays in view
   });
   function pickedStill(input) {
     return Boolean(input) && input.getAttribute("data-picked") === input.value;
@@ -36,7 +67,9 @@
     if (target && target.id === "model-options" && pickedStill(modelInput())) event.detail.shouldSwap = false;
   });
   document.addEventListener("input", function (event) {
-    if (event.target === modelInput()) event.target.removeAttribute("data-picked");
+    if (event.target !== modelInput()) return;
+    event.target.removeAttribute("data-picked");
+    modelSlugSet(event.target, null);  // typed again: the field itself is the query
   });
 
   // The skip link of the workload page lands in the model field, ready to type.
@@ -184,8 +217,29 @@
   }
   function showResultsUpdated(results) {
     var link = document.getElementById("results-updated");
-    if (link) link.hidden = !resultsBelowWindow(results);
+    if (!link) return;
+    link.hidden = !resultsBelowWindow(results);
+    if (!link.hidden) keepClearOfLink(link);
   }
+  // The link floats over the form: the field being edited and the next field's label must not be under it
+  // (issue 37 trial at 390 px: it covered "Целевая скорость…"). Scroll them up above it, never the edited
+  // field off the top.
+  function keepClearOfLink(link) {
+    var active = document.activeElement;
+    var field = active && active.closest ? active.closest(".field") : null;
+    if (!field) return;
+    var next = field.nextElementSibling;
+    var label = next && next.querySelector ? next.querySelector("label, legend") : null;
+    var bottom = (label || field).getBoundingClientRect().bottom;
+    var top = link.getBoundingClientRect().top - 8;
+    if (bottom <= top) return;
+    var room = field.getBoundingClientRect().top - 8;
+    window.scrollBy(0, Math.min(bottom - top, Math.max(room, 0)));
+  }
+  document.addEventListener("focusin", function () {
+    var link = document.getElementById("results-updated");
+    if (link && !link.hidden) keepClearOfLink(link);
+  });
   window.addEventListener("scroll", function () {
     var link = document.getElementById("results-updated");
     var results = document.getElementById("results");
@@ -284,5 +338,17 @@
   if (window.htmx && window.htmx.onLoad) window.htmx.onLoad(showChosen);
   document.addEventListener("change", function (event) {
     if (event.target.matches && event.target.matches("select")) showChosen(document);
+  });
+
+  // A service a quote sells once (a warranty, an on-site contract, a delivery): ticking one of its kind
+  // unticks the others in the same list, as the request page enforces.
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (!box.matches || !box.matches("input[type=checkbox][data-one-of]") || !box.checked) return;
+    var list = box.closest("[data-services]") || document;
+    var kind = box.getAttribute("data-one-of");
+    Array.prototype.forEach.call(list.querySelectorAll("input[type=checkbox][data-one-of]"), function (other) {
+      if (other !== box && other.getAttribute("data-one-of") === kind) other.checked = false;
+    });
   });
 })();

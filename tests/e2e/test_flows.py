@@ -32,7 +32,8 @@ def _find_builds(page: Page, base: str) -> None:
     model = page.get_by_role("textbox", name=re.compile(r"^Модель"))
     model.fill("llama-3.1-7")
     page.locator("[data-pick-model='llama-3.1-70b']").click()
-    expect(model).to_have_value("llama-3.1-70b")
+    expect(model).to_have_value("Llama 3.1 70B")  # the name shows; the slug is what the form sends
+    expect(page.locator("#model-slug")).to_have_value("llama-3.1-70b")
     page.get_by_label("Точность весов").select_option("q4_k_m")
     page.get_by_label("Длина контекста, токенов").fill("8192")
     page.get_by_label("Одновременных пользователей").fill("5")

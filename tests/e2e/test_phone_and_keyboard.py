@@ -210,7 +210,8 @@ def test_the_suggestion_list_closes_on_pick_and_stays_closed(page: Page, live_se
     searches: list[str] = []
     page.on("request", lambda request: searches.append(request.url) if "search" in request.url else None)
     option.click()
-    expect(model).to_have_value("llama-3.1-70b")
+    expect(model).to_have_value("Llama 3.1 70B")
+    expect(page.locator("#model-slug")).to_have_value("llama-3.1-70b")
     expect(model).to_be_focused()
     # the pick asks for the answer at once; once it is here, any search the refocus sent has been sent too
     expect(page.locator("#results-title")).to_contain_text("Llama")
