@@ -7,7 +7,7 @@ A build body is the JSON of ARCHITECTURE.md `POST /api/v1/builds/validate`:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from difflib import get_close_matches
 from typing import Any
@@ -175,7 +175,8 @@ def build_price(build: BuildSpec, *, vat_percent: Decimal) -> Price:
     """
     currency = build.chassis.currency
     net = Decimal(0)
-    for _, spec, qty in build_lines(build):
+    # build_lines' order without its list (the recommender prices every build it validates)
+    for spec, qty in _priced_lines(build):
         if spec.currency != currency:
             raise DomainError(
                 Phrase(
@@ -186,6 +187,15 @@ def build_price(build: BuildSpec, *, vat_percent: Decimal) -> Price:
                 ),
                 fields={"currency": [Phrase("mixed currencies in one build")]},
             )
-        net += money(spec.price * qty)
+        net += (spec.price * qty).quantize(CENT, ROUND_HALF_UP)  # money(), inlined
+    net = money(net)
     vat = money(net * vat_percent / HUNDRED)
-    return Price(currency=currency, net=money(net), vat=vat, gross=money(net) + vat)
+    return Price(currency=currency, net=net, vat=vat, gross=net + vat)
+
+
+def _priced_lines(build: BuildSpec) -> Iterator[tuple[Any, int]]:
+    """(spec, qty) of every line of the build, chassis first, in `build_lines`' order."""
+    yield build.chassis, 1
+    for lines in (build.cpus, build.gpus, build.psus, build.memory, build.storage, build.nics, build.bridges):
+        for line in lines:
+            yield line.spec, line.qty

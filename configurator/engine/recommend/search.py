@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from heapq import heappop, heappush
 from operator import attrgetter
 from typing import Any
 
-from configurator.engine.builds import HUNDRED, money
+from configurator.engine.builds import CENT, HUNDRED
 from configurator.engine.estimate import min_gpus_to_fit
 from configurator.engine.recommend.assembly import Judge, policy_bases, with_psus
 from configurator.engine.recommend.parts import Parts, snapshot_parts
@@ -133,7 +133,8 @@ def _counts_to_try(
 
 
 def _gross(net: Decimal, vat_percent: Decimal) -> Decimal:
-    return money(net) + money(net * vat_percent / HUNDRED)
+    # money(net) + money(net × VAT / 100), the calls inlined (every PSU set of every entered chassis is priced)
+    return net.quantize(CENT, ROUND_HALF_UP) + (net * vat_percent / HUNDRED).quantize(CENT, ROUND_HALF_UP)
 
 
 def _option_net(option: GpuOption, drive: Line[StorageSpec]) -> Decimal:
