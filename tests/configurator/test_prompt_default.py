@@ -38,5 +38,5 @@ def test_it_is_said_in_russian(snapshot: CatalogSnapshot) -> None:
     )
     with translation.override("ru"):
         russian = say(phrase)
-    assert russian.startswith("промпты приняты заполняющими весь контекст: 15"), russian
-    assert "prompt_tokens" in russian and "fill" not in russian
+    assert russian.startswith("промпты приняты заполняющими весь контекст (токенов: 15"), russian
+    assert "длину промпта" in russian and "prompt_tokens" not in russian and "fill" not in russian

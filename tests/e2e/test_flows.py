@@ -181,6 +181,11 @@ def _english_msgids() -> list[re.Pattern[str]]:
         for msgid, msgstr in pairs(entry):
             if msgstr == msgid or len(msgid) < 3:
                 continue
+            # "%(count)s GPU" (a count with its noun) would match any Russian text ending in "GPU", such as the
+            # site's name "Конфигуратор GPU": a placeholder plus one word is no English sentence to look for
+            literal = re.sub(r"%\(\w+\)[sd]|%[sd]", " ", msgid).split()
+            if len(literal) < 2 and literal != msgid.split():
+                continue
             text = re.escape(" ".join(msgid.split()))
             text = re.sub(r"%\\\((\w+)\\\)[sd]", ".+", text)
             text = text.replace(r"%s", ".+").replace(r"%d", ".+")

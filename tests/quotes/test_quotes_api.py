@@ -95,6 +95,7 @@ def test_customer_creates_a_quote_and_gets_the_full_body(catalog: None, customer
         "line_total": "1980000.00",
         "optional": False,
         "service_percent": None,  # a hardware line; a percentage service line says its percentage (issue 35)
+        "section": "",  # a server's lines have no section; a cluster quote's say theirs (issue 39)
     }
     assert body["build"]["chassis"] == "ws-tr-pro-2gpu-4u5"
     assert body["verdict"]["valid"] is True
