@@ -7,11 +7,12 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from accounts.models import User
+from accounts.models import CUSTOMERS, User
 from configurator.engine.builds import PART_KINDS
+from configurator.engine.errors import InvalidInput
 from configurator.engine.types import CatalogSnapshot
 from quotes.models import Quote, QuoteEvent, QuoteEventType, QuoteLine, QuoteStatus
-from quotes.policy import transition_decision
+from quotes.policy import quote_create_permission, transition_decision
 from quotes.pricing import SERVICE_KIND, LineDraft, Totals, hardware_net, service_unit_price, totals
 
 S = QuoteStatus
@@ -110,3 +111,19 @@ def spec_find(snapshot: CatalogSnapshot, sku: str, kind: str | None = None) -> t
         if spec is not None:
             return name, spec
     return None
+
+
+def creation_checked(*, customer: User, created_by: User, discount_percent: Decimal | int | str) -> Decimal:
+    """The discount a new quote may carry, after the checks every quote's creation makes (a server's and a
+    cluster's): 0..100 %, the creator's right to make it with that discount, and a customer to make it for."""
+    discount = Decimal(str(discount_percent))
+    if not Decimal(0) <= discount <= Decimal(100):
+        raise InvalidInput("The discount must be between 0 and 100 %.", fields={"discount_percent": ["0..100"]})
+    if not (decision := quote_create_permission(user=created_by, customer_id=customer.pk, discount_percent=discount)):
+        raise decision.error()
+    if customer.pk != created_by.pk and not customer.in_group(CUSTOMERS):
+        raise InvalidInput(
+            "Quotes are made for customers only; this user is not a customer.",
+            fields={"customer": ["not a member of the customers group"]},
+        )
+    return discount

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import CUSTOMERS, User
+from accounts.models import User
 from catalog.cluster_specs import cluster_catalog
 from catalog.specs import catalog_snapshot
 from configurator.engine.cluster.bill import cluster_facility, cluster_lines
@@ -27,9 +27,8 @@ from configurator.engine.errors import ErrorCode, InvalidInput
 from configurator.engine.types import Workload
 from finance.vat import vat_percent_on
 from quotes.models import Quote, QuoteEventType, QuoteLine, QuoteStatus
-from quotes.policy import quote_create_permission
 from quotes.pricing import cluster_line_draft
-from quotes.services._shared import event_add, lines_build, lines_price, totals_dict
+from quotes.services._shared import creation_checked, event_add, lines_build, lines_price, totals_dict
 from quotes.services.extras import service_line
 from quotes.services.numbering import quote_number_next
 from quotes.services.render import render_queue_on_commit
@@ -122,16 +121,7 @@ def quote_create_cluster(
 ) -> Quote:
     """A draft quote for the cluster `request` (its `workload` already read from `request["workload"]`): who may
     and the refusals as `quote_create` (errors → `build_invalid`, warnings → `warnings_not_acknowledged`)."""
-    discount = Decimal(str(discount_percent))
-    if not Decimal(0) <= discount <= Decimal(100):
-        raise InvalidInput("The discount must be between 0 and 100 %.", fields={"discount_percent": ["0..100"]})
-    if not (decision := quote_create_permission(user=created_by, customer_id=customer.pk, discount_percent=discount)):
-        raise decision.error()
-    if customer.pk != created_by.pk and not customer.in_group(CUSTOMERS):
-        raise InvalidInput(
-            "Quotes are made for customers only; this user is not a customer.",
-            fields={"customer": ["not a member of the customers group"]},
-        )
+    discount = creation_checked(customer=customer, created_by=created_by, discount_percent=discount_percent)
     option, versions = cluster_design(workload=workload, request=request)
     _checked(option, acknowledge_warnings)
     service_items: list[ServiceItem] = []

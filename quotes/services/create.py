@@ -13,7 +13,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from accounts.models import CUSTOMERS, User
+from accounts.models import User
 from catalog.specs import catalog_snapshot
 from configurator.engine.builds import build_lines, build_to_payload
 from configurator.engine.errors import ApplicationError, ErrorCode, InvalidInput, Mismatch, NotFound
@@ -24,9 +24,8 @@ from configurator.services import build_validate
 from finance.vat import vat_percent_on
 from procurement.selectors import availability_reader
 from quotes.models import Quote, QuoteCounter, QuoteEventType, QuoteLine, QuoteStatus
-from quotes.policy import quote_create_permission
 from quotes.pricing import LineDraft, line_draft
-from quotes.services._shared import event_add, lines_build, lines_price, spec_find, totals_dict
+from quotes.services._shared import creation_checked, event_add, lines_build, lines_price, spec_find, totals_dict
 from quotes.services.extras import service_line
 from quotes.services.numbering import QUOTE_COUNTER_NAME, quote_number_next
 from quotes.services.render import render_queue_on_commit
@@ -193,16 +192,7 @@ def quote_create(
     if key is not None and (existing := _find_idempotent(created_by, key, request_hash)) is not None:
         return existing
 
-    discount = Decimal(str(discount_percent))
-    if not Decimal(0) <= discount <= Decimal(100):
-        raise InvalidInput("The discount must be between 0 and 100 %.", fields={"discount_percent": ["0..100"]})
-    if not (decision := quote_create_permission(user=created_by, customer_id=customer.pk, discount_percent=discount)):
-        raise decision.error()
-    if customer.pk != created_by.pk and not customer.in_group(CUSTOMERS):
-        raise InvalidInput(
-            "Quotes are made for customers only; this user is not a customer.",
-            fields={"customer": ["not a member of the customers group"]},
-        )
+    discount = creation_checked(customer=customer, created_by=created_by, discount_percent=discount_percent)
     if (payload is None) == (saved_build is None):
         raise InvalidInput("Give either a build or a saved build.", fields={"build": ["give build or saved_build"]})
     if saved_build is not None:
