@@ -19,7 +19,7 @@ Lines are net of VAT; the VAT rate is the one in force on the quote's date (fina
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -159,13 +159,16 @@ def spec_summaries(spec: Any) -> tuple[str, str]:
     return english, russian
 
 
-def line_draft(kind: str, spec: Any, qty: int, discount_percent: Decimal, *, optional: bool = False) -> LineDraft:
-    summaries = spec_summaries(spec)
+def _priced_draft(
+    kind: str, spec: Any, qty: int, discount_percent: Decimal, names: tuple[str, str], summaries: Sequence[str],
+    **extra: Any,
+) -> LineDraft:  # fmt: skip
+    """A hardware line at the catalog price of `spec` and the quote's discount (a server's part or a cluster's)."""
     return LineDraft(
         kind=kind,
         sku=spec.sku,
-        name=spec.name,
-        name_ru=spec.name_ru,
+        name=names[0],
+        name_ru=names[1],
         spec_summary=summaries[0],
         spec_summary_ru=summaries[1],
         qty=qty,
@@ -173,8 +176,13 @@ def line_draft(kind: str, spec: Any, qty: int, discount_percent: Decimal, *, opt
         discount_percent=discount_percent,
         unit_price=unit_price(spec.price, discount_percent),
         line_total=line_total(spec.price, qty, discount_percent),
-        optional=optional,
+        **extra,
     )
+
+
+def line_draft(kind: str, spec: Any, qty: int, discount_percent: Decimal, *, optional: bool = False) -> LineDraft:
+    names = (spec.name, spec.name_ru)
+    return _priced_draft(kind, spec, qty, discount_percent, names, spec_summaries(spec), optional=optional)
 
 
 def cluster_summary(kind: str, spec: Any) -> str:
@@ -216,17 +224,5 @@ def cluster_line_draft(
             if per_node:
                 text = _("%(per_node)s per node; %(summary)s") % {"per_node": per_node, "summary": text}
             texts.append(text[:300])
-    return LineDraft(
-        kind=kind,
-        sku=spec.sku,
-        name=spec.name[:200],
-        name_ru=getattr(spec, "name_ru", "")[:200],
-        spec_summary=texts[0],
-        spec_summary_ru=texts[1],
-        qty=qty,
-        list_price=spec.price,
-        discount_percent=discount_percent,
-        unit_price=unit_price(spec.price, discount_percent),
-        line_total=line_total(spec.price, qty, discount_percent),
-        section=section,
-    )
+    names = (spec.name[:200], getattr(spec, "name_ru", "")[:200])
+    return _priced_draft(kind, spec, qty, discount_percent, names, texts, section=section)
