@@ -189,19 +189,35 @@ def _act(action: str, quote: Quote, user: User, request: HttpRequest) -> Quote |
 @require_POST
 def quote_discount(request: HttpRequest, number: str) -> HttpResponse:
     """POST `/quotes/<number>/discount`: a draft's discount, within what the user's role may give."""
+
+    def change(quote: Quote, user: User, data: dict[str, Any]) -> object:
+        return services.quote_discount_set(quote=quote, user=user, discount_percent=data["discount_percent"])
+
+    return _draft_change(request, number, DiscountForm, change, _("The discount was changed."))
+
+
+def _draft_change(
+    request: HttpRequest,
+    number: str,
+    form_class: type[DiscountForm] | type[QuoteServicesForm],
+    change: Callable[[Quote, User, dict[str, Any]], object],
+    done: str,
+) -> HttpResponse:
+    """A form posted to change a draft (its discount, its services): the revision it names (or the POST's, when
+    the form is not valid), the change by its service, and back to that revision's page with what happened."""
     user = _user(request)
-    form = DiscountForm(request.POST)
+    form = form_class(request.POST)
     revision = form.cleaned_data.get("revision") if form.is_valid() else _revision(request.POST.get("revision"))
     quote = quote_get(user=user, number=number, revision=revision)
     if not form.is_valid():
         messages.error(request, str(ERROR_MESSAGES["invalid"]))
         return redirect(_detail_url(quote, latest=False))
     try:
-        services.quote_discount_set(quote=quote, user=user, discount_percent=form.cleaned_data["discount_percent"])
+        change(quote, user, form.cleaned_data)
     except ApplicationError as error:
         messages.error(request, error_message(error, ERROR_MESSAGES))
         return redirect(_detail_url(quote, latest=False))
-    messages.success(request, _("The discount was changed."))
+    messages.success(request, done)
     return redirect(_detail_url(quote, latest=False))
 
 
@@ -282,20 +298,11 @@ def quote_request(post: EditorPost) -> HttpResponse:
 @require_POST
 def quote_services(request: HttpRequest, number: str) -> HttpResponse:
     """POST `/quotes/<number>/services`: a draft's service lines, as chosen (quotes.services.extras)."""
-    user = _user(request)
-    form = QuoteServicesForm(request.POST)
-    revision = form.cleaned_data.get("revision") if form.is_valid() else _revision(request.POST.get("revision"))
-    quote = quote_get(user=user, number=number, revision=revision)
-    if not form.is_valid():
-        messages.error(request, str(ERROR_MESSAGES["invalid"]))
-        return redirect(_detail_url(quote, latest=False))
-    try:
-        quote_services_set(quote=quote, user=user, skus=form.cleaned_data["services"])
-    except ApplicationError as error:
-        messages.error(request, error_message(error, ERROR_MESSAGES))
-        return redirect(_detail_url(quote, latest=False))
-    messages.success(request, _("The services were changed."))
-    return redirect(_detail_url(quote, latest=False))
+
+    def change(quote: Quote, user: User, data: dict[str, Any]) -> object:
+        return quote_services_set(quote=quote, user=user, skus=data["services"])
+
+    return _draft_change(request, number, QuoteServicesForm, change, _("The services were changed."))
 
 
 def services_form(user: User, quote: Quote) -> QuoteServicesForm | None:
