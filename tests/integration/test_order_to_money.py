@@ -53,7 +53,7 @@ from tests import factories  # noqa: E402
 from tests.billing.test_commerceml import schema  # noqa: E402
 from tests.builds import GOOD_BUILD  # noqa: E402
 from tests.integration.test_purchasing_postgres import GPU, SAMPLE_RATES, _offers, _serials  # noqa: E402
-from tests.integration.test_quotes_worker import Worker, _cleanup_redis  # noqa: E402
+from tests.integration.test_quotes_worker import Worker, queue_worker, wait_idle  # noqa: E402
 from tests.security.live import wait_for  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -68,24 +68,13 @@ USD_PO_RUB, RUB_PO_RUB, COURIER = D("1408023.00"), D("13000.00"), D("3500.00")
 
 @pytest.fixture(scope="module")
 def worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
-    previous = app.conf.task_default_queue, app.conf.task_always_eager
-    app.conf.task_default_queue, app.conf.task_always_eager = QUEUE, False
-    running = Worker(QUEUE, tmp_path_factory.mktemp("money-worker"))
-    yield running
-    running.stop()
-    app.conf.task_default_queue, app.conf.task_always_eager = previous
-    _cleanup_redis([QUEUE, SINK_QUEUE])
+    yield from queue_worker(QUEUE, SINK_QUEUE, tmp_path_factory.mktemp("money-worker"))
 
 
 @pytest.fixture
 def idle_worker(transactional_db: None, worker: Worker) -> Iterator[Worker]:
     yield worker
-
-    def idle() -> bool:
-        active = app.control.inspect(destination=[worker.node], timeout=1.0).active() or {}
-        return worker.node in active and not active[worker.node]
-
-    wait_for(idle, 60, f"worker {worker.node} to finish its tasks")
+    wait_idle([worker])
 
 
 @pytest.fixture

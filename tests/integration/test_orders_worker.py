@@ -41,7 +41,7 @@ from quotes import services as quote_services  # noqa: E402
 from quotes.models import Quote  # noqa: E402
 from tests import factories  # noqa: E402
 from tests.builds import GOOD_BUILD  # noqa: E402
-from tests.integration.test_quotes_worker import Worker  # noqa: E402
+from tests.integration.test_quotes_worker import Worker, wait_idle  # noqa: E402
 from tests.security.live import wait_for  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -103,13 +103,7 @@ def idle_workers(transactional_db: None, workers: list[Worker]) -> Iterator[list
     `transactional_db` orders after it) wait until neither runs a task, so no worker's transaction is
     open while the tables are truncated."""
     yield workers
-    nodes = [worker.node for worker in workers]
-
-    def idle() -> bool:
-        active = app.control.inspect(destination=nodes, timeout=1.0).active() or {}
-        return set(active) == set(nodes) and not any(active.values())
-
-    wait_for(idle, 60, f"workers {nodes} to finish their tasks")
+    wait_idle(workers)
 
 
 @pytest.fixture

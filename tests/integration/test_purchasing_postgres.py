@@ -42,7 +42,7 @@ from procurement.models import Supplier, SupplierOffer  # noqa: E402
 from quotes import services as quote_services  # noqa: E402
 from tests import factories  # noqa: E402
 from tests.builds import GOOD_BUILD  # noqa: E402
-from tests.integration.test_quotes_worker import Worker, _cleanup_redis  # noqa: E402
+from tests.integration.test_quotes_worker import Worker, queue_worker, wait_idle  # noqa: E402
 from tests.security.live import wait_for  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -63,24 +63,13 @@ SAMPLE_RATES = Path(__file__).resolve().parents[2] / "finance" / "fixtures" / "c
 
 @pytest.fixture(scope="module")
 def worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
-    previous = app.conf.task_default_queue, app.conf.task_always_eager
-    app.conf.task_default_queue, app.conf.task_always_eager = QUEUE, False
-    running = Worker(QUEUE, tmp_path_factory.mktemp("purchasing-worker"))
-    yield running
-    running.stop()
-    app.conf.task_default_queue, app.conf.task_always_eager = previous
-    _cleanup_redis([QUEUE, SINK_QUEUE])
+    yield from queue_worker(QUEUE, SINK_QUEUE, tmp_path_factory.mktemp("purchasing-worker"))
 
 
 @pytest.fixture
 def idle_worker(transactional_db: None, worker: Worker) -> Iterator[Worker]:
     yield worker
-
-    def idle() -> bool:
-        active = app.control.inspect(destination=[worker.node], timeout=1.0).active() or {}
-        return worker.node in active and not active[worker.node]
-
-    wait_for(idle, 60, f"worker {worker.node} to finish its tasks")
+    wait_idle([worker])
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import textwrap
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
@@ -105,6 +105,30 @@ class Worker(Service):
 
     def ready(self) -> bool:
         return bool(app.control.ping(destination=[self.node], timeout=0.5))
+
+
+def queue_worker(queue: str, sink_queue: str, log_dir: Path) -> Iterator[Worker]:
+    """A module's worker on its own `queue`, tasks published for real while it runs (not eager); afterwards the
+    settings back and this run's queues (`queue` and the `sink_queue` no worker reads) removed from Redis."""
+    previous = app.conf.task_default_queue, app.conf.task_always_eager
+    app.conf.task_default_queue, app.conf.task_always_eager = queue, False
+    running = Worker(queue, log_dir)
+    yield running
+    running.stop()
+    app.conf.task_default_queue, app.conf.task_always_eager = previous
+    _cleanup_redis([queue, sink_queue])
+
+
+def wait_idle(workers: Sequence[Worker]) -> None:
+    """Wait until none of `workers` runs a task (before a case's database flush, so no worker's transaction is
+    open while the tables are truncated)."""
+    nodes = [worker.node for worker in workers]
+
+    def idle() -> bool:
+        active = app.control.inspect(destination=nodes, timeout=1.0).active() or {}
+        return set(active) == set(nodes) and not any(active.values())
+
+    wait_for(idle, 60, f"workers {nodes} to finish their tasks")
 
 
 def _cleanup_redis(queues: list[str]) -> None:
