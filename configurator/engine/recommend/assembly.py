@@ -20,6 +20,7 @@ from configurator.engine.proving import is_gone
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundancy_for, sized_cpus
 from configurator.engine.recommend.sizing import cores_needed, mirrored_storage, ram_needed_gb, server_nics
+from configurator.engine.rules.platform import serves_network
 from configurator.engine.rules.context import active
 from configurator.engine.types import (
     BridgeSpec,
@@ -148,7 +149,8 @@ def policy_bases(
         if mirrored is None:
             return
         storage = mirrored
-    if server:  # a ≥ 25 GbE card, and the fabric adapters of a multi-node job
+    if server or serves_network(option.workload):  # a ≥ 25 GbE card (a team served from a workstation too),
+        # and the fabric adapters of a multi-node job
         nics = server_nics(active(snapshot.nics), option.workload, option.count, chassis.has_nvswitch)
     if chassis.is_rack:  # the power board brings the GPU cables; no PSU choice adds any
         probe = BuildSpec(chassis=chassis, gpus=(Line(spec=option.gpu, qty=option.count),))

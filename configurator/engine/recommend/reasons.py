@@ -8,7 +8,7 @@ from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.recommend.policy import machine_class, needs_ecc, personal, speed_target
 from configurator.engine.recommend.ranking import SPEED_WARNING, shortfall, weighing
 from configurator.engine.recommend.sizing import Sizing, network_reason, sizing_reasons
-from configurator.engine.rules.platform import datacenter_server
+from configurator.engine.rules.platform import datacenter_server, serves_network
 from configurator.engine.types import Candidate, Constraints, Fix, Workload
 
 PARALLEL_WORDS = {
@@ -65,7 +65,7 @@ def parts_reasons(candidate: Candidate, workload: Workload) -> tuple[Phrase, ...
     storage_tb = sum(line.spec.capacity_tb * line.qty for line in build.storage)
     drives = sum(line.qty for line in build.storage)
     reasons = sizing_reasons(workload, sizing, cores, cpu, build.ram_gb, storage_tb, drives)
-    if server and build.nics:
+    if (server or serves_network(workload)) and build.nics:
         reasons += (network_reason(workload, " + ".join(f"{line.qty}× {line.spec.sku}" for line in build.nics)),)
     return reasons
 

@@ -51,6 +51,7 @@ from configurator.engine.rules.platform import (
     FABRIC_NIC_GBPS,
     SERVER_CORES_PER_GPU,
     SERVING_NIC_GBPS,
+    serves_network,
 )
 from configurator.engine.types import ChassisSpec, Line, NicSpec, StorageSpec, Workload
 
@@ -70,9 +71,13 @@ def _training(workload: Workload) -> bool:
 
 
 def cores_per_gpu(workload: Workload, *, server: bool = False) -> int:
-    """Cores per GPU: workstations by the HEURISTICs above; data-centre servers by the reference designs."""
+    """Cores per GPU: workstations by the HEURISTICs above; data-centre servers, and any build serving users
+    over the network (`rules.platform.serves_network`: a team's RAG box on a workstation too), by the
+    reference designs."""
     if server:
         return DGX_CORES_PER_GPU if _training(workload) else SERVER_CORES_PER_GPU
+    if serves_network(workload):
+        return SERVER_CORES_PER_GPU
     return TRAINING_CORES_PER_GPU if _training(workload) else INFERENCE_CORES_PER_GPU
 
 
@@ -290,6 +295,8 @@ def sizing_reasons(
             need=sizing.cores,
             per_gpu=INFERENCE_CORES_PER_GPU,
         )
+        if serves_network(workload):  # a workstation serving a team: the serving role's cores (issue 34)
+            cpu_why = _server_reasons(workload, sizing, cores, cpu, ram_gb, drives, storage_tb)[0]
         ram_why = Phrase(
             "system memory: %(ram)s GB, at least %(need)s GB: the GPUs' memory and the weights loaded through it",
             ram=Num(ram_gb),

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from configurator.engine.fixes import add_op, make_fix, replace_op
 from configurator.engine.phrase import Phrase
 from configurator.engine.rules.context import Rule, RuleContext, fix_options
-from configurator.engine.types import BuildSpec, Finding, Fix, NicSpec, StorageSpec
+from configurator.engine.types import BuildSpec, Finding, Fix, NicSpec, StorageSpec, Workload
 
 SERVER_CORES_PER_GPU = 7  # NVIDIA AI Enterprise RA 2-8-5: minimum 7 physical cores per GPU
 DGX_CORES_PER_GPU = 14  # DGX H100/H200/B200: 112 cores for 8 GPUs
@@ -42,6 +42,21 @@ FABRIC_NIC_GBPS = 200  # east-west adapters of a multi-node cluster: 200-400G (E
 def datacenter_server(build: BuildSpec) -> bool:
     """A data-centre GPU server (rack server or HGX, not a workstation) with GPUs."""
     return not build.chassis.is_workstation and build.gpu_count > 0
+
+
+def serves_network(workload: Workload | None) -> bool:
+    """A model served to several users, or in production, is reached over the network whatever the box (issue
+    34): a workstation serving a team takes the serving role's cores and network card, as a GPU server does."""
+    return (
+        workload is not None
+        and workload.task == "inference"
+        and (workload.concurrent_users > 1 or workload.production)
+    )
+
+
+def serving_node(build: BuildSpec, workload: Workload | None) -> bool:
+    """A data-centre GPU server, or any build with GPUs serving users over the network (`serves_network`)."""
+    return datacenter_server(build) or (build.gpu_count > 0 and serves_network(workload))
 
 
 def total_cores(build: BuildSpec) -> int:
@@ -60,9 +75,10 @@ def _drive_count(build: BuildSpec) -> int:
 
 
 def cpu_cores(ctx: RuleContext) -> Iterator[Finding]:
-    """WARN: a GPU server with fewer than 7 physical cores per GPU (Enterprise RA 2-8-5 minimum)."""
+    """WARN: a GPU server (or a build serving users over the network) with fewer than 7 physical cores per GPU
+    (Enterprise RA 2-8-5 minimum)."""
     build = ctx.build
-    if not datacenter_server(build) or not build.cpus:
+    if not serving_node(build, ctx.workload) or not build.cpus:
         return
     cores, need = total_cores(build), SERVER_CORES_PER_GPU * build.gpu_count
     if cores >= need:
@@ -140,9 +156,10 @@ def _cheapest_nic(ctx: RuleContext, gbps: int) -> NicSpec | None:
 
 
 def network(ctx: RuleContext) -> Iterator[Finding]:
-    """WARN: a GPU server without a network card of at least 25 GbE."""
+    """WARN: a GPU server (or a workstation serving users over the network) without a network card of at least
+    25 GbE."""
     build = ctx.build
-    if not datacenter_server(build):
+    if not serving_node(build, ctx.workload):
         return
     fastest = max((line.spec.speed_gbps for line in build.nics), default=0)
     if fastest >= SERVING_NIC_GBPS:
@@ -152,7 +169,9 @@ def network(ctx: RuleContext) -> Iterator[Finding]:
         code="platform.network",
         severity="warning",
         message=(
-            Phrase(
+            _workstation_network(ctx, fastest)
+            if not datacenter_server(build)
+            else Phrase(
                 "No network card: a GPU server needs at least a %(gbps)s GbE port to serve users and load models "
                 "(NVIDIA's reference servers carry a 200 GbE north-south adapter).",
                 gbps=SERVING_NIC_GBPS,
@@ -170,6 +189,19 @@ def network(ctx: RuleContext) -> Iterator[Finding]:
         unit="Gb/s",
         components=tuple(line.spec.sku for line in build.nics),
         fixes=(make_fix(add_op("nics", nic.sku, 1)),) if nic is not None else (),
+    )
+
+
+def _workstation_network(ctx: RuleContext, fastest: int) -> Phrase:
+    """Why a workstation that serves users needs the serving port."""
+    users = ctx.workload.concurrent_users if ctx.workload is not None else 1
+    return Phrase(
+        "A machine serving %(users)s users over the network needs at least a %(gbps)s GbE port for their requests "
+        "and the model downloads; this one's fastest is %(have)s GbE (NVIDIA's reference servers carry a 200 GbE "
+        "north-south adapter).",
+        have=fastest,
+        users=users,
+        gbps=SERVING_NIC_GBPS,
     )
 
 
