@@ -316,6 +316,7 @@ class Throughput:
     # `served_tensor_parallel` GPUs each (estimate.serving.best_served_layout); 0 for training
     served_tensor_parallel: int = 0
     served_replicas: int = 0
+    user_layout: tuple[int, int] = (0, 0)  # per-user speeds' (GPUs per instance, instances), users split evenly
 
 
 @direct_init

@@ -139,4 +139,6 @@ def test_a_deadline_no_build_can_meet_is_not_searched(snapshot: CatalogSnapshot)
     ]
     reads.clear()
     recommend(snapshot, workload, Constraints(deliver_by=asked), limit=3, availability=availability)
-    assert len(reads) <= 20, len(reads)
+    # a handful, not the 5,701 of the trial (24 since a team's workstation carries the serving role's NIC and
+    # cores: more look-alike builds tie on price and are told apart by their stock)
+    assert len(reads) <= 30, len(reads)

@@ -16,7 +16,9 @@ import pytest
 
 from configurator.engine.budgets.links import build_link
 from configurator.engine.builds import build_from_payload
-from configurator.engine.estimate import estimate
+from configurator.engine.estimate import estimate, serving
+from configurator.engine.estimate.engines import request_tokens
+from configurator.engine.estimate.speed import LinkArg
 from configurator.engine.estimate.topology import (
     BRIDGE,
     NVSWITCH,
@@ -29,7 +31,7 @@ from configurator.engine.estimate.topology import (
 )
 from configurator.engine.models_library import model_get
 from configurator.engine.recommend.policy import gpu_option
-from configurator.engine.types import CatalogSnapshot, Estimate, Workload
+from configurator.engine.types import CatalogSnapshot, Estimate, GpuSpec, Workload
 from tests.configurator.helpers import body_of, codes, lines, only, validate_body
 
 # 8 × A100 80GB PCIe on a 2-socket EPYC 9004 server with PCIe switches, four 2-way bridge sets (one per pair)
@@ -63,6 +65,15 @@ def per_user(result: Estimate) -> float:
     return result.throughput.decode_tokens_per_s_per_user
 
 
+def tp_all(workload: Workload, gpu: GpuSpec, count: int, link_gbs: LinkArg = None) -> float:
+    """The per-user speed of one tensor-parallel instance on all `count` GPUs (what these links bound): the
+    estimate may serve many users as replicas instead (serving._users_layout), never slower for them."""
+    prompt, output = request_tokens(workload)
+    tp = serving.decode_per_user(workload, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs)
+    assert per_user(estimate(workload, gpu, count, link_gbs=link_gbs)) >= tp.tokens_per_s * (1 - 1e-12)
+    return tp.tokens_per_s
+
+
 def test_pair_bridges_do_not_make_tp8_a_fabric(snapshot: CatalogSnapshot) -> None:
     a100 = snapshot.gpus["a100-80gb-pcie"]
     bridged = graph(snapshot, A100_PAIRS)
@@ -71,14 +82,14 @@ def test_pair_bridges_do_not_make_tp8_a_fabric(snapshot: CatalogSnapshot) -> Non
     # the ring leaves every pair over PCIe 4.0 x16: 16 × 1.969 GB/s (the EPYC's xGMI, 24 × 15.76/12 = 31.5, is
     # no slower), not the bridges' 600 GB/s
     assert (bound.kind, bound.nvlink, round(bound.gbs, 1)) == (ROOT, False, 31.5)
-    with_bridges = per_user(estimate(LLAMA_70B, a100, 8, link_gbs=bridged))
-    without = per_user(estimate(LLAMA_70B, a100, 8, link_gbs=graph(snapshot, A100_PAIRS, bridges=[])))
+    with_bridges = tp_all(LLAMA_70B, a100, 8, bridged)
+    without = tp_all(LLAMA_70B, a100, 8, graph(snapshot, A100_PAIRS, bridges=[]))
     assert with_bridges == pytest.approx(without, rel=0.03)
     # what the old model said: the bridges' 600 GB/s between every GPU
-    as_fabric = per_user(estimate(LLAMA_70B, a100, 8, link_gbs=600.0))
+    as_fabric = tp_all(LLAMA_70B, a100, 8, 600.0)
     assert as_fabric > 1.4 * with_bridges
     # an NVSwitch build (8 × A100 SXM on HGX, 600 GB/s all-to-all) is far above
-    nvswitch = per_user(estimate(LLAMA_70B, snapshot.gpus["a100-80gb-sxm"], 8, link_gbs=600.0))
+    nvswitch = tp_all(LLAMA_70B, snapshot.gpus["a100-80gb-sxm"], 8, 600.0)
     assert with_bridges < 0.7 * nvswitch
     # the issue's old figures: 26.5 tok/s said with the bridges as a fabric, 15.3 without bridges
     assert 8.0 < with_bridges < 15.3
@@ -150,8 +161,8 @@ def test_tp_across_the_sockets_is_bound_by_the_socket_link(snapshot: CatalogSnap
     assert (tp_bound(eight, 4).kind, round(tp_bound(eight, 4).gbs, 1)) == (ROOT, 52.5)
     four = graph(snapshot, XEON_H100, gpus=lines(("h100-nvl", 4)))
     assert four.sockets == () and tp_bound(four, 4).kind == ROOT
-    crossing = per_user(estimate(LLAMA_70B, h100, 8, link_gbs=eight))
-    over_pcie = per_user(estimate(LLAMA_70B, h100, 8))  # PCIe 5.0 x16 everywhere, no sockets
+    crossing = tp_all(LLAMA_70B, h100, 8, eight)
+    over_pcie = tp_all(LLAMA_70B, h100, 8)  # PCIe 5.0 x16 everywhere, no sockets
     assert crossing < 0.95 * over_pcie
     said = [str(s) for s in estimate(LLAMA_70B, h100, 8, link_gbs=eight).assumptions]
     assert any("via the CPU sockets' link UPI 2.0 (Sapphire Rapids) (28.9 GB/s)" in s for s in said)

@@ -65,10 +65,18 @@ def test_a_request_larger_than_the_context_names_the_fields_given() -> None:
     assert sorted(refused.value.fields) == ["output_tokens", "prompt_tokens"]
 
 
-def _serving(workload: Workload, gpu: GpuSpec, count: int) -> tuple[serving.UserDecode, serving.Served]:
+def _serving(
+    workload: Workload, gpu: GpuSpec, count: int, replicas: int = 1
+) -> tuple[serving.UserDecode, serving.Served]:
+    """The serving functions at the users' layout the estimate reports: `replicas` instances of count / replicas
+    GPUs, the users split evenly (one instance by default)."""
     prompt, output = request_tokens(workload)
     link = gpu.nvlink_gbs
-    user = serving.decode_per_user(workload, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link)
+    part = replace(workload, concurrent_users=-(-workload.concurrent_users // replicas))
+    user = serving.decode_per_user(
+        part, gpu, count // replicas, prompt_tokens=prompt, output_tokens=output, link_gbs=link
+    )
+    user = replace(user, all_users_tokens_per_s=user.all_users_tokens_per_s * replicas)
     served = serving.served_throughput(
         workload, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link,
         users=workload.concurrent_users * workload.batch_size,
@@ -92,8 +100,10 @@ def test_estimate_reports_the_serving_functions(
     workload = _w(slug, precision=precision, engine=engine, concurrent_users=users, context_tokens=8192)
     speed = estimate(workload, gpu, count, link_gbs=gpu.nvlink_gbs).throughput
     assert speed is not None
-    user, served = _serving(workload, gpu, count)
+    user, served = _serving(workload, gpu, count, max(speed.user_layout[1], 1))
     assert speed.decode_tokens_per_s_per_user == user.tokens_per_s
+    # the users' layout is never slower for them than one instance on all the GPUs (issue 34)
+    assert user.tokens_per_s >= _serving(workload, gpu, count)[0].tokens_per_s
     # together the users give less than users × one's decode speed (each request's own prompt counts), never
     # more than the full load
     assert speed.decode_tokens_per_s_total == user.all_users_tokens_per_s <= user.tokens_per_s * users

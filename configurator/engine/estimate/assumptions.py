@@ -462,7 +462,22 @@ def _layout_assumptions(
             served_sequences=Num(throughput.served_sequences),
         )
     )
-    if count > 1 and plan.engine in cal.SERVER_ENGINES and parallelism != DP_ATTENTION:
+    if throughput.user_layout[1] > 1:  # the users split among data-parallel replicas (serving._users_layout)
+        words.append(
+            Phrase(
+                "the users' layout: %(replicas)s data-parallel replicas of tensor parallelism %(tp)s, %(users)s users "
+                "each, the per-user speeds are for it (faster for them than one instance on all %(count)s GPUs: each "
+                "replica skips the all-reduces and runs a smaller batch); full-load layout: %(served_replicas)s "
+                "replica(s) of tensor parallelism %(served_tp)s",
+                replicas=throughput.user_layout[1],
+                tp=throughput.user_layout[0],
+                users=Num(-(-plan.workload.concurrent_users // throughput.user_layout[1])),
+                count=count,
+                served_replicas=throughput.served_replicas,
+                served_tp=throughput.served_tensor_parallel,
+            )
+        )
+    elif count > 1 and plan.engine in cal.SERVER_ENGINES and parallelism != DP_ATTENTION:
         words.append(
             Phrase(
                 "full-load layout: %(replicas)s data-parallel replica(s) of tensor parallelism %(tp)s, the layout of "

@@ -392,6 +392,9 @@ def serving_throughput(
     user = decode_per_user(
         w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, parallelism=parallelism
     )
+    user_layout = (count, 1)
+    if parallelism != DP_ATTENTION:
+        user, user_layout = _users_layout(plan, gpu, count, prompt, output, link_gbs, user)
     layout = best_served_layout(
         w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
         parallelism=parallelism,
@@ -414,4 +417,38 @@ def serving_throughput(
         prefill_share=user.prefill_share,
         served_tensor_parallel=layout.tensor_parallel,
         served_replicas=layout.replicas,
+        user_layout=user_layout,
     )
+
+
+def _users_layout(
+    plan: _Plan, gpu: GpuSpec, count: int, prompt: int, output: int, link_gbs: LinkArg, whole: UserDecode
+) -> tuple[UserDecode, tuple[int, int]]:
+    """The layout an engine serves the workload's users fastest on (issue 34): one instance on all `count`
+    GPUs (`whole`), or count / k data-parallel replicas of k GPUs (`instance_sizes`) with the users split
+    evenly among them, where a replica holds its weights and its users' KV cache. Many users of a model that
+    fits a GPU are served as replicas — vLLM's own guidance ("data parallelism outperforms tensor parallelism
+    when the model fits", LambdaLabsML/vllm-benchmark benchmark_v0.md; MLPerf v4.1 ran 8 × TP1 on 8 × H200,
+    `best_served_layout`): each replica skips the all-reduces and runs a smaller batch. Returns the per-user
+    decode and (GPUs per instance, instances)."""
+    w = plan.workload
+    best, shape = whole, (count, 1)
+    if plan.engine not in cal.SERVER_ENGINES or w.concurrent_users <= 1 or count <= 1:
+        return best, shape
+    usable = _usable_gib(plan, gpu) * GIB
+    for size in instance_sizes(plan, count):
+        replicas = count // size
+        users = -(-w.concurrent_users // replicas)
+        if replicas == 1 or users >= w.concurrent_users:
+            continue
+        part = replace(w, concurrent_users=users)
+        layout = _parallelism(plan, size)
+        if _per_gpu_bytes(plan, layout, size, gpu, sequences=users * w.batch_size) > usable:
+            continue
+        found = decode_per_user(
+            part, gpu, size, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, parallelism=layout
+        )
+        if found.tokens_per_s > best.tokens_per_s:
+            best = replace(found, all_users_tokens_per_s=found.all_users_tokens_per_s * replicas)
+            shape = (size, replicas)
+    return best, shape

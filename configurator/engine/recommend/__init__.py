@@ -61,6 +61,7 @@ from configurator.engine.recommend.policy import (
     working,
 )
 from configurator.engine.recommend.search import Stream, StreamBounds, counts_to_try, stream_bounds
+from configurator.engine.recommend.speedups import speedups
 from configurator.engine.recommend.suggestions import (
     Cheapest,
     cheaper_precision,
@@ -161,6 +162,8 @@ def _recommend(
         suggestions = (
             *cheaper_with_knobs(workload, constraints, cheapest, chosen[0]),
             *cheaper_precision(workload, constraints, cheapest, chosen[0]),
+            # every build misses the speed target: a shorter prompt or several servers that meet it (issue 34)
+            *speedups(workload, constraints, cheapest, chosen),
         )
     elif _missing(snapshot):
         suggestions = (

@@ -20,8 +20,8 @@ from configurator.engine.proving import is_gone
 from configurator.engine.recommend.parts import snapshot_parts
 from configurator.engine.recommend.policy import GpuOption, ecc_memory, redundancy_for, sized_cpus
 from configurator.engine.recommend.sizing import cores_needed, mirrored_storage, ram_needed_gb, server_nics
-from configurator.engine.rules.platform import serves_network
 from configurator.engine.rules.context import active
+from configurator.engine.rules.platform import serves_network
 from configurator.engine.types import (
     BridgeSpec,
     BuildSpec,

@@ -48,9 +48,7 @@ def serves_network(workload: Workload | None) -> bool:
     """A model served to several users, or in production, is reached over the network whatever the box (issue
     34): a workstation serving a team takes the serving role's cores and network card, as a GPU server does."""
     return (
-        workload is not None
-        and workload.task == "inference"
-        and (workload.concurrent_users > 1 or workload.production)
+        workload is not None and workload.task == "inference" and (workload.concurrent_users > 1 or workload.production)
     )
 
 
