@@ -87,6 +87,11 @@ class Gpu(CatalogItem):
         choices=GpuSocket.choices,
         help_text=_("SXM/OAM modules: the baseboard generation the module fits; blank for PCIe cards"),
     )
+    end_of_life = models.BooleanField(
+        _("end of life"),
+        default=False,
+        help_text=_("The maker no longer makes it: sold from remaining stock, lead times long and uncertain"),
+    )
     history = HistoricalRecords()
 
     class Meta(CatalogItem.Meta):

@@ -58,6 +58,7 @@ def gpu_spec(row: Mapping[str, Any]) -> engine.GpuSpec:
         mig=bool(row.get("mig", False)),
         is_consumer=bool(row.get("is_consumer", False)),
         module_socket=str(row.get("module_socket") or ""),
+        end_of_life=bool(row.get("end_of_life", False)),
     )
 
 

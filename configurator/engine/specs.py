@@ -46,6 +46,9 @@ class GpuSpec:
     name_ru: str = ""  # the catalog's Russian display name; "" = the same as `name` (brand names)
     # SXM/OAM modules: the socket generation (enums.GpuSocket: sxm4 | sxm5 | sxm6 | oam); "" for PCIe cards
     module_socket: str = ""
+    # the maker no longer makes it (catalog Gpu.end_of_life): ranked behind a current card of similar price, and
+    # said with its lead-time risk (recommend.ranking.ranked_price, recommend.reasons)
+    end_of_life: bool = False
 
 
 @direct_init

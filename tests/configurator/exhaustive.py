@@ -25,6 +25,7 @@ from configurator.engine.recommend.policy import (
     takes,
     working,
 )
+from configurator.engine.recommend.ranking import EOL_RANK_WEIGHT, ranked_price
 from configurator.engine.recommend.ranking import warned as ranking_warned
 from configurator.engine.types import Candidate, CatalogSnapshot, Constraints, Workload
 
@@ -38,7 +39,7 @@ def _rank_key(candidate: Candidate, target: float | None, workload: Workload) ->
     return (
         slow,
         warned,
-        candidate.price.gross,
+        ranked_price(candidate.price.gross, candidate.build.gpus[0].spec),
         -candidate.decode_tokens_per_s_total,
         f"{gpu}/{candidate.build.chassis.sku}",
     )
@@ -81,7 +82,10 @@ def exhaustive_search(
                         if slow > best_slow:
                             continue
                         if slow == best_slow and not best_warned:
-                            beat = best.price.gross
+                            # the price this option's builds must stay under to rank before the best
+                            beat = _rank_key(best, target, workload)[2]
+                            if gpu.end_of_life:
+                                beat = beat / EOL_RANK_WEIGHT
                     candidate = judge.candidate(build, option, beat=beat)
                     if candidate is None:
                         continue

@@ -24,6 +24,7 @@ from configurator.engine.recommend.ranking import (
     is_slow,
     label_is_true,
     label_phrase,
+    ranked_price,
     standing,
 )
 from configurator.engine.recommend.reasons import reasons_for
@@ -109,7 +110,8 @@ def pick_distinct(
 
     def by_rank(stream: Stream, price: Decimal, warned: int) -> tuple[object, ...]:
         slow, speed, name = stream.ranking
-        return (slow, warned, price, speed, name)
+        # an end-of-life card ranks behind a current one of similar price (ranking.ranked_price)
+        return (slow, warned, ranked_price(price, stream.option.gpu), speed, name)
 
     def by_value(stream: Stream, price: Decimal, warned: int) -> tuple[object, ...]:
         return (warned, -(stream.option.total / float(price)), price, stream.option.gpu.sku, stream.option.count)

@@ -15,6 +15,11 @@ A warning weighs only where it changes what the customer gets from this workload
   never above one that meets it), not counted again as a warning.
 
 Every other warning weighs (power, thermal, memory population, ECC...).
+
+An end-of-life GPU (catalog `end_of_life`: sold from remaining stock) ranks as if it cost `EOL_RANK_WEIGHT` ×
+its price: a current card that meets the same request for up to 10 % more comes first (HEURISTIC: "similar
+price" as a sales engineer reads a quote; the premium buys a card with a supply, a warranty and a driver
+branch ahead of it); offered anyway (cheaper by more, or the only one in the budget), its card says so.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.types import Candidate, Finding, Workload
+from configurator.engine.types import Candidate, Finding, GpuSpec, Workload
 
 # GPU-to-GPU PCIe traffic: weighs only when the GPUs exchange tensors every layer (tensor parallel, sharded)
 PEER_TRAFFIC_WARNINGS = frozenset({"pcie.x8_fallback", "pcie.shared_uplink", "pcie.p2p_acs"})
@@ -31,6 +36,8 @@ PEER_TRAFFIC_WARNINGS = frozenset({"pcie.x8_fallback", "pcie.shared_uplink", "pc
 PRICED_IN_WARNINGS = frozenset({"interconnect.tp_over_pcie"})
 SPEED_WARNING = "workload.speed"
 NO_PEER_TRAFFIC = ("single", "pipeline")
+
+EOL_RANK_WEIGHT = Decimal("1.10")  # HEURISTIC (module docstring)
 
 # The labels a list may carry (picking.pick_distinct): each is checked against the list (`label_is_true`)
 CHEAPEST = "cheapest"
@@ -42,6 +49,7 @@ FEWER = "fewer"
 OTHER_FORM = "other_form"
 NEXT = "next"
 ANOTHER = "another"
+CHEAPEST_CURRENT = "cheapest_current"
 
 
 def label_phrase(label: str) -> Phrase:
@@ -61,6 +69,8 @@ def label_phrase(label: str) -> Phrase:
         return Phrase("the cheapest in the other form factor")
     if label == NEXT:
         return Phrase("the next cheapest GPU choice")
+    if label == CHEAPEST_CURRENT:
+        return Phrase("the cheapest build of parts still made (end-of-life cards cost under 10 %% less)")
     return Phrase("another GPU choice")
 
 
@@ -124,6 +134,15 @@ def _price(candidate: Candidate) -> Decimal:
     return candidate.price.gross
 
 
+def end_of_life(candidate: Candidate) -> bool:
+    return any(line.spec.end_of_life for line in candidate.build.gpus)
+
+
+def ranked_price(price: Decimal, gpu: GpuSpec) -> Decimal:
+    """The price a build of `gpu` ranks at: an end-of-life card's build as if it cost 10 % more."""
+    return price * EOL_RANK_WEIGHT if gpu.end_of_life else price
+
+
 def label_is_true(
     label: str, index: int, listed: Sequence[Candidate], workload: Workload, target: float | None
 ) -> bool:
@@ -138,6 +157,12 @@ def label_is_true(
         return meeting and all(is_slow(c, workload, target) for c in cheaper)
     if label == CHEAPEST_CLEAN:
         return all(standing(c, workload, target) > standing(me, workload, target) for c in cheaper)
+    if label == CHEAPEST_CURRENT:
+        mine = standing(me, workload, target)
+        return not end_of_life(me) and all(
+            standing(c, workload, target) > mine or (end_of_life(c) and _price(c) * EOL_RANK_WEIGHT >= _price(me))
+            for c in cheaper
+        )
     if label == VALUE:
         return workload.task == "inference" and all(_value(me) >= _value(c) for c in others)
     if label == ECC:
@@ -166,7 +191,7 @@ def label_is_true(
 
 def first_label(listed: Sequence[Candidate], workload: Workload, target: float | None) -> str:
     """The first entry's label: the strongest of the three that is true of the list."""
-    for label in (CHEAPEST, CHEAPEST_MEETING, CHEAPEST_CLEAN):
+    for label in (CHEAPEST, CHEAPEST_MEETING, CHEAPEST_CLEAN, CHEAPEST_CURRENT):
         if label_is_true(label, 0, listed, workload, target):
             return label
     return ANOTHER

@@ -100,6 +100,15 @@ def reasons_for(
             currency=candidate.price.currency,
         )
     ]
+    if gpu.end_of_life:  # issue 34: said on the card, with the risk it carries
+        reasons.append(
+            Phrase(
+                "end of life: %(gpu)s is no longer made and ships from remaining stock, so its lead time and "
+                "availability (and a like-for-like spare) are at risk; a current card of similar price would be "
+                "listed first",
+                gpu=gpu.name,
+            )
+        )
     if layout is not None:
         fits: dict[str, PhraseValue] = {
             "model": workload.model.name,
@@ -143,6 +152,17 @@ def reasons_for(
                 users=workload.concurrent_users,
             )
         )
+        speeds = verdict_estimate.throughput if verdict_estimate else None
+        if speeds is not None and speeds.user_layout[1] > 1:  # the users split among replicas (issue 34)
+            reasons.append(
+                Phrase(
+                    "served as %(replicas)s data-parallel replicas of %(tp)s GPU(s), %(users)s users each: faster for "
+                    "them than one tensor-parallel instance on all the GPUs",
+                    replicas=speeds.user_layout[1],
+                    tp=speeds.user_layout[0],
+                    users=Num(-(-workload.concurrent_users // speeds.user_layout[1])),
+                )
+            )
         if workload.prompt_tokens is None:
             reasons.append(filled_context_phrase(workload))
         if candidate.served_output_tokens_per_s:
