@@ -158,9 +158,9 @@ def label_is_true(
     if label == CHEAPEST_CLEAN:
         return all(standing(c, workload, target) > standing(me, workload, target) for c in cheaper)
     if label == CHEAPEST_CURRENT:
-        mine = standing(me, workload, target)
+        rank = standing(me, workload, target)
         return not end_of_life(me) and all(
-            standing(c, workload, target) > mine or (end_of_life(c) and _price(c) * EOL_RANK_WEIGHT >= _price(me))
+            standing(c, workload, target) > rank or (end_of_life(c) and _price(c) * EOL_RANK_WEIGHT >= _price(me))
             for c in cheaper
         )
     if label == VALUE:
