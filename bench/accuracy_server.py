@@ -26,7 +26,7 @@ from configurator.engine import server_calibration as srv
 from configurator.engine.calibration_rows import GPU_SKU_BY_NAME
 from configurator.engine.estimate import estimate, serving
 from configurator.engine.estimate.engines import MOE_GEMM_EFFICIENCY
-from configurator.engine.estimate.speed import _peak_flops
+from configurator.engine.estimate.speed import _peak_flops, has_fp4_tensor_cores
 
 # issue 33's targets, judged leave-one-source-out: per-user decode ≤ 15 % median / 35 % p90, full-load output
 # ≤ 20 % / 45 %
@@ -103,6 +103,14 @@ def is_amd_row(row: srv.ServerRow, gpus: dict[str, Any]) -> bool:
     return cal.is_amd(_gpu(row, gpus).vendor)
 
 
+def fp4_row(row: srv.ServerRow, gpus: dict[str, Any]) -> bool:
+    """A row whose GEMMs run on FP4 tensor cores (NVFP4 on Blackwell). The pooled MFU and TensorRT-LLM's factor
+    are shares of the FP8/BF16 peaks their rows ran at; an FP4 row measures how far the FP4 GEMMs get from twice
+    that (speed._BLACKWELL's note), which no constant here stands for: such rows are judged, not fitted, so
+    their error stays in the judged figures instead of bending the Hopper estimates."""
+    return row.precision == "nvfp4" and has_fp4_tensor_cores(_gpu(row, gpus))
+
+
 _ENGINE_FITS: dict[str | None, float] = {}
 
 
@@ -113,7 +121,8 @@ def engine_fit(gpus: dict[str, Any], held: str | None = None) -> float:
     if held not in _ENGINE_FITS:
         rows = [
             r for r in judged_full_load_rows(gpus)[0]
-            if r.engine == "tensorrt-llm" and not is_amd_row(r, gpus) and cal.source_group(r.source) != held
+            if r.engine == "tensorrt-llm" and not is_amd_row(r, gpus) and not fp4_row(r, gpus)
+            and cal.source_group(r.source) != held
         ]  # fmt: skip
         mfu, efficiency = prefill_fit(gpus, held)
         best, best_error = 1.0, math.inf
@@ -193,8 +202,9 @@ def prefill_fit(gpus: dict[str, Any], held: str | None = None) -> tuple[float, f
     `held` (None: all of them); kept, as both sections ask for the same fits."""
     if held not in _PREFILL_FITS:
         rows = [
-            r for r in judged_full_load_rows(gpus)[0] if cal.source_group(r.source) != held and not is_amd_row(r, gpus)
-        ]  # AMD rows fit their own share of it (amd_fit)
+            r for r in judged_full_load_rows(gpus)[0]
+            if cal.source_group(r.source) != held and not is_amd_row(r, gpus) and not fp4_row(r, gpus)
+        ]  # fmt: skip  # AMD rows fit their own share of it (amd_fit); FP4 rows are judged, not fitted (fp4_row)
 
         def ratios(mfu: float, efficiency: float) -> list[float]:  # pooled: every engine at the same MFU
             return [predict_full_load(r, gpus, mfu, efficiency, engine_factor=1.0) / r.tokens_per_s for r in rows]
@@ -221,9 +231,10 @@ def per_user(gpus: dict[str, Any]) -> tuple[list[Judged], bool]:
         abs(predict_per_user(r, gpus, constants=fit.constants()) * fit.seconds_per_token(s, cal.SERVER_MFU) - 1)
         for s, r in current
     )
-    print(f"fit on the {len(current)} current-build rows: η_bw {fit.eta:.4f}, τ_layer {fit.tau_layer_s * 1e6:.1f} µs "
-          f"(calibration.py: {cal.SERVER_ETA_HBM}, {cal.SERVER_TAU_LAYER_S * 1e6:.1f} µs); decode_per_user() vs the "
-          f"fit formula: max deviation {consistency * 100:.2f} %")  # fmt: skip
+    print(f"fit on the {len(current)} current-build rows: η_bw {fit.eta:.4f}, τ_layer {fit.tau_layer_s * 1e6:.1f} µs, "
+          f"τ_mla {fit.tau_mla_layer_s * 1e6:.1f} µs (calibration.py: {cal.SERVER_ETA_HBM}, "
+          f"{cal.SERVER_TAU_LAYER_S * 1e6:.1f} µs, {cal.SERVER_TAU_MLA_LAYER_S * 1e6:.1f} µs); decode_per_user() vs "
+          f"the fit formula: max deviation {consistency * 100:.2f} %")  # fmt: skip
     print(f"\n{'held-out source':<58} {'rows':>4} {'ours med':>9} {'ours p90':>9} {'const-η med':>12} {'p90':>7}")
     ours_by_engine: dict[str, list[float]] = {}
     ours_all: list[float] = []

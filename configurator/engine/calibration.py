@@ -42,6 +42,7 @@ class DecodeConstants:
     tau_moe_layer_s: float = 0.0  # extra fixed seconds per MoE layer (router, top-k, permute, grouped GEMMs)
     kquant_extra: float = 0.0  # extra seconds per second of K-quant weight bytes / bandwidth (dequant ALU)
     kquant_extra_amd: float = 0.0  # the same on AMD GPUs (ROCm/HIP build)
+    tau_mla_layer_s: float = 0.0  # extra fixed seconds per multi-head-latent-attention layer (server engines)
 
     def kquant_extra_for(self, vendor: str) -> float:
         return self.kquant_extra_amd if is_amd(vendor) else self.kquant_extra
@@ -76,16 +77,27 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 # Server engines (vLLM, SGLang, TensorRT-LLM) replay each decode step as a CUDA graph and share kernel families
 # (cuBLAS/CUTLASS/DeepGEMM GEMMs, FlashInfer/FlashAttention, fused-MoE grouped GEMMs), so they share one set of
 # constants: too few published rows per engine to fit each apart. `fit_server` fitted them on the per-user rows
-# of fixtures/server_speed.csv (SGLang, vLLM and TensorRT-LLM, TP1-8 on H100/H200, NVIDIA NIM's Llama-3.3-70B on
-# 2 × H100 at 1-50 users, one Llama-3.1-405B stream on 8 × MI300X, vLLM's CI latency tests on H200), each row's
-# decode step less
-# the other users' prompts prefilled meanwhile (estimate.serving.decode_per_user, at SERVER_MFU); bench/accuracy.py
-# reproduces the numbers and judges them leave-one-source-out. τ_layer is the whole fixed cost of a layer per
-# step on these engines: the kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) —
-# all-reduces are counted apart.
-SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=26)
-SERVER_ETA_HBM = 0.934
-SERVER_TAU_LAYER_S = 78.6e-6
+# of fixtures/server_speed.csv (SGLang, vLLM and TensorRT-LLM, TP1-8 on H100/H200/B200, NVIDIA NIM's Llama-3.3-70B
+# on 2 × H100 at 1-50 users, one Llama-3.1-405B stream on 8 × MI300X, vLLM's CI latency tests on H200, DeepSeek-R1
+# FP8 on 8 × H200 and 4-8 × B200 at 1-64 users from InferenceX), each row's decode step less the other users'
+# prompts prefilled meanwhile (estimate.serving.decode_per_user, at SERVER_MFU); bench/accuracy.py reproduces the
+# numbers and judges them leave-one-source-out. τ_layer is the whole fixed cost of a layer per step on these
+# engines: the kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) — all-reduces are
+# counted apart. The routed experts' bytes stream at the same η (speed.step_terms: no llama.cpp read penalty).
+SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=46)
+SERVER_ETA_HBM = 0.887
+SERVER_TAU_LAYER_S = 82.2e-6
+# Multi-head latent attention layers (DeepSeek-V2/V3/R1: `ModelArch.is_mla`) cost more per step than a GQA layer:
+# the absorbed decode path runs the q down/up projections and their norm, the kv down-projection and its norm,
+# RoPE on the rope dims, two batched matmuls with the absorbed W_UK/W_UV, and the latent attention kernel
+# (SGLang/vLLM FlashInfer/FlashMLA/trtllm_mla backends). Extra fixed seconds per MLA layer, the third column of
+# the same fit (`fit_server`), determined by the DeepSeek-R1 rows against the others (SemiAnalysisAI/InferenceX
+# issue #870, PRs #3173 and #3363: SGLang v0.5.7/v0.5.12, 1-64 users). Tried as the third column instead, on the
+# same 46 rows: a fixed time per MoE layer (router, top-k, permute, grouped-GEMM launches) fitted 38 µs with
+# η 0.80 and a held-out median of 9.8 % (this: 7.4 %), and with llmfit's expert-read penalty kept −3 µs with
+# η 1.10; a stream share of the routed experts' bytes of their own fitted η 1.11. Without a third column and
+# with the penalty, η came out 1.10: more than the datasheet bandwidth, the bytes over-counted.
+SERVER_TAU_MLA_LAYER_S = 23.1e-6
 # No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.92 GDDR vs 0.57 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM
@@ -94,8 +106,9 @@ _PRIOR = Phrase("prior (no single-stream rows for this engine in decode_calibrat
 # GGUF K-quant weights on vLLM (its GGUF loader) are dequantized by kernels ported from llama.cpp's ggml-cuda mmvq/
 # mmq (vllm-project/vllm csrc/quantization/gguf): the same ALU cost per byte as llama.cpp's, fitted there.
 _GGUF = {"kquant_extra": LLAMACPP_KQUANT_EXTRA, "kquant_extra_amd": LLAMACPP_KQUANT_EXTRA_AMD}
-_SERVER = DecodeConstants(SERVER_ETA_HBM, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE, **_GGUF)
-_SERVER_GDDR = DecodeConstants(SERVER_ETA_GDDR, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE, **_GGUF)
+_MLA = {"tau_mla_layer_s": SERVER_TAU_MLA_LAYER_S}
+_SERVER = DecodeConstants(SERVER_ETA_HBM, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE, **_MLA, **_GGUF)
+_SERVER_GDDR = DecodeConstants(SERVER_ETA_GDDR, SERVER_TAU_LAYER_S, 0.0, SERVER_FIT_SOURCE, **_MLA, **_GGUF)
 DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
     **{
         ("llama.cpp", memory): DecodeConstants(
@@ -121,11 +134,12 @@ DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
 # priors (llm-analysis README @d841e40 advises ≤ 0.7 of peak).
 SERVER_MFU = 0.42
 # Per engine, a factor on the pooled MFU, fitted by bench/accuracy_server.py (`engine_fit`) on the engine's own
-# full-load rows at the pooled MFU and judged leave-one-source-out. TensorRT-LLM: 1.14 on its 19 rows of four
-# publications (perf-overview, the H200 launch table, MLPerf v4.1 NVIDIA, NIM 1.8.0), 1.06-1.14 with any one left
+# full-load rows at the pooled MFU and judged leave-one-source-out. TensorRT-LLM: 1.14 on its 19 FP8 rows of four
+# publications (perf-overview, the H200 launch table, MLPerf v4.1 NVIDIA, NIM 1.8.0), 1.12-1.16 with any one left
 # out: its prefill and batched-decode GEMMs (CUTLASS/cuBLASLt FP8 with fused quantization, FP8 context attention)
-# run faster than the pooled engines'. vLLM and SGLang keep the pooled MFU: their full-load rows come from one
-# publication each (gpustack, datacrunch), too few to fit an engine of their own.
+# run faster than the pooled engines'. Its NVFP4 rows on B200 (perf-overview, MLPerf v4.1 preview) are judged at
+# it, not fitted (bench/accuracy_server.py `fp4_row`). vLLM and SGLang keep the pooled MFU: their full-load rows
+# come from one publication each (gpustack, datacrunch), too few to fit an engine of their own.
 ENGINE_MFU_FACTOR: dict[str, float] = {"tensorrt-llm": 1.14}
 PREFILL_MFU: dict[str, float] = {
     "llama.cpp": 0.35,
@@ -366,6 +380,13 @@ OLD_BUILDS: dict[str, str] = {
     "and at 334.67 with the Ollama of December 2025 (issue #43): software, not the GPU, moved it by half",
     "sgl-project/sglang PR #2643": "SGLang v0.4.1.post2, the first week of DeepSeek-V3 support (Dec 2024): "
     "untuned block-FP8 MoE kernels, ≈ 0.5 ms per layer",
+    # Issue 33's "every publication is 13-60 tokens/s" for a DeepSeek-V3 single stream on 8 × H200: all of them
+    # measure SGLang of January-March 2025. SGLang v0.5.12 (InferenceX PRs #3173/#3363, May 2026, no speculative
+    # decoding) serves 103 tokens/s to each of 4 users on 8 × H200 and 139 to one user on 8 × B200.
+    "sgl-project/sglang issue #3196": "SGLang of January 2025 (DeepSeek-V3 support a month old; Triton fused-MoE "
+    "and MLA kernels before the DeepGEMM/FlashMLA ports of March-May 2025)",
+    "sgl-project/sglang PR #3582": "SGLang v0.4.3 (February 2025), the same kernel generation as issue #3196",
+    "sgl-project/sglang issue #3956": "SGLang v0.4.3.post4 (March 2025), the same kernel generation as issue #3196",
 }
 
 

@@ -16,10 +16,10 @@ A per-user row is predicted by `estimate.serving.decode_per_user`, what estimate
 of the row's users (`estimate.speed.StepTerms`: bytes each GPU reads / bandwidth, layers, all-reduce time)
 plus the other users' prompts prefilled meanwhile, and
 
-    1 / per-user tokens/s = bytes_s / η_bw + layers × τ_layer + allreduce_s + others' prefill
+    1 / per-user tokens/s = bytes_s / η_bw + layers × τ_layer + mla_layers × τ_mla + allreduce_s + others' prefill
 
-is fitted by least squares on relative error (`fit_server`: two parameters, pooled over the engines; every
-published server row is a CUDA-graph replay on H100/H200, too few rows per engine to fit each apart).
+is fitted by least squares on relative error (`fit_server`: three parameters, pooled over the engines; every
+published server row is a CUDA-graph replay on H100/H200/B200, too few rows per engine to fit each apart).
 A full-load row is predicted by `estimate.serving.served_throughput`, whose two free constants are the share of
 the tensor-core peak that prefill and compute-bound decode reach, with the share of it the MoE grouped GEMMs
 reach (`fit_server_prefill`, a 2-D grid search); the others' prefill of a per-user row takes them from there.
@@ -123,6 +123,7 @@ class ServerSample:
     # seconds per decode step the GPUs spend on the other users' prompts ((N − 1) × prompt / output prompts,
     # estimate.serving.decode_per_user), at the prefill MFU the samples were made with
     others_prefill_s: float = 0.0
+    mla_layers: int = 0  # multi-head latent attention layers (StepTerms.mla_layers)
 
 
 @direct_init
@@ -130,26 +131,34 @@ class ServerSample:
 class ServerFit:
     eta: float
     tau_layer_s: float
+    tau_mla_layer_s: float = 0.0
 
     def seconds_per_token(self, sample: ServerSample, mfu: float) -> float:
         memory = sample.bytes_s / self.eta
-        fixed = sample.layers * self.tau_layer_s + sample.allreduce_s + sample.others_prefill_s
+        fixed = sample.layers * self.tau_layer_s + sample.mla_layers * self.tau_mla_layer_s
+        fixed += sample.allreduce_s + sample.others_prefill_s
         return max(memory, sample.compute_s / mfu) + fixed
 
     def constants(self) -> DecodeConstants:
         """The decode constants of this fit, as estimate() takes them (`calibration.DECODE_CONSTANTS`)."""
-        return DecodeConstants(self.eta, self.tau_layer_s, 0.0, SERVER_FIT_SOURCE)
+        return DecodeConstants(self.eta, self.tau_layer_s, 0.0, SERVER_FIT_SOURCE, tau_mla_layer_s=self.tau_mla_layer_s)
 
 
 def fit_server(samples: Sequence[ServerSample]) -> ServerFit:
     """Least squares on relative error of t − allreduce − others' prefill = bytes_s·(1/η) + layers·τ_layer
-    (memory-bound steps: at the published concurrencies the FLOPs of a step are < 5 % of its bytes' time)."""
-    design = [[s.bytes_s / s.seconds_per_token, s.layers / s.seconds_per_token] for s in samples]
+    + mla_layers·τ_mla (memory-bound steps: at the published concurrencies the FLOPs of a step are < 5 % of its
+    bytes' time). τ_mla is fitted only when the samples hold MLA and other rows alike; otherwise no row separates
+    it from τ_layer and it is 0 (not invented)."""
+    size = 3 if any(s.mla_layers for s in samples) and not all(s.mla_layers for s in samples) else 2
+    design = [
+        [s.bytes_s / s.seconds_per_token, s.layers / s.seconds_per_token, s.mla_layers / s.seconds_per_token][:size]
+        for s in samples
+    ]
     target = [(s.seconds_per_token - s.allreduce_s - s.others_prefill_s) / s.seconds_per_token for s in samples]
-    normal = [[sum(row[i] * row[j] for row in design) for j in range(2)] for i in range(2)]
-    rhs = [sum(row[i] * y for row, y in zip(design, target, strict=True)) for i in range(2)]
-    inverse_eta, tau = _solve(normal, rhs)
-    return ServerFit(1.0 / inverse_eta, tau)
+    normal = [[sum(row[i] * row[j] for row in design) for j in range(size)] for i in range(size)]
+    rhs = [sum(row[i] * y for row, y in zip(design, target, strict=True)) for i in range(size)]
+    inverse_eta, tau, *extra = _solve(normal, rhs)
+    return ServerFit(1.0 / inverse_eta, tau, extra[0] if extra else 0.0)
 
 
 def constant_eta_server(samples: Sequence[ServerSample]) -> float:
@@ -221,7 +230,6 @@ def server_samples(
         label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.engine} {row.engine_version} b={users}"
         seconds = 1 / row.tokens_per_s
         others = (users - 1) * prompt_s / row.output_tokens
-        samples.append(
-            ServerSample(label, seconds, terms.bytes_s, terms.compute_s, terms.layers, terms.allreduce_s, era, others)
-        )
+        step = (terms.bytes_s, terms.compute_s, terms.layers, terms.allreduce_s)
+        samples.append(ServerSample(label, seconds, *step, era, others, terms.mla_layers))
     return samples

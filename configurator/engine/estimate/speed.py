@@ -32,7 +32,16 @@ def _pcie_gbs(gpu: GpuSpec) -> float:
 
 # NVIDIA Blackwell GPUs (B200/B300, GB200/GB300, RTX PRO Blackwell, GeForce RTX 50): 5th-generation tensor cores
 # with FP4, at twice their FP8 rate (NVIDIA Blackwell architecture technical brief: B200 9 PFLOPS dense FP4 against
-# 4.5 FP8; the RTX Blackwell whitepaper doubles FP8 for FP4 likewise).
+# 4.5 FP8, the HGX B200 per-GPU table's 18 / 9 PFLOPS with sparsity halved, at the HGX B200's 1000 W; the RTX
+# Blackwell whitepaper doubles FP8 for FP4 likewise). That rate is reached by GEMMs of thousands of rows (prefill);
+# at the rows of a decode batch an NVFP4 GEMM runs no faster than an FP8 one: on a B200, Llama-3.1-8B's N=6144
+# K=4096 GEMM with M = 128 / 256 / 512 rows does 454 / 880 / 1,569 TFLOP/s in NVFP4 with its activation
+# quantization (vllm-project/vllm PR #20646, CUTLASS NVFP4) against 1,046 / 1,386 / 1,891 in FP8 (PR #19566,
+# CUTLASS FP8), and still 2,613 at 2,048 rows. Batched decode therefore runs NVFP4 at the FP8 rate (`decode`).
+# With decode at the FP4 rate MLPerf v4.1's 1 × B200 Llama-2-70B Offline (FP4, 11,264 tokens/s) was estimated
+# +48 % and TensorRT-LLM's B200 FP4 rows (perf-overview.md @00f37686) Llama-3.3-70B 1000/1000 +41 %, Llama-3.1-405B
+# TP4 1000/1000 +53 % and 128/2048 +83 %; at the FP8 rate −3 %, +23 %, +11 % and +8 %. Their prompt-heavy rows
+# (2048/128, 5000/500: prefill at the FP4 rate) are +5 … +27 % either way (fixtures/server_speed.csv).
 _BLACKWELL = re.compile(r"blackwell|\bg?b[23]00\b|geforce rtx 50\d0", re.IGNORECASE)
 
 
@@ -40,17 +49,18 @@ def has_fp4_tensor_cores(gpu: GpuSpec) -> bool:
     return gpu.vendor.strip().lower() == "nvidia" and bool(_BLACKWELL.search(f"{gpu.sku} {gpu.name}"))
 
 
-def _peak_flops(gpu: GpuSpec, precision: str, engine: str) -> float:
+def _peak_flops(gpu: GpuSpec, precision: str, engine: str, *, decode: bool = False) -> float:
     """Dense tensor-core peak the GEMMs run at: FP8 for W8A8 checkpoints on engines with FP8 kernels, FP4 (twice
-    FP8) for NVFP4 on Blackwell, INT8 for W8A8 int8, FP16/BF16 otherwise (GGUF and W4A16 dequantize to fp16; so does
-    NVFP4 before Blackwell: vLLM runs it through its Marlin W4A16 kernel there, FP4 weights and BF16 activations).
+    FP8) for NVFP4 on Blackwell (the FP8 rate for a `decode` step's GEMMs: _BLACKWELL's note), INT8 for W8A8 int8,
+    FP16/BF16 otherwise (GGUF and W4A16 dequantize to fp16; so does NVFP4 before Blackwell: vLLM runs it through
+    its Marlin W4A16 kernel there, FP4 weights and BF16 activations).
 
     The catalog's `fp16_tflops` of GeForce cards is the FP32-accumulate rate, half the FP16-accumulate rate
     (NVIDIA Ada whitepaper App. A, gpus.csv notes); llama.cpp's cuBLAS path accumulates in FP16, so it gets 2×.
     """
     if engine in cal.SERVER_ENGINES:
         if precision == "nvfp4" and gpu.fp8_tflops and has_fp4_tensor_cores(gpu):
-            return 2.0 * gpu.fp8_tflops * 1e12
+            return (1.0 if decode else 2.0) * gpu.fp8_tflops * 1e12
         if precision == "fp8" and gpu.fp8_tflops:
             return gpu.fp8_tflops * 1e12
         if precision == "int8" and gpu.int8_tops:
@@ -179,8 +189,9 @@ def _moe_extra_flops(model: ModelArch, efficiency: float) -> float:
 @dataclass(frozen=True, slots=True)
 class StepTerms:
     """One decode step of `sequences` sequences on one GPU, split into the terms the constants multiply:
-    t = max(bytes_s / η_bw, compute_s / MFU) + layers·τ_layer + moe_layers·τ_moe + τ_step + hops·τ_hop
-    + allreduce_s. `calibration.fit_*` fit the constants on these same terms (bench/accuracy.py)."""
+    t = max(bytes_s / η_bw, compute_s / MFU) + layers·τ_layer + moe_layers·τ_moe + mla_layers·τ_mla + τ_step
+    + hops·τ_hop + allreduce_s. `calibration.fit_*` fit the constants on these same terms
+    (bench/accuracy.py, bench/accuracy_server.py)."""
 
     bytes_s: float  # bytes one GPU reads per step / its datasheet bandwidth
     compute_s: float  # FLOPs one GPU does per step / its dense peak
@@ -190,6 +201,7 @@ class StepTerms:
     allreduce_s: float
     kquant_bytes_s: float = 0.0  # the weight part of bytes_s when the weights are GGUF K-quants
     vendor: str = ""  # the GPU's vendor: AMD GPUs pay their own K-quant dequant cost
+    mla_layers: int = 0  # layers of multi-head latent attention (absorbed MLA kernels: DeepSeek-V2/V3 family)
 
 
 def _routed_union(model: ModelArch, tokens: int) -> float:
@@ -216,9 +228,12 @@ def step_terms(
 
     MoE: a step reads the dense weights once and every expert some token of the batch routes to (the union);
     under tensor parallelism each GPU holds 1/t of every expert, under expert parallelism 1/t of the experts:
-    either way one GPU reads 1/t of the union on average. Scattered expert reads stream slower than dense
-    mat-vec (`calibration.moe_efficiency`, llmfit's calibration): charged as extra bytes, so the fitted η_bw
-    stays the dense share.
+    either way one GPU reads 1/t of the union on average. llama.cpp's scattered per-expert mat-vecs
+    (MUL_MAT_ID) stream slower than dense mat-vec (`calibration.moe_efficiency`, llmfit's calibration): charged
+    as extra bytes, so the fitted η_bw stays the dense share. The server engines' fused-MoE kernels read each
+    routed expert's slice as one tile of a grouped GEMM (at TP8 a DeepSeek-V3 expert's gate/up slice is
+    7168 × 512, 3.7 MB in FP8): no penalty, the fitted η_bw. MLA layers (`mla_layers`) pay a fixed time of
+    their own (`calibration.SERVER_TAU_MLA_LAYER_S`, whose note says what else was tried in its place).
     """
     model = plan.workload.model
     sequences = sequences or plan.sequences
@@ -229,7 +244,8 @@ def step_terms(
         union = _routed_union(model, sequences)
         weights += plan.routed_bytes * (union - top_k)
         moe_layers = model.layers - model.dense_layers
-        weights += plan.routed_bytes * union * (1.0 / cal.moe_efficiency(model.experts) - 1.0)
+        if plan.engine not in cal.SERVER_ENGINES:
+            weights += plan.routed_bytes * union * (1.0 / cal.moe_efficiency(model.experts) - 1.0)
     kv = plan.kv_read_per_seq * sequences
     tp = split_ways(parallelism, count)
     flops = plan.decode_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency))
@@ -249,7 +265,7 @@ def step_terms(
     moved += sequences * plan_activation_bytes(plan, tp)
     if plan.weight_precision == "int4":  # W4A16: the kernel's weight stream (calibration.INT4_KERNEL_STREAM_SHARE)
         moved += streamed * (1.0 / int4_stream_share(plan.engine, gpu) - 1.0)
-    compute = work / _peak_flops(gpu, plan.weight_precision, plan.engine)
+    compute = work / _peak_flops(gpu, plan.weight_precision, plan.engine, decode=True)
     kquant = streamed if "_k" in plan.weight_precision else 0.0
     return StepTerms(
         bytes_s=moved / (gpu.bandwidth_gbs * 1e9),
@@ -260,12 +276,14 @@ def step_terms(
         allreduce_s=collectives,
         kquant_bytes_s=kquant / (gpu.bandwidth_gbs * 1e9),
         vendor=gpu.vendor,
+        mla_layers=model.layers if model.is_mla else 0,
     )
 
 
 def step_seconds(terms: StepTerms, constants: cal.DecodeConstants, mfu: float) -> float:
     memory_s = terms.bytes_s / constants.eta_bw + terms.kquant_bytes_s * constants.kquant_extra_for(terms.vendor)
     fixed = terms.layers * constants.tau_layer_s + terms.moe_layers * constants.tau_moe_layer_s
+    fixed += terms.mla_layers * constants.tau_mla_layer_s
     fixed += constants.tau_step_s + terms.hops * cal.PIPELINE_HOP_S
     return max(memory_s, terms.compute_s / mfu) + fixed + terms.allreduce_s
 

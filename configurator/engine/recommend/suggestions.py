@@ -87,7 +87,8 @@ def gives_up(candidate: Candidate, asked: Workload) -> Phrase | None:
     target = speed_target(asked)
     if target is None or candidate.decode_tokens_per_s_per_user >= target:
         return None
-    speed = Num(candidate.decode_tokens_per_s_per_user, 1)
+    # rounded down: a speed below the target is never shown as the target (19.96 → "19.9", not "20.0")
+    speed = Num(math.floor(candidate.decode_tokens_per_s_per_user * 10) / 10, 1)
     if asked.target_tokens_per_s is None:
         return Phrase(
             "but only %(speed)s of the default interactive %(target)s tokens/s per user",
