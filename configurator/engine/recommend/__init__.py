@@ -215,9 +215,9 @@ def _recommend(
             suggestions = (*suggestions, said)
     plain = estimate(workload)
     # said when read (LazyTexts): a run made for a suggestion (`_cheapest`) reads only its candidates
-    said = plain.assumptions
+    assumed = plain.assumptions
     return Recommendation(
-        estimate=replace(plain, assumptions=LazyTexts(lambda: (*said, reserve_assumption(reserve)))),
+        estimate=replace(plain, assumptions=LazyTexts(lambda: (*assumed, reserve_assumption(reserve)))),
         candidates=tuple(chosen),
         considered=judge.considered,
         suggestions=suggestions,
