@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import attrgetter
 
-from configurator.engine.budgets.lanes import LANE_INPUTS
+from configurator.engine.budgets.lanes import LANE_INPUTS, lane_plan
 from configurator.engine.budgets.links import build_link
 from configurator.engine.frozen import direct_init
 from configurator.engine.proving import Focus, prove_fixes
@@ -56,7 +56,7 @@ def validate(
     (engine.proving); `prove=False` is that re-validation, and the unproven rules' view.
     """
     ctx = rule_context(build, snapshot, workload)
-    per_rule = tuple(tuple(rule(ctx)) for rule in RULES)
+    per_rule = tuple([tuple(rule(ctx)) for rule in RULES])
     findings = tuple(sorted((finding for found in per_rule for finding in found), key=finding_order))
     if prove:
         findings = prove_fixes(
@@ -89,12 +89,12 @@ def validate_unproven(
     search validates builds that differ only in their PSU set or CPU this way."""
     if like is None or like.ctx.snapshot is not snapshot or like.ctx.workload is not workload:
         ctx = rule_context(build, snapshot, workload)
-        per_rule = tuple(tuple(rule(ctx)) for rule in RULES)
+        per_rule = tuple([tuple(rule(ctx)) for rule in RULES])
     else:
         change, ctx = _derived_context(like.ctx, _VALUES(like.ctx.build), _VALUES(build), build)
         stale = change.stale
         per_rule = tuple(
-            tuple(rule(ctx)) if stale >> index & 1 else like.per_rule[index] for index, rule in enumerate(RULES)
+            [tuple(rule(ctx)) if stale >> index & 1 else like.per_rule[index] for index, rule in enumerate(RULES)]
         )
     findings = tuple(sorted((finding for found in per_rule for finding in found), key=finding_order))
     return Validated(_verdict(ctx, findings), ctx, per_rule)
@@ -136,10 +136,12 @@ def _verdict(ctx: RuleContext, findings: tuple[Finding, ...]) -> Verdict:
 
 
 def rule_context(build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload | None) -> RuleContext:
-    """The rules' context for `build` (its link speed and the workload's estimate on it)."""
-    link_gbs = build_link(build)
+    """The rules' context for `build` (its link speed and the workload's estimate on it). Its lane plan is made
+    first, once: the link graph reads it, and so do the PCIe rules and the verdict's summary (`ctx.lanes`)."""
+    lanes = lane_plan(build)
+    link_gbs = build_link(build, lanes)
     estimate, problem = workload_estimate(build, workload, link_gbs=link_gbs)
-    return RuleContext(
+    ctx = RuleContext(
         build=build,
         snapshot=snapshot,
         workload=workload,
@@ -147,6 +149,8 @@ def rule_context(build: BuildSpec, snapshot: CatalogSnapshot, workload: Workload
         estimate_problem=problem,
         link_gbs=link_gbs,
     )
+    vars(ctx)["lanes"] = lanes  # the cached_property, filled
+    return ctx
 
 
 # rule sets as bit masks (bit i: RULES[i]); per build field, the rules that read it, with and without fixes
@@ -211,10 +215,15 @@ def _derived_context(
         if new is not old:
             bits |= 1 << index
     change = _change(bits)
+    # the lane plan: the base's where the fields it is made of are the same; else made when first read, or now
+    # when the link graph reads it (then the PCIe rules and the verdict's summary read the same plan)
+    lanes = base.lanes if change.same_lanes and "lanes" in vars(base) else None
     if change.same_estimate:
         link_gbs, estimate, problem = base.link_gbs, base.estimate, base.estimate_problem
     else:
-        link_gbs = build_link(build)
+        if lanes is None and build.gpu_count >= 2:
+            lanes = lane_plan(build)
+        link_gbs = build_link(build, lanes)
         estimate, problem = workload_estimate(build, base.workload, link_gbs=link_gbs)
     ctx = _new_context(
         build=build,
@@ -226,8 +235,8 @@ def _derived_context(
         power_like=base.power if "power" in vars(base) else None,
         power_same=change.same,
     )
-    if change.same_lanes and "lanes" in vars(base):
-        vars(ctx)["lanes"] = base.lanes  # the cached_property, filled: the plan is a function of these fields
+    if lanes is not None:
+        vars(ctx)["lanes"] = lanes  # the cached_property, filled: the plan is a function of these fields
     return change, ctx
 
 

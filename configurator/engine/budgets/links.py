@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from configurator.engine.budgets.lanes import LanePlan
 from configurator.engine.estimate.topology import RingBound, Topology, build_topology, tp_bound
 from configurator.engine.frozen import direct_init
 from configurator.engine.types import BridgeSpec, BuildSpec, GpuSpec, Line
@@ -71,11 +72,12 @@ def effective_link_gbs(build: BuildSpec) -> float | None:
     return None
 
 
-def build_link(build: BuildSpec) -> float | Topology | None:
+def build_link(build: BuildSpec, lanes: LanePlan | None = None) -> float | Topology | None:
     """What the estimate of a build is told of its GPUs' links: the link graph of two or more GPUs
     (estimate.topology: NVSwitch, the bridge sets as they are fitted, PCIe switches and the CPU sockets), so
-    tensor parallelism runs at the slowest link of its ring; None with fewer than 2 GPUs."""
-    return build_topology(build) if build.gpu_count >= 2 else None
+    tensor parallelism runs at the slowest link of its ring; None with fewer than 2 GPUs. `lanes`: the build's
+    lane plan, when the caller has made it (the graph reads which cards drop to x8)."""
+    return build_topology(build, lanes=lanes) if build.gpu_count >= 2 else None
 
 
 def link_bound(link: float | Topology | None, gpu: GpuSpec, size: int) -> RingBound | None:

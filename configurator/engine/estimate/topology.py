@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from configurator.engine.budgets.lanes import X8, lane_plan
+from configurator.engine.budgets.lanes import X8, LanePlan, lane_plan
 from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.specs import CpuSpec
@@ -197,11 +197,14 @@ def _positions(per_socket: tuple[int, ...], filled: int, count: int) -> tuple[in
 
 
 def build_topology(
-    build: BuildSpec, gpu: GpuSpec | None = None, bridge_sets: tuple[tuple[int, int], ...] | None = None
+    build: BuildSpec,
+    gpu: GpuSpec | None = None,
+    bridge_sets: tuple[tuple[int, int], ...] | None = None,
+    lanes: LanePlan | None = None,
 ) -> Topology | None:
     """The link graph of a build's GPUs (None with fewer than 2). Several GPU models: no NVLink between them
     (interconnect.mixed_gpus); the graph is PCIe only, at the slowest card's link. `bridge_sets` ((ways,
-    sets), …) replaces the build's bridge lines."""
+    sets), …) replaces the build's bridge lines; `lanes`: the build's lane plan when the caller has it."""
     count = build.gpu_count
     if count < 2 or not build.gpus:
         return None
@@ -219,14 +222,14 @@ def build_topology(
     # slots that cannot give every card x16 drop some to x8 (budgets.lanes, validation-rules.md §2.1: P2P
     # bandwidth halves); which cards is the board's wiring, so every PCIe edge is taken at x8 (a ring over
     # all the GPUs passes an x8 card; a smaller group might not: the estimate errs low here)
-    lanes = min(X8, gpu.pcie_lanes) if lane_plan(build).x8_cards else 0
+    x8 = min(X8, gpu.pcie_lanes) if (lanes or lane_plan(build)).x8_cards else 0
     base = Topology(
         gpu=gpu,
         count=count,
         sockets=sockets,
         switches=switches,
-        pcie_gbs=min(_pcie_gbs(line.spec, lanes and min(lanes, line.spec.pcie_lanes)) for line in build.gpus),
-        pcie_lanes=lanes,
+        pcie_gbs=min(_pcie_gbs(line.spec, x8 and min(x8, line.spec.pcie_lanes)) for line in build.gpus),
+        pcie_lanes=x8,
         cpu_vendor=(cpu.vendor.lower() if cpu else ""),
         socket_link=name,
         socket_gbs=socket_gbs,

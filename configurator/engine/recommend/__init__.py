@@ -42,7 +42,7 @@ from decimal import Decimal
 from configurator.engine.availability import BuildAvailability, ships_soonest
 from configurator.engine.estimate import estimate, remembering_estimates
 from configurator.engine.frozen import direct_init
-from configurator.engine.phrase import Phrase
+from configurator.engine.phrase import LazyTexts, Phrase
 from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.grouping import grouped
 from configurator.engine.recommend.hybrid import hybrid_options, hybrid_phrase, hybrid_wanted
@@ -60,7 +60,7 @@ from configurator.engine.recommend.policy import (
     speed_target,
     working,
 )
-from configurator.engine.recommend.search import Stream, StreamBounds, counts_to_try, stream_bounds
+from configurator.engine.recommend.search import Stream, StreamBounds, _gross, counts_to_try, stream_bounds
 from configurator.engine.recommend.speedups import speedups
 from configurator.engine.recommend.suggestions import (
     Cheapest,
@@ -217,8 +217,10 @@ def _recommend(
                 )
             suggestions = (*suggestions, said)
     plain = estimate(workload)
+    # said when read (LazyTexts): a run made for a suggestion (`_cheapest`) reads only its candidates
+    assumed = plain.assumptions
     return Recommendation(
-        estimate=replace(plain, assumptions=(*plain.assumptions, reserve_assumption(reserve))),
+        estimate=replace(plain, assumptions=LazyTexts(lambda: (*assumed, reserve_assumption(reserve)))),
         candidates=tuple(chosen),
         considered=judge.considered,
         suggestions=suggestions,
@@ -231,18 +233,39 @@ def _stream_plan(
 ) -> tuple[tuple[GpuOption, bool, StreamBounds], ...]:
     """The streams to search, with their bounds: every GPU option worth trying (`counts_to_try`) of every
     GPU a chassis of the pool hosts, in each form-factor class of the pool, workstations first (remembered
-    per snapshot: the same for every request about this workload, constraints and VAT)."""
+    per snapshot: the same for every request about this workload, constraints and VAT).
+
+    Only streams that can yield a build: one without a chassis that takes its GPUs (no floor), or whose floor
+    is above the budget, would never be opened (`picking._best`, `Stream.head_price`), so it is not made;
+    under a budget an option whose GPUs, drive and the pool's cheapest chassis floor already cost more is
+    not bounded, and a GPU of which one card does not fit is not sized at all (a stream's floor is at least
+    that). A capped run — the lighter-precision suggestion, capped at a share of
+    the fitting build's price — then prices only the GPUs it can afford (issue 34: most of such a run was
+    sizing and bounding streams it would never open)."""
     search, constraints = judge.snapshot, judge.constraints
     pool = parts.chassis_pool(constraints)
     most = max((max_gpus(c, constraints) for c in pool), default=0)
     classes = sorted({c.is_workstation for c in pool}, reverse=True)
-    return tuple(
-        (option, workstation, stream_bounds(parts, judge, option, workstation, drive))
-        for gpu in gpu_pool(search, workload, constraints)
-        if parts.hosts(gpu, constraints)
-        for option in counts_to_try(search, workload, gpu, most, reserve, pool, constraints)
-        for workstation in classes
-    )
+    budget, vat = constraints.max_price, judge.vat_percent
+    # the least any build spends besides its GPUs and bridges: the drive and the cheapest chassis floor of
+    # the pool (chassis, cheapest CPUs, cheapest PSU set; `Parts.takers` adds sized CPUs and memory to it)
+    floors = [floor for floor in (parts.chassis_floor(chassis) for chassis in pool) if floor is not None]
+    least = drive.spec.price * drive.qty + min(floors, default=Decimal(0))
+    plan = []
+    for gpu in gpu_pool(search, workload, constraints):
+        if not parts.hosts(gpu, constraints):
+            continue
+        if budget is not None and _gross(gpu.price + least, vat) > budget:
+            continue
+        for option in counts_to_try(search, workload, gpu, most, reserve, pool, constraints):
+            if budget is not None and _gross(gpu.price * option.count + least, vat) > budget:
+                continue
+            for workstation in classes:
+                bounds = stream_bounds(parts, judge, option, workstation, drive)
+                floor = bounds[3]
+                if floor is not None and (budget is None or floor <= budget):
+                    plan.append((option, workstation, bounds))
+    return tuple(plan)
 
 
 def _missing(snapshot: CatalogSnapshot) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal
 from heapq import heappop, heappush
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 from configurator.engine.builds import CENT, HUNDRED
 from configurator.engine.estimate import min_gpus_to_fit
@@ -147,6 +147,26 @@ def _option_net(option: GpuOption, drive: Line[StorageSpec]) -> Decimal:
 _PSU_LOOK = attrgetter(
     "form_factor", "watts_high_line", "watts_low_line", "connectors_12v2x6", "connectors_eps8", "connectors_pcie8"
 )
+
+
+def distinct_psus(parts: Parts, carrying: list[Line[PsuSpec]]) -> tuple[tuple[Line[PsuSpec], Decimal], ...]:
+    """The PSU sets of `carrying` (a remembered `Parts.policy_psus` list), one per look — count, ratings and
+    cables (`_PSU_LOOK`) —, the first of each (the list is cheapest first), with its net price; remembered per
+    list (the catalog's: every request that prices the chassis with such a CPU load reads the same list)."""
+    cache = parts.memo("distinct_psus")
+    found = cache.get(id(carrying))
+    if found is None or found[0] is not carrying:  # a list the cache has not seen (ids are reused once freed)
+        if len(cache) >= 4096:
+            cache.clear()
+        seen: set[tuple[object, ...]] = set()
+        distinct = []
+        for psu in carrying:
+            look = (psu.qty, _PSU_LOOK(psu.spec))
+            if look not in seen:
+                seen.add(look)
+                distinct.append((psu, psu.spec.price * psu.qty))
+        found = cache[id(carrying)] = (carrying, tuple(distinct))
+    return cast(tuple[tuple[Line[PsuSpec], Decimal], ...], found[1])
 
 
 class _Pending:
@@ -328,21 +348,19 @@ class Stream:
         # made into builds and validated only when at the front (PSU sets that look alike to the rules —
         # same ratings, cables, count — are one choice: the cheapest, which comes first)
         cpus_seen: set[str] = set()
-        sets_seen: set[tuple[object, ...]] = set()
+        vat = self.judge.vat_percent
         for base, carrying in bases:
             if not carrying:
                 continue
             cpu = base.cpus[0].spec.sku
+            if cpu in cpus_seen:  # a CPU's sets are priced once (`distinct_psus` per CPU)
+                continue
             cpus_seen.add(cpu)
             if len(cpus_seen) > CPU_OPTIONS_PER_CHASSIS:
                 break
             net, label = self._net_without_psus(base), f"{chassis.sku}/{cpu}"
-            for psu in carrying:
-                look = (cpu, psu.qty, _PSU_LOOK(psu.spec))
-                if look in sets_seen:
-                    continue
-                sets_seen.add(look)
-                yield _gross(net + psu.spec.price * psu.qty, self.judge.vat_percent), label, _Pending(base, psu)
+            for psu, psu_net in distinct_psus(self.parts, carrying):
+                yield _gross(net + psu_net, vat), label, _Pending(base, psu)
 
     def _net_without_psus(self, base: BuildSpec) -> Decimal:
         """`gross`'s net of a policy build of this stream before its PSUs are added."""
