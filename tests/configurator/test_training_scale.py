@@ -13,6 +13,7 @@ from catalog.fixture import fixture_snapshot
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate import GPU_CONTEXT_GIB, estimate
 from configurator.engine.estimate.plans import _plan
+from configurator.engine.estimate.training import deepspeed_step_bytes
 from configurator.engine.estimate.training_speed import power_factor, training_step
 from configurator.engine.estimate.weights import GIB
 from configurator.engine.models_library import model_get
@@ -144,7 +145,14 @@ def test_zero_2_keeps_deepspeeds_buckets_on_every_gpu() -> None:
     stage_0 = _per_gpu_gib(Workload(model=model, task="full_finetune", zero_stage=0), "h100-sxm", 4)
     plan = _plan(workload)
     sharded = (plan.gradients + plan.optimizer) * 3 / 4 / GIB
-    assert stage_0 - at_4 == pytest.approx(sharded - 2e9 / GIB, rel=0.01)
+    backward = stage_0 - sharded + 2e9 / GIB
+    # since trial t33 (issue 33) the optimizer step is a peak of its own: after backward freed the activations and
+    # logits it adds the fp32 gradient partition and AdamW's temporary (training.deepspeed_step_bytes); the buckets
+    # stay in both
+    step = backward - (plan.scratch + plan.logits) / GIB
+    step += deepspeed_step_bytes("hf_trainer", "adamw", 2, plan.trainable_params, 4) / GIB
+    assert step > backward
+    assert at_4 == pytest.approx(step, rel=0.01)
 
 
 def test_selective_checkpointing_sits_between_none_and_full() -> None:

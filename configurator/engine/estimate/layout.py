@@ -17,7 +17,7 @@ from configurator.engine.estimate.server_memory import (
     server_total,
 )
 from configurator.engine.estimate.topology import Topology
-from configurator.engine.estimate.training import sharded_stage, zero_bucket_bytes
+from configurator.engine.estimate.training import deepspeed_step_bytes, sharded_stage, zero_bucket_bytes
 from configurator.engine.estimate.weights import GIB
 from configurator.engine.types import GpuSpec, ModelArch, Workload
 
@@ -126,8 +126,15 @@ def _per_gpu_bytes(
         if offload == "parameters":  # and the weight shards and gradients too; one gathered layer stays
             weights, gradients, gather = 0.0, 0.0, max(gather, plan.gather)
         step = weights + gradients + optimizer + gather + plan.scratch + plan.logits + overhead
+        # DeepSpeed's optimizer step, after backward freed the activations, logits and gathered layers, adds its
+        # fp32 gradient partition and AdamW's temporary (training.deepspeed_step_bytes)
+        extra = 0.0 if offload != "none" else deepspeed_step_bytes(
+            plan.workload.framework, plan.workload.optimizer, stage, plan.trainable_params, count,
+            fp32=plan.weight_precision == "fp32",
+        )  # fmt: skip
+        update = weights + gradients + optimizer + (gather if stage in (1, 2) else 0.0) + extra + overhead
         # QLoRA frameworks that load the bf16 checkpoint before quantising peak then, not in a step
-        return max(step, plan.load_peak + overhead)
+        return max(step, update if extra else 0.0, plan.load_peak + overhead)
     if parallelism == DP_ATTENTION:  # the fullest rank: its own requests' latent cache, all attention weights
         attention = plan.attention_bytes
         rank_kv = plan.kv_read_per_seq * rank_sequences(plan.sequences if sequences is None else sequences, count)

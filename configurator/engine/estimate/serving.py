@@ -47,6 +47,8 @@ from configurator.engine.estimate.speed import (
     _pcie_gbs,
     _peak_flops,
     _prefill_s,
+    loaded_step_tokens,
+    moe_load_efficiency,
     plan_activation_bytes,
     step_seconds,
     step_terms,
@@ -99,6 +101,8 @@ class _Setting:
     link: _Link
     mfu: float
     constants: cal.DecodeConstants
+    prompt_tokens: int = 1
+    output_tokens: int = 1
 
 
 def _setting(
@@ -126,7 +130,17 @@ def _setting(
         mfu=(mfu or cal.PREFILL_MFU[engine])
         * (cal.server_mfu_scale(engine, gpu.vendor) if mfu_scale is None else mfu_scale),
         constants=constants,
+        prompt_tokens=prompt_tokens,
+        output_tokens=output_tokens,
     )
+
+
+def _load_efficiency(setting: _Setting, gpu: GpuSpec, sequences: int, moe_efficiency: float | None) -> float:
+    """The routed GEMMs' efficiency while `sequences` run (`speed.moe_load_efficiency` of the mixed step's tokens,
+    `speed.loaded_step_tokens`); `moe_efficiency` replaces the fitted value it starts from."""
+    plan = setting.decode_plan
+    tokens = loaded_step_tokens(sequences, setting.prompt_tokens, setting.output_tokens, gpu)
+    return moe_load_efficiency(plan.workload.model, plan.engine, tokens, moe_efficiency)
 
 
 def _prompt_s(setting: _Setting, gpu: GpuSpec, gpu_count: int, moe_efficiency: float | None) -> float:
@@ -240,8 +254,9 @@ def served_throughput(
     sequences = _full_batch(plan, setting.parallelism, gpu, gpu_count, max_sequences, users)
     if not sequences:
         return Served(0.0, 0, 1.0)
-    prefill_s = _prompt_s(setting, gpu, gpu_count, moe_efficiency) if with_prefill else 0.0
-    step = _step_s(setting, gpu, gpu_count, sequences, moe_efficiency)
+    efficiency = _load_efficiency(setting, gpu, sequences, moe_efficiency)
+    prefill_s = _prompt_s(setting, gpu, gpu_count, efficiency) if with_prefill else 0.0
+    step = _step_s(setting, gpu, gpu_count, sequences, efficiency)
     per_token = step / sequences + prefill_s / output_tokens
     return Served(1.0 / per_token, sequences, step / sequences / per_token)
 

@@ -17,6 +17,7 @@ from configurator.engine.estimate.engines import (
 )
 from configurator.engine.estimate.layout import DP_ATTENTION, _kv_share, _parallelism, rank_sequences, split_ways
 from configurator.engine.estimate.plans import _Plan, serving_plans
+from configurator.engine.estimate.server_memory import server_batch
 from configurator.engine.estimate.topology import RingBound, Topology, tp_bound
 from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
@@ -211,6 +212,37 @@ def _routed_union(model: ModelArch, tokens: int) -> float:
 
 def _moe_efficiency(engine: str, override: float | None = None) -> float:
     return override or (MOE_GEMM_EFFICIENCY if engine in cal.SERVER_ENGINES else 1.0)
+
+
+# Tokens per expert at which engines.MOE_GEMM_EFFICIENCY holds: the full-load rows it is fitted on are mostly
+# prefill-bound steps of an 8,192-token budget over 128 experts of which 4-8 are active (256-512 tokens each).
+MOE_REFERENCE_TOKENS_PER_EXPERT = 256
+
+
+def moe_load_efficiency(model: ModelArch, engine: str, step_tokens: float, reference: float | None = None) -> float:
+    """Efficiency of the routed experts' GEMMs in a full-load step of `step_tokens` tokens (decode and prefill
+    tokens of a mixed step alike) on a server engine: a grouped GEMM whose experts get M tokens each runs at
+    M / (M + M½) of the dense rate — a tile of rows is filled, and its weight tile loaded and dequantised, once
+    per M rows (MARLIN, Frantar et al. PPoPP 2025: W4A16 speedups fade from batch 16-32 to 64-128; the
+    DeepSeek-V3 report arXiv 2412.19437 §3.4 sizes expert batches for the same reason) — with M½ set so that
+    the fitted efficiency (engines.MOE_GEMM_EFFICIENCY, or `reference`) holds at
+    MOE_REFERENCE_TOKENS_PER_EXPERT (uniform routing: M = step_tokens × k / E). Never below the fitted value:
+    fewer tokens per expert leave the GEMMs bound by the experts' weight reads, which the step's bytes already
+    count (and a few users' steps — the per-user path — keep the fitted value)."""
+    fitted = _moe_efficiency(engine, reference)
+    if not model.is_moe or fitted >= 1.0:
+        return fitted
+    half = MOE_REFERENCE_TOKENS_PER_EXPERT * (1.0 / fitted - 1.0)
+    per_expert = step_tokens * model.active_experts / model.experts
+    return max(fitted, per_expert / (per_expert + half))
+
+
+def loaded_step_tokens(sequences: int, prompt_tokens: int, output_tokens: int, gpu: GpuSpec) -> float:
+    """Tokens of a mixed step while `sequences` run in steady state: each its decode token and the prompt tokens
+    that keep it fed (prompt / output per output token), within the engine's batched-token budget
+    (max_num_batched_tokens / max_num_tokens: `server_memory.server_batch`), never below the decode tokens."""
+    budget = server_batch(gpu)[0]
+    return min(sequences * (1.0 + prompt_tokens / max(1, output_tokens)), max(sequences, budget))
 
 
 def step_terms(

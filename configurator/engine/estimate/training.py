@@ -48,8 +48,10 @@ does not reshard after forward because backward needs it at once — gathered fo
 root's reduce-scatter its gradients exist unsharded in the reduce dtype (fp32 in torchtitan, bf16 in
 torchtune). At 128 GPUs these are most of what a GPU holds besides activations. DeepSpeed ZeRO-3 (HF Trainer,
 Unsloth) keeps its own estimator's 4 × the largest layer; ZeRO-1/2 keep a reduce and an all-gather bucket
-(zero_bucket_bytes). The caching allocator's reserve above the allocated peak is not added: torchtitan's rows,
-which report reserved memory, match the allocated estimate within 5 %.
+(zero_bucket_bytes). DeepSpeed's optimizer step, once backward has freed the activations, adds an fp32
+copy of the rank's gradient partition and torch AdamW's temporary (deepspeed_step_bytes). The caching
+allocator's reserve above the allocated peak is not added: torchtitan's rows, which report reserved memory,
+match the allocated estimate within 5 %.
 """
 
 from __future__ import annotations
@@ -224,6 +226,34 @@ def zero_bucket_bytes(framework: str, trainable: int) -> float:
     if framework not in DEEPSPEED_FRAMEWORKS:
         return 0.0
     return 2 * 2.0 * min(DEEPSPEED_BUCKET_ELEMENTS, trainable)
+
+
+# DeepSpeed's ZeRO optimizers step on an fp32 copy of this rank's gradient partition: stage 1/2 make it for each
+# parameter group (`single_partition_of_fp32_groups[i].grad`, deepspeed/runtime/zero/stage_1_and_2.py `step`),
+# stage 3 for each sub-group of at most `sub_group_size` elements (`_prepare_fp32_grad_for_sub_group`,
+# deepspeed/runtime/zero/stage3.py; default 1e9, deepspeed.ai/docs/config-json "sub_group_size"), so a step holds
+# 2 (bf16/fp16 weights) + 2 (grads) + 12 (master, m, v) + 4 = 20 B per parameter of the partition. torch AdamW,
+# which the HF Trainer builds when the DeepSpeed config names no optimizer (LLaMA-Factory's ds_z*_config.json do
+# not), runs its multi-tensor step with an fp32 temporary of the same size (`exp_avg_sq.sqrt()` in
+# torch/optim/adamw.py). hiyouga/LlamaFactory issue #1221 shows both: ZeRO-2, Llama 7B on 8 × V100 32 GB fails in
+# `denom = (exp_avg_sq.sqrt() / ...)` "Tried to allocate 3.14 GiB" (6.74e9 / 8 × 4 B) with "28.28 GiB already
+# allocated" (bf16 weights 12.6 + grads 1.6 + fp32 states 9.4 + fp32 grad 3.1 + two 5e8-element buckets 1.9 = 28.6).
+DEEPSPEED_SUB_GROUP_ELEMENTS = 1_000_000_000
+
+
+def deepspeed_step_bytes(
+    framework: str, optimizer: str, stage: int, trainable: float, count: int, *, fp32: bool = False
+) -> float:
+    """Bytes a DeepSpeed ZeRO optimizer step holds besides the states (module constants above): the fp32 gradient
+    of the rank's partition (stage 3: of one sub-group) and, with torch AdamW, its fp32 temporary; 0 outside
+    DeepSpeed ZeRO or in fp32 training (the gradients are fp32 already)."""
+    if framework not in DEEPSPEED_FRAMEWORKS or stage < 1 or fp32:
+        return 0.0
+    partition = trainable / count
+    if stage >= 3:
+        partition = min(partition, DEEPSPEED_SUB_GROUP_ELEMENTS)
+    copies = 2 if optimizer == "adamw" else 1  # bitsandbytes' 8-bit AdamW is one fused kernel: no temporary
+    return copies * 4.0 * partition
 
 
 def qlora_load_peak(framework: str, bf16_weights: float) -> float:
