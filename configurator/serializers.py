@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework import serializers
 
 from configurator.engine.builds import unknown_keys
@@ -53,16 +53,21 @@ class StrictKeysMixin:
         return super().to_internal_value(data)  # type: ignore[misc]
 
 
-class _CaseFreeChoiceField(serializers.ChoiceField):
-    """A choice typed as people write it ("FP8", " Selective "): matched without case or surrounding spaces."""
+class CaseFreeChoiceField(serializers.ChoiceField):
+    """A choice typed as people write it ("FP8", " Selective "): matched without case or surrounding spaces;
+    a value that is none of them is a 400 that lists the choices (DRF's own message names none of them)."""
+
+    default_error_messages = {"invalid_choice": gettext_lazy('"{input}" is not a valid choice; use one of: {choices}.')}
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, str):
             data = data.strip().lower()
+        if str(data) not in self.choice_strings_to_values and not (data == "" and self.allow_blank):
+            self.fail("invalid_choice", input=data, choices=", ".join(self.choice_strings_to_values))
         return super().to_internal_value(data)
 
 
-class NoiseField(_CaseFreeChoiceField):
+class NoiseField(CaseFreeChoiceField):
     """Where the machine stands, as people write it: "Office", "server room", "server-room" → office,
     server_room; anything else is a 400 naming the field and the choices."""
 
@@ -77,11 +82,11 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
 
     model = serializers.CharField(required=False, max_length=200, help_text="Library slug or Hugging Face id")
     model_config = serializers.JSONField(required=False, help_text="A Hugging Face config.json object")
-    task = serializers.ChoiceField(choices=TASKS, default="inference")
-    precision = serializers.ChoiceField(
+    task = CaseFreeChoiceField(choices=TASKS, default="inference")
+    precision = CaseFreeChoiceField(
         choices=PRECISIONS, required=False, help_text="Weight storage precision; default the model's native one"
     )
-    kv_cache_precision = serializers.ChoiceField(
+    kv_cache_precision = CaseFreeChoiceField(
         choices=KV_PRECISIONS, required=False, help_text="Default f16 on llama.cpp, bf16 elsewhere"
     )
     context_tokens = serializers.IntegerField(min_value=1, max_value=MAX_CONTEXT_TOKENS, default=4096)
@@ -111,15 +116,15 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         "false for eager mode (vLLM --enforce-eager), where every kernel is launched from the host: slower per "
         "step, most on small batches. Ignored by llama.cpp and transformers",
     )
-    engine = serializers.ChoiceField(
+    engine = CaseFreeChoiceField(
         choices=ENGINES, required=False, help_text="Default llama.cpp for GGUF types, vllm otherwise"
     )
-    optimizer = serializers.ChoiceField(choices=OPTIMIZERS, default="adamw")
+    optimizer = CaseFreeChoiceField(choices=OPTIMIZERS, default="adamw")
     gradient_checkpointing = serializers.BooleanField(default=True)
     lora_rank = serializers.IntegerField(min_value=1, max_value=MAX_LORA_RANK, default=16)
     sequence_length = serializers.IntegerField(min_value=1, max_value=MAX_CONTEXT_TOKENS, default=2048)
     zero_stage = serializers.IntegerField(min_value=0, max_value=3, default=0)
-    framework = serializers.ChoiceField(
+    framework = CaseFreeChoiceField(
         choices=FRAMEWORKS,
         default="hf_trainer",
         help_text="Training framework: hf_trainer (HF Trainer + PEFT, bf16 mixed precision; default), torchtune "
@@ -127,7 +132,7 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         "checkpoint in bf16 before quantising), torchtitan (FSDP2, fp32 sharded parameters), megatron "
         "(Megatron-LM/NeMo, distributed optimizer, Transformer Engine attention)",
     )
-    activation_checkpointing = _CaseFreeChoiceField(
+    activation_checkpointing = CaseFreeChoiceField(
         choices=CHECKPOINTING_MODES,
         required=False,
         allow_null=True,
@@ -135,7 +140,7 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         "second matmul output kept, the rest recomputed) or full (layer inputs only). Default: full when "
         "gradient_checkpointing is true, none when it is false",
     )
-    training_precision = _CaseFreeChoiceField(
+    training_precision = CaseFreeChoiceField(
         choices=TRAINING_PRECISIONS,
         default="bf16",
         help_text="Training: precision of the linear layers' matmuls; fp8 (torchao Float8 / Transformer Engine) "
@@ -149,7 +154,7 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         help_text="Training: sustained board-power cap per GPU in watts (nvidia-smi -pl); default the GPU's TDP. "
         "Below the TDP the matmul rate falls as (cap/TDP)^0.87 on HBM data-center GPUs, ^0.23 on GDDR cards",
     )
-    offload = serializers.ChoiceField(
+    offload = CaseFreeChoiceField(
         choices=OFFLOADS,
         default="none",
         help_text="Training with ZeRO/FSDP: keep the optimizer (optimizer) or also the parameters and gradients "
