@@ -14,8 +14,9 @@ from rest_framework.test import APIClient
 
 from configurator.engine.builds import build_from_payload
 from configurator.engine.fixes import apply_fix
+from configurator.engine.models_library import model_get
 from configurator.engine.recommend import recommend
-from configurator.engine.types import CatalogSnapshot
+from configurator.engine.types import CatalogSnapshot, Workload
 from configurator.engine.validate import validate
 from tests.configurator.helpers import body_of, only, validate_body
 from tests.configurator.test_precision_suggestions import RACK, W01
@@ -67,3 +68,13 @@ def test_a_cheaper_precision_says_its_share_is_of_the_price(snapshot: CatalogSna
     shares = [tip for tip in tips if tip.startswith("quantize to") and " % cheaper)" in tip]
     assert shares, tips
     assert not any(" % less)" in tip for tip in tips)
+
+
+def test_the_vram_error_says_its_parallelism_in_words(snapshot: CatalogSnapshot) -> None:
+    """Dell XE9680-class HGX H100 entered for a 70B full fine-tune under ZeRO-3: the error said "(data)"."""
+    body = body_of("srv-hgx-h200-5u: 2 epyc-9454, 8 h100-sxm, 6 psu-crps-2700w, 24 ddr5-rdimm-64gb, 8 nvme-4tb")
+    workload = Workload(
+        model=model_get("llama-3.1-70b"), task="full_finetune", precision="bf16", sequence_length=4096, zero_stage=3
+    )
+    message = str(only(validate_body(snapshot, body, workload), "workload.vram").message)
+    assert "on 8× h100-sxm (data parallel);" in message
