@@ -1,6 +1,6 @@
 """Issue 34 trial by a sales engineer (helper t34): the small, local defects it found.
 
-- A choice that is none of a field's ("int4_awq", "garage", "tower") was a 400 that named no valid value, and
+- A choice that is none of a field's ("fp6", "garage", "tower") was a 400 that named no valid value, and
   "FP8" / "vLLM" / "QLoRA" as people write them were refused;
 - a PSU fix that relaxes the redundancy on a build that already has the PSUs the relaxed mode needs also
   "replaced" them with the same set (a step that changes nothing);
@@ -33,7 +33,7 @@ ESC8000A = body_of(
 @pytest.mark.django_db
 def test_a_bad_choice_lists_the_valid_ones(api_client: APIClient, catalog: None) -> None:
     body = {
-        "workload": {"model": "qwen3-8b", "precision": "int4_awq", "noise": "garage"},
+        "workload": {"model": "qwen3-8b", "precision": "fp6", "noise": "garage"},
         "constraints": {"form_factor": "tower"},
     }
     response = api_client.post(URL, body, format="json")
