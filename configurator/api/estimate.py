@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from catalog.specs import catalog_snapshot
 from config.api import ApiErrorSerializer, deserialize
 from configurator.api import PublicApi
-from configurator.engine.estimate import estimate
+from configurator.engine.estimate import StatedLayout, estimate
 from configurator.engine.gpu_match import match_gpu
 from configurator.engine.models_library import model_search
 from configurator.engine.phrase import LazyTexts, Phrase
@@ -69,6 +69,25 @@ class EstimateApi(PublicApi):
             help_text="GPUs the workload runs on, 1 to 64. A 72-GPU NVLink rack (GB200/GB300 NVL72) is not in "
             "the catalog: estimate one 8-GPU node, or ask POST /api/v1/clusters/recommendations for a cluster",
         )
+        tensor_parallel_size = serializers.IntegerField(
+            min_value=1,
+            max_value=MAX_GPUS,
+            required=False,
+            allow_null=True,
+            help_text="Inference: the layout a run used (vLLM --tensor-parallel-size, TensorRT-LLM tp_size): the "
+            "GPUs run gpu_count / (tensor × pipeline) replicas of it instead of the layout the estimate would "
+            "choose, the users spread evenly over them. Tensor parallel on vllm, sglang and tensorrt-llm, when the "
+            "model's heads split evenly; not with pipeline_parallel_size > 1; not for training (estimated data "
+            "parallel). Otherwise a 400 with the reason",
+        )
+        pipeline_parallel_size = serializers.IntegerField(
+            min_value=1,
+            max_value=MAX_GPUS,
+            required=False,
+            allow_null=True,
+            help_text="Inference: pipeline stages of one replica (vLLM --pipeline-parallel-size; llama.cpp's layer "
+            "split over its GPUs); see tensor_parallel_size",
+        )
 
     @extend_schema(
         operation_id="estimate_create",
@@ -88,11 +107,13 @@ class EstimateApi(PublicApi):
         notes.extend(spelling_notes(request.data, workload.task))
         context = context_note(data, workload)
         notes.extend(() if context is None else (context,))
+        tp, pp = data.get("tensor_parallel_size"), data.get("pipeline_parallel_size")
         result = estimate(
             workload,
             gpu,
             data["gpu_count"],
             link_gbs=gpu_link_gbs(gpu) if gpu is not None else None,
+            stated=None if tp is None and pp is None else StatedLayout(tp or 1, pp or 1),
         )
         return Response(estimate_data(_said_first(result, notes)))
 

@@ -122,9 +122,14 @@ def test_another_name_of_the_same_precision_says_nothing(
         ("nf4", "transformers", "int4", "precision nf4 (bitsandbytes 4-bit) sized and timed as int4 W4A16"),
         ("bnb-4bit", "transformers", "int4", "precision bnb-4bit (bitsandbytes 4-bit)"),
         ("fp4", "tensorrt-llm", "nvfp4", "precision fp4 read as NVFP4"),
-        ("q4_1", "llama.cpp", "q4_k_m", "precision q4_1 is a GGUF type the estimator does not model: sized and "
-         "timed as Q4_K_M, the modelled GGUF type of nearest bits per weight (5.11 vs 4.89; llama.cpp "
-         "tools/quantize)"),
+        (
+            "q4_1",
+            "llama.cpp",
+            "q4_k_m",
+            "precision q4_1 is a GGUF type the estimator does not model: sized and "
+            "timed as Q4_K_M, the modelled GGUF type of nearest bits per weight (5.11 vs 4.89; llama.cpp "
+            "tools/quantize)",
+        ),
         ("q5_0", "llama.cpp", "q5_k_s", "sized and timed as Q5_K_S"),
         ("iq3_xxs", "llama.cpp", "q2_k", "(3.06 vs 3.16;"),
     ],
@@ -159,9 +164,7 @@ def test_nf4_in_qlora_says_the_base_weights_are_nf4_anyway(catalog: None, api_cl
      ("tgi", "vllm", "engine tgi is not modelled: estimated as vllm"),
      ("lmdeploy", "vllm", "engine lmdeploy is not modelled: estimated as vllm")],
 )  # fmt: skip
-def test_an_engine_as_written(
-    catalog: None, api_client: APIClient, said: str, engine: str, says: str | None
-) -> None:
+def test_an_engine_as_written(catalog: None, api_client: APIClient, said: str, engine: str, says: str | None) -> None:
     assert canonical_engine(said) == engine
     precision = "q4_k_m" if engine == "llama.cpp" else "bf16"
     body = _ok(api_client, engine=said, precision=precision, gpu="h100-sxm")
@@ -209,3 +212,64 @@ def test_72_gpus_is_400_saying_what_to_use(catalog: None, api_client: APIClient)
     [reason] = response.json()["error"]["fields"]["gpu_count"]
     assert reason.startswith("At most 64 GPUs in one estimate. A 72-GPU NVLink rack (GB200/GB300 NVL72)")
     assert "POST /api/v1/clusters/recommendations" in reason
+
+
+STATED = {"model": "llama-3.3-70b", "gpu": "h100-sxm", "gpu_count": 8, "concurrent_users": 64, "precision": "fp8"}
+
+
+def test_a_stated_tensor_parallel_layout_is_the_one_estimated(catalog: None, api_client: APIClient) -> None:
+    chosen = _ok(api_client, **STATED)
+    tp8 = _ok(api_client, **STATED, tensor_parallel_size=8)
+    tp4 = _ok(api_client, **STATED, tensor_parallel_size=4)
+    tp2 = _ok(api_client, **STATED, tensor_parallel_size=2)
+    assert (
+        tp8["assumptions"][0]
+        == "layout as stated: tensor parallel 8 × pipeline parallel 1, 1 replica of it (gpu_count 8)"
+    )
+    assert tp4["assumptions"][0] == (
+        "layout as stated: tensor parallel 4 × pipeline parallel 1, 2 replicas of it (gpu_count 8); the 64 users "
+        "spread evenly over the replicas"
+    )
+    for body, tp, replicas in ((tp8, 8, 1), (tp4, 4, 2), (tp2, 2, 4)):
+        speed = body["throughput"]
+        assert (speed["served_tensor_parallel"], speed["served_replicas"]) == (tp, replicas)
+        assert (body["gpu"]["count"], body["gpu"]["parallelism"]) == (8, "tensor")
+    # the estimate's own choice is one of the stated layouts: stating it gives the same full load
+    picked = chosen["throughput"]["served_tensor_parallel"]
+    same = {8: tp8, 4: tp4, 2: tp2}[picked]
+    assert same["throughput"]["served_output_tokens_per_s"] == chosen["throughput"]["served_output_tokens_per_s"]
+    # fewer GPUs per replica: each holds more of the weights
+    assert tp8["gpu"]["per_gpu_gib"] < tp4["gpu"]["per_gpu_gib"] < tp2["gpu"]["per_gpu_gib"]
+
+
+def test_a_stated_pipeline_on_llama_cpp(catalog: None, api_client: APIClient) -> None:
+    body = _ok(api_client, gpu="rtx-4090", gpu_count=2, precision="q4_k_m", pipeline_parallel_size=2)
+    assert (body["gpu"]["parallelism"], body["throughput"]["served_replicas"]) == ("pipeline", 1)
+    assert body["assumptions"][0].startswith("layout as stated: tensor parallel 1 × pipeline parallel 2, 1 replica")
+
+
+@pytest.mark.parametrize(
+    ("body", "fields", "says"),
+    [
+        ({**STATED, "tensor_parallel_size": 3}, ["gpu_count", "tensor_parallel_size"],
+         "tensor_parallel_size × pipeline_parallel_size = 3 GPUs per replica; gpu_count = 8 must be a whole number"),
+        ({**STATED, "gpu_count": 4, "tensor_parallel_size": 8}, ["gpu_count", "tensor_parallel_size"],
+         "= 8 GPUs per replica; gpu_count = 4"),
+        ({**STATED, "tensor_parallel_size": 4, "pipeline_parallel_size": 2},
+         ["pipeline_parallel_size", "tensor_parallel_size"], "tensor and pipeline parallel together are not modelled"),
+        ({"model": "llama-3.1-8b", "gpu": "rtx-4090", "gpu_count": 2, "precision": "q4_k_m",
+          "tensor_parallel_size": 2}, ["tensor_parallel_size"], "llama.cpp splits a model by layers"),
+        ({"model": "qwen2.5-7b", "gpu": "h100-sxm", "gpu_count": 8, "tensor_parallel_size": 8},
+         ["tensor_parallel_size"], "tensor parallel 8 does not split Qwen2.5 7B's 28 attention heads (4 KV heads)"),
+        ({"model": "llama-3.1-8b", "gpu": "rtx-4090", "gpu_count": 2, "task": "lora", "tensor_parallel_size": 2},
+         ["tensor_parallel_size"], "training is estimated data parallel (ZeRO/FSDP sharding over the GPUs)"),
+    ],
+)  # fmt: skip
+def test_a_layout_the_estimate_cannot_honour_is_400_with_the_reason(
+    catalog: None, api_client: APIClient, body: dict[str, Any], fields: list[str], says: str
+) -> None:
+    response = api_client.post(URL, body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert sorted(error["fields"]) == fields
+    assert says in error["fields"][fields[-1]][0]
