@@ -222,9 +222,8 @@ def test_a_stated_tensor_parallel_layout_is_the_one_estimated(catalog: None, api
     tp8 = _ok(api_client, **STATED, tensor_parallel_size=8)
     tp4 = _ok(api_client, **STATED, tensor_parallel_size=4)
     tp2 = _ok(api_client, **STATED, tensor_parallel_size=2)
-    assert (
-        tp8["assumptions"][0]
-        == "layout as stated: tensor parallel 8 × pipeline parallel 1, 1 replica of it (gpu_count 8)"
+    assert tp8["assumptions"][0] == (
+        "layout as stated: tensor parallel 8 × pipeline parallel 1, 1 replica of it (gpu_count 8) serving the 64 users"
     )
     assert tp4["assumptions"][0] == (
         "layout as stated: tensor parallel 4 × pipeline parallel 1, 2 replicas of it (gpu_count 8); the 64 users "

@@ -107,7 +107,7 @@ def stated_note(stated: StatedLayout, gpu_count: int, users: int) -> Phrase:
     replicas = gpu_count // stated.instance
     return Phrase.plural(
         "layout as stated: tensor parallel %(tp)s × pipeline parallel %(pp)s, %(replicas)s replica of it "
-        "(gpu_count %(count)s)",
+        "(gpu_count %(count)s) serving the %(users)s users",
         "layout as stated: tensor parallel %(tp)s × pipeline parallel %(pp)s, %(replicas)s replicas of it "
         "(gpu_count %(count)s); the %(users)s users spread evenly over the replicas",
         "replicas",
