@@ -128,13 +128,17 @@ def _key(text: str) -> str:
     return "".join(w for w in _words(text) if w not in NOISE)
 
 
+def _core(text: str) -> str:
+    """The words of a name that say which card (no vendor, memory size or form): "A10G 24GB" → "a10g"."""
+    return "".join(w for w in _words(text) if w not in NOISE and w not in _FORMS and not _MEMORY.match(w))
+
+
 def _closest(gpus: Mapping[str, GpuSpec], text: str) -> list[GpuSpec]:
-    wanted = _key(text)
+    """The GPUs whose SKU or name, without memory size and form, is most like the name's (difflib ratio)."""
+    wanted = _core(text) or _key(text)
 
     def ratio(gpu: GpuSpec) -> float:
-        return max(
-            SequenceMatcher(None, wanted, _key(gpu.sku)).ratio(), SequenceMatcher(None, wanted, _key(gpu.name)).ratio()
-        )
+        return max(SequenceMatcher(None, wanted, _core(name)).ratio() for name in (gpu.sku, gpu.name))
 
     return sorted(gpus.values(), key=lambda gpu: (-ratio(gpu), gpu.sku))[:DID_YOU_MEAN_COUNT]
 

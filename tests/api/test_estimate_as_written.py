@@ -272,3 +272,10 @@ def test_a_layout_the_estimate_cannot_honour_is_400_with_the_reason(
     error = response.json()["error"]
     assert sorted(error["fields"]) == fields
     assert says in error["fields"][fields[-1]][0]
+
+
+@pytest.mark.parametrize("said", ["!!!", "80GB", "SXM", "nvidia", "x" * 100, "ы", "h100 pcie 141gb"])
+def test_a_gpu_name_that_says_nothing_is_400_never_500(catalog: None, api_client: APIClient, said: str) -> None:
+    response = _post(api_client, gpu=said)
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"]["gpu"]
