@@ -8,16 +8,19 @@ The output side (Estimate → JSON) is configurator.outputs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework import serializers
 
 from configurator.engine.builds import unknown_keys
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.estimate import default_engine, workload_problems
+from configurator.engine.estimate.engines import DEFAULT_OUTPUT_TOKENS, request_tokens
 from configurator.engine.models_library import model_from_hf_config, model_get
+from configurator.engine.phrase import Num, Phrase
+from configurator.engine.spellings import canonical_engine, canonical_kv, canonical_precision
 from configurator.engine.types import (
     CHECKPOINTING_MODES,
     ENGINES,
@@ -34,6 +37,7 @@ from configurator.engine.types import (
 from configurator.wording import said_fields
 
 MAX_CONTEXT_TOKENS = 2_097_152
+DEFAULT_CONTEXT_TOKENS = 4096
 MAX_USERS = 10_000
 MAX_BATCH = 4_096
 MAX_LORA_RANK = 4_096
@@ -53,16 +57,35 @@ class StrictKeysMixin:
         return super().to_internal_value(data)  # type: ignore[misc]
 
 
-class _CaseFreeChoiceField(serializers.ChoiceField):
-    """A choice typed as people write it ("FP8", " Selective "): matched without case or surrounding spaces."""
+class CaseFreeChoiceField(serializers.ChoiceField):
+    """A choice typed as people write it ("FP8", " Selective "): matched without case or surrounding spaces;
+    a value that is none of them is a 400 that lists the choices (DRF's own message names none of them)."""
+
+    default_error_messages = {"invalid_choice": gettext_lazy('"{input}" is not a valid choice; use one of: {choices}.')}
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, str):
             data = data.strip().lower()
+        if str(data) not in self.choice_strings_to_values and not (data == "" and self.allow_blank):
+            self.fail("invalid_choice", input=data, choices=", ".join(self.choice_strings_to_values))
         return super().to_internal_value(data)
 
 
-class NoiseField(_CaseFreeChoiceField):
+class SpelledChoiceField(CaseFreeChoiceField):
+    """A choice also given by another name people write ("AWQ", "Q4_1", "trtllm", "ollama"): `canonical` maps
+    the name to a choice (configurator.engine.spellings), None leaves it to be refused with the choices listed."""
+
+    def __init__(self, *, canonical: Callable[[str], str | None], **kwargs: Any) -> None:
+        self.canonical = canonical
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str):
+            data = self.canonical(data) or data
+        return super().to_internal_value(data)
+
+
+class NoiseField(CaseFreeChoiceField):
     """Where the machine stands, as people write it: "Office", "server room", "server-room" → office,
     server_room; anything else is a 400 naming the field and the choices."""
 
@@ -77,14 +100,30 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
 
     model = serializers.CharField(required=False, max_length=200, help_text="Library slug or Hugging Face id")
     model_config = serializers.JSONField(required=False, help_text="A Hugging Face config.json object")
-    task = serializers.ChoiceField(choices=TASKS, default="inference")
-    precision = serializers.ChoiceField(
-        choices=PRECISIONS, required=False, help_text="Weight storage precision; default the model's native one"
+    task = CaseFreeChoiceField(choices=TASKS, default="inference")
+    precision = SpelledChoiceField(
+        choices=PRECISIONS,
+        canonical=canonical_precision,
+        required=False,
+        help_text="Weight storage precision; default the model's native one. Written as people do: any case, "
+        "'-' or '_'; awq, gptq, w4a16 → int4; w8a8 → int8; fp8_e4m3 → fp8; fp4 → nvfp4; nf4/bnb-4bit → int4 "
+        "(QLoRA stores NF4 anyway); GGUF types not modelled (q4_1, q5_0, iq3_xxs, …) → the modelled GGUF type of "
+        "nearest bits per weight. The assumptions say every reading that is not the same format",
     )
-    kv_cache_precision = serializers.ChoiceField(
-        choices=KV_PRECISIONS, required=False, help_text="Default f16 on llama.cpp, bf16 elsewhere"
+    kv_cache_precision = SpelledChoiceField(
+        choices=KV_PRECISIONS,
+        canonical=canonical_kv,
+        required=False,
+        help_text="Default f16 on llama.cpp, bf16 elsewhere (fp16 → f16, fp8_e4m3 → fp8)",
     )
-    context_tokens = serializers.IntegerField(min_value=1, max_value=MAX_CONTEXT_TOKENS, default=4096)
+    context_tokens = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_CONTEXT_TOKENS,
+        required=False,
+        help_text="Inference: tokens of context each sequence holds (the KV cache is sized for it). Default 4096, "
+        "raised to prompt_tokens + output_tokens (512 when not given) when a given prompt needs more; the "
+        "assumptions then say so",
+    )
     concurrent_users = serializers.IntegerField(min_value=1, max_value=MAX_USERS, default=1)
     prompt_tokens = serializers.IntegerField(
         min_value=1,
@@ -111,15 +150,20 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         "false for eager mode (vLLM --enforce-eager), where every kernel is launched from the host: slower per "
         "step, most on small batches. Ignored by llama.cpp and transformers",
     )
-    engine = serializers.ChoiceField(
-        choices=ENGINES, required=False, help_text="Default llama.cpp for GGUF types, vllm otherwise"
+    engine = SpelledChoiceField(
+        choices=ENGINES,
+        canonical=canonical_engine,
+        required=False,
+        help_text="Default llama.cpp for GGUF types, vllm otherwise. Also as people write them: trtllm, TRT-LLM, "
+        "tensorrt_llm → tensorrt-llm; llamacpp, llama-server → llama.cpp; ollama, LM Studio → llama.cpp (their "
+        "backend); tgi, lmdeploy → vllm (not modelled; the assumptions say so); hf → transformers",
     )
-    optimizer = serializers.ChoiceField(choices=OPTIMIZERS, default="adamw")
+    optimizer = CaseFreeChoiceField(choices=OPTIMIZERS, default="adamw")
     gradient_checkpointing = serializers.BooleanField(default=True)
     lora_rank = serializers.IntegerField(min_value=1, max_value=MAX_LORA_RANK, default=16)
     sequence_length = serializers.IntegerField(min_value=1, max_value=MAX_CONTEXT_TOKENS, default=2048)
     zero_stage = serializers.IntegerField(min_value=0, max_value=3, default=0)
-    framework = serializers.ChoiceField(
+    framework = CaseFreeChoiceField(
         choices=FRAMEWORKS,
         default="hf_trainer",
         help_text="Training framework: hf_trainer (HF Trainer + PEFT, bf16 mixed precision; default), torchtune "
@@ -127,7 +171,7 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         "checkpoint in bf16 before quantising), torchtitan (FSDP2, fp32 sharded parameters), megatron "
         "(Megatron-LM/NeMo, distributed optimizer, Transformer Engine attention)",
     )
-    activation_checkpointing = _CaseFreeChoiceField(
+    activation_checkpointing = CaseFreeChoiceField(
         choices=CHECKPOINTING_MODES,
         required=False,
         allow_null=True,
@@ -135,7 +179,7 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         "second matmul output kept, the rest recomputed) or full (layer inputs only). Default: full when "
         "gradient_checkpointing is true, none when it is false",
     )
-    training_precision = _CaseFreeChoiceField(
+    training_precision = CaseFreeChoiceField(
         choices=TRAINING_PRECISIONS,
         default="bf16",
         help_text="Training: precision of the linear layers' matmuls; fp8 (torchao Float8 / Transformer Engine) "
@@ -149,7 +193,7 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         help_text="Training: sustained board-power cap per GPU in watts (nvidia-smi -pl); default the GPU's TDP. "
         "Below the TDP the matmul rate falls as (cap/TDP)^0.87 on HBM data-center GPUs, ^0.23 on GDDR cards",
     )
-    offload = serializers.ChoiceField(
+    offload = CaseFreeChoiceField(
         choices=OFFLOADS,
         default="none",
         help_text="Training with ZeRO/FSDP: keep the optimizer (optimizer) or also the parameters and gradients "
@@ -235,6 +279,39 @@ def _optional_int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
+def context_tokens_of(data: Mapping[str, Any]) -> int:
+    """The context a workload holds: as given, else DEFAULT_CONTEXT_TOKENS, raised to prompt_tokens +
+    output_tokens (DEFAULT_OUTPUT_TOKENS when not given) when an inference request states a longer prompt."""
+    given = data.get("context_tokens")
+    if given is not None:
+        return int(given)
+    prompt, output = data.get("prompt_tokens"), data.get("output_tokens")
+    if data.get("task", "inference") != "inference" or prompt is None or int(prompt) < 1:
+        return DEFAULT_CONTEXT_TOKENS
+    return max(DEFAULT_CONTEXT_TOKENS, int(prompt) + int(output or DEFAULT_OUTPUT_TOKENS))
+
+
+def context_note(data: Mapping[str, Any], workload: Workload) -> Phrase | None:
+    """The assumption for a context raised to hold the request (None when it was given or not raised)."""
+    if data.get("context_tokens") is not None or workload.context_tokens == DEFAULT_CONTEXT_TOKENS:
+        return None
+    return Phrase(
+        "context_tokens not given: %(context)s tokens, the prompt and the answer of the request (the default "
+        "%(default)s would not hold them)",
+        context=Num(workload.context_tokens),
+        default=Num(DEFAULT_CONTEXT_TOKENS),
+    )
+
+
+def _context_problems(workload: Workload, data: Mapping[str, Any], problems: dict[str, list[str]]) -> None:
+    """A given context that the stated request does not fit in is named too (the user chose both)."""
+    if data.get("context_tokens") is None or workload.task != "inference" or "context_tokens" in problems:
+        return
+    stated = [problems[name][0] for name in ("prompt_tokens", "output_tokens") if name in problems]
+    if stated and sum(request_tokens(workload)) > workload.context_tokens:
+        problems["context_tokens"] = [stated[0]]
+
+
 def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workload:
     """Validated workload data → Workload. Raises UnknownModelError / DomainError naming the field
     (prefixed with `field_prefix`, e.g. "workload." when the workload is nested)."""
@@ -255,7 +332,7 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         task=data.get("task", "inference"),
         precision=precision,
         kv_cache_precision=kv,
-        context_tokens=int(data.get("context_tokens", 4096)),
+        context_tokens=context_tokens_of(data),
         concurrent_users=int(data.get("concurrent_users", 1)),
         prompt_tokens=_optional_int(data.get("prompt_tokens")),
         output_tokens=_optional_int(data.get("output_tokens")),
@@ -279,6 +356,7 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         power_limit_w=data.get("power_limit_w"),
     )
     problems = {**workload_problems(workload), **_window_problems(workload, data)}
+    _context_problems(workload, data, problems)
     if problems:
         raise _prefixed(DomainError("The workload cannot be estimated as given.", fields=problems), field_prefix)
     return workload

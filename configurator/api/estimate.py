@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -14,13 +16,15 @@ from rest_framework.views import APIView
 from catalog.specs import catalog_snapshot
 from config.api import ApiErrorSerializer, deserialize
 from configurator.api import PublicApi
-from configurator.engine.errors import UnknownSkuError
-from configurator.engine.estimate import estimate
+from configurator.engine.estimate import StatedLayout, estimate
+from configurator.engine.gpu_match import match_gpu
 from configurator.engine.models_library import model_search
-from configurator.engine.types import GpuSpec
+from configurator.engine.phrase import LazyTexts, Phrase
+from configurator.engine.spellings import spelling_notes
+from configurator.engine.types import Estimate, GpuSpec
 from configurator.output_data import estimate_data
 from configurator.outputs import EstimateOutputSerializer
-from configurator.serializers import WorkloadInputSerializer, workload_from_data
+from configurator.serializers import WorkloadInputSerializer, context_note, workload_from_data
 
 # Interconnects that always join the GPUs of a system (SXM baseboards, OAM); bridges are optional parts,
 # so bridged PCIe cards are estimated over PCIe unless a build says otherwise.
@@ -32,14 +36,58 @@ def gpu_link_gbs(gpu: GpuSpec) -> float | None:
     return gpu.nvlink_gbs if gpu.nvlink_kind in _BUILT_IN_LINKS else None
 
 
+MAX_GPUS = 64
+GPU_COUNT_LIMIT = gettext_lazy(
+    "At most {max_value} GPUs in one estimate. A 72-GPU NVLink rack (GB200/GB300 NVL72) is not in the catalog: "
+    "estimate one 8-GPU node (the rack runs replicas of it), or ask POST /api/v1/clusters/recommendations for a "
+    "multi-node cluster."
+)
+
+
 class EstimateApi(PublicApi):
     """Memory, GPU layout and speed of an LLM workload; anonymous users may call it (throttled)."""
 
     throttle_scope = "anon_estimate"
 
     class InputSerializer(WorkloadInputSerializer):
-        gpu = serializers.CharField(required=False, allow_null=True, max_length=100, help_text="GPU SKU")
-        gpu_count = serializers.IntegerField(min_value=1, max_value=64, default=1)
+        gpu = serializers.CharField(
+            required=False,
+            allow_null=True,
+            max_length=100,
+            help_text="GPU: a catalog SKU (GET /api/v1/catalog/gpus/) or its name as people write it ('H100', "
+            "'RTX 4090', 'NVIDIA H100 80GB HBM3', 'A100-SXM4-80GB'): case, spaces, hyphens, the vendor and brand "
+            "words are ignored; a memory size (80GB), memory type (HBM3) and form (SXM5, PCIe, NVL) choose the "
+            "variant. A bare card name with several variants ('H100', 'A100', 'H200') is the SXM server module "
+            "with the most memory, and the assumptions say so. A name not in the catalog, or one that names "
+            "several different cards, is a 400 listing the closest GPUs",
+        )
+        gpu_count = serializers.IntegerField(
+            min_value=1,
+            max_value=MAX_GPUS,
+            default=1,
+            error_messages={"max_value": GPU_COUNT_LIMIT},
+            help_text="GPUs the workload runs on, 1 to 64. A 72-GPU NVLink rack (GB200/GB300 NVL72) is not in "
+            "the catalog: estimate one 8-GPU node, or ask POST /api/v1/clusters/recommendations for a cluster",
+        )
+        tensor_parallel_size = serializers.IntegerField(
+            min_value=1,
+            max_value=MAX_GPUS,
+            required=False,
+            allow_null=True,
+            help_text="Inference: the layout a run used (vLLM --tensor-parallel-size, TensorRT-LLM tp_size): the "
+            "GPUs run gpu_count / (tensor × pipeline) replicas of it instead of the layout the estimate would "
+            "choose, the users spread evenly over them. Tensor parallel on vllm, sglang and tensorrt-llm, when the "
+            "model's heads split evenly; not with pipeline_parallel_size > 1; not for training (estimated data "
+            "parallel). Otherwise a 400 with the reason",
+        )
+        pipeline_parallel_size = serializers.IntegerField(
+            min_value=1,
+            max_value=MAX_GPUS,
+            required=False,
+            allow_null=True,
+            help_text="Inference: pipeline stages of one replica (vLLM --pipeline-parallel-size; llama.cpp's layer "
+            "split over its GPUs); see tensor_parallel_size",
+        )
 
     @extend_schema(
         operation_id="estimate_create",
@@ -51,17 +99,32 @@ class EstimateApi(PublicApi):
         workload = workload_from_data(data)
         sku = data.get("gpu")
         gpu = None
+        notes: list[Phrase] = []
         if sku:
-            gpu = catalog_snapshot().gpus.get(sku.strip().lower())
-            if gpu is None:
-                raise UnknownSkuError(f"Unknown GPU '{sku}'.", fields={"gpu": [f"Unknown GPU SKU '{sku}'."]})
+            found = match_gpu(catalog_snapshot().gpus, sku)
+            gpu = found.gpu
+            notes.extend(() if found.note is None else (found.note,))
+        notes.extend(spelling_notes(request.data, workload.task))
+        context = context_note(data, workload)
+        notes.extend(() if context is None else (context,))
+        tp, pp = data.get("tensor_parallel_size"), data.get("pipeline_parallel_size")
         result = estimate(
             workload,
             gpu,
             data["gpu_count"],
             link_gbs=gpu_link_gbs(gpu) if gpu is not None else None,
+            stated=None if tp is None and pp is None else StatedLayout(tp or 1, pp or 1),
         )
-        return Response(estimate_data(result))
+        return Response(estimate_data(_said_first(result, notes)))
+
+
+def _said_first(result: Estimate, notes: list[Phrase]) -> Estimate:
+    """`result` with the readings of the request (the GPU variant, a precision or engine read as another, a
+    context raised to hold the request) before its own assumptions."""
+    if not notes:
+        return result
+    own = result.assumptions
+    return replace(result, assumptions=LazyTexts(lambda: [*notes, *own]))
 
 
 class LlmModelListApi(APIView):

@@ -13,7 +13,13 @@ from config.api import ApiErrorSerializer, deserialize
 from configurator.api import PublicApi
 from configurator.engine.types import NOISE_LEVELS, SITE_VOLTAGES
 from configurator.outputs import RecommendationOutputSerializer
-from configurator.serializers import NoiseField, StrictKeysMixin, WorkloadInputSerializer, workload_from_data
+from configurator.serializers import (
+    CaseFreeChoiceField,
+    NoiseField,
+    StrictKeysMixin,
+    WorkloadInputSerializer,
+    workload_from_data,
+)
 from configurator.services import recommendation_make
 
 FORM_FACTORS = ("workstation", "rack", "any")
@@ -24,7 +30,7 @@ class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
         max_digits=16, decimal_places=2, min_value=0, required=False, allow_null=True, help_text="Gross, incl. VAT"
     )
     currency = serializers.ChoiceField(choices=("RUB",), default="RUB")
-    form_factor = serializers.ChoiceField(choices=FORM_FACTORS, default="any")
+    form_factor = CaseFreeChoiceField(choices=FORM_FACTORS, default="any")
     max_power_w = serializers.IntegerField(min_value=100, max_value=100_000, required=False, allow_null=True)
     site_voltage = serializers.ChoiceField(choices=SITE_VOLTAGES, default=230)
     require_ecc = serializers.BooleanField(default=False)

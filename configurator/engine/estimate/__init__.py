@@ -58,6 +58,7 @@ from configurator.engine.estimate.plans import _plan
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
 from configurator.engine.estimate.serving import serving_throughput, workload_parallelism
 from configurator.engine.estimate.speed import PCIE_GBS_PER_LANE, LinkArg, _link, decode_terms
+from configurator.engine.estimate.stated_layout import StatedLayout, stated_layout_problems, stated_note
 from configurator.engine.estimate.weights import (
     GGML_TYPE_BITS,
     GGUF_DEFAULT_TYPE,
@@ -92,6 +93,7 @@ __all__ = [
     "PCIE_GBS_PER_LANE",
     "VLLM_BATCHED_TOKENS_SMALL",
     "VLLM_MAX_NUM_SEQS",
+    "StatedLayout",
     "Tensor",
     "WeightProfile",
     "bits_per_weight",
@@ -138,14 +140,19 @@ def estimate(
     *,
     link_gbs: LinkArg = None,
     max_gpus: int = 16,
+    stated: StatedLayout | None = None,
 ) -> Estimate:
     """Memory, layout on `gpu_count` × `gpu` and speed of a workload.
 
     `link_gbs` is the GPU-to-GPU bandwidth when every GPU reaches every other over NVLink/NVSwitch; None means
     PCIe (from the GPU's generation and lanes); a `topology.Topology` is the build's link graph, and tensor
     parallelism runs at the slowest link of its ring (`topology.tp_bound`).
+    `stated` is a layout the request states (estimate.stated_layout): the GPUs run replicas of it instead of
+    the layout estimate() would choose.
     Raises DomainError (fields named) for workloads that cannot run.
     """
+    if stated is not None:
+        return _estimate_stated(workload, gpu, gpu_count, link_gbs, max_gpus, stated)
     memo = _REMEMBERED.get()
     if memo is None:
         return _estimate(workload, gpu, gpu_count, link_gbs, max_gpus)
@@ -156,7 +163,60 @@ def estimate(
     return found
 
 
-def _estimate(workload: Workload, gpu: GpuSpec | None, gpu_count: int, link_gbs: LinkArg, max_gpus: int) -> Estimate:
+def _estimate_stated(
+    workload: Workload, gpu: GpuSpec | None, gpu_count: int, link_gbs: LinkArg, max_gpus: int, stated: StatedLayout
+) -> Estimate:
+    """The estimate of `gpu_count` GPUs laid out as replicas of the stated instance: one replica's estimate
+    (its share of the users, the stated parallelism, no other instance size tried), its totals times the
+    replicas."""
+    problems = stated_layout_problems(workload, gpu_count, stated)
+    if problems:
+        raise DomainError(Phrase("The stated layout cannot be estimated."), fields=problems)
+    if workload.task != "inference" or gpu is None:
+        return _estimate(workload, gpu, gpu_count, link_gbs, max_gpus)
+    replicas = gpu_count // stated.instance
+    users = workload.concurrent_users
+    share = workload if replicas == 1 else replace(workload, concurrent_users=-(-users // replicas))
+    one = _estimate(share, gpu, stated.instance, link_gbs, max_gpus, forced=stated.parallelism)
+    note = stated_note(stated, gpu_count, users)
+    layout, speed, memory = one.layout, one.throughput, one.memory
+    if layout is not None and replicas > 1:
+        pool, held = layout.kv_cache_tokens, layout.max_concurrent_users
+        layout = replace(
+            layout,
+            count=gpu_count,
+            kv_cache_tokens=None if pool is None else pool * replicas,
+            max_concurrent_users=None if held is None else held * replicas,
+        )
+        memory = MemoryBreakdown(
+            weights=memory.weights * replicas,
+            kv_cache=memory.kv_cache * replicas,
+            activations=memory.activations * replicas,
+            gradients=memory.gradients * replicas,
+            optimizer=memory.optimizer * replicas,
+            overhead=memory.overhead * replicas,
+        )
+    if speed is not None:
+        speed = replace(
+            speed,
+            decode_tokens_per_s_total=speed.decode_tokens_per_s_total * replicas,
+            served_output_tokens_per_s=speed.served_output_tokens_per_s * replicas,
+            served_sequences=speed.served_sequences * replicas,
+            served_tensor_parallel=stated.tensor_parallel,
+            served_replicas=replicas,
+        )
+    own = one.assumptions
+    return replace(one, memory=memory, layout=layout, throughput=speed, assumptions=LazyTexts(lambda: [note, *own]))
+
+
+def _estimate(
+    workload: Workload,
+    gpu: GpuSpec | None,
+    gpu_count: int,
+    link_gbs: LinkArg,
+    max_gpus: int,
+    forced: str | None = None,
+) -> Estimate:
     if gpu_count < 1:
         raise DomainError(
             Phrase("gpu_count must be at least 1."), fields={"gpu_count": [Phrase("Must be at least 1.")]}
@@ -175,7 +235,7 @@ def _estimate(workload: Workload, gpu: GpuSpec | None, gpu_count: int, link_gbs:
     layout: GpuLayout | None = None
     throughput: Throughput | None = None
     if gpu is not None:
-        parallelism = workload_parallelism(plan, gpu, count, link_gbs)
+        parallelism = forced or workload_parallelism(plan, gpu, count, link_gbs)
         per_gpu = _per_gpu_bytes(plan, parallelism, count, gpu) / GIB
         usable = _usable_gib(plan, gpu)
         pool = kv_cache_tokens(plan, parallelism, count, gpu)
@@ -194,7 +254,7 @@ def _estimate(workload: Workload, gpu: GpuSpec | None, gpu_count: int, link_gbs:
             max_concurrent_users=None if pool is None else pool // workload.context_tokens,
         )
         link = _link(gpu, link_gbs, count)
-        throughput = serving_throughput(plan, gpu, count, link_gbs, parallelism)
+        throughput = serving_throughput(plan, gpu, count, link_gbs, parallelism, one_instance=forced is not None)
 
     def explain() -> list[Phrase]:
         words = _memory_assumptions(plan)

@@ -324,6 +324,7 @@ def best_served_layout(
     link_gbs: LinkArg = None,
     users: int | None = None,
     parallelism: str | None = None,
+    one_instance: bool = False,
 ) -> ServedLayout:
     """The layout an engine is set to for throughput, and its full load: every instance size of
     `instance_sizes`, each replica at `served_throughput`, the one of most output tokens/s (ties keep the larger
@@ -336,8 +337,8 @@ def best_served_layout(
     parallelism outperforms tensor parallelism when the model fits", LambdaLabsML/vllm-benchmark
     benchmark_v0.md). The workload's own users (`users`) bound the full load from below
     only on the single instance estimate() lays out (`_full_batch`). DP attention (`parallelism`, chosen by
-    `workload_parallelism`) is one instance on all the GPUs."""
-    if parallelism == DP_ATTENTION:
+    `workload_parallelism`) is one instance on all the GPUs, as is a stated layout (`one_instance`)."""
+    if parallelism == DP_ATTENTION or one_instance:
         served = served_throughput(
             workload, gpu, gpu_count, prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
             users=users, parallelism=parallelism,
@@ -391,12 +392,19 @@ def workload_parallelism(plan: _Plan, gpu: GpuSpec, count: int, link_gbs: LinkAr
 
 
 def serving_throughput(
-    plan: _Plan, gpu: GpuSpec, count: int, link_gbs: LinkArg, parallelism: str | None = None
+    plan: _Plan,
+    gpu: GpuSpec,
+    count: int,
+    link_gbs: LinkArg,
+    parallelism: str | None = None,
+    *,
+    one_instance: bool = False,
 ) -> Throughput:
     """The speeds estimate() reports: `decode_per_user` at the workload's users, `served_throughput` at full
     load (no cap on requests: a service keeps its queue), both for the request of `engines.request_tokens`;
     time to first token is one such prompt on idle GPUs (`speed._prefill_s`). Training: the whole build's
-    tokens/s (estimate.training_speed), its own field."""
+    tokens/s (estimate.training_speed), its own field. `one_instance`: the full load is of one instance on all
+    `count` GPUs in `parallelism` (a layout the request states), no other instance size tried."""
     link = _link(gpu, link_gbs, count)
     if plan.training:
         trained = training_step(plan, gpu, count, link.gbs, _pcie_gbs(gpu))
@@ -412,7 +420,7 @@ def serving_throughput(
         user, user_layout = _users_layout(plan, gpu, count, prompt, output, link_gbs, user)
     layout = best_served_layout(
         w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
-        parallelism=parallelism,
+        parallelism=parallelism, one_instance=one_instance,
     )  # fmt: skip
     served = layout.served
     # the full load runs at least the workload's own users (`_full_batch`); the two formulas of that same load

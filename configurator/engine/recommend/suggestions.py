@@ -279,7 +279,7 @@ def _quantized(run: _Runs, found: Candidate, precision: str, engine: str, saved:
     the build as asked), its speed, what it gives up of the request and of the model's quality."""
     said = _quantized_offer(run, found)
     if saved is not None:
-        said = Phrase("%(offer)s (%(saved)s %% less)", offer=said, saved=Num(saved * 100))
+        said = Phrase("%(offer)s (%(saved)s %% cheaper)", offer=said, saved=Num(saved * 100))
     how = engine
     if precision == "fp8" and precision_support(found.build.gpus[0].spec, "fp8") == "weight_only":
         how = Phrase("%(engine)s, weight-only: the GPU has no FP8 tensor cores", engine=engine)

@@ -57,6 +57,11 @@ def psu_fix(option: PsuOption, build: BuildSpec, *, why: Phrase | None = None) -
     return make_fix(psu_op(option, build), reason=why)
 
 
+def psus_already(option: PsuOption, build: BuildSpec) -> bool:
+    """The build already has exactly the PSUs of `option` (only the redundancy mode would change)."""
+    return {line.spec.sku: line.qty for line in build.psus} == {option.psu.sku: option.count}
+
+
 def psu_op(option: PsuOption, build: BuildSpec) -> FixOp:
     """The PSU step that reaches `option`: more of the same model when the build has only it, else a
     replacement of every PSU line."""
@@ -82,11 +87,13 @@ def capacity_fixes(ctx: RuleContext, load: float) -> tuple[Fix, ...]:
         for mode in lower:
             relaxed = psu_options(ctx, load, redundancy=mode)
             if relaxed:
-                # the mode and the PSUs sized for it only work together: one fix
+                # the mode and the PSUs sized for it only work together: one fix (the mode alone when the
+                # build already has those PSUs: a replacement by the same set would be a step that changes nothing)
+                same = psus_already(relaxed[0], build)
                 fixes.append(
                     make_fix(
                         set_op("psu_redundancy", mode),
-                        psu_op(relaxed[0], build),
+                        *(() if same else (psu_op(relaxed[0], build),)),
                         reason=Phrase(
                             "%(current)s cannot carry %(load)s W in %(bays)s bays",
                             current=redundancy_value(build.psu_redundancy),

@@ -28,6 +28,16 @@ from configurator.engine.types import BuildSpec, Estimate, Finding, Fix, FixOp, 
 MAX_GPUS = 16  # the estimator's search limit for "how many GPUs would fit"
 
 
+# How the layout's parallelism is said in the VRAM error (the code itself, e.g. "data", is no sentence)
+PARALLELISM_WORDS: dict[str, PhraseValue] = {
+    "single": Phrase("one GPU"),
+    "tensor": Phrase("tensor parallel"),
+    "pipeline": Phrase("layers split across the GPUs"),
+    "dp_attention": Phrase("data-parallel attention"),
+    "data": Phrase("data parallel"),
+}
+
+
 def sizing_gpu(build: BuildSpec) -> GpuSpec | None:
     """The GPU the workload is sized on: the build's only model, or the one with the least VRAM when the
     build mixes models (a layer split is limited by its smallest card)."""
@@ -137,7 +147,7 @@ def vram_fit(ctx: RuleContext) -> Iterator[Finding]:
             per_gpu=Num(layout.per_gpu_gib, 1),
             count=layout.count,
             gpu=layout.sku,
-            parallelism=layout.parallelism,
+            parallelism=PARALLELISM_WORDS.get(layout.parallelism, layout.parallelism),
             usable=Num(layout.usable_gib, 1),
         ),
         measured=round(layout.per_gpu_gib, 2),
