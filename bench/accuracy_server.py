@@ -26,7 +26,7 @@ from configurator.engine import server_calibration as srv
 from configurator.engine.calibration_rows import GPU_SKU_BY_NAME
 from configurator.engine.estimate import estimate, serving
 from configurator.engine.estimate.engines import MOE_GEMM_EFFICIENCY
-from configurator.engine.estimate.speed import _peak_flops, has_fp4_tensor_cores
+from configurator.engine.estimate.speed import _peak_flops, has_fp4_tensor_cores, quantized_gemms
 
 # issue 33's targets, judged leave-one-source-out: per-user decode ≤ 15 % median / 35 % p90, full-load output
 # ≤ 20 % / 45 %
@@ -55,6 +55,11 @@ def _gpu(row: srv.ServerRow, gpus: dict[str, Any]) -> Any:
     return gpus[GPU_SKU_BY_NAME[row.gpu_name]]
 
 
+def _quantized(row: srv.ServerRow, gpu: Any) -> bool:
+    """Whether the row's GEMMs quantize activations: only those take the engine's MFU factor (calibration)."""
+    return quantized_gemms(gpu, row.precision, row.engine)
+
+
 def predict_per_user(
     row: srv.ServerRow,
     gpus: dict[str, Any],
@@ -70,7 +75,8 @@ def predict_per_user(
     return serving.decode_per_user(
         _workload(row, int(row.concurrency)), gpu, row.gpu_count, prompt_tokens=row.prompt_tokens,
         output_tokens=row.output_tokens, link_gbs=_link(gpu),
-        mfu=mfu and cal.engine_mfu(row.engine, mfu, engine_factor), constants=constants, moe_efficiency=efficiency,
+        mfu=mfu and cal.engine_mfu(row.engine, mfu, engine_factor, quantized=_quantized(row, gpu)),
+        constants=constants, moe_efficiency=efficiency,
     ).tokens_per_s  # fmt: skip
 
 
@@ -93,7 +99,8 @@ def predict_full_load(
     scale = amd_scale if cal.is_amd(gpu.vendor) else None
     return replicas * serving.served_throughput(
         _workload(row, 1), gpu, row.gpu_count // replicas, prompt_tokens=row.prompt_tokens,
-        output_tokens=row.output_tokens, link_gbs=_link(gpu), mfu=cal.engine_mfu(row.engine, mfu, engine_factor),
+        output_tokens=row.output_tokens, link_gbs=_link(gpu),
+        mfu=cal.engine_mfu(row.engine, mfu, engine_factor, quantized=_quantized(row, gpu)),
         with_prefill=prefill,
         max_sequences=row.requests or None, moe_efficiency=efficiency, mfu_scale=scale,
     ).tokens_per_s  # fmt: skip

@@ -85,8 +85,8 @@ SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tensorrt-llm")
 # engines: the kernels' launch and tail latency inside the graph (≈ 15–25 kernels per layer) — all-reduces are
 # counted apart. The routed experts' bytes stream at the same η (speed.step_terms: no llama.cpp read penalty).
 SERVER_FIT_SOURCE = Phrase("fitted on %(rows)s server-engine rows of server_speed.csv (bench/accuracy.py)", rows=46)
-SERVER_ETA_HBM = 0.887
-SERVER_TAU_LAYER_S = 82.2e-6
+SERVER_ETA_HBM = 0.89
+SERVER_TAU_LAYER_S = 82.4e-6
 # Multi-head latent attention layers (DeepSeek-V2/V3/R1: `ModelArch.is_mla`) cost more per step than a GQA layer:
 # the absorbed decode path runs the q down/up projections and their norm, the kv down-projection and its norm,
 # RoPE on the rope dims, two batched matmuls with the absorbed W_UK/W_UV, and the latent attention kernel
@@ -97,7 +97,7 @@ SERVER_TAU_LAYER_S = 82.2e-6
 # η 0.80 and a held-out median of 9.8 % (this: 7.4 %), and with llmfit's expert-read penalty kept −3 µs with
 # η 1.10; a stream share of the routed experts' bytes of their own fitted η 1.11. Without a third column and
 # with the penalty, η came out 1.10: more than the datasheet bandwidth, the bytes over-counted.
-SERVER_TAU_MLA_LAYER_S = 23.1e-6
+SERVER_TAU_MLA_LAYER_S = 22.7e-6
 # No GDDR rows for server engines: GDDR mat-vec streams at least the HBM share (llama.cpp: 0.92 GDDR vs 0.57 HBM),
 # so GDDR takes the HBM η (prior, not fitted).
 SERVER_ETA_GDDR = SERVER_ETA_HBM
@@ -130,17 +130,23 @@ DECODE_CONSTANTS: dict[tuple[str, str], DecodeConstants] = {
 
 # Share of dense tensor-core peak reached by prefill and by compute-bound batched decode GEMMs. Server engines:
 # fitted with engines.MOE_GEMM_EFFICIENCY by `server_calibration.fit_server_prefill` on the full-load rows of
-# fixtures/server_speed.csv (bench/accuracy.py, judged leave-one-source-out); llama.cpp and transformers:
-# priors (llm-analysis README @d841e40 advises ≤ 0.7 of peak).
-SERVER_MFU = 0.42
+# fixtures/server_speed.csv (bench/accuracy.py, judged leave-one-source-out): 0.48 on its 64 NVIDIA non-FP4 rows
+# of 12 publications, 0.42-0.50 with any one left out (0.42 on 30 rows before issue 33's new rows); llama.cpp and
+# transformers: priors (llm-analysis README @d841e40 advises ≤ 0.7 of peak).
+SERVER_MFU = 0.48
 # Per engine, a factor on the pooled MFU, fitted by bench/accuracy_server.py (`engine_fit`) on the engine's own
-# full-load rows at the pooled MFU and judged leave-one-source-out. TensorRT-LLM: 1.14 on its 19 FP8 rows of four
-# publications (perf-overview, the H200 launch table, MLPerf v4.1 NVIDIA, NIM 1.8.0), 1.12-1.16 with any one left
-# out: its prefill and batched-decode GEMMs (CUTLASS/cuBLASLt FP8 with fused quantization, FP8 context attention)
-# run faster than the pooled engines'. Its NVFP4 rows on B200 (perf-overview, MLPerf v4.1 preview) are judged at
-# it, not fitted (bench/accuracy_server.py `fp4_row`). vLLM and SGLang keep the pooled MFU: their full-load rows
-# come from one publication each (gpustack, datacrunch), too few to fit an engine of their own.
-ENGINE_MFU_FACTOR: dict[str, float] = {"tensorrt-llm": 1.14}
+# full-load rows at the pooled MFU and judged leave-one-source-out. TensorRT-LLM: 1.02 on its FP8 rows of seven
+# publications (perf-overview @00f37686 and @03e27c7d, the H200 launch table, MLPerf v4.1 and v5.0 NVIDIA, NIM
+# 1.8.0, dstack), 0.98-1.10 with any one left out (1.14 on the 19 rows of four publications before issue 33's new
+# rows, at a pooled MFU of 0.42 where it is now 0.48: the new rows moved the gap into the pooled MFU). Its physics
+# is TensorRT-LLM's quantized-activation path (CUTLASS/cuBLASLt FP8 or FP4 GEMMs with fused quantization, FP8
+# context attention), so it applies only where the GEMMs quantize activations (`engine_mfu`'s `quantized`,
+# speed.quantized_gemms): BF16, W4A16 INT4 and MXFP4 on Hopper run other kernels — TensorRT-LLM runs gpt-oss on
+# H200 with BF16 activations through its TRITON MoE backend, the Hopper default (TensorRT-LLM deployment guide for
+# GPT-OSS, 1.4.0rc4: 'H200 | BF16 | MXFP4 | TRITON'; 'For Hopper, the default MoE backend is TRITON') — and take
+# the pooled MFU. Its NVFP4 rows on B200 are judged at it, not fitted (bench/accuracy_server.py `fp4_row`). vLLM
+# and SGLang keep the pooled MFU: their full-load rows come from few publications (gpustack, datacrunch, Oracle).
+ENGINE_MFU_FACTOR: dict[str, float] = {"tensorrt-llm": 1.02}
 PREFILL_MFU: dict[str, float] = {
     "llama.cpp": 0.35,
     "transformers": 0.4,
@@ -148,25 +154,35 @@ PREFILL_MFU: dict[str, float] = {
 }
 
 
-def engine_mfu(engine: str, pooled: float, factor: float | None = None) -> float:
-    """The MFU of an engine from the pooled one: × its ENGINE_MFU_FACTOR (`factor` replaces TensorRT-LLM's)."""
+def engine_mfu(engine: str, pooled: float, factor: float | None = None, *, quantized: bool = True) -> float:
+    """The MFU of an engine from the pooled one: × its ENGINE_MFU_FACTOR (`factor` replaces TensorRT-LLM's) when
+    its GEMMs quantize their activations (`quantized`: FP8/FP4/INT8 tensor cores, `speed.quantized_gemms`); the
+    pooled MFU for BF16 and weight-only formats, which TensorRT-LLM runs through other kernels (the factor's note)."""
+    if not quantized:
+        return pooled
     if engine == "tensorrt-llm" and factor is not None:
         return pooled * factor
     return pooled * ENGINE_MFU_FACTOR.get(engine, 1.0)
 
 
+def prefill_mfu(engine: str, *, quantized: bool = True) -> float:
+    """PREFILL_MFU of an engine, without its ENGINE_MFU_FACTOR where its GEMMs do not quantize activations."""
+    return PREFILL_MFU[engine] if quantized or engine not in SERVER_ENGINES else SERVER_MFU
+
+
 # AMD Instinct GPUs under the server engines (vLLM on ROCm): the share of the NVIDIA-fitted MFU their matrix cores
 # reach on the paper peak. Fitted on the two rows of MLPerf Inference v4.1 AMD closed (mlcommons/
 # inference_results_v4.1 closed/AMD: Llama-2-70B FP8 Offline on 8 × and 1 × MI300X, 23,514.8 and 3,062.72 tokens/s,
-# one model per GPU at large batch, i.e. compute-bound), which the NVIDIA constants put 48–54 % too fast: 0.65 brings
-# both within 3 %. Refitted on Oracle's MI300X rows alone (Llama-3.1-405B FP8 at TP8, bench/accuracy.py's
+# one model per GPU at large batch, i.e. compute-bound), which the NVIDIA constants put 48–54 % too fast: 0.65 brought
+# both within 3 % at a pooled MFU of 0.42; refitted with issue 33's rows at 0.48 it is 0.60 (0.55-0.65 with any one
+# publication left out). Refitted on Oracle's MI300X rows alone (Llama-3.1-405B FP8 at TP8, bench/accuracy.py's
 # leave-one-source-out `amd_fit`) it is 0.65 too, so the MLPerf rows are judged out of sample as well.
 # Cross-check, not fitted: MI300X reaches ~45 %
 # of its paper FLOPs on AI workloads where H100 reaches up to ~70–93 % (SemiAnalysis' MI300X/H100/H200 benchmark,
 # Dec 2024, as summarised by aiweekly.co 'AMD MI300X hits only 45% of peak FLOPs in practice'), a ratio of
 # 0.5–0.65; its HBM streams at ~81 % of 5.3 TB/s (same source), close to the NVIDIA parts, so η_bw is not scaled.
 # MI300X is the only AMD GPU measured: other AMD GPUs take the same share and their estimates say "unvalidated".
-AMD_SERVER_MFU_SCALE = 0.65
+AMD_SERVER_MFU_SCALE = 0.60
 AMD_MEASURED_SKUS: tuple[str, ...] = ("mi300x",)
 
 

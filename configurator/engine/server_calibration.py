@@ -46,7 +46,7 @@ from configurator.engine.calibration import (
 )
 from configurator.engine.calibration_rows import GPU_SKU_BY_NAME
 from configurator.engine.estimate.serving import prompt_prefill_s
-from configurator.engine.estimate.speed import workload_step_terms
+from configurator.engine.estimate.speed import quantized_gemms, workload_step_terms
 from configurator.engine.frozen import direct_init
 from configurator.engine.models_library import model_get
 from configurator.engine.specs import GpuSpec
@@ -222,9 +222,11 @@ def server_samples(
         workload = row_workload(row, users)
         link = nvswitch_gbs(gpu)
         terms = workload_step_terms(workload, gpu, row.gpu_count, link)
+        quantized = quantized_gemms(gpu, row.precision, row.engine)
         prompt_s = prompt_prefill_s(
             workload, gpu, row.gpu_count, prompt_tokens=row.prompt_tokens, output_tokens=row.output_tokens,
-            link_gbs=link, mfu=mfu and engine_mfu(row.engine, mfu, engine_factor), moe_efficiency=moe_efficiency,
+            link_gbs=link, moe_efficiency=moe_efficiency,
+            mfu=mfu and engine_mfu(row.engine, mfu, engine_factor, quantized=quantized),
         )  # fmt: skip
         era = era_of(source_group(row.source))
         label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.engine} {row.engine_version} b={users}"

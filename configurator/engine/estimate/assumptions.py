@@ -19,7 +19,7 @@ from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes
 from configurator.engine.estimate.layout import DP_ATTENTION, kv_cache_tokens, server_non_kv
 from configurator.engine.estimate.plans import _compute_params, _Plan
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
-from configurator.engine.estimate.speed import _Link, _peak_flops, decode_plan
+from configurator.engine.estimate.speed import _Link, _peak_flops, decode_plan, quantized_gemms
 from configurator.engine.estimate.training import sharded_stage
 from configurator.engine.estimate.weights import (
     _HF_QUANTIZED,
@@ -381,7 +381,11 @@ def _layout_assumptions(
         Phrase(
             "prefill at %(mfu)s%% of %(peak)s dense TFLOPS (2 × %(params)s B active params + attention FLOPs "
             "per token); TTFT = one prompt of %(prompt)s tokens on idle GPUs",
-            mfu=Num(cal.PREFILL_MFU[plan.engine] * cal.server_mfu_scale(plan.engine, gpu.vendor) * 100),
+            mfu=Num(
+                cal.prefill_mfu(plan.engine, quantized=quantized_gemms(gpu, plan.weight_precision, plan.engine))
+                * cal.server_mfu_scale(plan.engine, gpu.vendor)
+                * 100
+            ),
             peak=Num(_peak_flops(gpu, plan.weight_precision, plan.engine) / 1e12, None),
             params=Num(_compute_params(model) / 1e9, 2),
             prompt=Num(throughput.prompt_tokens),

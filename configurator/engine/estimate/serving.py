@@ -50,6 +50,8 @@ from configurator.engine.estimate.speed import (
     loaded_step_tokens,
     moe_load_efficiency,
     plan_activation_bytes,
+    quantized_gemms,
+    routed_rate,
     step_seconds,
     step_terms,
 )
@@ -127,7 +129,7 @@ def _setting(
         decode_plan=decode_plan,
         parallelism=parallelism or _parallelism(decode_plan, gpu_count),
         link=_link(gpu, link_gbs, gpu_count),
-        mfu=(mfu or cal.PREFILL_MFU[engine])
+        mfu=(mfu or cal.prefill_mfu(engine, quantized=quantized_gemms(gpu, decode_plan.weight_precision, engine)))
         * (cal.server_mfu_scale(engine, gpu.vendor) if mfu_scale is None else mfu_scale),
         constants=constants,
         prompt_tokens=prompt_tokens,
@@ -143,7 +145,9 @@ def _load_efficiency(setting: _Setting, gpu: GpuSpec, sequences: int, moe_effici
     return moe_load_efficiency(plan.workload.model, plan.engine, tokens, moe_efficiency)
 
 
-def _prompt_s(setting: _Setting, gpu: GpuSpec, gpu_count: int, moe_efficiency: float | None) -> float:
+def _prompt_s(
+    setting: _Setting, gpu: GpuSpec, gpu_count: int, moe_efficiency: float | None, sequences: int | None = None
+) -> float:
     """Seconds the GPUs spend on one prompt inside mixed steps: 2 × active params + attention FLOPs per token
     (the routed experts' at `moe_efficiency` of the dense rate) at the MFU over all GPUs; under tensor
     parallelism the 2 all-reduces per layer of its hidden states (their bytes scale with hidden × layers, not
@@ -152,7 +156,11 @@ def _prompt_s(setting: _Setting, gpu: GpuSpec, gpu_count: int, moe_efficiency: f
     plan = setting.prompt_plan
     model, tokens = plan.workload.model, plan.workload.context_tokens
     peak = _peak_flops(gpu, plan.weight_precision, plan.engine)
-    flops = plan.prefill_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency))
+    # the routed experts' rows: their share of the mixed step's tokens while `sequences` run (a prompt chunk alone
+    # when not given), at the FP8 rate up to speed.FP8_RATE_MAX_ROWS (speed.routed_rate)
+    step = loaded_step_tokens(sequences, setting.prompt_tokens, setting.output_tokens, gpu) if sequences else None
+    rate = routed_rate(gpu, plan, None, step)
+    flops = plan.prefill_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency), rate)
     seconds = tokens * flops / (gpu_count * setting.mfu * peak)
     tp = split_ways(setting.parallelism, gpu_count)
     if setting.parallelism == DP_ATTENTION:  # its attention on one rank, the others' prompts on theirs
@@ -255,7 +263,7 @@ def served_throughput(
     if not sequences:
         return Served(0.0, 0, 1.0)
     efficiency = _load_efficiency(setting, gpu, sequences, moe_efficiency)
-    prefill_s = _prompt_s(setting, gpu, gpu_count, efficiency) if with_prefill else 0.0
+    prefill_s = _prompt_s(setting, gpu, gpu_count, efficiency, sequences) if with_prefill else 0.0
     step = _step_s(setting, gpu, gpu_count, sequences, efficiency)
     per_token = step / sequences + prefill_s / output_tokens
     return Served(1.0 / per_token, sequences, step / sequences / per_token)

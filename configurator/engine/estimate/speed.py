@@ -38,11 +38,18 @@ def _pcie_gbs(gpu: GpuSpec) -> float:
 # at the rows of a decode batch an NVFP4 GEMM runs no faster than an FP8 one: on a B200, Llama-3.1-8B's N=6144
 # K=4096 GEMM with M = 128 / 256 / 512 rows does 454 / 880 / 1,569 TFLOP/s in NVFP4 with its activation
 # quantization (vllm-project/vllm PR #20646, CUTLASS NVFP4) against 1,046 / 1,386 / 1,891 in FP8 (PR #19566,
-# CUTLASS FP8), and still 2,613 at 2,048 rows. Batched decode therefore runs NVFP4 at the FP8 rate (`decode`).
+# CUTLASS FP8), and 2,613 at 2,048 rows, below FP8's own trend there (×1.33-1.36 per doubling of M: ≈ 3,400): no
+# measured M up to 2,048 shows NVFP4 ahead of FP8. A GEMM of M rows therefore runs NVFP4 at the FP8 rate up to
+# FP8_RATE_MAX_ROWS rows and at the FP4 rate above (`_peak_flops`' `rows`), one rule for every GEMM: a decode
+# step's GEMMs (M = its sequences), a prompt chunk's dense GEMMs (M = thousands of tokens) and the routed experts'
+# grouped GEMMs (M = tokens per expert, step tokens × k / E: 512 for Qwen3-30B-A3B's 8,192-token step over 128
+# experts of which 8 are active, where NVFP4 measured 0.83 × FP8).
 # With decode at the FP4 rate MLPerf v4.1's 1 × B200 Llama-2-70B Offline (FP4, 11,264 tokens/s) was estimated
 # +48 % and TensorRT-LLM's B200 FP4 rows (perf-overview.md @00f37686) Llama-3.3-70B 1000/1000 +41 %, Llama-3.1-405B
 # TP4 1000/1000 +53 % and 128/2048 +83 %; at the FP8 rate −3 %, +23 %, +11 % and +8 %. Their prompt-heavy rows
 # (2048/128, 5000/500: prefill at the FP4 rate) are +5 … +27 % either way (fixtures/server_speed.csv).
+# The largest M of vLLM PR #20646's table (NVFP4 2,613 TFLOP/s, no faster than FP8's trend there)
+FP8_RATE_MAX_ROWS = 2048
 _BLACKWELL = re.compile(r"blackwell|\bg?b[23]00\b|geforce rtx 50\d0", re.IGNORECASE)
 
 
@@ -50,9 +57,10 @@ def has_fp4_tensor_cores(gpu: GpuSpec) -> bool:
     return gpu.vendor.strip().lower() == "nvidia" and bool(_BLACKWELL.search(f"{gpu.sku} {gpu.name}"))
 
 
-def _peak_flops(gpu: GpuSpec, precision: str, engine: str, *, decode: bool = False) -> float:
+def _peak_flops(gpu: GpuSpec, precision: str, engine: str, *, rows: float | None = None) -> float:
     """Dense tensor-core peak the GEMMs run at: FP8 for W8A8 checkpoints on engines with FP8 kernels, FP4 (twice
-    FP8) for NVFP4 on Blackwell (the FP8 rate for a `decode` step's GEMMs: _BLACKWELL's note), INT8 for W8A8 int8,
+    FP8) for NVFP4 on Blackwell (the FP8 rate for GEMMs of FP8_RATE_MAX_ROWS `rows` or fewer; None: a prompt
+    chunk's thousands: _BLACKWELL's note), INT8 for W8A8 int8,
     FP16/BF16 otherwise (GGUF and W4A16 dequantize to fp16; so does NVFP4 before Blackwell: vLLM runs it through
     its Marlin W4A16 kernel there, FP4 weights and BF16 activations).
 
@@ -61,7 +69,7 @@ def _peak_flops(gpu: GpuSpec, precision: str, engine: str, *, decode: bool = Fal
     """
     if engine in cal.SERVER_ENGINES:
         if precision == "nvfp4" and gpu.fp8_tflops and has_fp4_tensor_cores(gpu):
-            return (1.0 if decode else 2.0) * gpu.fp8_tflops * 1e12
+            return (2.0 if rows is None or rows > FP8_RATE_MAX_ROWS else 1.0) * gpu.fp8_tflops * 1e12
         if precision == "fp8" and gpu.fp8_tflops:
             return gpu.fp8_tflops * 1e12
         if precision == "int8" and gpu.int8_tops:
@@ -69,6 +77,26 @@ def _peak_flops(gpu: GpuSpec, precision: str, engine: str, *, decode: bool = Fal
     if engine == "llama.cpp" and gpu.is_consumer and gpu.vendor.lower() == "nvidia":
         return 2.0 * gpu.fp16_tflops * 1e12
     return gpu.fp16_tflops * 1e12
+
+
+def quantized_gemms(gpu: GpuSpec, precision: str, engine: str) -> bool:
+    """Whether a server engine's GEMMs quantize their activations for this precision and GPU (FP8, NVFP4 on FP4
+    tensor cores, INT8 W8A8: a peak above the FP16 one), which calibration.ENGINE_MFU_FACTOR stands for; BF16
+    and weight-only formats (W4A16 INT4, MXFP4 on Hopper) run through other kernels."""
+    return engine in cal.SERVER_ENGINES and _peak_flops(gpu, precision, engine) > _peak_flops(gpu, "bf16", engine)
+
+
+def routed_rate(gpu: GpuSpec, plan: _Plan, rows: float | None, step_tokens: float | None = None) -> float:
+    """Dense GEMMs' peak (at `rows` rows; None: a prompt chunk's thousands) over the routed experts' one, whose
+    grouped GEMMs get step_tokens × k / E rows each (uniform routing; default `rows`, else the engine's
+    batched-token budget, `server_memory.server_batch`): an NVFP4 grouped GEMM of FP8_RATE_MAX_ROWS rows or fewer per
+    expert runs at the FP8 rate (_BLACKWELL's note). 1 for dense models and every other format."""
+    model = plan.workload.model
+    if not model.is_moe:
+        return 1.0
+    dense = _peak_flops(gpu, plan.weight_precision, plan.engine, rows=rows)
+    per_expert = (step_tokens or rows or server_batch(gpu)[0]) * model.active_experts / model.experts
+    return dense / _peak_flops(gpu, plan.weight_precision, plan.engine, rows=per_expert)
 
 
 @direct_init
@@ -180,10 +208,10 @@ def _routed_flops(model: ModelArch) -> float:
     return 2.0 * 3 * model.active_experts * model.hidden * model.moe_intermediate * (model.layers - model.dense_layers)
 
 
-def _moe_extra_flops(model: ModelArch, efficiency: float) -> float:
+def _moe_extra_flops(model: ModelArch, efficiency: float, rate: float = 1.0) -> float:
     """FLOPs to add per token so that the routed experts' FLOPs run at `efficiency` of the dense GEMMs' rate
-    (engines.MOE_GEMM_EFFICIENCY)."""
-    return _routed_flops(model) * (1.0 / efficiency - 1.0)
+    (engines.MOE_GEMM_EFFICIENCY), on a peak `rate` times lower than the dense GEMMs' (`routed_rate`)."""
+    return _routed_flops(model) * (rate / efficiency - 1.0)
 
 
 @direct_init
@@ -280,7 +308,8 @@ def step_terms(
             weights += plan.routed_bytes * union * (1.0 / cal.moe_efficiency(model.experts) - 1.0)
     kv = plan.kv_read_per_seq * sequences
     tp = split_ways(parallelism, count)
-    flops = plan.decode_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency))
+    rate = routed_rate(gpu, plan, sequences)
+    flops = plan.decode_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine, moe_efficiency), rate)
     if parallelism == DP_ATTENTION:
         # the fullest rank: the whole attention projections and its own sequences' latent cache and attention
         # FLOPs; 1/t of the MoE/MLP weights read for, and of the FLOPs of, the gathered tokens of all ranks
@@ -297,7 +326,7 @@ def step_terms(
     moved += sequences * plan_activation_bytes(plan, tp)
     if plan.weight_precision == "int4":  # W4A16: the kernel's weight stream (calibration.INT4_KERNEL_STREAM_SHARE)
         moved += streamed * (1.0 / int4_stream_share(plan.engine, gpu) - 1.0)
-    compute = work / _peak_flops(gpu, plan.weight_precision, plan.engine, decode=True)
+    compute = work / _peak_flops(gpu, plan.weight_precision, plan.engine, rows=sequences)
     kquant = streamed if "_k" in plan.weight_precision else 0.0
     return StepTerms(
         bytes_s=moved / (gpu.bandwidth_gbs * 1e9),
@@ -326,10 +355,11 @@ def _prefill_s(plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _L
     constants = cal.DECODE_CONSTANTS[(plan.engine, cal.memory_class(gpu.memory_type))]
     tp = split_ways(parallelism, count)
     tokens = w.context_tokens
-    flops = plan.prefill_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine))
+    flops = plan.prefill_flops + _moe_extra_flops(model, _moe_efficiency(plan.engine), routed_rate(gpu, plan, None))
     if parallelism == DP_ATTENTION:  # one rank does the prompt's attention alone, the MoE/MLP is split
         flops = plan.attention_prefill_flops * tp + flops - plan.attention_prefill_flops
-    mfu = cal.PREFILL_MFU[plan.engine] * cal.server_mfu_scale(plan.engine, gpu.vendor)
+    quantized = quantized_gemms(gpu, plan.weight_precision, plan.engine)
+    mfu = cal.prefill_mfu(plan.engine, quantized=quantized) * cal.server_mfu_scale(plan.engine, gpu.vendor)
     compute_s = tokens * flops / (tp * mfu * _peak_flops(gpu, plan.weight_precision, plan.engine))
     chunk = LLAMACPP_UBATCH if plan.engine == "llama.cpp" else VLLM_BATCHED_TOKENS_SMALL
     passes = math.ceil(tokens / chunk)
