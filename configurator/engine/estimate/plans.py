@@ -12,7 +12,13 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from configurator.engine import calibration as cal
-from configurator.engine.estimate.engines import LLAMACPP_UBATCH, VLLM_BATCHED_TOKENS_SMALL, VLLM_MAX_NUM_SEQS, _check
+from configurator.engine.estimate.engines import (
+    LLAMACPP_UBATCH,
+    VLLM_BATCHED_TOKENS_SMALL,
+    VLLM_MAX_NUM_SEQS,
+    _check,
+    kv_sequence_tokens,
+)
 from configurator.engine.estimate.kv_cache import kv_bytes_per_token, kv_cache_bytes
 from configurator.engine.estimate.server_memory import per_token_coefficients
 from configurator.engine.estimate.training import (
@@ -135,7 +141,12 @@ def _inference_plan(w: Workload) -> _Plan:
     stored = GGUF_MXFP4_MOE if engine == "llama.cpp" and w.precision == "mxfp4" and model.is_moe else w.precision
     profile = weight_profile(model, stored)
     sequences = w.concurrent_users * w.batch_size
-    kv = kv_cache_bytes(model, w.kv_cache_precision, w.context_tokens, sequences)
+    held = kv_sequence_tokens(w, engine)  # the request's tokens on a paged-KV engine when it states them
+    # every sequence's request, and at least one sequence of the whole context (max_model_len must fit)
+    kv = max(
+        kv_cache_bytes(model, w.kv_cache_precision, held, sequences),
+        kv_cache_bytes(model, w.kv_cache_precision, w.context_tokens, 1),
+    )
     h, q_dim = model.hidden, model.heads * model.head_dim
     kv_dim = model.kv_heads * model.head_dim
     inter = _active_tokens_intermediate(model)
@@ -188,7 +199,7 @@ def _inference_plan(w: Workload) -> _Plan:
         sequences=sequences,
         read_bytes=profile.read_bytes_per_token,
         routed_bytes=profile.routed_bytes,
-        kv_read_per_seq=kv_cache_bytes(model, w.kv_cache_precision, w.context_tokens, 1),
+        kv_read_per_seq=kv_cache_bytes(model, w.kv_cache_precision, held, 1),
         decode_flops=2 * compute + _attention_flops(model, w.context_tokens, causal_average=False),
         prefill_flops=2 * compute + _attention_flops(model, w.context_tokens, causal_average=True),
         train_flops=0.0,
