@@ -151,6 +151,15 @@ def _inference_plan(w: Workload) -> _Plan:
     kv_dim = model.kv_heads * model.head_dim
     inter = _active_tokens_intermediate(model)
     notes: list[Phrase] = []
+    if w.precision_from_model_id:
+        notes.append(
+            Phrase(
+                "precision %(precision)s read from the model id '%(id)s' (its quantisation suffix; the request gave "
+                "no precision)",
+                precision=w.precision,
+                id=w.precision_from_model_id,
+            )
+        )
     if engine == "llama.cpp":
         # compute buffer (flash attention on, so no ctx × heads score matrix): one layer's f32 temporaries for a
         # 512-token ubatch, and the f32 logits of the ubatch on the GPU with the output layer (ollama
