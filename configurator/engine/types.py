@@ -248,8 +248,7 @@ class Workload(HashOnce):
     activation_checkpointing: str = ""
     training_precision: str = "bf16"  # TRAINING_PRECISIONS
     power_limit_w: float | None = None  # sustained board power cap per GPU (nvidia-smi -pl); None: the GPU's TDP
-    # the pasted model id whose quantisation suffix gave the precision ("…-AWQ": int4) when none was given; "" else
-    precision_from_model_id: str = ""
+    precision_from_model_id: str = ""  # the pasted id whose suffix gave the precision ("…-AWQ": int4), if it did
 
     @property
     def checkpointing(self) -> str:
