@@ -122,7 +122,7 @@ def _offload_fix(ctx: RuleContext, workload: Workload, sku: str, count: int) -> 
         after = result.throughput.training_tokens_per_s if result.throughput else 0.0
         return workload_fix(
             Phrase(
-                "train with \"offload\": \"%(offload)s\" (ZeRO-Offload: %(host)s GiB in host RAM): %(per_gpu)s GiB "
+                'train with "offload": "%(offload)s" (ZeRO-Offload: %(host)s GiB in host RAM): %(per_gpu)s GiB '
                 "per GPU fits; ≈ %(after)s training tokens/s instead of %(before)s",
                 offload=offload,
                 host=Num(host),
