@@ -173,13 +173,18 @@ def gpu_form_factor(ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-SOCKET_NAMES = {"sxm4": "SXM4", "sxm5": "SXM5", "sxm6": "SXM6", "hgx-b300": "Blackwell Ultra SXM", "oam": "OAM"}
+SOCKET_NAMES = {
+    "sxm4": "SXM4", "sxm5": "SXM5", "sxm6": "SXM6", "hgx-b300": "Blackwell Ultra SXM", "hgx-h100": "H100 SXM5",
+    "hgx-h200": "H200 SXM5", "oam": "OAM",
+}  # fmt: skip
 #: the baseboard each module generation sits on (NVIDIA HGX A100 / H100-H200 / B200; AMD Instinct UBB)
 SOCKET_BOARDS = {
     "sxm4": "HGX A100",
     "sxm5": "HGX H100/H200",
     "sxm6": "HGX B200",
     "hgx-b300": "HGX B300",
+    "hgx-h100": "HGX H100 8-GPU",
+    "hgx-h200": "HGX H200 8-GPU",
     "oam": "AMD Instinct UBB",
 }
 
