@@ -28,6 +28,8 @@ class GpuSocket(models.TextChoices):
     SXM5 = enums.GpuSocket.SXM5.value, _("SXM5 (HGX H100/H200)")
     SXM6 = enums.GpuSocket.SXM6.value, _("SXM6 (HGX B200)")
     HGX_B300 = enums.GpuSocket.HGX_B300.value, _("Blackwell Ultra SXM (HGX B300)")
+    HGX_H100 = enums.GpuSocket.HGX_H100.value, _("H100 SXM5 (HGX H100 8-GPU board)")
+    HGX_H200 = enums.GpuSocket.HGX_H200.value, _("H200 SXM5 (HGX H200 8-GPU board)")
     OAM = enums.GpuSocket.OAM.value, _("OAM (AMD Instinct UBB)")
 
 

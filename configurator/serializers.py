@@ -18,7 +18,7 @@ from configurator.engine.builds import unknown_keys
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.estimate import default_engine, workload_problems
 from configurator.engine.estimate.engines import DEFAULT_OUTPUT_TOKENS, request_tokens
-from configurator.engine.models_library import model_from_hf_config, model_get
+from configurator.engine.models_library import model_from_hf_config, model_get, model_id_precision
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.spellings import canonical_engine, canonical_kv, canonical_precision
 from configurator.engine.types import (
@@ -315,14 +315,17 @@ def _context_problems(workload: Workload, data: Mapping[str, Any], problems: dic
 def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workload:
     """Validated workload data → Workload. Raises UnknownModelError / DomainError naming the field
     (prefixed with `field_prefix`, e.g. "workload." when the workload is nested)."""
+    model_key = str(data.get("model", ""))
     try:
         if data.get("model_config") is not None:
             model = model_from_hf_config(data["model_config"])
         else:
-            model = model_get(str(data.get("model", "")))
+            model = model_get(model_key)
     except (UnknownModelError, DomainError) as error:
         raise _prefixed(error, field_prefix) from None
-    precision = data.get("precision") or model.native_precision
+    # a quantised release's id ("Qwen/Qwen2.5-32B-Instruct-AWQ") names its precision when the request gives none
+    read = None if data.get("precision") or data.get("model_config") is not None else model_id_precision(model_key)
+    precision = data.get("precision") or read or model.native_precision
     if precision not in PRECISIONS:
         precision = "bf16"
     engine = data.get("engine") or default_engine(precision)
@@ -354,6 +357,7 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         activation_checkpointing=data.get("activation_checkpointing") or "",
         training_precision=data.get("training_precision", "bf16"),
         power_limit_w=data.get("power_limit_w"),
+        precision_from_model_id=model_key if read else "",
     )
     problems = {**workload_problems(workload), **_window_problems(workload, data)}
     _context_problems(workload, data, problems)

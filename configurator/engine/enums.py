@@ -74,6 +74,11 @@ class GpuSocket(StrEnum):
     # Blackwell Ultra modules sit on the HGX B300 board only (1,100 W class, NVLink 5, ConnectX-8 on board;
     # NVIDIA Blackwell Architecture Technical Brief v2.1): not the B200 board, whose modules are 1,000 W
     HGX_B300 = "hgx-b300"
+    # an HGX H100 8-GPU and an HGX H200 8-GPU board are distinct assemblies NVIDIA ships with their own modules
+    # (the HGX baseboard is sold populated, not as a socket to fill): H100 SXM5 modules on the HGX H100 board,
+    # H200 SXM5 on the HGX H200 board (issue 34 trial t34; the fixture rows cite the HGX pages)
+    HGX_H100 = "hgx-h100"
+    HGX_H200 = "hgx-h200"
     OAM = "oam"
 
 

@@ -304,6 +304,10 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
     total, active = count_params(shape)
     name_or_path = read_text(config, "_name_or_path")
     resolved_slug = (slug or name_or_path.rsplit("/", 1)[-1] or f"custom-{model_type}").lower()
+    # without a repo name the architecture the pasted config names (MistralForCausalLM), not our slug for it
+    architectures = config.get("architectures")
+    given = architectures[0][:64] if isinstance(architectures, list) and architectures else ""
+    given = given if isinstance(given, str) else ""
     positions = "max_position_embeddings" if config.get("max_position_embeddings") else "max_sequence_length"
     max_context = read_int(config, positions, DEFAULT_CONTEXT.get(model_type, 8192))
     native = "bf16"
@@ -317,7 +321,7 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
     family = _FAMILY_BY_TYPE.get(model_type, model_type)
     return ModelArch(
         slug=resolved_slug,
-        name=name_or_path or resolved_slug,
+        name=name_or_path or given or resolved_slug,
         hf_id=name_or_path,
         family=family,
         layers=shape.layers,
@@ -398,14 +402,33 @@ def model_library() -> dict[str, ModelArch]:
     return _library()[0]
 
 
+# Suffixes of quantised releases' Hugging Face ids and the precision their weights hold, as publishers name them:
+# Qwen/Qwen2.5-32B-Instruct-AWQ and -GPTQ-Int4/-Int8 (Qwen's model cards), neuralmagic/RedHatAI ...-FP8 and
+# -FP8-dynamic, nvidia ...-NVFP4, and -GGUF repos (several files; Q4_K_M is ollama's default tag for them)
+QUANTISED_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("-gptq-int4", "int4"), ("-gptq-int8", "int8"), ("-gptq", "int4"), ("-awq", "int4"), ("-fp8-dynamic", "fp8"),
+    ("-fp8", "fp8"), ("-nvfp4", "nvfp4"), ("-int4", "int4"), ("-int8", "int8"), ("-gguf", "q4_k_m"),
+)  # fmt: skip
+
+
+def model_id_precision(key: str) -> str | None:
+    """The precision a pasted Hugging Face id's quantisation suffix names ("…-AWQ": int4), None without one."""
+    wanted = (key or "").strip().lower()
+    return next((precision for suffix, precision in QUANTISED_SUFFIXES if wanted.endswith(suffix)), None)
+
+
 def model_get(key: str) -> ModelArch:
-    """A library model by slug or Hugging Face id, case-insensitive (`-Instruct`/`-it` suffixes ignored)."""
+    """A library model by slug or Hugging Face id, case-insensitive, as people paste it: a quantised release's
+    suffix (`QUANTISED_SUFFIXES`) and then `-Instruct`/`-it`/`-Chat` ignored."""
     by_slug, index = _library()
     wanted = (key or "").strip().lower()
-    candidates = [wanted]
+    base = next((wanted[: -len(suffix)] for suffix, _ in QUANTISED_SUFFIXES if wanted.endswith(suffix)), wanted)
+    candidates = [wanted, base]
     for suffix in ("-instruct", "-it", "-chat"):
-        if wanted.endswith(suffix):
-            candidates.append(wanted[: -len(suffix)])
+        if base.endswith(suffix):
+            candidates.append(base[: -len(suffix)])
+    # a re-publisher's copy (RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic): the repo name without its owner
+    candidates += [candidate.rsplit("/", 1)[-1] for candidate in candidates if "/" in candidate]
     for candidate in candidates:
         slug = index.get(candidate)
         if slug is not None:

@@ -248,6 +248,7 @@ class Workload(HashOnce):
     activation_checkpointing: str = ""
     training_precision: str = "bf16"  # TRAINING_PRECISIONS
     power_limit_w: float | None = None  # sustained board power cap per GPU (nvidia-smi -pl); None: the GPU's TDP
+    precision_from_model_id: str = ""  # the pasted id whose suffix gave the precision ("…-AWQ": int4), if it did
 
     @property
     def checkpointing(self) -> str:
@@ -316,7 +317,6 @@ class Throughput:
     # `served_tensor_parallel` GPUs each (estimate.serving.best_served_layout); 0 for training
     served_tensor_parallel: int = 0
     served_replicas: int = 0
-    user_layout: tuple[int, int] = (0, 0)  # per-user speeds' (GPUs per instance, instances), users split evenly
 
 
 @direct_init

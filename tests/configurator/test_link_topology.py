@@ -10,6 +10,7 @@ NCCL's scale where PCIe Gen3 x16 is 12 GB/s), Intel root-complex P2P at 5/6 (NCC
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -53,6 +54,11 @@ LLAMA_8B = Workload(
     model=model_get("llama-3.1-8b"), precision="bf16", kv_cache_precision="bf16", engine="vllm", concurrent_users=32
 )
 
+# users that only one instance on all 8 GPUs holds at once (estimate.serving.best_served_layout tries no split whose
+# replicas cannot hold their share), so the speeds and the sentences are TP-8's
+FULL_70B_A100 = replace(LLAMA_70B, concurrent_users=150, context_tokens=8192)
+FULL_70B_H100 = replace(LLAMA_70B, concurrent_users=180, context_tokens=8192)
+
 
 def graph(snapshot: CatalogSnapshot, body: dict[str, Any], **changes: Any) -> Topology:
     link = build_link(build_from_payload({**body, **changes}, snapshot))
@@ -65,13 +71,13 @@ def per_user(result: Estimate) -> float:
     return result.throughput.decode_tokens_per_s_per_user
 
 
-def tp_all(workload: Workload, gpu: GpuSpec, count: int, link_gbs: LinkArg = None) -> float:
-    """The per-user speed of one tensor-parallel instance on all `count` GPUs (what these links bound): the
-    estimate may serve many users as replicas instead (serving._users_layout), never slower for them."""
+def ring_per_user(workload: Workload, gpu: GpuSpec, count: int, link: LinkArg) -> float:
+    """Each user's decode speed with tensor parallelism over all `count` GPUs (the ring these tests measure),
+    whatever layout estimate() would serve them on."""
     prompt, output = request_tokens(workload)
-    tp = serving.decode_per_user(workload, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs)
-    assert per_user(estimate(workload, gpu, count, link_gbs=link_gbs)) >= tp.tokens_per_s * (1 - 1e-12)
-    return tp.tokens_per_s
+    return serving.decode_per_user(
+        workload, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link, parallelism="tensor"
+    ).tokens_per_s
 
 
 def test_pair_bridges_do_not_make_tp8_a_fabric(snapshot: CatalogSnapshot) -> None:
@@ -82,14 +88,14 @@ def test_pair_bridges_do_not_make_tp8_a_fabric(snapshot: CatalogSnapshot) -> Non
     # the ring leaves every pair over PCIe 4.0 x16: 16 × 1.969 GB/s (the EPYC's xGMI, 24 × 15.76/12 = 31.5, is
     # no slower), not the bridges' 600 GB/s
     assert (bound.kind, bound.nvlink, round(bound.gbs, 1)) == (ROOT, False, 31.5)
-    with_bridges = tp_all(LLAMA_70B, a100, 8, bridged)
-    without = tp_all(LLAMA_70B, a100, 8, graph(snapshot, A100_PAIRS, bridges=[]))
+    with_bridges = ring_per_user(LLAMA_70B, a100, 8, bridged)
+    without = ring_per_user(LLAMA_70B, a100, 8, graph(snapshot, A100_PAIRS, bridges=[]))
     assert with_bridges == pytest.approx(without, rel=0.03)
     # what the old model said: the bridges' 600 GB/s between every GPU
-    as_fabric = tp_all(LLAMA_70B, a100, 8, 600.0)
+    as_fabric = ring_per_user(LLAMA_70B, a100, 8, 600.0)
     assert as_fabric > 1.4 * with_bridges
     # an NVSwitch build (8 × A100 SXM on HGX, 600 GB/s all-to-all) is far above
-    nvswitch = tp_all(LLAMA_70B, snapshot.gpus["a100-80gb-sxm"], 8, 600.0)
+    nvswitch = ring_per_user(LLAMA_70B, snapshot.gpus["a100-80gb-sxm"], 8, 600.0)
     assert with_bridges < 0.7 * nvswitch
     # the issue's old figures: 26.5 tok/s said with the bridges as a fabric, 15.3 without bridges
     assert 8.0 < with_bridges < 15.3
@@ -125,7 +131,7 @@ def test_tp4_over_two_bridged_pairs_is_bound_by_pcie(snapshot: CatalogSnapshot) 
 
 def test_the_assumptions_name_the_link_that_bounds_tp(snapshot: CatalogSnapshot) -> None:
     a100 = snapshot.gpus["a100-80gb-pcie"]
-    said = [str(s) for s in estimate(LLAMA_70B, a100, 8, link_gbs=graph(snapshot, A100_PAIRS)).assumptions]
+    said = [str(s) for s in estimate(FULL_70B_A100, a100, 8, link_gbs=graph(snapshot, A100_PAIRS)).assumptions]
     tensor = next(s for s in said if s.startswith("tensor parallel over 8 GPUs"))
     assert "via PCIe 4.0 x16 through the CPU (31.5 GB/s), the slowest link of its ring" in tensor
     assert "NVLink bridges join only 2 GPUs each, so the ring between the bridged groups crosses PCIe" in tensor
@@ -140,7 +146,7 @@ def test_the_assumptions_say_it_in_russian(snapshot: CatalogSnapshot) -> None:
     from configurator.wording import say
 
     a100 = snapshot.gpus["a100-80gb-pcie"]
-    said = estimate(LLAMA_70B, a100, 8, link_gbs=graph(snapshot, A100_PAIRS)).assumptions
+    said = estimate(FULL_70B_A100, a100, 8, link_gbs=graph(snapshot, A100_PAIRS)).assumptions
     tensor = next(s for s in said if s.startswith("tensor parallel over 8 GPUs"))
     with translation.override("ru"):
         russian = say(tensor)
@@ -161,10 +167,10 @@ def test_tp_across_the_sockets_is_bound_by_the_socket_link(snapshot: CatalogSnap
     assert (tp_bound(eight, 4).kind, round(tp_bound(eight, 4).gbs, 1)) == (ROOT, 52.5)
     four = graph(snapshot, XEON_H100, gpus=lines(("h100-nvl", 4)))
     assert four.sockets == () and tp_bound(four, 4).kind == ROOT
-    crossing = tp_all(LLAMA_70B, h100, 8, eight)
-    over_pcie = tp_all(LLAMA_70B, h100, 8)  # PCIe 5.0 x16 everywhere, no sockets
+    crossing = ring_per_user(LLAMA_70B, h100, 8, eight)
+    over_pcie = ring_per_user(LLAMA_70B, h100, 8, None)  # PCIe 5.0 x16 everywhere, no sockets
     assert crossing < 0.95 * over_pcie
-    said = [str(s) for s in estimate(LLAMA_70B, h100, 8, link_gbs=eight).assumptions]
+    said = [str(s) for s in estimate(FULL_70B_H100, h100, 8, link_gbs=eight).assumptions]
     assert any("via the CPU sockets' link UPI 2.0 (Sapphire Rapids) (28.9 GB/s)" in s for s in said)
 
 
@@ -209,10 +215,15 @@ def test_the_recommender_does_not_buy_pair_bridges_for_tp8(snapshot: CatalogSnap
 def test_no_bridge_fix_is_offered_for_a_ring_wider_than_a_bridge_set(snapshot: CatalogSnapshot) -> None:
     # 8 × H100 NVL on one Xeon's 4 live positions (an error of its own) and no bridges: TP-8 over PCIe; its 2-way
     # bridges would not carry an 8-GPU ring, so the finding says so and offers no bridge sets
-    verdict = validate_body(snapshot, XEON_H100, LLAMA_70B, cpus=lines(("xeon-8480plus", 1)))
+    verdict = validate_body(snapshot, XEON_H100, FULL_70B_H100, cpus=lines(("xeon-8480plus", 1)))
     finding = only(verdict, "interconnect.tp_over_pcie")
     assert "Its NVLink bridges join at most 2 cards, so they would not carry this ring." in finding.message
     assert finding.fixes == ()
+    # 32 users are served as 4 replicas of TP2 (estimate.serving): that ring is a pair a 2-way bridge carries
+    pairs = only(
+        validate_body(snapshot, XEON_H100, LLAMA_70B, cpus=lines(("xeon-8480plus", 1))), "interconnect.tp_over_pcie"
+    )
+    assert "Tensor parallelism over 2 h100-nvl" in pairs.message and pairs.fixes
     from django.utils import translation
 
     from configurator.wording import say

@@ -48,14 +48,14 @@ def _gens(snapshot: CatalogSnapshot) -> dict[str, str]:
 def test_every_module_and_baseboard_names_its_generation(snapshot: CatalogSnapshot) -> None:
     assert _gens(snapshot) == {
         "a100-80gb-sxm": "sxm4",
-        "h100-sxm": "sxm5",
-        "h200-sxm": "sxm5",
+        "h100-sxm": "hgx-h100",
+        "h200-sxm": "hgx-h200",
         "b200-sxm": "sxm6",
         "b300-sxm": "hgx-b300",
         "mi300x": "oam",
     }
     assert {sku: c.baseboard_socket for sku, c in snapshot.chassis.items() if c.baseboard_socket} == {
-        "srv-hgx-h200-5u": "sxm5"
+        "srv-hgx-h200-5u": "hgx-h200"
     }
     assert all(gpu.module_socket == "" for gpu in snapshot.gpus.values() if gpu.form_factor == "pcie")
 
@@ -64,14 +64,14 @@ def test_a100_sxm4_in_the_hgx_h200_chassis_is_an_error_naming_both_generations(s
     verdict = validate_body(snapshot, HGX, gpus=lines(("a100-80gb-sxm", 8)))
     assert not verdict.valid
     finding = only(verdict, "fit.gpu_generation")
-    assert (finding.severity, finding.measured, finding.limit) == ("error", "sxm4", "sxm5")
+    assert (finding.severity, finding.measured, finding.limit) == ("error", "sxm4", "hgx-h200")
     assert finding.message == (
         "a100-80gb-sxm is an SXM4 module for the HGX A100 baseboard; srv-hgx-h200-5u has an HGX H200 8-GPU "
-        "baseboard for SXM5 modules only."
+        "baseboard for H200 SXM5 modules only."
     )
     assert finding.components == ("a100-80gb-sxm", "srv-hgx-h200-5u")
-    # the fix keeps the chassis and puts SXM5 modules on it
-    assert [fix.text for fix in finding.fixes] == ["replace a100-80gb-sxm with 8× h100-sxm"]
+    # the fix keeps the chassis and puts its own modules on it
+    assert [fix.text for fix in finding.fixes] == ["replace a100-80gb-sxm with 8× h200-sxm"]
     # another form factor altogether (OAM) is the form-factor error only, not both
     oam = validate_body(snapshot, HGX, gpus=lines(("mi300x", 8)))
     assert "fit.gpu_form_factor" in oam.codes() and "fit.gpu_generation" not in oam.codes()
@@ -79,7 +79,14 @@ def test_a100_sxm4_in_the_hgx_h200_chassis_is_an_error_naming_both_generations(s
     assert {"fit.gpu_generation", "fit.gpu_tdp"} <= validate_body(snapshot, HGX, gpus=lines(("b200-sxm", 8))).codes()
     # the same chassis with its own generation has no such finding
     assert "fit.gpu_generation" not in codes(validate_body(snapshot, HGX))
-    assert "fit.gpu_generation" not in codes(validate_body(snapshot, HGX, gpus=lines(("h100-sxm", 8))))
+    # issue 34 trial t34: the HGX H100 and HGX H200 8-GPU boards are distinct assemblies, each shipped with its
+    # own modules: H100 SXM on the HGX H200 board is the same error, naming both
+    h100 = only(validate_body(snapshot, HGX, gpus=lines(("h100-sxm", 8))), "fit.gpu_generation")
+    assert h100.message == (
+        "h100-sxm is an H100 SXM5 module for the HGX H100 8-GPU baseboard; srv-hgx-h200-5u has an HGX H200 8-GPU "
+        "baseboard for H200 SXM5 modules only."
+    )
+    assert [fix.text for fix in h100.fixes] == ["replace h100-sxm with 8× h200-sxm"]
 
 
 def test_the_recommender_never_offers_a_module_of_another_generation(snapshot: CatalogSnapshot) -> None:
@@ -87,7 +94,7 @@ def test_the_recommender_never_offers_a_module_of_another_generation(snapshot: C
     result = recommend(snapshot, workload, Constraints(chassis=("srv-hgx-h200-5u",)), limit=5, suggest=False)
     assert result.candidates
     for candidate in result.candidates:
-        assert {line.spec.module_socket for line in candidate.build.gpus} == {"sxm5"}
+        assert {line.spec.module_socket for line in candidate.build.gpus} == {"hgx-h200"}
 
 
 # --------------------------------------------------------------------------- 1. platform sizing
@@ -286,7 +293,7 @@ def test_the_new_findings_read_in_russian(snapshot: CatalogSnapshot) -> None:
         said = {finding.code: str(say(finding.message)) for finding in findings}
     assert said["fit.gpu_generation"] == (
         "a100-80gb-sxm — модуль SXM4 для базовой платы HGX A100; в srv-hgx-h200-5u стоит базовая плата "
-        "HGX H200 8-GPU только для модулей SXM5."
+        "HGX H200 8-GPU только для модулей H200 SXM5."
     )
     assert said["memory.ram_below_vram"].startswith("384 ГБ ОЗУ на 640 ГБ видеопамяти")
     assert said["platform.cpu_cores"].startswith("Ядер CPU — 32 на 8 GPU (4.0 на GPU)")

@@ -4,6 +4,7 @@ reports it."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -100,13 +101,17 @@ def test_estimate_reports_the_serving_functions(
     workload = _w(slug, precision=precision, engine=engine, concurrent_users=users, context_tokens=8192)
     speed = estimate(workload, gpu, count, link_gbs=gpu.nvlink_gbs).throughput
     assert speed is not None
-    user, served = _serving(workload, gpu, count, max(speed.user_layout[1], 1))
+    _, served = _serving(workload, gpu, count)
+    # the users run on the layout of the full load: each replica of `served_tensor_parallel` GPUs serves its share
+    share = math.ceil(users / speed.served_replicas)
+    user, _ = _serving(replace(workload, concurrent_users=share), gpu, speed.served_tensor_parallel)
     assert speed.decode_tokens_per_s_per_user == user.tokens_per_s
     # the users' layout is never slower for them than one instance on all the GPUs (issue 34)
     assert user.tokens_per_s >= _serving(workload, gpu, count)[0].tokens_per_s
     # together the users give less than users × one's decode speed (each request's own prompt counts), never
     # more than the full load
-    assert speed.decode_tokens_per_s_total == user.all_users_tokens_per_s <= user.tokens_per_s * users
+    assert speed.decode_tokens_per_s_total == pytest.approx(user.all_users_tokens_per_s * users / share, rel=1e-12)
+    assert speed.decode_tokens_per_s_total <= user.tokens_per_s * users
     assert speed.decode_tokens_per_s_total <= speed.served_output_tokens_per_s
     assert speed.prefill_share == user.prefill_share
     layout = serving.best_served_layout(
@@ -116,7 +121,7 @@ def test_estimate_reports_the_serving_functions(
     assert speed.served_output_tokens_per_s == pytest.approx(layout.served.tokens_per_s, rel=1e-12)
     assert speed.served_sequences == layout.served.sequences
     assert (speed.served_tensor_parallel, speed.served_replicas) == (layout.tensor_parallel, layout.replicas)
-    # the best layout is never below the single instance on all GPUs the per-user speeds are for
+    # the best layout is never below the single instance on all GPUs
     assert speed.served_output_tokens_per_s >= served.tokens_per_s * (1 - 1e-12)
     assert (speed.prompt_tokens, speed.output_tokens) == (7680, 512)
     assert speed.served_output_tokens_per_s > 0

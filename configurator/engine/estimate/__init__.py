@@ -37,6 +37,7 @@ from configurator.engine.estimate.engines import (
     VLLM_BATCHED_TOKENS_SMALL,
     VLLM_MAX_NUM_SEQS,
     default_engine,
+    kv_sequence_tokens,
     workload_problems,
 )
 from configurator.engine.estimate.kv_cache import (
@@ -251,7 +252,7 @@ def _estimate(
             fits=per_gpu <= usable,
             min_gpus_to_fit=_min_gpus(plan, gpu, max_gpus),
             kv_cache_tokens=pool,
-            max_concurrent_users=None if pool is None else pool // workload.context_tokens,
+            max_concurrent_users=None if pool is None else pool // kv_sequence_tokens(workload, plan.engine),
         )
         link = _link(gpu, link_gbs, count)
         throughput = serving_throughput(plan, gpu, count, link_gbs, parallelism, one_instance=forced is not None)
@@ -259,7 +260,9 @@ def _estimate(
     def explain() -> list[Phrase]:
         words = _memory_assumptions(plan)
         if gpu is not None and throughput is not None:
-            words.extend(_layout_assumptions(plan, gpu, count, parallelism, link, throughput))
+            size = throughput.served_tensor_parallel
+            instance = _link(gpu, link_gbs, size) if throughput.served_replicas > 1 else None
+            words.extend(_layout_assumptions(plan, gpu, count, parallelism, link, throughput, instance))
         return words
 
     return Estimate(

@@ -5,6 +5,8 @@ They are `Phrase`s whose first argument is a literal msgid: makemessages extract
 
 from __future__ import annotations
 
+import math
+
 from configurator.engine import calibration as cal
 from configurator.engine.estimate.assumptions_training import _training_assumptions, _training_speed_assumptions
 from configurator.engine.estimate.engines import (
@@ -13,10 +15,11 @@ from configurator.engine.estimate.engines import (
     LLAMACPP_UBATCH,
     VLLM_BATCHED_TOKENS_SMALL,
     VLLM_MAX_NUM_SEQS,
+    kv_sequence_tokens,
     request_tokens,
 )
 from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes_per_token, linear_state_bytes
-from configurator.engine.estimate.layout import DP_ATTENTION, kv_cache_tokens, server_non_kv
+from configurator.engine.estimate.layout import DP_ATTENTION, _parallelism, kv_cache_tokens, server_non_kv
 from configurator.engine.estimate.plans import _compute_params, _Plan
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
 from configurator.engine.estimate.speed import _Link, _peak_flops, decode_plan, quantized_gemms
@@ -114,10 +117,22 @@ def _kv_assumptions(plan: _Plan) -> list[Phrase]:
             precision=w.kv_cache_precision,
             shape=shape,
             per_token=Num(per_token / 1024, 1),
-            tokens=Num(w.context_tokens),
+            tokens=Num(kv_sequence_tokens(w, plan.engine)),
             sequences=plan.sequences,
         )
     ]
+    if (held := kv_sequence_tokens(w, plan.engine)) < w.context_tokens:
+        words.append(
+            Phrase(
+                "%(engine)s allocates the KV cache in pages as tokens arrive (PagedAttention, Kwon et al., SOSP "
+                "2023): each user holds its request's %(request)s tokens (prompt + output as given), not the "
+                "%(context)s-token context; the pool holds at least one sequence of the whole context "
+                "(max_model_len must fit)",
+                engine=w.engine,
+                request=Num(held),
+                context=Num(w.context_tokens),
+            )
+        )
     if model.mamba_layers:
         words.append(
             Phrase(
@@ -244,9 +259,11 @@ _ZERO_SHARDED: dict[int, Phrase] = {
 
 
 def _layout_assumptions(
-    plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link, throughput: Throughput
+    plan: _Plan, gpu: GpuSpec, count: int, parallelism: str, link: _Link, throughput: Throughput, instance: _Link | None
 ) -> list[Phrase]:
+    """Memory on the `count` GPUs as laid out; the speeds on the throughput's serving layout (ring at `instance`)."""
     w, model = plan.workload, plan.workload.model
+    gpus = count
     words: list[Phrase] = []
     vram = Num(gpu.vram_gib, None)
     util = GPU_MEMORY_UTILIZATION.get(plan.engine)
@@ -279,8 +296,8 @@ def _layout_assumptions(
                 graphs=Num(server.cuda_graphs / GIB, 2),
                 comm=Num(server.comm / GIB, 2),
                 pool=Num(pool),
-                users=Num(pool // w.context_tokens),
-                context=Num(w.context_tokens),
+                users=Num(pool // kv_sequence_tokens(w, plan.engine)),
+                context=Num(kv_sequence_tokens(w, plan.engine)),
             )
         )
     if plan.training:
@@ -304,6 +321,10 @@ def _layout_assumptions(
                 )
         words.extend(_training_speed_assumptions(plan, gpu, count, link))
         return words
+    if throughput.served_replicas > 1:  # every speed is one replica's (estimate.serving.serving_throughput)
+        count = throughput.served_tensor_parallel
+        parallelism = _parallelism(plan, count)
+        link = instance or link
     if parallelism == "tensor":
         if model.is_mla:
             kv = Phrase("MLA latent cache replicated on every GPU")
@@ -446,7 +467,7 @@ def _layout_assumptions(
         Phrase(
             "each user's sequence decodes while the other users' prompts are prefilled (sequences at once: "
             "%(sequences)s), %(share)s%% of its time per token",
-            sequences=Num(plan.sequences),
+            sequences=Num(math.ceil(plan.sequences / max(1, throughput.served_replicas))),
             share=Num(throughput.prefill_share * 100),
         )
         if plan.sequences > 1
@@ -466,30 +487,18 @@ def _layout_assumptions(
             served_sequences=Num(throughput.served_sequences),
         )
     )
-    if throughput.user_layout[1] > 1:  # the users split among data-parallel replicas (serving._users_layout)
+    if gpus > 1 and plan.engine in cal.SERVER_ENGINES and parallelism != DP_ATTENTION:
         words.append(
             Phrase(
-                "the users' layout: %(replicas)s data-parallel replicas of tensor parallelism %(tp)s, %(users)s users "
-                "each, the per-user speeds are for it (faster for them than one instance on all %(count)s GPUs: each "
-                "replica skips the all-reduces and runs a smaller batch); full-load layout: %(served_replicas)s "
-                "replica(s) of tensor parallelism %(served_tp)s",
-                replicas=throughput.user_layout[1],
-                tp=throughput.user_layout[0],
-                users=Num(-(-plan.workload.concurrent_users // throughput.user_layout[1])),
-                count=count,
-                served_replicas=throughput.served_replicas,
-                served_tp=throughput.served_tensor_parallel,
-            )
-        )
-    elif count > 1 and plan.engine in cal.SERVER_ENGINES and parallelism != DP_ATTENTION:
-        words.append(
-            Phrase(
-                "full-load layout: %(replicas)s data-parallel replica(s) of tensor parallelism %(tp)s, the layout of "
-                "most output tokens/s among every split of the %(count)s GPUs (replicas skip the all-reduces but "
-                "each holds the weights); the per-user speeds are for one instance on all %(count)s GPUs",
+                "serving layout: %(replicas)s data-parallel replica(s) of tensor parallelism %(tp)s, the split of the "
+                "%(count)s GPUs that serves the workload's users fastest among those whose replicas hold their "
+                "share of them (few users: tensor parallel over more GPUs; many: more replicas, which skip the "
+                "all-reduces but each hold the weights); the per-user speed, the time to first token and the full "
+                "load are all for this layout, %(share)s user(s) per replica",
                 replicas=throughput.served_replicas,
                 tp=throughput.served_tensor_parallel,
-                count=count,
+                count=gpus,
+                share=Num(math.ceil(w.concurrent_users / max(1, throughput.served_replicas))),
             )
         )
     return words

@@ -67,6 +67,24 @@ def request_tokens(workload: Workload) -> tuple[int, int]:
     return prompt, output
 
 
+# engines that allocate the KV cache in pages as tokens arrive (vLLM's PagedAttention; SGLang's token pool and
+# TensorRT-LLM's paged KV cache alike), so a sequence holds only the tokens it has so far
+PAGED_KV_ENGINES = ("vllm", "sglang", "tensorrt-llm")
+
+
+def kv_sequence_tokens(workload: Workload, engine: str) -> int:
+    """Tokens of KV cache each sequence is sized for. A paged-KV engine (`PAGED_KV_ENGINES`) holds a request's
+    prompt + output, not the whole context, when the request states its prompt and that is shorter (Kwon et al.,
+    "Efficient Memory Management for Large Language Model Serving with PagedAttention", SOSP 2023: blocks are
+    allocated on demand, no slot is reserved up to the maximum length); the pool must still hold one sequence
+    of the full context (vLLM refuses to start when max_model_len does not fit), which `plans` adds as a floor.
+    Otherwise the context: an unstated prompt fills it (the default request), and llama.cpp's slots are fixed
+    at n_ctx / n_parallel tokens each whatever their requests hold."""
+    if engine not in PAGED_KV_ENGINES or workload.prompt_tokens is None:
+        return workload.context_tokens
+    return min(workload.context_tokens, sum(request_tokens(workload)))
+
+
 def _request_problems(workload: Workload) -> dict[str, list[str]]:
     """A stated prompt or output must be a positive count, and the request must fit in the context."""
     stated = [name for name in ("prompt_tokens", "output_tokens") if getattr(workload, name) is not None]

@@ -17,7 +17,7 @@ from configurator.engine.estimate.engines import (
     VLLM_BATCHED_TOKENS_SMALL,
     VLLM_MAX_NUM_SEQS,
     _check,
-    request_tokens,
+    kv_sequence_tokens,
 )
 from configurator.engine.estimate.kv_cache import kv_bytes_per_token, kv_cache_bytes
 from configurator.engine.estimate.server_memory import per_token_coefficients
@@ -136,32 +136,30 @@ def _lora_params(model: ModelArch, rank: int) -> int:
     return total
 
 
-def kv_tokens_held(w: Workload) -> int:
-    """Tokens of KV cache each sequence holds at most. Server engines page their KV cache: vLLM's
-    PagedAttention allocates a block as a sequence's tokens arrive and frees it when the request ends (Kwon et
-    al. 2023, "Efficient Memory Management for Large Language Model Serving with PagedAttention", SOSP, §4.2;
-    SGLang's RadixAttention and TensorRT-LLM's paged KV cache alike), so a user holds its request — the prompt
-    and the answer (`engines.request_tokens`) — not the whole `context_tokens` (the longest request allowed,
-    vLLM's max_model_len). Without a stated request the request fills the context, so the figure is the same.
-    llama.cpp and transformers allocate the whole context per slot up front (llama-server `-c` split over
-    `--parallel` slots)."""
-    if cal.engine_family(w.engine) in ("vllm", "sglang", "tensorrt-llm"):
-        prompt, output = request_tokens(w)
-        return min(w.context_tokens, prompt + output)
-    return w.context_tokens
-
-
 def _inference_plan(w: Workload) -> _Plan:
     model, engine = w.model, cal.engine_family(w.engine)
     stored = GGUF_MXFP4_MOE if engine == "llama.cpp" and w.precision == "mxfp4" and model.is_moe else w.precision
     profile = weight_profile(model, stored)
     sequences = w.concurrent_users * w.batch_size
-    held = kv_tokens_held(w)
-    kv = kv_cache_bytes(model, w.kv_cache_precision, held, sequences)
+    held = kv_sequence_tokens(w, engine)  # the request's tokens on a paged-KV engine when it states them
+    # every sequence's request, and at least one sequence of the whole context (max_model_len must fit)
+    kv = max(
+        kv_cache_bytes(model, w.kv_cache_precision, held, sequences),
+        kv_cache_bytes(model, w.kv_cache_precision, w.context_tokens, 1),
+    )
     h, q_dim = model.hidden, model.heads * model.head_dim
     kv_dim = model.kv_heads * model.head_dim
     inter = _active_tokens_intermediate(model)
     notes: list[Phrase] = []
+    if w.precision_from_model_id:
+        notes.append(
+            Phrase(
+                "precision %(precision)s read from the model id '%(id)s' (its quantisation suffix; the request gave "
+                "no precision)",
+                precision=w.precision,
+                id=w.precision_from_model_id,
+            )
+        )
     if engine == "llama.cpp":
         # compute buffer (flash attention on, so no ctx × heads score matrix): one layer's f32 temporaries for a
         # 512-token ubatch, and the f32 logits of the ubatch on the GPU with the output layer (ollama

@@ -22,6 +22,7 @@ all three to them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from configurator.engine import calibration as cal
@@ -311,6 +312,7 @@ class ServedLayout:
     served: Served
     tensor_parallel: int
     replicas: int
+    user: UserDecode | None = None  # each of the workload's users on it (estimate(): the fullest replica's share)
 
 
 def instance_sizes(plan: _Plan, count: int) -> list[int]:
@@ -320,6 +322,11 @@ def instance_sizes(plan: _Plan, count: int) -> list[int]:
     if plan.engine not in cal.SERVER_ENGINES or count <= 1:
         return [count]
     return [k for k in range(count, 0, -1) if count % k == 0 and (k == count or _parallelism(plan, k) != "pipeline")]
+
+
+def replica_users(sequences: int, replicas: int) -> int:
+    """Sequences on the fullest of `replicas` data-parallel replicas (a load balancer spreads the requests)."""
+    return math.ceil(sequences / replicas)
 
 
 def best_served_layout(
@@ -332,37 +339,61 @@ def best_served_layout(
     link_gbs: LinkArg = None,
     users: int | None = None,
     parallelism: str | None = None,
+    plan: _Plan | None = None,
     one_instance: bool = False,
 ) -> ServedLayout:
-    """The layout an engine is set to for throughput, and its full load: every instance size of
-    `instance_sizes`, each replica at `served_throughput`, the one of most output tokens/s (ties keep the larger
-    instance: fewer replicas, faster per user). Data-parallel replicas read their weights each, but skip the
-    tensor-parallel all-reduces (2 per layer of every token, prefill included) and the per-layer fixed time of a
-    split step, so they win at full load once a replica's KV cache holds a large batch: MLPerf Inference v4.1
-    ran Llama-2-70B FP8 as 8 × TP1 on 8 × H200 and 4 × TP2 on 8 × H100 (mlcommons/inference_results_v4.1
-    closed/NVIDIA/configs/llama2-70b/Offline/__init__.py, `tensor_parallelism`), AMD as 8 × TP1 on 8 × MI300X
-    (its 8-GPU result is 7.7 × its 1-GPU one); Lambda's vLLM sweeps on 1-8 × A100/H100 found the same ("data
-    parallelism outperforms tensor parallelism when the model fits", LambdaLabsML/vllm-benchmark
-    benchmark_v0.md). The workload's own users (`users`) bound the full load from below
-    only on the single instance estimate() lays out (`_full_batch`). DP attention (`parallelism`, chosen by
-    `workload_parallelism`) is one instance on all the GPUs, as is a stated layout (`one_instance`)."""
+    """The layout an engine is set to, and its full load: every instance size of `instance_sizes`, each replica at
+    `served_throughput`. With estimate()'s `plan` (a workload to serve) the split that gives the workload's users
+    the fastest decode (`decode_per_user` of each replica's share: one user gets tensor parallelism over all the
+    GPUs, many users more replicas), then the most output tokens/s; without it (a benchmark at full load) the one of
+    most output tokens/s (ties keep the larger instance: fewer replicas, faster per user). Data-parallel replicas
+    read their weights each, but skip the tensor-parallel all-reduces (2 per layer of every token, prefill included)
+    and the per-layer fixed time of a split step, so they win at full load once a replica's KV cache holds a large
+    batch: MLPerf Inference v4.1 ran Llama-2-70B FP8 as 8 × TP1 on 8 × H200 and 4 × TP2 on 8 × H100
+    (mlcommons/inference_results_v4.1 closed/NVIDIA/configs/llama2-70b/Offline/__init__.py, `tensor_parallelism`),
+    AMD as 8 × TP1 on 8 × MI300X (its 8-GPU result is 7.7 × its 1-GPU one); Lambda's vLLM sweeps on 1-8 × A100/H100
+    found the same ("data parallelism outperforms tensor parallelism when the model fits",
+    LambdaLabsML/vllm-benchmark benchmark_v0.md). The workload's own users (`users`) are spread over the replicas:
+    each replica's share (`replica_users`) bounds its full load from below (`_full_batch`), and with estimate()'s
+    `plan` a split whose replica cannot hold its share of the users' KV caches at once is not tried (they would
+    queue; the single instance is estimate()'s memory check). The per-user speed estimate() reports is this same
+    layout's (`serving_throughput`). DP attention (`parallelism`, chosen by `workload_parallelism`) is one instance
+    on all the GPUs, as is a layout the request states (`one_instance`)."""
     if parallelism == DP_ATTENTION or one_instance:
         served = served_throughput(
             workload, gpu, gpu_count, prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
             users=users, parallelism=parallelism,
         )  # fmt: skip
         return ServedLayout(served, gpu_count, 1)
-    plan = serving_plans(workload, prompt_tokens, output_tokens)[1]
     layouts = []
+    sizing = plan
+    plan = serving_plans(workload, prompt_tokens, output_tokens)[1]
     for size in instance_sizes(plan, gpu_count):
         replicas = gpu_count // size
+        share = users if replicas == 1 else replica_users(users, replicas) if users and sizing is not None else None
+        if replicas > 1 and share and sizing is not None:
+            held = _per_gpu_bytes(sizing, _parallelism(sizing, size), size, gpu, sequences=share)
+            if held > _usable_gib(sizing, gpu) * GIB:
+                continue
         served = served_throughput(
             workload, gpu, size, prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
-            users=users if replicas == 1 else None,
+            users=share,
         )  # fmt: skip
         total = Served(served.tokens_per_s * replicas, served.sequences * replicas, served.decode_share)
-        layouts.append(ServedLayout(total, size, replicas))
-    # the most output tokens/s; on a tie (within 1e-9) the first, i.e. the largest instance
+        user = None
+        if sizing is not None:  # estimate(): the speed each of the workload's users gets on this split
+            user = decode_per_user(
+                replace(workload, concurrent_users=replica_users(workload.concurrent_users, replicas)), gpu, size,
+                prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
+                parallelism=parallelism if replicas == 1 else None,
+            )  # fmt: skip
+        layouts.append(ServedLayout(total, size, replicas, user))
+    # estimate(): the split that serves the workload's users fastest (few users: tensor parallel over more GPUs;
+    # many: more replicas, each with fewer users and no all-reduce), then the most output tokens/s; without the
+    # workload's plan the most output tokens/s; on a tie (within 1e-9) the first, i.e. the largest instance
+    if sizing is not None:
+        fastest = max(layout.user.tokens_per_s for layout in layouts if layout.user is not None)
+        layouts = [lay for lay in layouts if lay.user is not None and lay.user.tokens_per_s >= fastest * (1 - 1e-9)]
     best = max(layout.served.tokens_per_s for layout in layouts)
     return next(layout for layout in layouts if layout.served.tokens_per_s >= best * (1 - 1e-9))
 
@@ -408,37 +439,45 @@ def serving_throughput(
     *,
     one_instance: bool = False,
 ) -> Throughput:
-    """The speeds estimate() reports: `decode_per_user` at the workload's users, `served_throughput` at full
-    load (no cap on requests: a service keeps its queue), both for the request of `engines.request_tokens`;
-    time to first token is one such prompt on idle GPUs (`speed._prefill_s`). Training: the whole build's
-    tokens/s (estimate.training_speed), its own field. `one_instance`: the full load is of one instance on all
-    `count` GPUs in `parallelism` (a layout the request states), no other instance size tried."""
-    link = _link(gpu, link_gbs, count)
+    """The speeds estimate() reports, all on one layout, `best_served_layout`'s (`replicas` data-parallel
+    instances of `size` GPUs; the layout the assumptions name and the full load is for): `served_throughput` at
+    full load (no cap on requests: a service keeps its queue), `decode_per_user` of the workload's users spread
+    over the replicas (the fullest replica's share, `replica_users`: what the speed rule and the recommender
+    judge), time to first token one prompt on an idle instance (`speed._prefill_s`), all for the request of
+    `engines.request_tokens`. Training: the whole build's tokens/s (estimate.training_speed), its own field.
+    `one_instance`: one instance on all `count` GPUs in `parallelism` (a layout the request states), no other
+    split tried."""
     if plan.training:
+        link = _link(gpu, link_gbs, count)
         trained = training_step(plan, gpu, count, link.gbs, _pcie_gbs(gpu))
         return Throughput(0.0, 0.0, 0.0, 0.0, training_tokens_per_s=trained.tokens_per_s)
     w = plan.workload
     prompt, output = request_tokens(w)
     parallelism = parallelism or _parallelism(plan, count)
-    user = decode_per_user(
-        w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, parallelism=parallelism
-    )
-    user_layout = (count, 1)
-    if parallelism != DP_ATTENTION:
-        user, user_layout = _users_layout(plan, gpu, count, prompt, output, link_gbs, user)
     layout = best_served_layout(
         w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
-        parallelism=parallelism, one_instance=one_instance,
+        parallelism=parallelism, plan=plan, one_instance=one_instance,
     )  # fmt: skip
+    size = layout.tensor_parallel
+    if layout.replicas > 1:  # each replica serves its share of the users on its own `size` GPUs
+        parallelism = _parallelism(plan, size)
+    share = replica_users(w.concurrent_users, layout.replicas)
+    user = layout.user or decode_per_user(
+        replace(w, concurrent_users=share), gpu, size, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs,
+        parallelism=parallelism,
+    )  # fmt: skip
+    # all the users together: the fullest replica's rate for each of them (a share of N / replicas exactly when
+    # the users split evenly)
+    all_users = user.all_users_tokens_per_s * w.concurrent_users / share
     served = layout.served
     # the full load runs at least the workload's own users (`_full_batch`); the two formulas of that same load
     # (N / (step + N × prompt / output) and 1 / (step / N + prompt / output)) may differ in the last bit
-    served_tokens = max(served.tokens_per_s, user.all_users_tokens_per_s)
+    served_tokens = max(served.tokens_per_s, all_users)
     prompt_plan = serving_plans(w, prompt, output)[0]
-    first_token = _prefill_s(prompt_plan, gpu, count, parallelism, link)
+    first_token = _prefill_s(prompt_plan, gpu, size, parallelism, _link(gpu, link_gbs, size))
     return Throughput(
         decode_tokens_per_s_per_user=user.tokens_per_s,
-        decode_tokens_per_s_total=user.all_users_tokens_per_s,
+        decode_tokens_per_s_total=all_users,
         prefill_tokens_per_s=prompt / first_token,
         time_to_first_token_s=first_token,
         served_output_tokens_per_s=served_tokens,
@@ -448,38 +487,5 @@ def serving_throughput(
         prefill_share=user.prefill_share,
         served_tensor_parallel=layout.tensor_parallel,
         served_replicas=layout.replicas,
-        user_layout=user_layout,
     )
 
-
-def _users_layout(
-    plan: _Plan, gpu: GpuSpec, count: int, prompt: int, output: int, link_gbs: LinkArg, whole: UserDecode
-) -> tuple[UserDecode, tuple[int, int]]:
-    """The layout an engine serves the workload's users fastest on (issue 34): one instance on all `count`
-    GPUs (`whole`), or count / k data-parallel replicas of k GPUs (`instance_sizes`) with the users split
-    evenly among them, where a replica holds its weights and its users' KV cache. Many users of a model that
-    fits a GPU are served as replicas — vLLM's own guidance ("data parallelism outperforms tensor parallelism
-    when the model fits", LambdaLabsML/vllm-benchmark benchmark_v0.md; MLPerf v4.1 ran 8 × TP1 on 8 × H200,
-    `best_served_layout`): each replica skips the all-reduces and runs a smaller batch. Returns the per-user
-    decode and (GPUs per instance, instances)."""
-    w = plan.workload
-    best, shape = whole, (count, 1)
-    if plan.engine not in cal.SERVER_ENGINES or w.concurrent_users <= 1 or count <= 1:
-        return best, shape
-    usable = _usable_gib(plan, gpu) * GIB
-    for size in instance_sizes(plan, count):
-        replicas = count // size
-        users = -(-w.concurrent_users // replicas)
-        if replicas == 1 or users >= w.concurrent_users:
-            continue
-        part = replace(w, concurrent_users=users)
-        layout = _parallelism(plan, size)
-        if _per_gpu_bytes(plan, layout, size, gpu, sequences=users * w.batch_size) > usable:
-            continue
-        found = decode_per_user(
-            part, gpu, size, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, parallelism=layout
-        )
-        if found.tokens_per_s > best.tokens_per_s:
-            best = replace(found, all_users_tokens_per_s=found.all_users_tokens_per_s * replicas)
-            shape = (size, replicas)
-    return best, shape

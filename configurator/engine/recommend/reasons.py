@@ -143,24 +143,32 @@ def reasons_for(
             Phrase("trains ≈ %(total)s tokens/s on the whole build", total=Num(candidate.training_tokens_per_s))
         )
     if workload.task == "inference":
+        per_user, total = Num(candidate.decode_tokens_per_s_per_user, 1), Num(candidate.decode_tokens_per_s_total)
         reasons.append(
-            Phrase(
+            Phrase(  # one user: "1 user together ≈ 12" beside 17.1 per user read as a contradiction (trial t34)
+                "decode ≈ %(per_user)s tokens/s for the one user; ≈ %(total)s output tokens/s once the wait for "
+                "each answer's first token (its own prompt's prefill) is counted in",
+                per_user=per_user,
+                total=total,
+            )
+            if workload.concurrent_users * workload.batch_size == 1
+            else Phrase(
                 "decode ≈ %(per_user)s tokens/s per user; %(users)s user(s) together ≈ %(total)s output "
                 "tokens/s, their prompts included",
-                per_user=Num(candidate.decode_tokens_per_s_per_user, 1),
-                total=Num(candidate.decode_tokens_per_s_total),
+                per_user=per_user,
+                total=total,
                 users=workload.concurrent_users,
             )
         )
         speeds = verdict_estimate.throughput if verdict_estimate else None
-        if speeds is not None and speeds.user_layout[1] > 1:  # the users split among replicas (issue 34)
+        if speeds is not None and speeds.served_replicas > 1:  # the users split among replicas (issue 34)
             reasons.append(
                 Phrase(
                     "served as %(replicas)s data-parallel replicas of %(tp)s GPU(s), %(users)s users each: faster for "
                     "them than one tensor-parallel instance on all the GPUs",
-                    replicas=speeds.user_layout[1],
-                    tp=speeds.user_layout[0],
-                    users=Num(-(-workload.concurrent_users // speeds.user_layout[1])),
+                    replicas=speeds.served_replicas,
+                    tp=speeds.served_tensor_parallel,
+                    users=Num(-(-workload.concurrent_users // speeds.served_replicas)),
                 )
             )
         if workload.prompt_tokens is None:

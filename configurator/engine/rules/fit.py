@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from configurator.engine.fixes import make_fix, remove_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import (
     Rule,
@@ -172,13 +173,18 @@ def gpu_form_factor(ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-SOCKET_NAMES = {"sxm4": "SXM4", "sxm5": "SXM5", "sxm6": "SXM6", "hgx-b300": "Blackwell Ultra SXM", "oam": "OAM"}
+SOCKET_NAMES = {
+    "sxm4": "SXM4", "sxm5": "SXM5", "sxm6": "SXM6", "hgx-b300": "Blackwell Ultra SXM", "hgx-h100": "H100 SXM5",
+    "hgx-h200": "H200 SXM5", "oam": "OAM",
+}  # fmt: skip
 #: the baseboard each module generation sits on (NVIDIA HGX A100 / H100-H200 / B200; AMD Instinct UBB)
 SOCKET_BOARDS = {
     "sxm4": "HGX A100",
     "sxm5": "HGX H100/H200",
     "sxm6": "HGX B200",
     "hgx-b300": "HGX B300",
+    "hgx-h100": "HGX H100 8-GPU",
+    "hgx-h200": "HGX H200 8-GPU",
     "oam": "AMD Instinct UBB",
 }
 
@@ -332,17 +338,32 @@ def flow_through_in_server(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
+def _drive_removals(ctx: RuleContext, extra: int) -> tuple[Fix, ...]:
+    """Remove `extra` drives, the smallest first, but never the mirrored boot pair of a GPU server or a production
+    build (rules/platform.boot_mirror asks for it): the two smallest drives stay, the data drives go."""
+    from configurator.engine.rules.platform import BOOT_MIRROR_DRIVES, datacenter_server
+
+    build = ctx.build
+    production = ctx.workload is not None and ctx.workload.production and build.gpu_count > 0
+    units = sorted((line.spec.capacity_tb, line.spec.sku) for line in build.storage for _ in range(line.qty))
+    boot = BOOT_MIRROR_DRIVES if datacenter_server(build) or production else 0
+    removable = units[boot:] if len(units) - boot >= extra else units
+    taken: dict[str, int] = {}
+    for _, sku in removable[:extra]:
+        taken[sku] = taken.get(sku, 0) + 1
+    return (make_fix(*(remove_op("storage", sku, qty) for sku, qty in taken.items())),) if taken else ()
+
+
 def drive_bays(ctx: RuleContext) -> Iterator[Finding]:
-    """Drives ≤ the chassis' drive bays."""
+    """Drives ≤ the chassis' drive bays plus its M.2 sockets (where the boot pair goes; the recommender's sizing
+    and rules/platform count them alike)."""
     build = ctx.build
     drives = sum(line.qty for line in build.storage)
-    if drives > build.chassis.drive_bays:
-        extra = drives - build.chassis.drive_bays
-        fixes: tuple[Fix, ...] = ()
-        if build.storage:
-            smallest = min(build.storage, key=lambda line: (line.spec.capacity_tb, line.spec.sku)).spec
-            fixes = (part_fix("remove", "storage", smallest.sku, extra),)
-        bays, chassis = build.chassis.drive_bays, build.chassis.sku
+    slots = build.chassis.drive_bays + build.chassis.chipset_m2_slots
+    if drives > slots:
+        extra = drives - slots
+        fixes = _drive_removals(ctx, extra) if build.storage else ()
+        bays, chassis = slots, build.chassis.sku
         message = Phrase.plural(
             "%(count)s drive does not fit the %(bays)s drive bays of %(chassis)s.",
             "%(count)s drives do not fit the %(bays)s drive bays of %(chassis)s.",
@@ -356,7 +377,7 @@ def drive_bays(ctx: RuleContext) -> Iterator[Finding]:
             severity="error",
             message=message,
             measured=drives,
-            limit=build.chassis.drive_bays,
+            limit=slots,
             unit="drives",
             components=tuple(line.spec.sku for line in build.storage),
             fixes=fixes,
@@ -457,6 +478,6 @@ READS_BY_RULE: dict[Rule, frozenset[str]] = {
     passive_airflow: frozenset({"chassis", "gpus"}),
     axial_density: frozenset({"gpus"}),
     flow_through_in_server: frozenset({"chassis", "gpus"}),
-    drive_bays: frozenset({"chassis", "storage"}),
+    drive_bays: frozenset({"chassis", "gpus", "storage"}),  # the fixes keep a GPU server's boot pair
     chassis_kind: frozenset({"chassis"}),
 }

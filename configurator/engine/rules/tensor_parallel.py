@@ -27,9 +27,14 @@ def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
     layout, throughput = estimate.layout, estimate.throughput
     if layout is None or throughput is None or layout.parallelism not in TP_LAYOUTS or layout.count < 2:
         return
+    # the ring of the layout the speeds are for: one replica's when the GPUs serve as data-parallel replicas
+    # (estimate.serving.serving_throughput), e.g. tensor parallel inside each bridged pair
+    size = throughput.served_tensor_parallel if throughput.served_replicas > 1 else layout.count
+    if size < 2:
+        return
     link = ctx.link_gbs
     if isinstance(link, Topology):
-        bound: RingBound | None = tp_bound(link, layout.count)
+        bound: RingBound | None = tp_bound(link, size)
         if bound is None or bound.nvlink:
             return
     elif link is not None:
@@ -49,7 +54,7 @@ def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
     nvlink_speed = linked.throughput.decode_tokens_per_s_per_user
     loss = max(0.0, 1 - pcie_speed / nvlink_speed)
     facts: dict[str, PhraseValue] = {
-        "count": layout.count,
+        "count": size,
         "gpu": gpu.sku,
         "pcie": Num(pcie_speed, 1),
         "nvlink": Num(nvlink_speed, 1),
@@ -95,9 +100,9 @@ def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
                 bound=bound.label,
                 **facts,
             ),
-            fixes=add_bridge_fixes(bridge_plan(ctx, gpu, layout.count)) if gpu.nvlink_kind in BRIDGE_KINDS else (),
+            fixes=add_bridge_fixes(bridge_plan(ctx, gpu, size)) if gpu.nvlink_kind in BRIDGE_KINDS else (),
         )
-    elif gpu.nvlink_kind in BRIDGE_KINDS and MAX_WAYS[gpu.nvlink_kind] < layout.count:
+    elif gpu.nvlink_kind in BRIDGE_KINDS and MAX_WAYS[gpu.nvlink_kind] < size:
         # bridge sets join at most MAX_WAYS cards: the ring over more would still cross PCIe (estimate.topology)
         yield found(
             code="interconnect.tp_over_pcie",
@@ -120,7 +125,7 @@ def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
                 "slower).",
                 **facts,
             ),
-            fixes=add_bridge_fixes(bridge_plan(ctx, gpu, layout.count)),
+            fixes=add_bridge_fixes(bridge_plan(ctx, gpu, size)),
         )
     else:
         yield found(

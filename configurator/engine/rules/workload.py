@@ -7,11 +7,13 @@ this module only compares them with the build and names the GPU count or model t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from decimal import Decimal
 
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate, min_gpus_to_fit
 from configurator.engine.estimate.topology import Topology
+from configurator.engine.estimate.weights import GIB
 from configurator.engine.fixes import add_op, chassis_op, make_fix, replace_op, workload_fix
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.precision_support import CHECKED_PRECISIONS, precision_support
@@ -98,6 +100,40 @@ def _gpu_fixes(ctx: RuleContext, workload: Workload) -> list[Fix]:
     ]
 
 
+def _offload_fix(ctx: RuleContext, workload: Workload, sku: str, count: int) -> Fix | None:
+    """Training that does not fit the GPUs: ZeRO-Offload (Ren et al., USENIX ATC 2021, arXiv 2101.06840; FSDP
+    CPUOffload alike) keeps the optimizer states ("optimizer") and also the weights and gradients ("parameters")
+    in host RAM. Offered as a decision about the workload (the build stays) when the estimator finds the same GPUs
+    hold it and the build's RAM holds what moves there, with the training speed the estimator gives for it
+    (estimate.training_speed: the PCIe traffic and the CPU's Adam step)."""
+    gpu = ctx.snapshot.gpus.get(sku)
+    if workload.task == "inference" or workload.offload != "none" or gpu is None or ctx.estimate is None:
+        return None
+    before = ctx.estimate.throughput.training_tokens_per_s if ctx.estimate.throughput else 0.0
+    for offload in ("optimizer", "parameters"):
+        try:
+            result = estimate(replace(workload, offload=offload), gpu, count, link_gbs=ctx.link_gbs, max_gpus=MAX_GPUS)
+        except DomainError:
+            continue
+        memory = result.memory
+        host = memory.optimizer + (memory.weights + memory.gradients if offload == "parameters" else 0.0)
+        if result.layout is None or not result.layout.fits or host * GIB > ctx.build.ram_gb * 1e9:
+            continue
+        after = result.throughput.training_tokens_per_s if result.throughput else 0.0
+        return workload_fix(
+            Phrase(
+                'train with "offload": "%(offload)s" (ZeRO-Offload: %(host)s GiB in host RAM): %(per_gpu)s GiB '
+                "per GPU fits; ≈ %(after)s training tokens/s instead of %(before)s",
+                offload=offload,
+                host=Num(host),
+                per_gpu=Num(result.layout.per_gpu_gib, 1),
+                after=Num(after),
+                before=Num(before),
+            )
+        )
+    return None
+
+
 def vram_fit(ctx: RuleContext) -> Iterator[Finding]:
     """ERROR: per-GPU memory of the layout (weights + KV cache + activations + runtime) above the usable VRAM."""
     workload, result, build = ctx.workload, ctx.estimate, ctx.build
@@ -136,6 +172,8 @@ def vram_fit(ctx: RuleContext) -> Iterator[Finding]:
             for chassis in chassis_for_gpus(ctx.snapshot, {gpu.sku: (gpu, needed)})[:1]:
                 fixes.append(make_fix(chassis_op(chassis.sku), _gpus_op(build, gpu.sku, needed)))
     fixes.extend(fix for fix in _gpu_fixes(ctx, workload) if fix.ops[0].sku != layout.sku)
+    offload = _offload_fix(ctx, workload, layout.sku, layout.count)
+    fixes = fixes if offload is None else [*fixes[: MAX_FIXES - 1], offload]
     yield Finding(
         code="workload.vram",
         severity="error",
