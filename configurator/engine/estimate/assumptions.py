@@ -16,8 +16,8 @@ from configurator.engine.estimate.engines import (
     request_tokens,
 )
 from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes_per_token, linear_state_bytes
-from configurator.engine.estimate.layout import DP_ATTENTION, kv_cache_tokens, server_non_kv
-from configurator.engine.estimate.plans import _compute_params, _Plan
+from configurator.engine.estimate.layout import DP_ATTENTION, kv_cache_tokens, pool_users, server_non_kv
+from configurator.engine.estimate.plans import _compute_params, _Plan, kv_tokens_held
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
 from configurator.engine.estimate.speed import _Link, _peak_flops, decode_plan
 from configurator.engine.estimate.training import sharded_stage
@@ -107,17 +107,26 @@ def _kv_assumptions(plan: _Plan) -> list[Phrase]:
             head_dim=model.head_dim,
             element=element,
         )
-    words = [
-        Phrase(
+    held = kv_tokens_held(w) if not plan.training else w.context_tokens
+    size = Phrase(  # a paged engine holds each user's request, not the whole context (plans.kv_tokens_held)
+        "KV cache %(precision)s: %(shape)s = %(per_token)s KiB per token; %(tokens)s tokens (the request's "
+        "prompt and answer: %(engine)s pages its cache, so a user holds its request, not the whole %(context)s "
+        "tokens of context) × %(sequences)s sequence(s)",
+        precision=w.kv_cache_precision,
+        shape=shape,
+        per_token=Num(per_token / 1024, 1),
+        tokens=Num(held),
+        engine=w.engine,
+        context=Num(w.context_tokens),
+        sequences=plan.sequences,
+    )
+    if held >= w.context_tokens:
+        size = Phrase(
             "KV cache %(precision)s: %(shape)s = %(per_token)s KiB per token; "
             "%(tokens)s tokens × %(sequences)s sequence(s)",
-            precision=w.kv_cache_precision,
-            shape=shape,
-            per_token=Num(per_token / 1024, 1),
-            tokens=Num(w.context_tokens),
-            sequences=plan.sequences,
+            **{key: size.values[key] for key in ("precision", "shape", "per_token", "tokens", "sequences")},
         )
-    ]
+    words = [size]
     if model.mamba_layers:
         words.append(
             Phrase(
@@ -279,7 +288,7 @@ def _layout_assumptions(
                 graphs=Num(server.cuda_graphs / GIB, 2),
                 comm=Num(server.comm / GIB, 2),
                 pool=Num(pool),
-                users=Num(pool // w.context_tokens),
+                users=Num(pool_users(plan, pool)),
                 context=Num(w.context_tokens),
             )
         )
