@@ -12,13 +12,16 @@ stand for.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from datetime import date
 from types import SimpleNamespace
 from typing import Any
 
 from configurator.engine.estimate import estimate
 from configurator.engine.models_library import model_get
+from configurator.engine.recommend.reasons import _none_meets
 from configurator.engine.recommend.suggestions import gives_up, knob_changes
-from configurator.engine.types import CatalogSnapshot, Workload
+from configurator.engine.types import CatalogSnapshot, Constraints, Workload
 
 
 def _pool_line(assumptions: Any) -> str:
@@ -68,3 +71,14 @@ def test_the_knobs_all_together_are_named() -> None:
     assert together.endswith(", all together")
     for _, words in changes[:-1]:
         assert words in together
+
+
+def test_none_meeting_the_target_says_the_catalog_only_when_nothing_was_left_out() -> None:
+    """U05: Llama-3.3-70B FP8 for 64 users at 20 tokens/s within 10 days: the builds that ship in time all miss,
+    but 8× H100 SXM (January) meets it, so "no build in the catalog meets 20" was untrue."""
+    fast = Workload(model=model_get("llama-3.3-70b"), concurrent_users=64, target_tokens_per_s=20)
+    assert _none_meets(fast, Constraints(), 20).startswith("no build in the catalog meets 20")
+    dated = _none_meets(fast, Constraints(deliver_by=date(2026, 12, 14)), 20)
+    assert dated.startswith("no build within the request's limits meets 20") and "catalog" not in dated
+    office = replace(fast, target_tokens_per_s=None, noise="office")
+    assert "within the request's limits meets the default interactive 10" in _none_meets(office, None, 10)
