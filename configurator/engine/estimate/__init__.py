@@ -37,7 +37,6 @@ from configurator.engine.estimate.engines import (
     VLLM_BATCHED_TOKENS_SMALL,
     VLLM_MAX_NUM_SEQS,
     default_engine,
-    kv_sequence_tokens,
     workload_problems,
 )
 from configurator.engine.estimate.kv_cache import (
@@ -52,6 +51,7 @@ from configurator.engine.estimate.layout import (
     _usable_gib,
     kv_cache_tokens,
     min_gpus_to_fit,
+    pool_users,
     server_non_kv,
     split_ways,
 )
@@ -252,7 +252,7 @@ def _estimate(
             fits=per_gpu <= usable,
             min_gpus_to_fit=_min_gpus(plan, gpu, max_gpus),
             kv_cache_tokens=pool,
-            max_concurrent_users=None if pool is None else pool // kv_sequence_tokens(workload, plan.engine),
+            max_concurrent_users=None if pool is None else pool_users(plan, pool),
         )
         link = _link(gpu, link_gbs, count)
         throughput = serving_throughput(plan, gpu, count, link_gbs, parallelism, one_instance=forced is not None)

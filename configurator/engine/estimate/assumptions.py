@@ -19,7 +19,7 @@ from configurator.engine.estimate.engines import (
     request_tokens,
 )
 from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes_per_token, linear_state_bytes
-from configurator.engine.estimate.layout import DP_ATTENTION, _parallelism, kv_cache_tokens, server_non_kv
+from configurator.engine.estimate.layout import DP_ATTENTION, _parallelism, kv_cache_tokens, pool_users, server_non_kv
 from configurator.engine.estimate.plans import _compute_params, _Plan
 from configurator.engine.estimate.server_memory import SERVER_ENGINES, server_memory
 from configurator.engine.estimate.speed import _Link, _peak_flops, decode_plan, quantized_gemms
@@ -296,7 +296,7 @@ def _layout_assumptions(
                 graphs=Num(server.cuda_graphs / GIB, 2),
                 comm=Num(server.comm / GIB, 2),
                 pool=Num(pool),
-                users=Num(pool // kv_sequence_tokens(w, plan.engine)),
+                users=Num(pool_users(plan, pool)),
                 context=Num(kv_sequence_tokens(w, plan.engine)),
             )
         )

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from configurator.engine.estimate.engines import GPU_CONTEXT_GIB, GPU_MEMORY_UTILIZATION
+from configurator.engine.estimate.engines import GPU_CONTEXT_GIB, GPU_MEMORY_UTILIZATION, kv_sequence_tokens
+from configurator.engine.estimate.kv_cache import kv_bytes_per_token
 from configurator.engine.estimate.plans import _Plan, _plan
 from configurator.engine.estimate.server_memory import (
     COMM_BUFFERS_GIB,
@@ -184,6 +185,21 @@ def kv_cache_tokens(plan: _Plan, parallelism: str, count: int, gpu: GpuSpec) -> 
     free = _usable_gib(plan, gpu) * GIB - without_kv
     per_token = plan.kv_per_token * share
     return max(0, int(free // per_token)) if per_token else None
+
+
+def pool_users(plan: _Plan, pool: int) -> int:
+    """Users whose requests (`engines.kv_sequence_tokens`: the whole context unless a paged engine is told the
+    request) the KV pool of `pool` tokens holds. The pool counts tokens of every layer
+    (`kv_cache_tokens`); a user's sliding-window layers hold at most the window (`kv_bytes_per_token` with the
+    context: Gemma 3 keeps 1,024 tokens in 40 of its 48 layers), so a user takes fewer of its tokens than the
+    context — the same saving the memory need counts (vLLM's hybrid KV cache manager frees the blocks that
+    leave the window; its "Maximum concurrency for N tokens per request" counts it too)."""
+    w = plan.workload
+    tokens = kv_sequence_tokens(w, plan.engine)  # a paged engine's user holds its stated request
+    per_user = kv_bytes_per_token(w.model, w.kv_cache_precision, tokens) * tokens
+    if per_user <= 0 or plan.kv_per_token <= 0:
+        return pool // tokens
+    return int(pool * plan.kv_per_token // per_user)
 
 
 def _usable_gib(plan: _Plan, gpu: GpuSpec) -> float:

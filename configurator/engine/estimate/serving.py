@@ -488,4 +488,3 @@ def serving_throughput(
         served_tensor_parallel=layout.tensor_parallel,
         served_replicas=layout.replicas,
     )
-

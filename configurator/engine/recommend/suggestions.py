@@ -87,8 +87,11 @@ def gives_up(candidate: Candidate, asked: Workload) -> Phrase | None:
     target = speed_target(asked)
     if target is None or candidate.decode_tokens_per_s_per_user >= target:
         return None
-    # rounded down: a speed below the target is never shown as the target (19.96 → "19.9", not "20.0")
-    speed = Num(math.floor(candidate.decode_tokens_per_s_per_user * 10) / 10, 1)
+    # rounded as every other speed is (the offer beside it says the same figure: 5.29 → "5.3" in both), but
+    # down when rounding would reach the target: a speed below it is never shown as it (19.96 → "19.9")
+    fast = candidate.decode_tokens_per_s_per_user
+    shown = round(fast, 1) if round(fast, 1) < target else math.floor(fast * 10) / 10
+    speed = Num(shown, 1)
     if asked.target_tokens_per_s is None:
         return Phrase(
             "but only %(speed)s of the default interactive %(target)s tokens/s per user",
@@ -186,7 +189,11 @@ def knob_changes(workload: Workload) -> list[tuple[Workload, Phrase]]:
         )
         together = replace(together, framework="unsloth", gradient_checkpointing=True)
     if len(changes) > 1:
-        changes.append((together, Phrase("all of these together")))
+        # named, not "all of these": the suggestions show at most two knobs, so "these" may be one of them
+        named = changes[-1][1]
+        for _, words in reversed(changes[:-1]):
+            named = Phrase("%(first)s; %(rest)s", first=words, rest=named)
+        changes.append((together, Phrase("%(changes)s, all together", changes=named)))
     return changes
 
 
