@@ -77,6 +77,7 @@ TERMS = frozenset(
         "LLM",
         "AI",
         "RoCE",
+        "ACS",  # PCIe Access Control Services, named so in the board vendors' Russian BIOS manuals
         "InfiniBand",
         "Ethernet",
         "QSFP",

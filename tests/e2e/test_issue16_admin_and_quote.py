@@ -80,7 +80,12 @@ def test_the_quote_page_says_the_next_step_in_russian_and_english(
     from quotes.services import quote_create
 
     customer = factories.customer(username="carol", company="ООО «Нейросеть»")
-    payload = {**copy.deepcopy(GOOD_BUILD), "workload": {"model": "llama-3.1-8b", "concurrent_users": 4}}
+    # four users are served over the network: the build carries its 25 GbE card (rules/platform.network)
+    payload = {
+        **copy.deepcopy(GOOD_BUILD),
+        "nics": [{"sku": "nic-25g", "qty": 1}],
+        "workload": {"model": "llama-3.1-8b", "concurrent_users": 4},
+    }
     quote = quote_create(customer=customer, created_by=customer, payload=payload)
     login(page.context, customer)
     page.goto(f"{live_server.url}/quotes/{quote.number}")

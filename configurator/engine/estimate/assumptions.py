@@ -15,8 +15,8 @@ from configurator.engine.estimate.engines import (
     LLAMACPP_UBATCH,
     VLLM_BATCHED_TOKENS_SMALL,
     VLLM_MAX_NUM_SEQS,
+    filled_context_phrase,
     kv_sequence_tokens,
-    request_tokens,
 )
 from configurator.engine.estimate.kv_cache import KV_BYTES_PER_ELEMENT, kv_bytes_per_token, linear_state_bytes
 from configurator.engine.estimate.layout import DP_ATTENTION, _parallelism, kv_cache_tokens, pool_users, server_non_kv
@@ -33,7 +33,7 @@ from configurator.engine.estimate.weights import (
     NF4_BITS,
 )
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.types import GGUF_PRECISIONS, GpuSpec, Throughput, Workload
+from configurator.engine.types import GGUF_PRECISIONS, GpuSpec, Throughput
 
 
 def _precision_words(plan: _Plan) -> Phrase:
@@ -201,16 +201,6 @@ def _kv_assumptions(plan: _Plan) -> list[Phrase]:
             )
         )
     return words
-
-
-def filled_context_phrase(workload: Workload) -> Phrase:
-    """Without `prompt_tokens` every prompt is taken to fill the context (`request_tokens`): the safe default,
-    and the slowest; said, so the reader knows a stated prompt gives a truer figure (trial 34 W14: 15,900-token
-    prompts made a 50-user gpt-oss-120b service prefill-bound, 25.6 M ₽ where 2,000-token prompts need 5.2 M)."""
-    return Phrase(
-        "prompts assumed to fill the context: %(tokens)s tokens; give prompt_tokens for a truer figure",
-        tokens=Num(request_tokens(workload)[0]),
-    )
 
 
 def _memory_assumptions(plan: _Plan) -> list[Phrase]:

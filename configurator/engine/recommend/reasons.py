@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from configurator.engine.estimate.assumptions import filled_context_phrase
+from configurator.engine.estimate.engines import filled_context_phrase
 from configurator.engine.fixes import fix_sentence
 from configurator.engine.phrase import Num, Phrase, PhraseValue
 from configurator.engine.recommend.policy import machine_class, needs_ecc, personal, speed_target
