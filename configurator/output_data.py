@@ -134,6 +134,8 @@ def estimate_data(estimate: Estimate | None) -> dict[str, Any] | None:
             "prefill_share": _rounded(throughput.prefill_share, 3),
             "served_tensor_parallel": _int(throughput.served_tensor_parallel),
             "served_replicas": _int(throughput.served_replicas),
+            "users_tensor_parallel": _int(throughput.users_tensor_parallel),
+            "users_replicas": _int(throughput.users_replicas),
         },
         "assumptions": _phrases(estimate.assumptions),
     }

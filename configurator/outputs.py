@@ -140,11 +140,21 @@ class _ThroughputOutputSerializer(serializers.Serializer):
         "of most output tokens/s an engine would be set to: vLLM, SGLang and TensorRT-LLM try every split of the "
         "GPUs into served_replicas data-parallel replicas of k GPUs each (tensor parallel within a replica, k × "
         "replicas = gpu.count); llama.cpp and transformers run one instance on all GPUs (k = gpu.count, split as "
-        "gpu.parallelism says). The per-user speeds are for one instance on all gpu.count GPUs; 0 for training"
+        "gpu.parallelism says). The per-user speeds are for the users' layout (users_tensor_parallel, "
+        "users_replicas); 0 for training"
     )
     served_replicas = serializers.IntegerField(
         help_text="Inference: data-parallel engine instances (replicas) in that layout, each serving its share of "
         "the requests; 0 for training"
+    )
+    users_tensor_parallel = serializers.IntegerField(
+        help_text="Inference: GPUs per engine instance in the layout the workload's concurrent_users are served on "
+        "(the split of the GPUs that serves them fastest: one user gets tensor parallelism over all GPUs, many "
+        "users more replicas); decode_tokens_per_s_per_user, time_to_first_token_s and the speed rule are for "
+        "it; 0 for training"
+    )
+    users_replicas = serializers.IntegerField(
+        help_text="Inference: data-parallel replicas in the users' layout, the users split evenly; 0 for training"
     )
 
 

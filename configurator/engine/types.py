@@ -317,6 +317,12 @@ class Throughput:
     # `served_tensor_parallel` GPUs each (estimate.serving.best_served_layout); 0 for training
     served_tensor_parallel: int = 0
     served_replicas: int = 0
+    # the layout the workload's users are served on (the per-user speeds, the time to first token, the speed
+    # rule and the tensor-parallel link warnings): `users_replicas` instances of `users_tensor_parallel` GPUs,
+    # the split that serves them fastest (estimate.serving.best_served_layout with the workload's plan); the full
+    # load above is the build's capacity at its layout of most output tokens/s, which may differ
+    users_tensor_parallel: int = 0
+    users_replicas: int = 0
 
 
 @direct_init

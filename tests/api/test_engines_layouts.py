@@ -78,7 +78,10 @@ def test_mlperf_llama2_70b_offline_on_8_h200_and_its_layout(catalog: None, api_c
     # the memory check stays one instance on all 8 GPUs; one user is served by tensor parallelism over all 8
     one = _post(api_client, {**MLPERF_70B, "gpu": "h200-sxm", "engine": "tensorrt-llm", "concurrent_users": 1})
     assert one["gpu"]["parallelism"] == "tensor"
-    assert (one["throughput"]["served_replicas"], one["throughput"]["served_tensor_parallel"]) == (1, 8)
+    assert (one["throughput"]["users_replicas"], one["throughput"]["users_tensor_parallel"]) == (1, 8)
+    # the full load is the build's capacity whatever the users: MLPerf's 8 × TP1
+    assert (one["throughput"]["served_replicas"], one["throughput"]["served_tensor_parallel"]) == (8, 1)
+    assert one["throughput"]["served_output_tokens_per_s"] == pytest.approx(31302.7, rel=0.15)
 
 
 def test_8_h200_serve_llama2_70b_faster_than_8_mi300x(catalog: None, api_client: APIClient) -> None:

@@ -56,7 +56,7 @@ def test_contract_example(catalog: None, api_client: APIClient) -> None:
     assert list(body["throughput"]) == [
         "decode_tokens_per_s_per_user", "decode_tokens_per_s_total", "prefill_tokens_per_s", "time_to_first_token_s",
         "training_tokens_per_s", "served_output_tokens_per_s", "served_sequences", "prompt_tokens", "output_tokens",
-        "prefill_share", "served_tensor_parallel", "served_replicas",
+        "prefill_share", "served_tensor_parallel", "served_replicas", "users_tensor_parallel", "users_replicas",
     ]  # fmt: skip
     # llama.cpp runs one instance on both GPUs: the full load is that layout
     assert (body["throughput"]["served_tensor_parallel"], body["throughput"]["served_replicas"]) == (2, 1)

@@ -38,7 +38,13 @@ def test_the_speed_rule_judges_the_layout_the_full_load_is_for(snapshot: Catalog
     assert speed is not None
     # tensor parallel inside each 4-way bridged group, 2 replicas of 100 users: the split that serves the 200
     # users fastest (4 × TP2, the trial's pairs, gives each 24.8 tok/s; TP-8 through the sockets 5.5)
-    assert (speed.served_replicas, speed.served_tensor_parallel) == (2, 4)
+    assert (speed.users_replicas, speed.users_tensor_parallel) == (2, 4)
+    # the full load is the build's capacity, the split of most output tokens/s (bench/accuracy.py's function)
+    capacity = serving.best_served_layout(
+        W06, gpu, 8, prompt_tokens=2000, output_tokens=500, link_gbs=link, users=200, parallelism="tensor"
+    )
+    assert (speed.served_replicas, speed.served_tensor_parallel) == (capacity.replicas, capacity.tensor_parallel)
+    assert speed.served_output_tokens_per_s >= capacity.served.tokens_per_s
     group = serving.decode_per_user(
         replace(W06, concurrent_users=100), gpu, 4, prompt_tokens=2000, output_tokens=500, link_gbs=link
     )
@@ -67,8 +73,10 @@ def test_one_user_gets_tensor_parallel_over_all_gpus_many_users_replicas(snapsho
     one = estimate(replace(W06, concurrent_users=1), h200, 8, link_gbs=h200.nvlink_gbs).throughput
     many = estimate(replace(W06, concurrent_users=1024), h200, 8, link_gbs=h200.nvlink_gbs).throughput
     assert one is not None and many is not None
-    assert (one.served_replicas, one.served_tensor_parallel) == (1, 8)
-    assert many.served_replicas > 1
+    assert (one.users_replicas, one.users_tensor_parallel) == (1, 8)
+    assert many.users_replicas > 1
+    # the build's capacity does not depend on how many users the workload has
+    assert (one.served_replicas, one.served_tensor_parallel) == (many.served_replicas, many.served_tensor_parallel)
 
 
 def test_a_split_whose_replicas_cannot_hold_their_users_is_not_tried(snapshot: CatalogSnapshot) -> None:

@@ -205,6 +205,8 @@ def _estimate_stated(
             served_sequences=speed.served_sequences * replicas,
             served_tensor_parallel=stated.tensor_parallel,
             served_replicas=replicas,
+            users_tensor_parallel=stated.tensor_parallel,
+            users_replicas=replicas,
         )
     own = one.assumptions
     return replace(one, memory=memory, layout=layout, throughput=speed, assumptions=LazyTexts(lambda: [note, *own]))
@@ -260,8 +262,8 @@ def _estimate(
     def explain() -> list[Phrase]:
         words = _memory_assumptions(plan)
         if gpu is not None and throughput is not None:
-            size = throughput.served_tensor_parallel
-            instance = _link(gpu, link_gbs, size) if throughput.served_replicas > 1 else None
+            size = throughput.users_tensor_parallel
+            instance = _link(gpu, link_gbs, size) if throughput.users_replicas > 1 else None
             words.extend(_layout_assumptions(plan, gpu, count, parallelism, link, throughput, instance))
         return words
 

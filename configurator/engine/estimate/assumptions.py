@@ -311,8 +311,8 @@ def _layout_assumptions(
                 )
         words.extend(_training_speed_assumptions(plan, gpu, count, link))
         return words
-    if throughput.served_replicas > 1:  # every speed is one replica's (estimate.serving.serving_throughput)
-        count = throughput.served_tensor_parallel
+    if throughput.users_replicas > 1:  # the users' speeds are one replica's (estimate.serving.serving_throughput)
+        count = throughput.users_tensor_parallel
         parallelism = _parallelism(plan, count)
         link = instance or link
     if parallelism == "tensor":
@@ -457,7 +457,7 @@ def _layout_assumptions(
         Phrase(
             "each user's sequence decodes while the other users' prompts are prefilled (sequences at once: "
             "%(sequences)s), %(share)s%% of its time per token",
-            sequences=Num(math.ceil(plan.sequences / max(1, throughput.served_replicas))),
+            sequences=Num(math.ceil(plan.sequences / max(1, throughput.users_replicas))),
             share=Num(throughput.prefill_share * 100),
         )
         if plan.sequences > 1
@@ -483,12 +483,24 @@ def _layout_assumptions(
                 "serving layout: %(replicas)s data-parallel replica(s) of tensor parallelism %(tp)s, the split of the "
                 "%(count)s GPUs that serves the workload's users fastest among those whose replicas hold their "
                 "share of them (few users: tensor parallel over more GPUs; many: more replicas, which skip the "
-                "all-reduces but each hold the weights); the per-user speed, the time to first token and the full "
-                "load are all for this layout, %(share)s user(s) per replica",
-                replicas=throughput.served_replicas,
-                tp=throughput.served_tensor_parallel,
+                "all-reduces but each hold the weights); the per-user speed and the time to first token are for "
+                "this layout, %(share)s user(s) per replica",
+                replicas=throughput.users_replicas,
+                tp=throughput.users_tensor_parallel,
                 count=gpus,
-                share=Num(math.ceil(w.concurrent_users / max(1, throughput.served_replicas))),
+                share=Num(math.ceil(w.concurrent_users / max(1, throughput.users_replicas))),
             )
         )
+        if (throughput.served_replicas, throughput.served_tensor_parallel) != (
+            throughput.users_replicas,
+            throughput.users_tensor_parallel,
+        ):
+            words.append(
+                Phrase(
+                    "full load: the build's capacity, %(replicas)s replica(s) of tensor parallelism %(tp)s, the split "
+                    "of most output tokens/s an engine is set to for throughput",
+                    replicas=throughput.served_replicas,
+                    tp=throughput.served_tensor_parallel,
+                )
+            )
     return words

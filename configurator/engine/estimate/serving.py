@@ -439,12 +439,15 @@ def serving_throughput(
     *,
     one_instance: bool = False,
 ) -> Throughput:
-    """The speeds estimate() reports, all on one layout, `best_served_layout`'s (`replicas` data-parallel
-    instances of `size` GPUs; the layout the assumptions name and the full load is for): `served_throughput` at
-    full load (no cap on requests: a service keeps its queue), `decode_per_user` of the workload's users spread
-    over the replicas (the fullest replica's share, `replica_users`: what the speed rule and the recommender
-    judge), time to first token one prompt on an idle instance (`speed._prefill_s`), all for the request of
-    `engines.request_tokens`. Training: the whole build's tokens/s (estimate.training_speed), its own field.
+    """The speeds estimate() reports, all for the request of `engines.request_tokens`. The workload's users are
+    served on one layout, `best_served_layout`'s with the plan (`replicas` data-parallel instances of `size` GPUs,
+    the split that serves them fastest): `decode_per_user` of the users spread over the replicas (the fullest
+    replica's share, `replica_users`: what the speed rule and the recommender judge) and the time to first token
+    of one prompt on an idle instance (`speed._prefill_s`) are that layout's. The full load
+    (`served_throughput`, no cap on requests: a service keeps its queue) is the build's capacity: the layout of
+    most output tokens/s an engine would be set to for throughput (`best_served_layout` without the plan, the
+    function `make accuracy` judges against published full-load runs), at least the users' own total.
+    Training: the whole build's tokens/s (estimate.training_speed), its own field.
     `one_instance`: one instance on all `count` GPUs in `parallelism` (a layout the request states), no other
     split tried."""
     if plan.training:
@@ -458,7 +461,7 @@ def serving_throughput(
         w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
         parallelism=parallelism, plan=plan, one_instance=one_instance,
     )  # fmt: skip
-    size = layout.tensor_parallel
+    size, whole = layout.tensor_parallel, parallelism
     if layout.replicas > 1:  # each replica serves its share of the users on its own `size` GPUs
         parallelism = _parallelism(plan, size)
     share = replica_users(w.concurrent_users, layout.replicas)
@@ -469,7 +472,13 @@ def serving_throughput(
     # all the users together: the fullest replica's rate for each of them (a share of N / replicas exactly when
     # the users split evenly)
     all_users = user.all_users_tokens_per_s * w.concurrent_users / share
-    served = layout.served
+    capacity = layout
+    if layout.user is not None:  # the users' split was chosen for their speed: the build's capacity is its own
+        capacity = best_served_layout(
+            w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
+            parallelism=whole,
+        )  # fmt: skip
+    served = capacity.served
     # the full load runs at least the workload's own users (`_full_batch`); the two formulas of that same load
     # (N / (step + N × prompt / output) and 1 / (step / N + prompt / output)) may differ in the last bit
     served_tokens = max(served.tokens_per_s, all_users)
@@ -485,6 +494,8 @@ def serving_throughput(
         prompt_tokens=prompt,
         output_tokens=output,
         prefill_share=user.prefill_share,
-        served_tensor_parallel=layout.tensor_parallel,
-        served_replicas=layout.replicas,
+        served_tensor_parallel=capacity.tensor_parallel,
+        served_replicas=capacity.replicas,
+        users_tensor_parallel=layout.tensor_parallel,
+        users_replicas=layout.replicas,
     )

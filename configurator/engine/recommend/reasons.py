@@ -161,14 +161,14 @@ def reasons_for(
             )
         )
         speeds = verdict_estimate.throughput if verdict_estimate else None
-        if speeds is not None and speeds.served_replicas > 1:  # the users split among replicas (issue 34)
+        if speeds is not None and speeds.users_replicas > 1:  # the users split among replicas (issue 34)
             reasons.append(
                 Phrase(
                     "served as %(replicas)s data-parallel replicas of %(tp)s GPU(s), %(users)s users each: faster for "
                     "them than one tensor-parallel instance on all the GPUs",
-                    replicas=speeds.served_replicas,
-                    tp=speeds.served_tensor_parallel,
-                    users=Num(-(-workload.concurrent_users // speeds.served_replicas)),
+                    replicas=speeds.users_replicas,
+                    tp=speeds.users_tensor_parallel,
+                    users=Num(-(-workload.concurrent_users // speeds.users_replicas)),
                 )
             )
         if workload.prompt_tokens is None:

@@ -29,7 +29,7 @@ def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
         return
     # the ring of the layout the speeds are for: one replica's when the GPUs serve as data-parallel replicas
     # (estimate.serving.serving_throughput), e.g. tensor parallel inside each bridged pair
-    size = throughput.served_tensor_parallel if throughput.served_replicas > 1 else layout.count
+    size = throughput.users_tensor_parallel if throughput.users_replicas > 1 else layout.count
     if size < 2:
         return
     link = ctx.link_gbs
