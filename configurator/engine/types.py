@@ -249,6 +249,7 @@ class Workload(HashOnce):
     training_precision: str = "bf16"  # TRAINING_PRECISIONS
     power_limit_w: float | None = None  # sustained board power cap per GPU (nvidia-smi -pl); None: the GPU's TDP
     precision_from_model_id: str = ""  # the pasted id whose suffix gave the precision ("…-AWQ": int4), if it did
+    model_named: str = ""  # the typed name the model search matched to `model` ("llama 3.1 8b"), if it did
 
     @property
     def checkpointing(self) -> str:
