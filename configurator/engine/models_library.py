@@ -431,7 +431,7 @@ def model_by_name(key: str) -> tuple[ModelArch, bool]:
         if len(tied) < 2:
             raise
         message = Phrase(
-            "The model name '%(key)s' matches several library models: %(slugs)s. Give one of these slugs.",
+            "Unknown model '%(key)s': the name matches several library models. Did you mean: %(slugs)s?",
             key=key,
             slugs=", ".join(tied),
         )

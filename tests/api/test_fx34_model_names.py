@@ -51,7 +51,7 @@ def test_an_ambiguous_name_is_a_400_listing_the_candidates(catalog: None, api_cl
     response = api_client.post(URL, {"model": "llama 8b"}, format="json")
     assert response.status_code == 400
     message = response.json()["error"]["message"]
-    assert "matches several library models" in message
+    assert "the name matches several library models" in message
     assert "llama-3.1-8b" in message and "llama-3-8b" in message
 
 
