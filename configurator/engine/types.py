@@ -477,6 +477,7 @@ class Constraints(HashOnce):
     site_voltage: int = 230
     require_ecc: bool = False
     max_gpus: int | None = None
+    gpu_count: int | None = None  # exactly this many GPUs (max_gpus only caps): "full fine-tune on 8 GPUs"
     chassis: tuple[str, ...] = ()
     # the build must ship by then; its ship date counts working days on the Russian production calendar
     # (engine/availability.py; needs the offers: recommend(availability=…))

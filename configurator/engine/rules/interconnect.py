@@ -417,7 +417,7 @@ READS_BY_RULE: dict[Rule, frozenset[str]] = {
     mixed_models: frozenset({"bridges", "gpus"}),
     bridge_ways: frozenset({"bridges", "gpus"}),
     bridge_count: frozenset({"bridges", "gpus"}),
-    bridge_suggested: frozenset({"bridges", "gpus"}),
+    # bridge_suggested reads the estimate (its served layout), which reads the chassis and CPUs: the module READS
     mixed_gpus: frozenset({"gpus"}),
     nvswitch: frozenset({"chassis", "gpus"}),
 }
