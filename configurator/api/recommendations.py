@@ -40,7 +40,7 @@ class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
         max_value=64,
         required=False,
         allow_null=True,
-        help_text="Exactly this many GPUs in every build (\"full fine-tune on 8 GPUs\"); max_gpus only caps. A 400 "
+        help_text='Exactly this many GPUs in every build ("full fine-tune on 8 GPUs"); max_gpus only caps. A 400 '
         "when no chassis of the catalog takes that many",
     )
     deliver_by = serializers.DateField(

@@ -1,8 +1,7 @@
 """The configurator's vocabulary: frozen dataclasses with no Django imports.
 
-Units are part of every field name (`_gib` = 2^30 bytes, `_gbs` = GB/s, `_w` = watts, `_mm`).
-Everything below this module (estimate, rules, validate, recommend) takes and returns these types.
-"""
+Units are part of every field name (`_gib` = 2^30 bytes, `_gbs` = GB/s, `_w` = watts, `_mm`). Everything
+below this module (estimate, rules, validate, recommend) takes and returns these types."""
 
 from __future__ import annotations
 
@@ -144,9 +143,8 @@ BUILD_TOTALS: dict[str, str] = {
 class ModelArch(HashOnce):
     """A transformer's shape, enough to size weights, KV cache, activations and speed.
 
-    `sliding_window_layers` of the `layers` attend only to the last `sliding_window` tokens.
-    MLA models (DeepSeek-V2/V3) cache `kv_lora_rank + qk_rope_head_dim` values per layer instead of K and V.
-    """
+    `sliding_window_layers` of the `layers` attend only to the last `sliding_window` tokens. MLA models
+    (DeepSeek-V2/V3) cache `kv_lora_rank + qk_rope_head_dim` values per layer instead of K and V."""
 
     __hash__ = HashOnce.__hash__  # worked out once (engine.frozen.HashOnce): a memo key of every search
     slug: str

@@ -7,7 +7,7 @@ from __future__ import annotations
 from configurator.engine.builds import build_from_payload
 from configurator.engine.models_library import model_get
 from configurator.engine.recommend import recommend
-from configurator.engine.types import CatalogSnapshot, Constraints, Workload
+from configurator.engine.types import CatalogSnapshot, Constraints, Finding, Workload
 from configurator.engine.validate import validate
 from tests.configurator.helpers import body_of
 
@@ -16,7 +16,7 @@ FULL_FT_8B = Workload(
 )
 
 
-def _ram_finding(snapshot: CatalogSnapshot, body: dict[str, object], workload: Workload | None):  # type: ignore[no-untyped-def]
+def _ram_finding(snapshot: CatalogSnapshot, body: dict[str, object], workload: Workload | None) -> Finding | None:
     verdict = validate(build_from_payload(body, snapshot), snapshot=snapshot, workload=workload)
     return next((f for f in verdict.findings if f.code.startswith("memory.ram_below")), None)
 
