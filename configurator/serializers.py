@@ -18,7 +18,7 @@ from configurator.engine.builds import unknown_keys
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.estimate import default_engine, workload_problems
 from configurator.engine.estimate.engines import DEFAULT_OUTPUT_TOKENS, request_tokens
-from configurator.engine.models_library import model_from_hf_config, model_get, model_id_precision
+from configurator.engine.models_library import model_by_name, model_from_hf_config, model_id_precision
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.spellings import canonical_engine, canonical_kv, canonical_precision
 from configurator.engine.types import (
@@ -316,11 +316,12 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
     """Validated workload data → Workload. Raises UnknownModelError / DomainError naming the field
     (prefixed with `field_prefix`, e.g. "workload." when the workload is nested)."""
     model_key = str(data.get("model", ""))
+    named = False  # the model was found by its typed name (the estimate's assumptions say which it took)
     try:
         if data.get("model_config") is not None:
             model = model_from_hf_config(data["model_config"])
         else:
-            model = model_get(model_key)
+            model, named = model_by_name(model_key)
     except (UnknownModelError, DomainError) as error:
         raise _prefixed(error, field_prefix) from None
     # a quantised release's id ("Qwen/Qwen2.5-32B-Instruct-AWQ") names its precision when the request gives none
@@ -358,6 +359,7 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
         training_precision=data.get("training_precision", "bf16"),
         power_limit_w=data.get("power_limit_w"),
         precision_from_model_id=model_key if read else "",
+        model_named=model_key if named else "",
     )
     problems = {**workload_problems(workload), **_window_problems(workload, data)}
     _context_problems(workload, data, problems)

@@ -25,6 +25,8 @@ from configurator.engine.errors import DomainError
 from configurator.engine.fixes import apply_fix, fix_from_data
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend import Recommendation, VramReserve, recommend
+from configurator.engine.recommend.policy import chassis_holds_count
+from configurator.engine.rules.context import active
 from configurator.engine.types import BuildSpec, CatalogSnapshot, Constraints, Price, Verdict, Workload
 from configurator.engine.validate import validate
 from configurator.models import SavedBuild
@@ -188,6 +190,23 @@ def saved_build_delete(*, saved_build: SavedBuild) -> None:
 # --------------------------------------------------------------------------- recommendations
 
 
+def _gpu_count(count: int | None, cap: int | None, snapshot: CatalogSnapshot) -> int | None:
+    """An exact GPU count, checked against the catalog: a 400 (DomainError) above `max_gpus` or when no active
+    chassis takes that many GPUs (its bays and rated count; an HGX baseboard only its 4 or 8)."""
+    if count is None:
+        return None
+    if cap is not None and count > cap:
+        reason = Phrase("gpu_count %(count)s is above max_gpus %(cap)s", count=count, cap=cap)
+        raise DomainError(Phrase("The constraints are not valid input."), fields={"constraints.gpu_count": [reason]})
+    if not any(chassis_holds_count(chassis, count) for chassis in active(snapshot.chassis)):
+        most = max((min(c.max_gpu_count, c.gpu_bays) for c in active(snapshot.chassis)), default=0)
+        reason = Phrase(
+            "no chassis of the catalog takes %(count)s GPUs (the most any takes: %(most)s)", count=count, most=most
+        )
+        raise DomainError(Phrase("The constraints are not valid input."), fields={"constraints.gpu_count": [reason]})
+    return int(count)
+
+
 def constraints_from_data(data: Mapping[str, Any], snapshot: CatalogSnapshot) -> Constraints:
     """Validated constraint fields → Constraints; unknown chassis SKUs are named `constraints.chassis[i]`."""
     chassis = tuple(str(sku).strip().lower() for sku in data.get("chassis") or ())
@@ -206,6 +225,7 @@ def constraints_from_data(data: Mapping[str, Any], snapshot: CatalogSnapshot) ->
         site_voltage=int(data.get("site_voltage", 230)),
         require_ecc=bool(data.get("require_ecc", False)),
         max_gpus=data.get("max_gpus"),
+        gpu_count=_gpu_count(data.get("gpu_count"), data.get("max_gpus"), snapshot),
         chassis=chassis,
         deliver_by=data.get("deliver_by"),
         noise=data.get("noise", "any"),

@@ -35,6 +35,14 @@ class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
     site_voltage = serializers.ChoiceField(choices=SITE_VOLTAGES, default=230)
     require_ecc = serializers.BooleanField(default=False)
     max_gpus = serializers.IntegerField(min_value=1, max_value=64, required=False, allow_null=True)
+    gpu_count = serializers.IntegerField(
+        min_value=1,
+        max_value=64,
+        required=False,
+        allow_null=True,
+        help_text='Exactly this many GPUs in every build ("full fine-tune on 8 GPUs"); max_gpus only caps. A 400 '
+        "when no chassis of the catalog takes that many",
+    )
     deliver_by = serializers.DateField(
         required=False,
         allow_null=True,

@@ -417,6 +417,27 @@ def model_id_precision(key: str) -> str | None:
     return next((precision for suffix, precision in QUANTISED_SUFFIXES if wanted.endswith(suffix)), None)
 
 
+def model_by_name(key: str) -> tuple[ModelArch, bool]:
+    """`model_get`, and else the one library model a typed name matches ("llama 3.1 8b", "qwen 2.5 72b": the
+    model search, engine.model_match, ranks a single model first); True when the name was matched so. A name
+    whose best matches tie ("llama 8b": Llama 3.1 8B and Llama 3 8B) is an UnknownModelError listing them."""
+    try:
+        return model_get(key), False
+    except UnknownModelError as unknown:
+        found = model_matches(key).matches
+        if found and (len(found) == 1 or found[0].score > found[1].score):
+            return found[0].model, True
+        tied = [match.model.slug for match in found if match.score == found[0].score] if found else []
+        if len(tied) < 2:
+            raise
+        message = Phrase(
+            "Unknown model '%(key)s': the name matches several library models. Did you mean: %(slugs)s?",
+            key=key,
+            slugs=", ".join(tied),
+        )
+        raise UnknownModelError(message, fields={"model": [message]}) from unknown
+
+
 def model_get(key: str) -> ModelArch:
     """A library model by slug or Hugging Face id, case-insensitive, as people paste it: a quantised release's
     suffix (`QUANTISED_SUFFIXES`) and then `-Instruct`/`-it`/`-Chat` ignored."""

@@ -1,8 +1,7 @@
 """The configurator's vocabulary: frozen dataclasses with no Django imports.
 
-Units are part of every field name (`_gib` = 2^30 bytes, `_gbs` = GB/s, `_w` = watts, `_mm`).
-Everything below this module (estimate, rules, validate, recommend) takes and returns these types.
-"""
+Units are part of every field name (`_gib` = 2^30 bytes, `_gbs` = GB/s, `_w` = watts, `_mm`). Everything
+below this module (estimate, rules, validate, recommend) takes and returns these types."""
 
 from __future__ import annotations
 
@@ -144,9 +143,8 @@ BUILD_TOTALS: dict[str, str] = {
 class ModelArch(HashOnce):
     """A transformer's shape, enough to size weights, KV cache, activations and speed.
 
-    `sliding_window_layers` of the `layers` attend only to the last `sliding_window` tokens.
-    MLA models (DeepSeek-V2/V3) cache `kv_lora_rank + qk_rope_head_dim` values per layer instead of K and V.
-    """
+    `sliding_window_layers` of the `layers` attend only to the last `sliding_window` tokens. MLA models
+    (DeepSeek-V2/V3) cache `kv_lora_rank + qk_rope_head_dim` values per layer instead of K and V."""
 
     __hash__ = HashOnce.__hash__  # worked out once (engine.frozen.HashOnce): a memo key of every search
     slug: str
@@ -249,6 +247,7 @@ class Workload(HashOnce):
     training_precision: str = "bf16"  # TRAINING_PRECISIONS
     power_limit_w: float | None = None  # sustained board power cap per GPU (nvidia-smi -pl); None: the GPU's TDP
     precision_from_model_id: str = ""  # the pasted id whose suffix gave the precision ("…-AWQ": int4), if it did
+    model_named: str = ""  # the typed name the model search matched to `model` ("llama 3.1 8b"), if it did
 
     @property
     def checkpointing(self) -> str:
@@ -482,6 +481,7 @@ class Constraints(HashOnce):
     site_voltage: int = 230
     require_ecc: bool = False
     max_gpus: int | None = None
+    gpu_count: int | None = None  # exactly this many GPUs (max_gpus only caps): "full fine-tune on 8 GPUs"
     chassis: tuple[str, ...] = ()
     # the build must ship by then; its ship date counts working days on the Russian production calendar
     # (engine/availability.py; needs the offers: recommend(availability=…))

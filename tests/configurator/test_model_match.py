@@ -54,7 +54,8 @@ def test_did_you_mean_when_nothing_matches() -> None:
     assert nine.models == []
     assert [m.slug for m in nine.did_you_mean] == ["llama-3-8b", "llama-3.1-8b", "llama-2-7b"]
     mistral = model_matches("mistral 70b")  # the family spelled exactly before a near spelling (mixtral)
-    assert mistral.did_you_mean[0].slug == "mistral-7b"
+    # the Mistral family first (NeMo 12B nearer 70B than 7B), the near spelling (mixtral) after
+    assert [m.slug for m in mistral.did_you_mean[:2]] == ["mistral-nemo-12b", "mistral-7b"]
     assert [m.slug for m in model_matches("ламма 9").did_you_mean][:2] == ["llama-3-8b", "llama-3.1-8b"]
     assert model_matches("<script>alert(1)</script>").did_you_mean == ()  # a lone "1" suggests nothing
     nothing = model_matches("zzz-no-model")

@@ -198,4 +198,4 @@ def test_search_ranks_the_family_best_first() -> None:
         "qwen3-8b", "qwen3-14b", "qwen3-32b", "qwen3.5-35b-a3b", "qwen3-30b-a3b", "qwen3-235b-a22b",
         "qwen3-next-80b-a3b",
     ]  # fmt: skip
-    assert len(model_search("")) == len(model_library()) == 48  # 40 + llama-2-70b (serving) + 7 (coverage)
+    assert len(model_search("")) == len(model_library()) == 50  # 40 + llama-2-70b + 7 (coverage) + NeMo, QwQ

@@ -292,7 +292,7 @@ def test_the_new_findings_read_in_russian(snapshot: CatalogSnapshot) -> None:
     with translation.override("ru"):
         said = {finding.code: str(say(finding.message)) for finding in findings}
     assert said["fit.gpu_generation"] == (
-        "a100-80gb-sxm — модуль SXM4 для базовой платы HGX A100; в srv-hgx-h200-5u стоит базовая плата "
+        "a100-80gb-sxm — модуль SXM4 для базовой платы HGX A100; в шасси srv-hgx-h200-5u стоит базовая плата "
         "HGX H200 8-GPU только для модулей H200 SXM5."
     )
     assert said["memory.ram_below_vram"].startswith("384 ГБ ОЗУ на 640 ГБ видеопамяти")

@@ -129,7 +129,7 @@ def test_say_translates_the_msgid_and_localizes_numbers_and_nested_phrases() -> 
     target = Phrase("meets the default interactive speed of %(target)s tokens/s per user (≈ 2× reading speed)",
                     target=Num(2.5, None))  # fmt: skip
     with translation.override("ru"):
-        assert say(phrase) == f"поднять бюджет до 1{NBSP}234{NBSP}567 RUB (2× rtx-5090 в tr-7960x)"
+        assert say(phrase) == f"поднять бюджет до 1{NBSP}234{NBSP}567 RUB (2× rtx-5090 в шасси tr-7960x)"
         assert "2,5 ток/с" in say(target)
     with translation.override("en"):
         assert say(phrase) == "raise the budget to 1,234,567 RUB (2× rtx-5090 in tr-7960x)"

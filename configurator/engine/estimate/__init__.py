@@ -261,6 +261,16 @@ def _estimate(
 
     def explain() -> list[Phrase]:
         words = _memory_assumptions(plan)
+        if workload.model_named:
+            words.insert(
+                0,
+                Phrase(
+                    "model '%(typed)s' read as %(name)s (%(slug)s): the one library model that name matches",
+                    typed=workload.model_named,
+                    name=workload.model.name,
+                    slug=workload.model.slug,
+                ),
+            )
         if gpu is not None and throughput is not None:
             size = throughput.users_tensor_parallel
             instance = _link(gpu, link_gbs, size) if throughput.users_replicas > 1 else None

@@ -42,7 +42,7 @@ from decimal import Decimal
 from configurator.engine.availability import BuildAvailability, ships_soonest
 from configurator.engine.estimate import estimate, remembering_estimates
 from configurator.engine.frozen import direct_init
-from configurator.engine.phrase import LazyTexts, Phrase
+from configurator.engine.phrase import LazyTexts, Num, Phrase
 from configurator.engine.recommend.assembly import Judge
 from configurator.engine.recommend.grouping import grouped
 from configurator.engine.recommend.hybrid import hybrid_options, hybrid_phrase, hybrid_wanted
@@ -377,9 +377,38 @@ def _earliest(
             low = middle
         else:
             high, found = middle, probe
-    return Phrase(
+    first = Phrase(
         "nothing ships by %(asked)s: the earliest a build can ship is %(date)s (%(offer)s)",
         asked=asked.isoformat(),
         date=(availability(found.build).ship_date or high).isoformat(),
         offer=offer(found),
+    )
+    target = speed_target(workload)
+    if workload.task != "inference" or target is None or gives_up(found, workload) is None:
+        return first
+    # trial 34 U05: the earliest build misses the speed target — say by how much, and when (and for how much)
+    # the earliest build that meets it ships: the top-ranked build under a date meets the target whenever any
+    # does (ranking), so a later date only helps, and the same bisection finds it
+    slow = Phrase(
+        "%(first)s, but it serves only %(speed)s tokens/s per user, %(share)s%% short of the %(target)s asked for",
+        first=first,
+        speed=Num(found.decode_tokens_per_s_per_user, 1),
+        share=Num((1 - found.decode_tokens_per_s_per_user / target) * 100),
+        target=Num(target, None),
+    )
+    if gives_up(plain, workload) is not None:
+        return Phrase("%(slow)s; no build meets that speed by any date", slow=slow)
+    low, high, met = high, ship, plain
+    while (high - low).days > 1:
+        middle = low + timedelta(days=(high - low).days // 2)
+        probe = cheapest(workload, replace(constraints, deliver_by=middle))
+        if probe is None or gives_up(probe, workload) is not None:
+            low = middle
+        else:
+            high, met = middle, probe
+    return Phrase(
+        "%(slow)s; the earliest build that meets it ships %(date)s (%(offer)s)",
+        slow=slow,
+        date=(availability(met.build).ship_date or high).isoformat(),
+        offer=offer(met),
     )

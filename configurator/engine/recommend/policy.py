@@ -234,7 +234,16 @@ def count_quoted(workload: Workload, count: int) -> bool:
 
 def max_gpus(chassis: ChassisSpec, constraints: Constraints) -> int:
     limit = min(chassis.max_gpu_count, chassis.gpu_bays)
+    if constraints.gpu_count:  # exactly so many: a chassis that takes fewer takes none of these builds
+        return constraints.gpu_count if chassis_holds_count(chassis, constraints.gpu_count) else 0
     return min(limit, constraints.max_gpus) if constraints.max_gpus else limit
+
+
+def chassis_holds_count(chassis: ChassisSpec, count: int) -> bool:
+    """The chassis has room for `count` GPUs (bays and rated count; a fixed baseboard only its counts)."""
+    if chassis.baseboard_gpu_counts and count not in chassis.baseboard_gpu_counts:
+        return False
+    return count <= min(chassis.max_gpu_count, chassis.gpu_bays)
 
 
 # --------------------------------------------------------------------------- policy parts

@@ -100,6 +100,10 @@ def _counts_to_try(
     pool: Sequence[ChassisSpec],
     constraints: Constraints | None,
 ) -> list[GpuOption]:
+    if constraints is not None and constraints.gpu_count:
+        # the customer names the count (trial 34 U09, "full fine-tune on 8 GPUs"): that count only, odd or not
+        exact = parts.option(workload, gpu, constraints.gpu_count)
+        return [exact] if constraints.gpu_count <= most and fits(exact, reserve) else []
     smallest = min_gpus_to_fit(workload, gpu, max_gpus=most)
     if smallest is None and workload.task != "inference":
         smallest = min_gpus_to_fit(replace(workload, zero_stage=3), gpu, max_gpus=most)

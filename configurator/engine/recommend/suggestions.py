@@ -123,6 +123,11 @@ class _Runs:
         """The build and its price, and what it gives up of the request (`keeps_speed`: the suggestion keeps
         the speed target, so a build below it says by how much)."""
         said = offer(candidate)
+        if self.asked is not None and self.asked.task != "inference" and candidate.training_tokens_per_s > 0:
+            # trial 34 U07: a training suggestion says its build's speed, as the inference ones do
+            said = Phrase(
+                "%(offer)s, trains ≈ %(speed)s tokens/s", offer=said, speed=Num(candidate.training_tokens_per_s)
+            )
         lost = gives_up(candidate, self.asked) if keeps_speed and self.asked is not None else None
         return Phrase("%(offer)s, %(lost)s", offer=said, lost=lost) if lost is not None else said
 

@@ -238,24 +238,52 @@ def bridge_count(ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
+def _served_groups(ctx: RuleContext) -> tuple[int, int] | None:
+    """(GPUs per replica, replicas) when the estimate serves the users as data-parallel replicas
+    (estimate.serving.serving_throughput): the interconnect then matters inside each replica only; None when
+    one instance spans every GPU or there is no serving estimate."""
+    estimate = ctx.estimate
+    throughput = estimate.throughput if estimate is not None else None
+    if throughput is None or throughput.served_replicas < 2:
+        return None
+    return throughput.served_tensor_parallel, throughput.served_replicas
+
+
 def bridge_suggested(ctx: RuleContext) -> Iterator[Finding]:
     """INFO: two or more identical NVLink-capable cards without any bridge (they still work over PCIe)."""
     build = ctx.build
     if build.bridges:
         return
+    served = _served_groups(ctx)
+    if served is not None and served[0] < 2:
+        return  # trial 34 U01: replicas of one GPU each exchange nothing between GPUs; a bridge would not help
     for line in build.gpus:
         if line.spec.nvlink_kind in BRIDGE_KINDS and line.qty >= 2:
             plan = bridge_plan(ctx, line.spec, line.qty)
             if plan:
-                yield Finding(
-                    code="interconnect.no_bridge",
-                    severity="info",
-                    message=Phrase(
+                gbs = Num(line.spec.nvlink_gbs or 0, None)
+                message = (
+                    Phrase(
+                        "%(count)s× %(gpu)s serve as %(replicas)s replicas of %(size)s GPUs: NVLink bridges "
+                        "(%(gbs)s GB/s) would join each replica's %(size)s GPUs instead of PCIe.",
+                        count=line.qty,
+                        gpu=line.spec.sku,
+                        replicas=served[1],
+                        size=served[0],
+                        gbs=gbs,
+                    )
+                    if served is not None
+                    else Phrase(
                         "%(count)s× %(gpu)s can be joined by NVLink (%(gbs)s GB/s) instead of PCIe.",
                         count=line.qty,
                         gpu=line.spec.sku,
-                        gbs=Num(line.spec.nvlink_gbs or 0, None),
-                    ),
+                        gbs=gbs,
+                    )
+                )
+                yield Finding(
+                    code="interconnect.no_bridge",
+                    severity="info",
+                    message=message,
                     measured=0,
                     limit=sum(sets for _, sets in plan),
                     unit="bridge sets",
@@ -389,7 +417,7 @@ READS_BY_RULE: dict[Rule, frozenset[str]] = {
     mixed_models: frozenset({"bridges", "gpus"}),
     bridge_ways: frozenset({"bridges", "gpus"}),
     bridge_count: frozenset({"bridges", "gpus"}),
-    bridge_suggested: frozenset({"bridges", "gpus"}),
+    # bridge_suggested reads the estimate (its served layout), which reads the chassis and CPUs: the module READS
     mixed_gpus: frozenset({"gpus"}),
     nvswitch: frozenset({"chassis", "gpus"}),
 }

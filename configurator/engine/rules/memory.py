@@ -14,7 +14,7 @@ from configurator.engine.fixes import make_fix, remove_op, replace_op
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.rules.context import Rule, RuleContext, fix_options, part_fix
 from configurator.engine.rules.platform import datacenter_server
-from configurator.engine.types import Finding, Fix, MemorySpec
+from configurator.engine.types import Finding, Fix, MemorySpec, Workload
 
 RAM_VRAM_WARN = 1.0  # §5.3 WARN below 1× total VRAM (workstations); ERROR below it in a data-centre GPU server
 RAM_VRAM_INFO = 2.0  # §5.3 INFO below 2× total VRAM (workstations)
@@ -345,6 +345,11 @@ def ram_vs_vram(ctx: RuleContext) -> Iterator[Finding]:
     ram = build.ram_gb
     ratio = ram / vram
     server = datacenter_server(build)
+    workload = ctx.workload
+    covered = ratio < (SERVER_RAM_VRAM if server else RAM_VRAM_WARN)  # the warning/error below says it already
+    if workload is not None and workload.task != "inference" and not covered:
+        yield from _ram_for_training(ctx, workload, ram, vram)
+        return
     enough = SERVER_RAM_VRAM if server else RAM_VRAM_INFO
     if ratio >= enough:
         return
@@ -394,6 +399,49 @@ def ram_vs_vram(ctx: RuleContext) -> Iterator[Finding]:
         limit=round(limit, 1),
         unit="GB",
         components=tuple(line.spec.sku for line in build.memory),
+        fixes=(fix,) if fix and _adds_ram(ctx, fix) else (),
+    )
+
+
+def _ram_for_training(ctx: RuleContext, workload: Workload, ram: float, vram: float) -> Iterator[Finding]:
+    """Training asks host RAM of its own (trial 34 U09): the data loaders' workers and pinned batches and the
+    checkpoint saves (recommend.sizing.TRAINING_RAM_PER_VRAM, the lower end of DGX H100/H200/A100's 1.8-3.2×),
+    and under ZeRO-Offload the optimizer states (and weights and gradients) the estimate moves there. A build
+    short of it gets a WARNING with the DIMMs that reach it, where the platform takes them."""
+    from configurator.engine.recommend.sizing import TRAINING_RAM_PER_VRAM
+
+    need = TRAINING_RAM_PER_VRAM * vram
+    memory = ctx.estimate.memory if ctx.estimate is not None else None
+    host = 0.0
+    if memory is not None and workload.offload != "none":
+        host = memory.optimizer + (memory.weights + memory.gradients if workload.offload == "parameters" else 0.0)
+    need = max(need, host + vram)  # what is offloaded, and a staging copy of the GPUs' memory beside it
+    if ram >= need:
+        return
+    fix = _fill_fix(ctx, replace=True, ratio=need / vram)
+    amounts = {"ram": Num(ram, None), "need": Num(need), "vram": Num(vram, None)}
+    message = (
+        Phrase(
+            "%(ram)s GB of RAM for training with ZeRO-Offload: %(host)s GiB of the training state live in host RAM; "
+            "the build should have at least %(need)s GB.",
+            host=Num(host),
+            **amounts,
+        )
+        if host
+        else Phrase(
+            "%(ram)s GB of RAM for training on %(vram)s GB of VRAM: the data loaders, pinned batches and checkpoint "
+            "saves ask at least %(need)s GB (2× VRAM; DGX H100/H200 ship 1.8-3.2×).",
+            **amounts,
+        )
+    )
+    yield Finding(
+        code="memory.ram_below_2x_vram",
+        severity="warning",
+        message=message,
+        measured=round(ram, 1),
+        limit=round(need, 1),
+        unit="GB",
+        components=tuple(line.spec.sku for line in ctx.build.memory),
         fixes=(fix,) if fix and _adds_ram(ctx, fix) else (),
     )
 

@@ -77,6 +77,7 @@ YIELDS: dict[str, frozenset[tuple[str, str]]] = {
             ("memory.ram_below_vram", E),
             ("memory.ram_below_vram", W),
             ("memory.ram_below_1_5x_vram", W),
+            ("memory.ram_below_2x_vram", W),
             ("memory.ram_below_2x_vram", INFO),
         },
         "platform.cpu_cores": {("platform.cpu_cores", W)},
