@@ -378,8 +378,9 @@ def best_served_layout(
                 continue
         user = None
         if sizing is not None:  # estimate(): the speed each of the workload's users gets on this split
+            each = replica_users(workload.concurrent_users, replicas)
             user = decode_per_user(
-                replace(workload, concurrent_users=replica_users(workload.concurrent_users, replicas)), gpu, size,
+                workload if each == workload.concurrent_users else replace(workload, concurrent_users=each), gpu, size,
                 prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
                 parallelism=parallelism if replicas == 1 else None,
             )  # fmt: skip
@@ -468,8 +469,8 @@ def serving_throughput(
         parallelism = _parallelism(plan, size)
     share = replica_users(w.concurrent_users, layout.replicas)
     user = layout.user or decode_per_user(
-        replace(w, concurrent_users=share), gpu, size, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs,
-        parallelism=parallelism,
+        w if share == w.concurrent_users else replace(w, concurrent_users=share), gpu, size,
+        prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, parallelism=parallelism,
     )  # fmt: skip
     # all the users together: the fullest replica's rate for each of them (a share of N / replicas exactly when
     # the users split evenly)
