@@ -85,10 +85,21 @@ def counts_to_try(
     the next count it takes instead (never a partial board)."""
     parts = snapshot_parts(snapshot)
     # within a snapshot a SKU names one spec (parts.build_key): the GPU by its SKU, cheaper to hash than its spec
-    key = (workload, gpu.sku, most, reserve, tuple(chassis.sku for chassis in pool), constraints)
+    key = (workload, gpu.sku, most, reserve, _pool_skus(parts, pool), constraints)
     return parts.remembered(
         "counts", key, lambda: _counts_to_try(parts, workload, gpu, most, reserve, pool, constraints)
     )
+
+
+def _pool_skus(parts: Parts, pool: Sequence[ChassisSpec]) -> tuple[str, ...]:
+    """The pool's chassis SKUs, remembered per pool list (`Parts.chassis_pool`'s: a request asks once per GPU)."""
+    cache = parts.memo("pool_skus")
+    found = cache.get(id(pool))
+    if found is None or found[0] is not pool:  # a list the cache has not seen (ids are reused once freed)
+        if len(cache) >= 256:
+            cache.clear()
+        found = cache[id(pool)] = (pool, tuple(chassis.sku for chassis in pool))
+    return cast(tuple[str, ...], found[1])
 
 
 def _counts_to_try(
