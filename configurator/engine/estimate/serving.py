@@ -365,9 +365,10 @@ def best_served_layout(
             users=users, parallelism=parallelism,
         )  # fmt: skip
         return ServedLayout(served, gpu_count, 1)
-    layouts = []
     sizing = plan
     plan = serving_plans(workload, prompt_tokens, output_tokens)[1]
+    # (size, replicas, the users on the fullest replica, the speed each of the workload's users gets there)
+    splits: list[tuple[int, int, int | None, UserDecode | None]] = []
     for size in instance_sizes(plan, gpu_count):
         replicas = gpu_count // size
         share = users if replicas == 1 else replica_users(users, replicas) if users and sizing is not None else None
@@ -375,25 +376,30 @@ def best_served_layout(
             held = _per_gpu_bytes(sizing, _parallelism(sizing, size), size, gpu, sequences=share)
             if held > _usable_gib(sizing, gpu) * GIB:
                 continue
+        user = None
+        if sizing is not None:  # estimate(): the speed each of the workload's users gets on this split
+            each = replica_users(workload.concurrent_users, replicas)
+            user = decode_per_user(
+                workload if each == workload.concurrent_users else replace(workload, concurrent_users=each), gpu, size,
+                prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
+                parallelism=parallelism if replicas == 1 else None,
+            )  # fmt: skip
+        splits.append((size, replicas, share, user))
+    # estimate(): the split that serves the workload's users fastest (few users: tensor parallel over more GPUs;
+    # many: more replicas, each with fewer users and no all-reduce), then the most output tokens/s; without the
+    # workload's plan the most output tokens/s; on a tie (within 1e-9) the first, i.e. the largest instance.
+    # The full load is worked out only for the splits still in the running (the users' speed is decided first).
+    if sizing is not None:
+        fastest = max(user.tokens_per_s for *_, user in splits if user is not None)
+        splits = [split for split in splits if split[3] is not None and split[3].tokens_per_s >= fastest * (1 - 1e-9)]
+    layouts = []
+    for size, replicas, share, user in splits:
         served = served_throughput(
             workload, gpu, size, prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
             users=share,
         )  # fmt: skip
         total = Served(served.tokens_per_s * replicas, served.sequences * replicas, served.decode_share)
-        user = None
-        if sizing is not None:  # estimate(): the speed each of the workload's users gets on this split
-            user = decode_per_user(
-                replace(workload, concurrent_users=replica_users(workload.concurrent_users, replicas)), gpu, size,
-                prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
-                parallelism=parallelism if replicas == 1 else None,
-            )  # fmt: skip
         layouts.append(ServedLayout(total, size, replicas, user))
-    # estimate(): the split that serves the workload's users fastest (few users: tensor parallel over more GPUs;
-    # many: more replicas, each with fewer users and no all-reduce), then the most output tokens/s; without the
-    # workload's plan the most output tokens/s; on a tie (within 1e-9) the first, i.e. the largest instance
-    if sizing is not None:
-        fastest = max(layout.user.tokens_per_s for layout in layouts if layout.user is not None)
-        layouts = [lay for lay in layouts if lay.user is not None and lay.user.tokens_per_s >= fastest * (1 - 1e-9)]
     best = max(layout.served.tokens_per_s for layout in layouts)
     return next(layout for layout in layouts if layout.served.tokens_per_s >= best * (1 - 1e-9))
 
@@ -466,8 +472,8 @@ def serving_throughput(
         parallelism = _parallelism(plan, size)
     share = replica_users(w.concurrent_users, layout.replicas)
     user = layout.user or decode_per_user(
-        replace(w, concurrent_users=share), gpu, size, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs,
-        parallelism=parallelism,
+        w if share == w.concurrent_users else replace(w, concurrent_users=share), gpu, size,
+        prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, parallelism=parallelism,
     )  # fmt: skip
     # all the users together: the fullest replica's rate for each of them (a share of N / replicas exactly when
     # the users split evenly)

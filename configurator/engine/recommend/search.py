@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal
 from heapq import heappop, heappush
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, cast
 
 from configurator.engine.builds import CENT, HUNDRED
@@ -85,10 +85,21 @@ def counts_to_try(
     the next count it takes instead (never a partial board)."""
     parts = snapshot_parts(snapshot)
     # within a snapshot a SKU names one spec (parts.build_key): the GPU by its SKU, cheaper to hash than its spec
-    key = (workload, gpu.sku, most, reserve, tuple(chassis.sku for chassis in pool), constraints)
+    key = (workload, gpu.sku, most, reserve, _pool_skus(parts, pool), constraints)
     return parts.remembered(
         "counts", key, lambda: _counts_to_try(parts, workload, gpu, most, reserve, pool, constraints)
     )
+
+
+def _pool_skus(parts: Parts, pool: Sequence[ChassisSpec]) -> tuple[str, ...]:
+    """The pool's chassis SKUs, remembered per pool list (`Parts.chassis_pool`'s: a request asks once per GPU)."""
+    cache = parts.memo("pool_skus")
+    found = cache.get(id(pool))
+    if found is None or found[0] is not pool:  # a list the cache has not seen (ids are reused once freed)
+        if len(cache) >= 256:
+            cache.clear()
+        found = cache[id(pool)] = (pool, tuple(chassis.sku for chassis in pool))
+    return cast(tuple[str, ...], found[1])
 
 
 def _counts_to_try(
@@ -173,14 +184,20 @@ def distinct_psus(parts: Parts, carrying: list[Line[PsuSpec]]) -> tuple[tuple[Li
     return cast(tuple[tuple[Line[PsuSpec], Decimal], ...], found[1])
 
 
+# a CPU's policy build without PSUs in one chassis, priced: its label, its net without PSUs, the build, and its
+# distinct PSU sets with their net prices, cheapest first (`Stream._psu_groups`)
+_PsuGroup = tuple[str, Decimal, BuildSpec, tuple[tuple[Line[PsuSpec], Decimal], ...]]
+
+
 class _Pending:
     """A priced policy build not made yet: its build without PSUs and its PSU set (`assembly.with_psus`), made
-    when it reaches the front of its stream (most priced builds never do)."""
+    when it reaches the front of its stream (most priced builds never do). `more`: [its CPU's group, the index
+    of the next dearer PSU sets there] (0 once entered), shared by the sets of its price (`Stream._enter`)."""
 
-    __slots__ = ("_base", "_build", "_psus")
+    __slots__ = ("_base", "_build", "_psus", "more")
 
-    def __init__(self, base: BuildSpec, psus: Line[PsuSpec]) -> None:
-        self._base, self._psus = base, psus
+    def __init__(self, base: BuildSpec, psus: Line[PsuSpec], more: list[object] | None = None) -> None:
+        self._base, self._psus, self.more = base, psus, more
         self._build: BuildSpec | None = None
 
     @property
@@ -322,26 +339,49 @@ class Stream:
             if (self._heap and self._heap[0][0] <= bound) or (budget is not None and bound > budget):
                 break
             self._entered += 1
-            # without offers every build's stock rank is 0 (`Judge.in_stock_rank`): the heap compares plain 0s
-            stocked = self.judge.availability is not None
-            for price, label, build in self._priced(chassis):
-                self._serial += 1
-                rank = _StockRank(self.judge, build) if stocked else 0
-                heappush(self._heap, (price, rank, label, self._serial, build, None))
+            # each CPU's cheapest PSU set; the next enters when it leaves the heap (`_enter`)
+            for group in self._psu_groups(chassis):
+                self._enter(group, 0)
         return self._heap[0][0] if self._heap else None
 
-    def _priced(self, chassis: ChassisSpec) -> tuple[tuple[Decimal, str, BuildSpec | _Pending], ...]:
-        """The chassis' policy builds of this stream with their prices, remembered per catalog snapshot
-        (Parts) and what they are made of — the option's workload, GPU and count (the cores follow from
-        them), the drive, the constraints and the VAT — so requests about the same workload price them once."""
+    def _enter(self, group: _PsuGroup, index: int) -> None:
+        """Push the PSU sets of a CPU's group from `index` on that cost what it costs, priced; the first of
+        them to leave the heap pushes the next dearer ones. A group's sets are cheapest first, so the heap
+        pops the stream's builds in the order it would with all of them in it (equal prices: by stock rank,
+        label, then order of entry, which within a group is the group's order)."""
+        label, net, base, sets = group
+        price = _gross(net + sets[index][1], self.judge.vat_percent)
+        end = index + 1
+        while end < len(sets) and sets[end][1] == sets[index][1]:
+            end += 1
+        more = [group, end] if end < len(sets) else None  # shared: the next sets are entered once
+        stocked = self.judge.availability is not None
+        for psus, _ in sets[index:end]:
+            pending = _Pending(base, psus, more)
+            self._serial += 1
+            # without offers every build's stock rank is 0 (`Judge.in_stock_rank`): the heap compares plain 0s
+            rank = _StockRank(self.judge, pending) if stocked else 0
+            heappush(self._heap, (price, rank, label, self._serial, pending, None))
+
+    def _psu_groups(self, chassis: ChassisSpec) -> tuple[_PsuGroup, ...]:
+        """The chassis' policy builds of this stream by CPU, remembered per catalog snapshot (Parts) and what
+        they are made of — the option's workload, GPU and count (the cores follow from them), the drive, the
+        constraints and the VAT — so requests about the same workload price them once."""
         option, drive = self.option, self.drive
         key = (
             chassis.sku, option.workload, option.gpu.sku, option.count, drive.spec.sku, drive.qty,
             self.judge.constraints, self.judge.vat_percent,
         )  # fmt: skip
-        return self.parts.remembered("priced", key, lambda: tuple(self._price(chassis)))
+        return self.parts.remembered("priced", key, lambda: tuple(self._groups(chassis)))
 
     def _price(self, chassis: ChassisSpec) -> Iterator[tuple[Decimal, str, BuildSpec | _Pending]]:
+        """The chassis' policy builds of this stream with their prices (every PSU set of every CPU's group)."""
+        vat = self.judge.vat_percent
+        for label, net, base, sets in self._psu_groups(chassis):
+            for psus, psus_net in sets:
+                yield _gross(net + psus_net, vat), label, _Pending(base, psus)
+
+    def _groups(self, chassis: ChassisSpec) -> Iterator[_PsuGroup]:
         bases = policy_bases(
             self.judge.snapshot, chassis, self.option, self.parts.cpus(chassis, self.cores), self.drive,
             self.judge.constraints,
@@ -352,7 +392,6 @@ class Stream:
         # made into builds and validated only when at the front (PSU sets that look alike to the rules —
         # same ratings, cables, count — are one choice: the cheapest, which comes first)
         cpus_seen: set[str] = set()
-        vat = self.judge.vat_percent
         for base, carrying in bases:
             if not carrying:
                 continue
@@ -362,9 +401,10 @@ class Stream:
             cpus_seen.add(cpu)
             if len(cpus_seen) > CPU_OPTIONS_PER_CHASSIS:
                 break
-            net, label = self._net_without_psus(base), f"{chassis.sku}/{cpu}"
-            for psu, psu_net in distinct_psus(self.parts, carrying):
-                yield _gross(net + psu_net, vat), label, _Pending(base, psu)
+            # cheapest first (catalog prices are whole kopecks: a dearer set is a dearer build, gross too), in
+            # the list's order where they cost the same
+            sets = tuple(sorted(distinct_psus(self.parts, carrying), key=itemgetter(1)))
+            yield f"{chassis.sku}/{cpu}", self._net_without_psus(base), base, sets
 
     def _net_without_psus(self, base: BuildSpec) -> Decimal:
         """`gross`'s net of a policy build of this stream before its PSUs are added."""
@@ -380,7 +420,15 @@ class Stream:
                 self.resolved = True
                 break
             *_, entry, fixed = heappop(self._heap)
-            build = entry.build if isinstance(entry, _Pending) else entry
+            if isinstance(entry, _Pending):
+                more = entry.more
+                if more is not None and more[1]:  # the next dearer PSU sets of its CPU enter (once)
+                    group, index = cast(_PsuGroup, more[0]), cast(int, more[1])
+                    more[1] = 0
+                    self._enter(group, index)
+                build = entry.build
+            else:
+                build = entry
             if fixed is not None:  # validated clean with its warning fixes applied
                 self._valid, self.resolved = fixed[0], True
                 self.judge.applied[id(fixed[0])] = fixed[1]
