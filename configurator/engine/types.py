@@ -220,8 +220,7 @@ class Workload(HashOnce):
     batch_size: int = 1
     engine: str = "vllm"
     target_tokens_per_s: float | None = None  # per user, decode
-    # the request each user sends (inference): prompt and answer tokens, prompt + output ≤ context_tokens;
-    # None: derived from the context (estimate.engines.request_tokens)
+    # each user's request: prompt + output ≤ context_tokens; None: from the context (engines.request_tokens)
     prompt_tokens: int | None = None
     output_tokens: int | None = None
     # server engines (vLLM, SGLang, TensorRT-LLM) replay decode steps as CUDA graphs unless run eagerly
@@ -312,14 +311,10 @@ class Throughput:
     prompt_tokens: int = 0
     output_tokens: int = 0
     prefill_share: float = 0.0
-    # the layout of `served_output_tokens_per_s`: `served_replicas` data-parallel instances of
-    # `served_tensor_parallel` GPUs each (estimate.serving.best_served_layout); 0 for training
+    # the full load's layout: `served_replicas` instances of `served_tensor_parallel` GPUs; 0 for training
     served_tensor_parallel: int = 0
     served_replicas: int = 0
-    # the layout the workload's users are served on (the per-user speeds, the time to first token, the speed
-    # rule and the tensor-parallel link warnings): `users_replicas` instances of `users_tensor_parallel` GPUs,
-    # the split that serves them fastest (estimate.serving.best_served_layout with the workload's plan); the full
-    # load above is the build's capacity at its layout of most output tokens/s, which may differ
+    # the users' layout (per-user speeds, first token, speed rule, link warnings): the split fastest for them
     users_tensor_parallel: int = 0
     users_replicas: int = 0
 
@@ -483,8 +478,7 @@ class Constraints(HashOnce):
     max_gpus: int | None = None
     gpu_count: int | None = None  # exactly this many GPUs (max_gpus only caps): "full fine-tune on 8 GPUs"
     chassis: tuple[str, ...] = ()
-    # the build must ship by then; its ship date counts working days on the Russian production calendar
-    # (engine/availability.py; needs the offers: recommend(availability=…))
+    # ship by then (working days on the Russian production calendar, engine/availability.py; needs offers)
     deliver_by: dt.date | None = None
     # enums.Noise: office → desktop towers only; lab → towers and rack workstations; server_room / any → any
     noise: str = "any"

@@ -44,7 +44,7 @@ def _codes(verdict: Verdict) -> dict[str, str]:
 def test_replicas_of_one_gpu_get_no_bridge_note(snapshot: CatalogSnapshot) -> None:
     verdict = _check(snapshot, SERVER, AGENTS)
     throughput = verdict.estimate.throughput if verdict.estimate else None
-    assert throughput is not None and throughput.served_tensor_parallel == 1 and throughput.served_replicas == 4
+    assert throughput is not None and throughput.users_tensor_parallel == 1 and throughput.users_replicas == 4
     assert "interconnect.no_bridge" not in _codes(verdict)
     alone = validate(build_from_payload(SERVER, snapshot), snapshot=snapshot)  # no workload: the plain note
     assert "4× h200-nvl can be joined by NVLink" in _codes(alone)["interconnect.no_bridge"]
@@ -53,7 +53,7 @@ def test_replicas_of_one_gpu_get_no_bridge_note(snapshot: CatalogSnapshot) -> No
 def test_replicas_of_pairs_name_the_pairs_a_bridge_would_join(snapshot: CatalogSnapshot) -> None:
     verdict = _check(snapshot, EIGHT, ANALYSTS)
     throughput = verdict.estimate.throughput if verdict.estimate else None
-    assert throughput is not None and (throughput.served_tensor_parallel, throughput.served_replicas) == (2, 4)
+    assert throughput is not None and (throughput.users_tensor_parallel, throughput.users_replicas) == (2, 4)
     notes = _codes(verdict)
     assert notes["interconnect.no_bridge"] == (
         "8× h100-pcie serve as 4 replicas of 2 GPUs: NVLink bridges (600 GB/s) would join each replica's 2 GPUs "
@@ -74,7 +74,7 @@ def test_no_tensor_parallel_note_says_zero_percent(snapshot: CatalogSnapshot, mo
     out; 10 % above and it says 10 %."""
     served = _check(snapshot, MAXQ_EIGHT, AGENTS)
     throughput = served.estimate.throughput if served.estimate else None
-    assert throughput is not None and throughput.served_tensor_parallel == 2
+    assert throughput is not None and throughput.users_tensor_parallel == 2
     pcie = throughput.decode_tokens_per_s_per_user
     real = estimate_module.estimate
 

@@ -453,16 +453,12 @@ def _layout_assumptions(
                 scale=scale,
             )
         )
-    users = (
-        Phrase(
-            "each user's sequence decodes while the other users' prompts are prefilled (sequences at once: "
-            "%(sequences)s), %(share)s%% of its time per token",
-            sequences=Num(math.ceil(plan.sequences / max(1, throughput.users_replicas))),
-            share=Num(throughput.prefill_share * 100),
-        )
-        if plan.sequences > 1
-        else Phrase("one sequence decodes alone")
-    )
+    users = Phrase(
+        "each user's sequence decodes while the other users' prompts are prefilled (sequences at once: "
+        "%(sequences)s), %(share)s%% of its time per token",
+        sequences=Num(math.ceil(plan.sequences / max(1, throughput.users_replicas))),
+        share=Num(throughput.prefill_share * 100),
+    ) if plan.sequences > 1 else Phrase("one sequence decodes alone")  # fmt: skip
     words.append(
         Phrase(
             "requests of %(prompt)s prompt + %(output)s output tokens (%(stated)s): %(users)s; at full load "
@@ -491,10 +487,7 @@ def _layout_assumptions(
                 share=Num(math.ceil(w.concurrent_users / max(1, throughput.users_replicas))),
             )
         )
-        if (throughput.served_replicas, throughput.served_tensor_parallel) != (
-            throughput.users_replicas,
-            throughput.users_tensor_parallel,
-        ):
+        if throughput.served_replicas != throughput.users_replicas:  # the same GPUs: the same split when equal
             words.append(
                 Phrase(
                     "full load: the build's capacity, %(replicas)s replica(s) of tensor parallelism %(tp)s, the split "

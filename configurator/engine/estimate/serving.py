@@ -445,17 +445,12 @@ def serving_throughput(
     *,
     one_instance: bool = False,
 ) -> Throughput:
-    """The speeds estimate() reports, all for the request of `engines.request_tokens`. The workload's users are
-    served on one layout, `best_served_layout`'s with the plan (`replicas` data-parallel instances of `size` GPUs,
-    the split that serves them fastest): `decode_per_user` of the users spread over the replicas (the fullest
-    replica's share, `replica_users`: what the speed rule and the recommender judge) and the time to first token
-    of one prompt on an idle instance (`speed._prefill_s`) are that layout's. The full load
-    (`served_throughput`, no cap on requests: a service keeps its queue) is the build's capacity: the layout of
-    most output tokens/s an engine would be set to for throughput (`best_served_layout` without the plan, the
-    function `make accuracy` judges against published full-load runs), at least the users' own total.
-    Training: the whole build's tokens/s (estimate.training_speed), its own field.
-    `one_instance`: one instance on all `count` GPUs in `parallelism` (a layout the request states), no other
-    split tried."""
+    """The speeds estimate() reports for the request of `engines.request_tokens`. The users' layout
+    (`best_served_layout` with the plan: the split fastest for them) gives `decode_per_user` of the fullest
+    replica's share (what the speed rule and the recommender judge) and the first token on an idle instance.
+    The full load (`served_throughput`, no request cap) is the build's capacity, the split of most output tokens/s
+    (`best_served_layout` without the plan, what `make accuracy` judges), at least the users' own total.
+    Training: the whole build's tokens/s. `one_instance`: a layout the request states, no other split tried."""
     if plan.training:
         link = _link(gpu, link_gbs, count)
         trained = training_step(plan, gpu, count, link.gbs, _pcie_gbs(gpu))
@@ -478,12 +473,10 @@ def serving_throughput(
     # all the users together: the fullest replica's rate for each of them (a share of N / replicas exactly when
     # the users split evenly)
     all_users = user.all_users_tokens_per_s * w.concurrent_users / share
-    capacity = layout
-    if layout.user is not None:  # the users' split was chosen for their speed: the build's capacity is its own
-        capacity = best_served_layout(
-            w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
-            parallelism=whole,
-        )  # fmt: skip
+    capacity = layout if layout.user is None else best_served_layout(  # the users' split is theirs; this, the build's
+        w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
+        parallelism=whole,
+    )  # fmt: skip
     served = capacity.served
     # the full load runs at least the workload's own users (`_full_batch`); the two formulas of that same load
     # (N / (step + N × prompt / output) and 1 / (step / N + prompt / output)) may differ in the last bit
