@@ -341,24 +341,21 @@ def best_served_layout(
     parallelism: str | None = None,
     plan: _Plan | None = None,
     one_instance: bool = False,
+    known: ServedLayout | None = None,
 ) -> ServedLayout:
-    """The layout an engine is set to, and its full load: every instance size of `instance_sizes`, each replica at
-    `served_throughput`. With estimate()'s `plan` (a workload to serve) the split that gives the workload's users
-    the fastest decode (`decode_per_user` of each replica's share: one user gets tensor parallelism over all the
-    GPUs, many users more replicas), then the most output tokens/s; without it (a benchmark at full load) the one of
-    most output tokens/s (ties keep the larger instance: fewer replicas, faster per user). Data-parallel replicas
-    read their weights each, but skip the tensor-parallel all-reduces (2 per layer of every token, prefill included)
-    and the per-layer fixed time of a split step, so they win at full load once a replica's KV cache holds a large
-    batch: MLPerf Inference v4.1 ran Llama-2-70B FP8 as 8 × TP1 on 8 × H200 and 4 × TP2 on 8 × H100
+    """The layout an engine is set to and its full load, over the instance sizes of `instance_sizes` (each replica at
+    `served_throughput`): with `plan`, the split fastest for the workload's users (`decode_per_user` of a replica's
+    share), then the most output tokens/s; without it, the most output tokens/s (a tie keeps the larger instance).
+    Data-parallel replicas read their weights each, but skip the tensor-parallel all-reduces (2 per layer of every
+    token, prefill included) and the per-layer fixed time of a split step, so they win at full load once a replica's
+    KV cache holds a large batch: MLPerf Inference v4.1 ran Llama-2-70B FP8 as 8 × TP1 on 8 × H200 and 4×TP2 on 8×H100
     (mlcommons/inference_results_v4.1 closed/NVIDIA/configs/llama2-70b/Offline/__init__.py, `tensor_parallelism`),
     AMD as 8 × TP1 on 8 × MI300X (its 8-GPU result is 7.7 × its 1-GPU one); Lambda's vLLM sweeps on 1-8 × A100/H100
     found the same ("data parallelism outperforms tensor parallelism when the model fits",
-    LambdaLabsML/vllm-benchmark benchmark_v0.md). The workload's own users (`users`) are spread over the replicas:
-    each replica's share (`replica_users`) bounds its full load from below (`_full_batch`), and with estimate()'s
-    `plan` a split whose replica cannot hold its share of the users' KV caches at once is not tried (they would
-    queue; the single instance is estimate()'s memory check). The per-user speed estimate() reports is this same
-    layout's (`serving_throughput`). DP attention (`parallelism`, chosen by `workload_parallelism`) is one instance
-    on all the GPUs, as is a layout the request states (`one_instance`)."""
+    LambdaLabsML/vllm-benchmark benchmark_v0.md). The users (`users`) bound each replica's full load from below
+    (`_full_batch`); with `plan` a split whose replica cannot hold its share of their KV caches is not tried. DP
+    attention and a stated layout (`one_instance`) are one instance on all the GPUs. `known`: a one-instance split
+    already worked out for the same users (the users' split), taken as it is."""
     if parallelism == DP_ATTENTION or one_instance:
         served = served_throughput(
             workload, gpu, gpu_count, prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
@@ -394,6 +391,9 @@ def best_served_layout(
         splits = [split for split in splits if split[3] is not None and split[3].tokens_per_s >= fastest * (1 - 1e-9)]
     layouts = []
     for size, replicas, share, user in splits:
+        if known is not None and known.replicas == replicas == 1 and known.tensor_parallel == size:
+            layouts.append(ServedLayout(known.served, size, 1, user))  # `known`: one instance, the same users
+            continue
         served = served_throughput(
             workload, gpu, size, prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
             users=share,
@@ -475,7 +475,7 @@ def serving_throughput(
     all_users = user.all_users_tokens_per_s * w.concurrent_users / share
     capacity = layout if layout.user is None else best_served_layout(  # the users' split is theirs; this, the build's
         w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
-        parallelism=whole,
+        parallelism=whole, known=layout,
     )  # fmt: skip
     served = capacity.served
     # the full load runs at least the workload's own users (`_full_batch`); the two formulas of that same load
