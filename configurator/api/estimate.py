@@ -17,23 +17,18 @@ from catalog.specs import catalog_snapshot
 from config.api import ApiErrorSerializer, deserialize
 from configurator.api import PublicApi
 from configurator.engine.estimate import StatedLayout, estimate
+from configurator.engine.estimate.topology import built_in_link
 from configurator.engine.gpu_match import match_gpu
 from configurator.engine.models_library import model_search
 from configurator.engine.phrase import LazyTexts, Phrase
 from configurator.engine.spellings import spelling_notes
-from configurator.engine.types import Estimate, GpuSpec
+from configurator.engine.types import Estimate
 from configurator.output_data import estimate_data
 from configurator.outputs import EstimateOutputSerializer
 from configurator.serializers import WorkloadInputSerializer, context_note, workload_from_data
 
-# Interconnects that always join the GPUs of a system (SXM baseboards, OAM); bridges are optional parts,
-# so bridged PCIe cards are estimated over PCIe unless a build says otherwise.
-_BUILT_IN_LINKS = ("nvswitch-sxm", "infinity-fabric-oam")
-
-
-def gpu_link_gbs(gpu: GpuSpec) -> float | None:
-    """GPU-to-GPU bandwidth of a GPU's built-in fabric, None when the GPUs talk over PCIe."""
-    return gpu.nvlink_gbs if gpu.nvlink_kind in _BUILT_IN_LINKS else None
+# the GPU's built-in fabric (SXM baseboards, OAM), servers of 8 beyond 8 GPUs (engine.estimate.topology)
+gpu_link_gbs = built_in_link
 
 
 MAX_GPUS = 64
@@ -112,7 +107,7 @@ class EstimateApi(PublicApi):
             workload,
             gpu,
             data["gpu_count"],
-            link_gbs=gpu_link_gbs(gpu) if gpu is not None else None,
+            link_gbs=gpu_link_gbs(gpu, data["gpu_count"]) if gpu is not None else None,
             stated=None if tp is None and pp is None else StatedLayout(tp or 1, pp or 1),
         )
         return Response(estimate_data(_said_first(result, notes)))

@@ -247,6 +247,11 @@ MAX_RUNNING_SEQUENCES: dict[str, int] = {
 # NVSwitch custom all-reduce (vLLM `custom_all_reduce`) is a one-shot kernel of a few µs (prior).
 ALLREDUCE_FLOOR_PCIE_S = 8e-6
 ALLREDUCE_FLOOR_NVLINK_S = 4e-6
+# ... and across servers (InfiniBand / RoCE, one 400G NIC per GPU): NCCL's own tuning model predicts 25.9-26.5 µs
+# for 4-8 KB all-reduces between two 8 × H100 servers (NVIDIA/nccl issue #1453, NCCL_DEBUG=INFO "Algo 0 proto 0
+# time"); nccl-tests measured 19-20 µs for 8-byte all-reduces between two A100 servers on HDR (NVIDIA/nccl-tests
+# issue #150). A decode all-reduce is a few KB (tokens × hidden × 2 B).
+ALLREDUCE_FLOOR_NETWORK_S = 25e-6
 
 
 def moe_efficiency(experts: int) -> float:

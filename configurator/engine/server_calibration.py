@@ -47,6 +47,7 @@ from configurator.engine.calibration import (
 from configurator.engine.calibration_rows import GPU_SKU_BY_NAME
 from configurator.engine.estimate.serving import prompt_prefill_s
 from configurator.engine.estimate.speed import quantized_gemms, workload_step_terms
+from configurator.engine.estimate.topology import Topology, built_in_link
 from configurator.engine.frozen import direct_init
 from configurator.engine.models_library import model_get
 from configurator.engine.specs import GpuSpec
@@ -197,10 +198,11 @@ def row_workload(row: ServerRow, users: int) -> Workload:
     )
 
 
-def nvswitch_gbs(gpu: GpuSpec) -> float | None:
-    """The published server runs are on 8-GPU baseboards: HGX (GPUs joined by NVSwitch) or AMD's UBB (every OAM
-    GPU linked to every other by Infinity Fabric, the catalog's `nvlink_gbs`)."""
-    return gpu.nvlink_gbs if gpu.nvlink_kind in ("nvswitch-sxm", "infinity-fabric-oam") else None
+def nvswitch_gbs(gpu: GpuSpec, count: int = 1) -> float | Topology | None:
+    """The published server runs' link, as POST /api/v1/estimate takes it (`topology.built_in_link`): on 8-GPU
+    baseboards HGX (GPUs joined by NVSwitch) or AMD's UBB (every OAM GPU linked to every other by Infinity
+    Fabric, the catalog's `nvlink_gbs`); more GPUs are servers joined by the network."""
+    return built_in_link(gpu, count)
 
 
 def server_samples(
@@ -220,7 +222,7 @@ def server_samples(
         gpu = gpus[GPU_SKU_BY_NAME[row.gpu_name]]
         users = int(row.concurrency)
         workload = row_workload(row, users)
-        link = nvswitch_gbs(gpu)
+        link = nvswitch_gbs(gpu, row.gpu_count)
         terms = workload_step_terms(workload, gpu, row.gpu_count, link)
         quantized = quantized_gemms(gpu, row.precision, row.engine)
         prompt_s = prompt_prefill_s(

@@ -18,7 +18,7 @@ from configurator.engine.estimate.engines import (
 from configurator.engine.estimate.layout import DP_ATTENTION, _kv_share, _parallelism, rank_sequences, split_ways
 from configurator.engine.estimate.plans import _Plan, serving_plans
 from configurator.engine.estimate.server_memory import server_batch
-from configurator.engine.estimate.topology import RingBound, Topology, tp_bound
+from configurator.engine.estimate.topology import NETWORK, RingBound, Topology, tp_bound
 from configurator.engine.frozen import direct_init
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.types import GpuSpec, ModelArch, Workload
@@ -133,6 +133,8 @@ def _link(gpu: GpuSpec, link_gbs: LinkArg, tp: int | None = None) -> _Link:
     if isinstance(link_gbs, Topology):
         bound = tp_bound(link_gbs, tp or link_gbs.count)
         floor = cal.ALLREDUCE_FLOOR_NVLINK_S if bound.nvlink else cal.ALLREDUCE_FLOOR_PCIE_S
+        if bound.kind == NETWORK:
+            floor = cal.ALLREDUCE_FLOOR_NETWORK_S
         return _Link(bound.gbs, floor, None if bound.nvlink else gpu, bound)
     if link_gbs:
         return _Link(link_gbs, cal.ALLREDUCE_FLOOR_NVLINK_S)

@@ -63,6 +63,13 @@ INTEL_P2P_OVERHEAD = 6 / 5  # NVIDIA/nccl topo.h: GPU P2P through an Intel root 
 
 # what bounds a ring (`RingBound.kind`)
 NVSWITCH, BRIDGE, SWITCH, ROOT, SOCKET = "nvswitch", "nvlink-bridge", "pcie-switch", "pcie", "socket"
+NETWORK = "network"
+# GPUs on one HGX / AMD UBB baseboard: the NVSwitch (Infinity Fabric) domain of an SXM (OAM) server (NVIDIA DGX
+# H100/H200/B200 user guides: 8 GPUs, 4 NVSwitch chips; AMD Instinct MI300X platform: 8 OAM on one UBB)
+BASEBOARD_GPUS = 8
+# one 400 Gb/s NIC per GPU (ConnectX-7, GPUDirect RDMA: DGX H100 user guide, "8 × single-port ConnectX-7 400 Gb/s
+# for the compute fabric"; NVIDIA Enterprise RA 2-8-9): 50 GB/s per GPU and direction between servers
+NETWORK_GBS_PER_GPU = 400 / 8
 
 
 @direct_init
@@ -82,6 +89,8 @@ class Topology:
     cpu_vendor: str = ""  # "intel": P2P through the root complex pays INTEL_P2P_OVERHEAD
     socket_link: str = ""
     socket_gbs: float | None = None  # the sockets' link as GPU traffic sees it (estimator scale)
+    node_gpus: int = 0  # GPUs per server when the GPUs span several (`across_nodes`); 0 = one server
+    network_gbs: float = 0.0  # each GPU's share of the network between the servers (GB/s)
     # tp_bound's answers by TP size: an estimate asks 4 times, and hashing the graph (its GPU spec) is dearer
     memo: dict[int, RingBound] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
@@ -102,6 +111,15 @@ class RingBound:
         """The bounding link and why, for the assumptions (made when they are read)."""
         t = self.topology
         gbs = Num(self.gbs, None) if self.nvlink else Num(self.gbs, 1)
+        if self.kind == NETWORK:
+            return Phrase(
+                "the network between the servers (%(bandwidth)s GB/s per GPU: one 400 Gb/s NIC each), the slowest "
+                "link of its ring: NVLink joins only the %(node)s GPUs of one server and the ring spans "
+                "%(nodes)s servers",
+                bandwidth=gbs,
+                node=t.node_gpus,
+                nodes=-(-self.size // t.node_gpus),
+            )
         if self.kind == NVSWITCH:
             return Phrase("NVLink/NVSwitch %(bandwidth)s GB/s", bandwidth=gbs)
         pcie = Phrase("PCIe %(gen)s.0 x%(lanes)s", gen=t.gpu.pcie_gen, lanes=t.pcie_lanes or t.gpu.pcie_lanes)
@@ -165,6 +183,35 @@ def socket_link(cpu: CpuSpec | None) -> tuple[str, float]:
 def uniform(gpu: GpuSpec, count: int, gbs: float) -> Topology:
     """`count` GPUs joined all-to-all at `gbs` (NVSwitch, Infinity Fabric, or a caller's assumed fabric)."""
     return Topology(gpu=gpu, count=count, fabric_gbs=gbs, pcie_gbs=_pcie_gbs(gpu))
+
+
+def across_nodes(gpu: GpuSpec, count: int, gbs: float, node_gpus: int = BASEBOARD_GPUS) -> Topology:
+    """`count` GPUs in servers of `node_gpus` joined all-to-all at `gbs` inside each (NVSwitch, Infinity Fabric)
+    and by the network between them (NETWORK_GBS_PER_GPU): a ring that spans servers goes at the network."""
+    return Topology(
+        gpu=gpu,
+        count=count,
+        fabric_gbs=gbs,
+        pcie_gbs=_pcie_gbs(gpu),
+        node_gpus=node_gpus if count > node_gpus else 0,
+        network_gbs=NETWORK_GBS_PER_GPU,
+    )
+
+
+# Interconnects that always join the GPUs of a system (SXM baseboards, OAM); bridges are optional parts, so
+# bridged PCIe cards are estimated over PCIe unless a build says otherwise.
+BUILT_IN_LINKS = ("nvswitch-sxm", "infinity-fabric-oam")
+
+
+def built_in_link(gpu: GpuSpec, count: int = 1) -> float | Topology | None:
+    """What `count` GPUs are joined by without a build: the GPU's built-in fabric (NVSwitch on an HGX
+    baseboard, Infinity Fabric on AMD's UBB: every GPU to every other at the catalog's `nvlink_gbs`), servers of
+    BASEBOARD_GPUS joined by the network beyond one baseboard (`across_nodes`), None (PCIe) for other GPUs."""
+    if gpu.nvlink_kind not in BUILT_IN_LINKS or not gpu.nvlink_gbs:
+        return None
+    if count > BASEBOARD_GPUS:
+        return across_nodes(gpu, count, gpu.nvlink_gbs)
+    return gpu.nvlink_gbs
 
 
 def pcie_only(gpu: GpuSpec, count: int) -> Topology:
@@ -293,6 +340,8 @@ def ring_bound(t: Topology, members: tuple[int, ...]) -> RingBound:
     any other ring must take a PCIe edge (the best ring takes as few as it can, but one is enough to bound
     it); a set on both sockets must cross the sockets' link."""
     size = len(members)
+    if t.node_gpus and len({m // t.node_gpus for m in members}) > 1:
+        return RingBound(t.network_gbs, NETWORK, False, size, t)
     if t.fabric_gbs:
         return RingBound(t.fabric_gbs, NVSWITCH, True, size, t)
     if size >= 2 and t.bridges and _bridge_of(t, members):
@@ -334,7 +383,12 @@ def _order(t: Topology) -> tuple[int, ...]:
     return tuple(
         sorted(
             range(t.count),
-            key=lambda i: (t.sockets[i] if t.sockets else 0, t.switches[i] if t.switches else 0, i),
+            key=lambda i: (
+                i // t.node_gpus if t.node_gpus else 0,
+                t.sockets[i] if t.sockets else 0,
+                t.switches[i] if t.switches else 0,
+                i,
+            ),
         )
     )
 

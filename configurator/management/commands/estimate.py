@@ -120,9 +120,8 @@ class Command(BaseCommand):
         try:
             workload = serializer.to_workload()
             gpu = _find_gpu(options["gpu"]) if options["gpu"] else None
-            result = estimate(
-                workload, gpu, options["gpu_count"], link_gbs=gpu_link_gbs(gpu) if gpu is not None else None
-            )
+            count = options["gpu_count"]
+            result = estimate(workload, gpu, count, link_gbs=gpu_link_gbs(gpu, count) if gpu is not None else None)
         except DomainError as error:
             raise CommandError(f"{error.message} {_fields_text(error.fields)}".strip()) from error
         if options["json"]:
