@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,14 @@ def _snapshot() -> list[tuple[Any, ...]]:
 
 def _report(path: Path) -> dict[str, Any]:
     return json.loads(path.with_name(path.name + ".report.json").read_text(encoding="utf-8"))
+
+
+def _put(path: Path, body: bytes) -> None:
+    """Drop a file as a person would now: the clock is the test's fixed day (conftest.import_day) and the scan
+    waits for files younger than the settle time, so the file's time is that day's too, not the machine's."""
+    path.write_bytes(body)
+    now = time.time()
+    os.utime(path, (now, now))
 
 
 @pytest.fixture
@@ -105,7 +115,7 @@ def test_a_price_move_beyond_the_hold_share_is_applied_only_when_confirmed_as_pr
 def test_a_held_move_in_the_drop_folder_waits_in_review_until_a_person_applies_it(
     drop: Path, distributor: Supplier, client: Client
 ) -> None:
-    (drop / "typo.csv").write_bytes(csv_bytes([HEADER, "rtx-4090;200;3;5"]))
+    _put(drop / "typo.csv", csv_bytes([HEADER, "rtx-4090;200;3;5"]))
     [outcome] = price_list_drop_scan()
     assert (outcome.outcome, outcome.moved_to) == ("held", "review")
     assert (drop / "review" / "typo.csv").exists() and not (drop / "typo.csv").exists()
@@ -117,7 +127,7 @@ def test_a_held_move_in_the_drop_folder_waits_in_review_until_a_person_applies_i
     assert (price_import.status, price_import.source) == ("held", "drop")
     assert price_list_drop_scan() == []  # it waits
     # the same bytes dropped again are a duplicate of the held import
-    (drop / "again.csv").write_bytes((drop / "review" / "typo.csv").read_bytes())
+    _put(drop / "again.csv", (drop / "review" / "typo.csv").read_bytes())
     [duplicate] = price_list_drop_scan()
     assert (duplicate.outcome, duplicate.import_id) == ("duplicate", price_import.pk)
 
@@ -137,7 +147,7 @@ def test_a_held_move_in_the_drop_folder_waits_in_review_until_a_person_applies_i
 
 
 def test_a_discarded_held_file_goes_from_review_to_failed(drop: Path, distributor: Supplier, client: Client) -> None:
-    (drop / "typo.csv").write_bytes(csv_bytes([HEADER, "rtx-4090;200;3;5"]))
+    _put(drop / "typo.csv", csv_bytes([HEADER, "rtx-4090;200;3;5"]))
     price_list_drop_scan()
     price_import = PriceListImport.objects.get()
     client.force_login(catalog_staff())
@@ -151,14 +161,14 @@ def test_a_discarded_held_file_goes_from_review_to_failed(drop: Path, distributo
 
 def test_an_earlier_file_is_applied_again_only_on_purpose(drop: Path, distributor: Supplier, client: Client) -> None:
     first = csv_bytes([HEADER, "rtx-4090;210 000;3;5"])
-    (drop / "nov.csv").write_bytes(first)
+    _put(drop / "nov.csv", first)
     price_list_drop_scan()
     SupplierOffer.objects.filter(sku="rtx-4090").update(purchase_price=Decimal(205000))  # a later list
-    (drop / "nov.csv").write_bytes(first)  # dropped again by accident: a duplicate
+    _put(drop / "nov.csv", first)  # dropped again by accident: a duplicate
     [duplicate] = price_list_drop_scan()
     assert duplicate.outcome == "duplicate" and offer(distributor, "rtx-4090").purchase_price == Decimal(205000)
     (drop / "force").mkdir()
-    (drop / "force" / "nov.csv").write_bytes(first)  # on purpose
+    _put(drop / "force" / "nov.csv", first)  # on purpose
     [forced] = price_list_drop_scan()
     assert (forced.filename, forced.outcome, forced.moved_to) == ("nov.csv", "applied", "done")
     assert offer(distributor, "rtx-4090").purchase_price == Decimal(210000)
@@ -186,7 +196,7 @@ def test_a_file_over_the_limits_in_the_drop_folder_goes_to_failed_with_its_size(
 ) -> None:
     settings.PROCUREMENT_PRICE_LIST_MAX_BYTES = 10  # type: ignore[attr-defined]
     body = csv_bytes([HEADER, "rtx-4090;210 000;3;5"])
-    (drop / "big.csv").write_bytes(body)
+    _put(drop / "big.csv", body)
     [outcome] = price_list_drop_scan()
     assert (outcome.outcome, outcome.moved_to) == ("failed", "failed")
     [error] = _report(drop / "failed" / "big.csv")["errors"]
