@@ -195,8 +195,9 @@ def single_wave(row: srv.ServerRow, gpu: Any) -> bool:
 
 
 def judged_full_load_rows(gpus: dict[str, Any]) -> tuple[list[srv.ServerRow], list[srv.ServerRow]]:
-    """(judged full-load rows, single-wave rows listed apart)."""
-    every = [r for r in srv.read_server_rows() if r.metric == "total_output"]
+    """(judged full-load rows, single-wave rows listed apart); held-out rows (`ServerRow.held_out`) are in
+    neither: `held_out_rows` judges them apart."""
+    every = [r for r in srv.read_server_rows() if r.metric == "total_output" and not r.held_out]
     waves = [r for r in every if single_wave(r, _gpu(r, gpus))]
     return [r for r in every if r not in waves], waves
 
@@ -220,8 +221,30 @@ def prefill_fit(gpus: dict[str, Any], held: str | None = None) -> tuple[float, f
     return _PREFILL_FITS[held]
 
 
+def held_out_rows(gpus: dict[str, Any]) -> list[Judged]:
+    """Full-load rows no constant is fitted on (`ServerRow.held_out`), each predicted with the constants fitted on
+    every judged row (none of which is held out) and with the shipped ones; printed and returned apart from the
+    pooled figures, which stay the leave-one-source-out judgement of the fitted rows."""
+    rows = [r for r in srv.read_server_rows() if r.held_out and r.metric == "total_output"]
+    if not rows:
+        return []
+    mfu, efficiency = prefill_fit(gpus)
+    amd, factor = amd_fit(gpus), engine_fit(gpus)
+    print("\nHELD OUT full-load rows (never fitted), by the constants fitted on all judged rows | by the shipped ones:")
+    fitted_errors: list[float] = []
+    for row in rows:
+        fitted = predict_full_load(row, gpus, mfu, efficiency, amd_scale=amd, engine_factor=factor)
+        shipped = predict_full_load(row, gpus, cal.SERVER_MFU, MOE_GEMM_EFFICIENCY)
+        fitted_errors.append(abs(fitted / row.tokens_per_s - 1))
+        label = f"{row.gpu_name} ×{row.gpu_count} {row.model} {row.precision} {row.engine} {row.parallelism}"
+        print(f"  {label[:64]:<64} {row.tokens_per_s:>9.0f} {fitted:>8.0f} "
+              f"{(fitted / row.tokens_per_s - 1) * 100:>+6.1f}% | {shipped:>8.0f} "
+              f"{(shipped / row.tokens_per_s - 1) * 100:>+6.1f}%")  # fmt: skip
+    return [Judged("held out", "rows never fitted (server_speed.csv HELD OUT), all-row fit", fitted_errors)]
+
+
 def per_user(gpus: dict[str, Any]) -> tuple[list[Judged], bool]:
-    rows = [r for r in srv.read_server_rows() if r.metric == "per_user"]
+    rows = [r for r in srv.read_server_rows() if r.metric == "per_user" and not r.held_out]
     groups = [cal.source_group(r.source) for r in rows]
     samples = srv.server_samples(rows, gpus, mfu=cal.SERVER_MFU, moe_efficiency=MOE_GEMM_EFFICIENCY)
     print("\n== Server engines, decode tokens/s per user (fixtures/server_speed.csv) ==")
@@ -357,6 +380,7 @@ def full_load(gpus: dict[str, Any]) -> tuple[list[Judged], bool]:
               Judged("", "estimate() served_output (own layout, no request cap; in-sample)", api_errors)]  # fmt: skip
     if wave_errors:
         judged.append(Judged("", "single-wave ShareGPT runs, all-row fit (NOT judged)", wave_errors))
+    judged += held_out_rows(gpus)
     for engine, errors in sorted(by_engine.items()):
         judged.append(Judged(f"  {engine}", "ours, leave-one-source-out (its rows)", errors))
     if not math.isfinite(sum(ours_all)):

@@ -62,7 +62,7 @@ GPU_SKU_BY_NAME: dict[str, str] = {
     "RX 7900 XTX": "rx-7900-xtx", "Radeon PRO W7900": "radeon-pro-w7900", "MI300X": "mi300x",
     "RTX 3080 Ti": "rtx-3080-ti", "RTX 4080": "rtx-4080", "RTX 4070 Ti SUPER": "rtx-4070-ti-super",
     "RTX 5070 Ti": "rtx-5070-ti", "RTX 4000 Ada": "rtx-4000-ada", "RTX 5000 Ada": "rtx-5000-ada",
-    "RTX A4000": "rtx-a4000",
+    "RTX A4000": "rtx-a4000", "A10G": "a10g", "MI325X": "mi325x",
 }  # fmt: skip
 
 

@@ -57,16 +57,16 @@ def test_gpu_filters_vram_nvlink_ecc_form_factor_vendor(api_client: APIClient, c
     assert skus(form_factor="sxm") == {"a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200-sxm", "b300-sxm"}
     ecc_skus = skus(ecc="true")
     assert "rtx-a6000" in ecc_skus and "rtx-4090" not in ecc_skus
-    assert skus(vendor="amd") == {"rx-7900-xtx", "radeon-pro-w7900", "mi300x"}
+    assert skus(vendor="amd") == {"rx-7900-xtx", "radeon-pro-w7900", "mi300x", "mi325x"}
 
 
 @pytest.mark.django_db
 def test_inactive_rows_hidden_unless_asked(api_client: APIClient, catalog: None) -> None:
     Gpu.objects.filter(sku="t4").update(is_active=False)
     default = {row["sku"] for row in api_client.get("/api/v1/catalog/gpus/", {"page_size": 500}).json()["results"]}
-    assert "t4" not in default
+    assert "t4" not in default and "a10g" not in default
     inactive = api_client.get("/api/v1/catalog/gpus/", {"active": "false"}).json()
-    assert [row["sku"] for row in inactive["results"]] == ["t4"]
+    assert [row["sku"] for row in inactive["results"]] == ["a10g", "t4"]  # the fixture's A10G: cloud only
     everything = api_client.get("/api/v1/catalog/gpus/", {"active": "all", "page_size": "500"}).json()
     assert everything["count"] == Gpu.objects.count()
 

@@ -74,7 +74,7 @@ def test_a_bare_card_name_is_the_sxm_module_and_the_answer_says_so(
 
 @pytest.mark.parametrize(
     ("said", "closest"),
-    [("a10g", "a10 (NVIDIA A10)"), ("rtx-3080", "rtx-3080-ti"), ("gb200", "b200-sxm"), ("mi325x", "mi300x")],
+    [("a2", "a10 (NVIDIA A10)"), ("rtx-3080", "rtx-3080-ti"), ("gb200", "b200-sxm"), ("mi355x", "mi325x")],
 )
 def test_a_gpu_not_in_the_catalog_is_400_with_the_closest(
     catalog: None, api_client: APIClient, said: str, closest: str

@@ -49,3 +49,32 @@ def test_b300_is_an_hgx_module_no_chassis_hosts_yet(snapshot: CatalogSnapshot) -
         chassis.gpu_form_factor == "sxm" and chassis.max_gpu_tdp_w >= b300.tdp_w
         for chassis in snapshot.chassis.values()
     )
+
+
+def test_a10g_is_estimable_but_never_on_sale(snapshot: CatalogSnapshot) -> None:
+    """AWS's A10G (EC2 G5 only): 24 GB GDDR6 at 600 GB/s as the A10, 70 dense FP16 tensor TFLOPS against the A10's
+    125 (Baseten), 300 W (nvidia-smi on G5); off sale (is_active false), so the recommender never offers it and
+    no supplier sells it."""
+    from configurator.engine.rules.context import active
+
+    a10g, a10 = snapshot.gpus["a10g"], snapshot.gpus["a10"]
+    assert (a10g.vram_gib, a10g.bandwidth_gbs, a10g.tdp_w) == (24, 600, 300)
+    assert (a10g.fp16_tflops, a10g.fp8_tflops) == (70, None)
+    assert (a10g.vram_gib, a10g.bandwidth_gbs) == (a10.vram_gib, a10.bandwidth_gbs)
+    assert a10g.is_active is False
+    assert a10g not in active(snapshot.gpus)
+    row = next(r for r in read_catalog_fixture()["gpus"] if r["sku"] == "a10g")
+    assert "NOT FOR SALE" in row["notes"] and "PRICE ESTIMATE (not a quote)" in row["notes"]
+    assert "https://" in row["source"]
+
+
+def test_mi325x_is_the_mi300x_die_with_hbm3e(snapshot: CatalogSnapshot) -> None:
+    """AMD Instinct MI325X: 256 GB HBM3E, 6.0 TB/s, 1,000 W, the MI300X's CDNA3 peaks (FP16 1,307, FP8 2,615
+    dense), OAM on the UBB baseboard: no catalog chassis hosts it (as the MI300X)."""
+    mi325x, mi300x = snapshot.gpus["mi325x"], snapshot.gpus["mi300x"]
+    assert (mi325x.vram_gib, mi325x.bandwidth_gbs, mi325x.tdp_w) == (256, 6000, 1000)
+    assert (mi325x.fp16_tflops, mi325x.fp8_tflops) == (mi300x.fp16_tflops, mi300x.fp8_tflops)
+    assert (mi325x.form_factor, mi325x.module_socket, mi325x.nvlink_kind) == ("oam", "oam", "infinity-fabric-oam")
+    assert not any(chassis.gpu_form_factor == "oam" for chassis in snapshot.chassis.values())
+    row = next(r for r in read_catalog_fixture()["gpus"] if r["sku"] == "mi325x")
+    assert "https://" in row["source"] and "PRICE ESTIMATE (not a quote)" in row["notes"]

@@ -97,6 +97,7 @@ MAMF_BF16: dict[str, float] = {
     "h200-nvl": 794.5 / 989,
     "b200-sxm": 1745.0 / 2250,
     "mi300x": 668.4 / 1300,
+    "mi325x": 668.4 / 1300,  # the MI300X's CDNA3 die and peak (not measured on the MI325X itself)
 }
 MAMF_FP8: dict[str, float] = {
     "h100-sxm": 1402.6 / 1979,
