@@ -14,6 +14,7 @@ from configurator.api import PublicApi
 from configurator.engine.types import NOISE_LEVELS, SITE_VOLTAGES
 from configurator.outputs import RecommendationOutputSerializer
 from configurator.serializers import (
+    AmountField,
     CaseFreeChoiceField,
     NoiseField,
     StrictKeysMixin,
@@ -26,8 +27,13 @@ FORM_FACTORS = ("workstation", "rack", "any")
 
 
 class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
-    max_price = serializers.DecimalField(
-        max_digits=16, decimal_places=2, min_value=0, required=False, allow_null=True, help_text="Gross, incl. VAT"
+    max_price = AmountField(
+        max_digits=16,
+        decimal_places=2,
+        min_value=0,
+        required=False,
+        allow_null=True,
+        help_text='Gross, incl. VAT; written as people do: "6 000 000", "6 000 000,00 ₽", "1,500,000"',
     )
     currency = serializers.ChoiceField(choices=("RUB",), default="RUB")
     form_factor = CaseFreeChoiceField(choices=FORM_FACTORS, default="any")
