@@ -134,9 +134,9 @@ def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
             code="interconnect.tp_over_pcie",
             severity=severity,
             message=Phrase(
-                "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s "
-                "tokens/s per user instead of %(nvlink)s with an NVLink 4 link (%(gbs)s GB/s) (%(loss)s%% "
-                "slower).",
+                "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe, as this GPU has no "
+                "NVLink: about %(pcie)s tokens/s per user instead of %(nvlink)s on GPUs joined by NVLink 4 "
+                "(%(gbs)s GB/s) (%(loss)s%% slower).",
                 **facts,
             ),
         )
