@@ -378,6 +378,7 @@ def _with_combined(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...
     values = {name: getattr(prover.build, name) for name in BUILD_FIELDS}
     codes: set[str] = set()
     taken = 0
+    steps: list[tuple[FixOp, ...]] = []
     for finding in proven:
         first = next((fix for fix in finding.fixes if fix.applicable), None) if finding.severity == "error" else None
         fixed = prover.fixed(first.ops) if first is not None else None
@@ -389,7 +390,10 @@ def _with_combined(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...
         ops, taken = ops + first.ops, taken + 1
         values.update((name, getattr(fixed, name)) for name in fields)
         codes.add(finding.code)
-    if taken < 2:
+        steps.append(first.ops)
+    if taken < 2 or any(prover.leaves_valid(one) for one in steps):
+        # one of the fixes alone leaves the build valid: the others would be steps for nothing (trial tr34: a
+        # 6-GPU workstation for 4 GPUs in a 3-GPU tower, combined with "remove 1× rtx-6000-ada")
         return tuple(proven)
     prover.by_id[id(ops)] = (ops, BuildSpec(**values))  # made from its parts, not hashed: it is long
     result = prover.outcome(ops, focus=(frozenset(codes), prover.errors, None, False))
