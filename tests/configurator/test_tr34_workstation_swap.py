@@ -33,3 +33,12 @@ def test_no_combined_fix_adds_steps_to_a_fix_that_alone_leaves_the_build_valid(s
         any(op.op == "swap_chassis" for op in fix.ops or ()) and any(op.op == "remove" for op in fix.ops or ())
         for fix in every
     )
+
+
+def test_the_swap_keeps_the_cores_of_the_builds_cpu(snapshot: CatalogSnapshot) -> None:
+    """The lanes rule's swap took the cheapest CPU of the most lanes (a 16-core 9955WX for a 64-core 7980X);
+    it now keeps the cores closest to the build's, as the socket fix does."""
+    verdict = validate(build_from_payload(TOWER, snapshot), snapshot=snapshot)
+    swap = only(verdict, "pcie.slot_lanes").fixes[0]
+    cpu = next(op for op in swap.ops or () if op.kind == "cpus")
+    assert snapshot.cpus[str(cpu.sku)].cores == 64
