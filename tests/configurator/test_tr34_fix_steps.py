@@ -43,3 +43,12 @@ def test_no_offered_fix_says_a_step_for_nothing(catalog: None, api_client: APICl
                 for o in later
             )
             assert not overridden, fix["text"]
+
+
+def test_the_population_fix_uses_the_module_the_board_takes(catalog: None, api_client: APIClient) -> None:
+    """The same build's population warning was fixed with "16× ddr5-udimm-32gb": the non-ECC module the server
+    refuses in its own error; it is now the RDIMM of the same size."""
+    response = api_client.post("/api/v1/builds/validate", BUILD, format="json")
+    finding = next(f for f in response.json()["findings"] if f["code"] == "memory.population")
+    texts = [fix["text"] for fix in finding["fixes"]]
+    assert texts == ["replace memory with 16× ddr5-rdimm-32gb (every channel alike)"]

@@ -229,6 +229,8 @@ def population(ctx: RuleContext) -> Iterator[Finding]:
     share = min(per_socket, channels) / channels
     fill = channels * sockets * max(1, math.ceil(per_socket / channels))
     dimm = build.memory[0].spec
+    if dimm.kind != build.chassis.memory_kind:  # the module the board takes (trial tr34: UDIMMs in a server)
+        dimm = next(iter(_dimms_of_kind(ctx, build.chassis.memory_kind, dimm.capacity_gb)), dimm)
     yield Finding(
         code="memory.population",
         severity="warning",
