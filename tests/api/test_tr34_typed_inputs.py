@@ -7,6 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from configurator.engine.spellings import plain_amount
@@ -78,3 +79,18 @@ def test_an_unknown_sku_names_the_closest(catalog: None, api_client: APIClient) 
     assert fields["chassis"] == ["unknown chassis SKU 'srv-hgx-h200'; did you mean 'srv-hgx-h200-5u'?"]
     far = api_client.post(VALIDATE, {**BUILD, "gpus": [{"sku": "rtx-9999", "qty": 1}]}, format="json")
     assert far.json()["error"]["fields"] == {"gpus[0].sku": ["unknown gpus SKU 'rtx-9999'"]}
+
+
+def test_a_delivery_date_in_the_past_is_a_400(catalog: None, api_client: APIClient) -> None:
+    """It answered 200 with "nothing ships by 2025-01-01: the earliest a build can ship is …"."""
+    body = {"workload": WORKLOAD, "constraints": {"deliver_by": "2025-01-01"}}
+    response = api_client.post(RECOMMEND, body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"]["constraints.deliver_by"] == [
+        "2025-01-01 is in the past: give the date the build must ship by, today or later."
+    ]
+    russian = api_client.post(RECOMMEND, body, format="json", HTTP_ACCEPT_LANGUAGE="ru")
+    assert "уже прошла" in russian.json()["error"]["fields"]["constraints.deliver_by"][0]
+    today = timezone.localdate().isoformat()
+    ok = api_client.post(RECOMMEND, {**body, "constraints": {"deliver_by": today}, "limit": 1}, format="json")
+    assert ok.status_code == 200, ok.content
