@@ -20,7 +20,7 @@ from configurator.engine.estimate import default_engine, workload_problems
 from configurator.engine.estimate.engines import DEFAULT_OUTPUT_TOKENS, request_tokens
 from configurator.engine.models_library import model_by_name, model_from_hf_config, model_id_precision
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.spellings import canonical_engine, canonical_kv, canonical_precision
+from configurator.engine.spellings import canonical_engine, canonical_kv, canonical_precision, plain_amount
 from configurator.engine.types import (
     CHECKPOINTING_MODES,
     ENGINES,
@@ -93,6 +93,14 @@ class NoiseField(CaseFreeChoiceField):
         if isinstance(data, str):
             data = "_".join(data.replace("-", " ").split())
         return super().to_internal_value(data)
+
+
+class AmountField(serializers.DecimalField):
+    """A sum of money as people type it: "6 000 000", "6 000 000,00 ₽", "1,500,000" (spellings.plain_amount);
+    what is still not a number is the DecimalField's 400."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        return super().to_internal_value(plain_amount(data) if isinstance(data, str) else data)
 
 
 class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):

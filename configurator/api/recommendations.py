@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
+from django.utils import timezone
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -14,6 +17,7 @@ from configurator.api import PublicApi
 from configurator.engine.types import NOISE_LEVELS, SITE_VOLTAGES
 from configurator.outputs import RecommendationOutputSerializer
 from configurator.serializers import (
+    AmountField,
     CaseFreeChoiceField,
     NoiseField,
     StrictKeysMixin,
@@ -26,8 +30,13 @@ FORM_FACTORS = ("workstation", "rack", "any")
 
 
 class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
-    max_price = serializers.DecimalField(
-        max_digits=16, decimal_places=2, min_value=0, required=False, allow_null=True, help_text="Gross, incl. VAT"
+    max_price = AmountField(
+        max_digits=16,
+        decimal_places=2,
+        min_value=0,
+        required=False,
+        allow_null=True,
+        help_text='Gross, incl. VAT; written as people do: "6 000 000", "6 000 000,00 ₽", "1,500,000"',
     )
     currency = serializers.ChoiceField(choices=("RUB",), default="RUB")
     form_factor = CaseFreeChoiceField(choices=FORM_FACTORS, default="any")
@@ -56,6 +65,15 @@ class ConstraintsInputSerializer(StrictKeysMixin, serializers.Serializer):
         help_text="Where the machine will stand: office (desktop towers only), lab (towers and rack workstations, "
         "no rack servers with server fans), server_room or any. The workload's own `noise` counts when this is any",
     )
+
+    def validate_deliver_by(self, value: date | None) -> date | None:
+        """A date already past is a 400 naming the field (trial tr34: it answered "nothing ships by 2025-01-01")."""
+        if value is not None and value < timezone.localdate():
+            raise serializers.ValidationError(
+                gettext("%(date)s is in the past: give the date the build must ship by, today or later.")
+                % {"date": value.isoformat()}
+            )
+        return value
 
 
 class RecommendationInputSerializer(StrictKeysMixin, serializers.Serializer):

@@ -77,17 +77,46 @@ def unknown_keys(body: Mapping[str, Any], valid: Iterable[str], *, prefix: str =
     return {f"{prefix}{key}": [unknown_key_reason(str(key), allowed)] for key in body if key not in allowed}
 
 
+def _spelled(sku: str) -> str:
+    """A SKU as people copy it from a spec sheet ("L40S", " H100 SXM "): lower case, spaces as hyphens."""
+    return "-".join(sku.lower().split())
+
+
+def resolve_sku(sku: Any, catalog_part: Mapping[str, Any]) -> str | None:
+    """The catalog SKU `sku` names: itself, or the same written in another case or with spaces for hyphens
+    ("L40S" → "l40s"); None when it names none."""
+    if not isinstance(sku, str):
+        return None
+    if sku in catalog_part:
+        return sku
+    spelled = _spelled(sku)
+    return spelled if spelled in catalog_part else None
+
+
+def unknown_sku(kind: str, sku: Any, catalog_part: Mapping[str, Any]) -> Phrase:
+    """Why `sku` is refused, with the closest catalog SKU when one is close (`h100-sxm5` → `h100-sxm`)."""
+    close = get_close_matches(_spelled(sku), list(catalog_part), n=1, cutoff=0.75) if isinstance(sku, str) else []
+    if kind == "chassis":
+        if close:
+            return Phrase("unknown chassis SKU %(sku)s; did you mean %(close)s?", sku=repr(sku), close=repr(close[0]))
+        return Phrase("unknown chassis SKU %(sku)s", sku=repr(sku))
+    if close:
+        return Phrase(
+            "unknown %(kind)s SKU %(sku)s; did you mean %(close)s?", kind=kind, sku=repr(sku), close=repr(close[0])
+        )
+    return Phrase("unknown %(kind)s SKU %(sku)s", kind=kind, sku=repr(sku))
+
+
 def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) -> BuildSpec:
     """Resolve SKUs against the snapshot. Unknown SKUs and bad quantities raise a DomainError that
     names every offending field (e.g. ``gpus[0].sku``), so the API answers 400, never 500."""
     errors: dict[str, list[str]] = {} if _BUILD_KEY_SET.issuperset(payload) else unknown_keys(payload, BUILD_KEYS)
     chassis_sku = payload.get("chassis")
-    chassis = snapshot.chassis.get(chassis_sku) if isinstance(chassis_sku, str) else None
+    resolved_chassis = resolve_sku(chassis_sku, snapshot.chassis)
+    chassis = snapshot.chassis[resolved_chassis] if resolved_chassis is not None else None
     if chassis is None:
         errors["chassis"] = [
-            Phrase("unknown chassis SKU %(sku)s", sku=repr(chassis_sku))
-            if chassis_sku
-            else Phrase("a chassis is required")
+            unknown_sku("chassis", chassis_sku, snapshot.chassis) if chassis_sku else Phrase("a chassis is required")
         ]
 
     lines: dict[str, tuple[Line[Any], ...]] = {}
@@ -106,9 +135,12 @@ def build_from_payload(payload: Mapping[str, Any], snapshot: CatalogSnapshot) ->
                 errors.update(unknown_keys(raw, LINE_KEYS, prefix=f"{kind}[{index}]."))
             sku: Any = raw.get("sku")
             qty = raw.get("qty", 1)
-            known = isinstance(sku, str) and sku in catalog_part
-            if not known:
-                errors[f"{kind}[{index}].sku"] = [Phrase("unknown %(kind)s SKU %(sku)s", kind=kind, sku=repr(sku))]
+            resolved = resolve_sku(sku, catalog_part)
+            known = resolved is not None
+            if resolved is None:
+                errors[f"{kind}[{index}].sku"] = [unknown_sku(kind, sku, catalog_part)]
+            else:
+                sku = resolved
             if type(qty) is not int and (isinstance(qty, bool) or not isinstance(qty, int)):
                 errors[f"{kind}[{index}].qty"] = [Phrase("must be an integer")]
             elif qty < 1:

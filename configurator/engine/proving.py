@@ -287,9 +287,24 @@ class _Prover:
         return replace(finding, fixes=tuple(kept), no_fix=no_fix)
 
 
+def _whole_kind(op: FixOp) -> bool:
+    """A step that sets every line of its part kind to one SKU and a stated quantity ("replace memory with 24×
+    ddr5-rdimm-64gb"): whatever earlier steps did to that kind, the kind ends as this step says."""
+    return op.op == FixOpKind.REPLACE and op.old_sku is None and op.qty is not None and op.kind in PART_KINDS
+
+
 def _merged(ops: tuple[FixOp, ...]) -> tuple[FixOp, ...]:
     """Removals of the same part said once, with their quantities added ("remove 2× X", not "remove 1× X;
-    remove 1× X"); every other step as it is, in order."""
+    remove 1× X"); a step on a part kind that a later whole-kind replacement overrides left out (trial tr34:
+    "replace ddr5-udimm-32gb with 12× ddr5-rdimm-32gb; replace memory with 24× ddr5-rdimm-64gb" said the
+    first step for nothing; the fixed build is the same); every other step as it is, in order."""
+    ops = tuple(
+        op
+        for index, op in enumerate(ops)
+        if op.op == FixOpKind.SWAP_CHASSIS
+        or op.kind not in PART_KINDS
+        or not any(_whole_kind(later) and later.kind == op.kind for later in ops[index + 1 :])
+    )
     out: list[FixOp] = []
     for op in ops:
         same = next(
@@ -363,6 +378,7 @@ def _with_combined(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...
     values = {name: getattr(prover.build, name) for name in BUILD_FIELDS}
     codes: set[str] = set()
     taken = 0
+    steps: list[tuple[FixOp, ...]] = []
     for finding in proven:
         first = next((fix for fix in finding.fixes if fix.applicable), None) if finding.severity == "error" else None
         fixed = prover.fixed(first.ops) if first is not None else None
@@ -374,7 +390,10 @@ def _with_combined(prover: _Prover, proven: list[Finding]) -> tuple[Finding, ...
         ops, taken = ops + first.ops, taken + 1
         values.update((name, getattr(fixed, name)) for name in fields)
         codes.add(finding.code)
-    if taken < 2:
+        steps.append(first.ops)
+    if taken < 2 or any(prover.leaves_valid(one) for one in steps):
+        # one of the fixes alone leaves the build valid: the others would be steps for nothing (trial tr34: a
+        # 6-GPU workstation for 4 GPUs in a 3-GPU tower, combined with "remove 1× rtx-6000-ada")
         return tuple(proven)
     prover.by_id[id(ops)] = (ops, BuildSpec(**values))  # made from its parts, not hashed: it is long
     result = prover.outcome(ops, focus=(frozenset(codes), prover.errors, None, False))

@@ -178,3 +178,29 @@ def spelling_notes(raw: object, task: str) -> list[Phrase]:
         if note is not None:
             notes.append(note)
     return notes
+
+
+# An amount as people write it: "6 000 000", "6 000 000,00 ₽", "1,500,000", "2 500 000 руб."
+_AMOUNT_MARKS = ("₽", "руб.", "руб", "rub", "р.")
+_GROUPING = (" ", "\u00a0", "\u202f", "\u2009", "_", "'")
+
+
+def plain_amount(text: str) -> str:
+    """`text` as a plain decimal ("6000000", "1500.50"): digit-group spaces (also no-break and thin), `_` and `'`
+    dropped, a currency mark at the end (₽, руб., RUB) dropped, a decimal comma ("1 500,50") read as the point and
+    comma thousands separators ("1,500,000") dropped. Anything else is left for the number field to refuse."""
+    plain = text.strip()
+    lowered = plain.lower()
+    for mark in _AMOUNT_MARKS:
+        if lowered.endswith(mark):
+            plain = plain[: -len(mark)]
+            break
+    for mark in _GROUPING:
+        plain = plain.replace(mark, "")
+    if "," in plain and "." not in plain:
+        whole, _, tail = plain.rpartition(",")
+        if plain.count(",") == 1 and 1 <= len(tail) <= 2:
+            plain = f"{whole}.{tail}"
+        elif all(len(group) == 3 for group in plain.split(",")[1:]):
+            plain = plain.replace(",", "")
+    return plain

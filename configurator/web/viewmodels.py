@@ -409,12 +409,17 @@ SOURCE_NAMES: tuple[tuple[re.Pattern[str], str | Promise], ...] = (
         re.compile(r"decode_calibration\.csv(?: \(bench/accuracy\.py\))?"),
         gettext_lazy("llama.cpp benchmark tables (GPU-Benchmarks-on-LLM-Inference, ai-benchmarks, llama.cpp)"),
     ),
+    (
+        re.compile(r"server_speed\.csv(?: \(bench/accuracy\.py\))?"),
+        gettext_lazy("published serving benchmarks (vLLM, SGLang, TensorRT-LLM)"),
+    ),
     (re.compile(r" ?@[0-9a-f]{7,40}\b"), ""),  # a commit hash left anywhere
 )
-#: A library model's `source` (the repositories its config.json was read from) is named as what it is; a
-#: pasted config.json's source ("pasted config.json (model_type …)") names no repository and stays.
+#: A library model's `source` (where its config.json was read: repositories, or a research note such as "copies
+#: of the HF config.json found by …", trial tr34) is named as what it is; a pasted config.json's source
+#: ("pasted config.json (model_type …)") stays. The estimator's other sources are Phrases and are said as such.
 MODEL_SOURCE = gettext_lazy("the model's published config.json")
-REPOSITORY_PATH = re.compile(r"\b[\w.-]+/[\w.-]+")
+PASTED_SOURCE = "pasted config.json"
 
 
 def _named(value: Any) -> Any:
@@ -423,7 +428,7 @@ def _named(value: Any) -> Any:
     values = {
         name: (
             cast(str, MODEL_SOURCE)
-            if name == "source" and not isinstance(inner, Phrase) and REPOSITORY_PATH.search(str(inner))
+            if name == "source" and not isinstance(inner, Phrase) and not str(inner).startswith(PASTED_SOURCE)
             else _named(inner)
         )
         for name, inner in value.values.items()

@@ -74,7 +74,25 @@ def test_mixed_modules(snapshot: CatalogSnapshot) -> None:
 def test_dimm_slots(snapshot: CatalogSnapshot) -> None:
     finding = only(check(snapshot, SERVER, memory=lines(("ddr5-rdimm-32gb", 26))), "memory.dimm_slots")
     assert (finding.severity, finding.measured, finding.limit) == ("error", 26, 24)
-    assert finding.fixes[0].text == "replace memory with 13× ddr5-rdimm-64gb"  # 832 GB in fewer, larger DIMMs
+    # 832 GB in fewer, larger DIMMs, every channel alike (trial tr34: 13× left 13 of 24 channels used, which
+    # memory.population then warned about); the cheaper way, 2 DIMMs out, is the other fix
+    assert [fix.text for fix in finding.fixes] == [
+        "replace memory with 24× ddr5-rdimm-64gb",
+        "remove 2× ddr5-rdimm-32gb",
+    ]
+    fixed = check(snapshot, SERVER, memory=lines(("ddr5-rdimm-64gb", 24)))
+    assert "memory.population" not in memory_codes(fixed)
+
+
+def test_dimm_slots_fix_fills_every_channel(snapshot: CatalogSnapshot) -> None:
+    """Trial tr34: 32× 64 GB in an HGX H200 server (24 slots) → 24× 96 GB, not 22× (11 of 12 channels)."""
+    body = body_of(
+        "srv-hgx-h200-5u: 2 epyc-9454, 8 h200-sxm, 6 psu-crps-3000w, 32 ddr5-rdimm-64gb, 2 nvme-4tb, 8 nic-400g",
+        psu_redundancy="n+1",
+    )
+    finding = only(check(snapshot, body), "memory.dimm_slots")
+    assert finding.fixes[0].text == "replace memory with 24× ddr5-rdimm-96gb"
+    assert memory_codes(check(snapshot, body, memory=lines(("ddr5-rdimm-96gb", 24)))) == set()
 
 
 def test_dimm_slots_of_an_empty_socket_do_not_count(snapshot: CatalogSnapshot) -> None:

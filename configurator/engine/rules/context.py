@@ -146,7 +146,9 @@ def chassis_for_gpus(
     snapshot: CatalogSnapshot, gpus: dict[str, tuple[GpuSpec, int]], *, like: ChassisSpec | None = None
 ) -> list[ChassisSpec]:
     """Active chassis that take every GPU model at its count (and the total): those of the same kind and CPU
-    socket as `like` first (a tower for a tower, EPYC for EPYC), then the smallest and cheapest."""
+    socket as `like` first (a tower for a tower, EPYC for EPYC), then a workstation for a workstation (trial
+    tr34: 4 GPUs in a TRX50 tower were sent to a 2U rack server with server fans before the Threadripper PRO
+    workstation), then the smallest and cheapest."""
     if not fixes_wanted():
         return []
     total = sum(count for _, count in gpus.values())
@@ -157,7 +159,18 @@ def chassis_for_gpus(
         and all(chassis_takes_gpu(chassis, gpu, count) for gpu, count in gpus.values())
     ]
     kind, socket = (like.kind, like.cpu_socket) if like else (None, None)
-    return sorted(found, key=lambda c: (c.kind != kind, c.cpu_socket != socket, c.max_gpu_count, c.price, c.sku))
+    desk = like.is_workstation if like else None
+    return sorted(
+        found,
+        key=lambda c: (
+            c.kind != kind,
+            c.cpu_socket != socket,
+            c.is_workstation != desk,
+            c.max_gpu_count,
+            c.price,
+            c.sku,
+        ),
+    )
 
 
 def build_gpus(build: BuildSpec) -> dict[str, tuple[GpuSpec, int]]:

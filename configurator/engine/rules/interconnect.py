@@ -239,14 +239,16 @@ def bridge_count(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _served_groups(ctx: RuleContext) -> tuple[int, int] | None:
-    """(GPUs per replica, replicas) when the estimate serves the users as data-parallel replicas
-    (estimate.serving.serving_throughput): the interconnect then matters inside each replica only; None when
-    one instance spans every GPU or there is no serving estimate."""
+    """(GPUs per replica, replicas) when the estimate serves the workload's users as data-parallel replicas
+    (their own split, users_*: the one the per-user speed and tp_findings read; trial tr34: 4× H100 NVL whose
+    users run as 2 replicas of 2 had no bridge note because the full-load split is 4 replicas of 1): the
+    interconnect then matters inside each replica only; None when one instance spans every GPU or there is no
+    serving estimate."""
     estimate = ctx.estimate
     throughput = estimate.throughput if estimate is not None else None
-    if throughput is None or throughput.served_replicas < 2:
+    if throughput is None or throughput.users_replicas < 2:
         return None
-    return throughput.served_tensor_parallel, throughput.served_replicas
+    return throughput.users_tensor_parallel, throughput.users_replicas
 
 
 def bridge_suggested(ctx: RuleContext) -> Iterator[Finding]:

@@ -164,6 +164,14 @@ def memory_mix(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
+def _balanced(ctx: RuleContext, need: int) -> int:
+    """`need` DIMMs rounded up to every channel of the populated sockets alike, when the slots take that many
+    (trial tr34: 32× 64 GB on 24 slots was offered 22× 96 GB, which `population` then warned about)."""
+    step = channels_per_socket(ctx) * populated_sockets(ctx)
+    fill = step * math.ceil(need / step)
+    return fill if fill <= usable_dimm_slots(ctx) else need
+
+
 def dimm_slots(ctx: RuleContext) -> Iterator[Finding]:
     """DIMM count ≤ the slots of the populated sockets."""
     build = ctx.build
@@ -176,7 +184,10 @@ def dimm_slots(ctx: RuleContext) -> Iterator[Finding]:
             if d.capacity_gb * slots >= build.ram_gb and d.capacity_gb >= biggest.capacity_gb
         ]
         larger.sort(key=lambda d: (d.capacity_gb, d.price, d.sku))
-        fixes = [make_fix(replace_op("memory", d.sku, math.ceil(build.ram_gb / d.capacity_gb))) for d in larger[:1]]
+        fixes = [
+            make_fix(replace_op("memory", d.sku, _balanced(ctx, math.ceil(build.ram_gb / d.capacity_gb))))
+            for d in larger[:1]
+        ]
         # or fewer DIMMs: the surplus out of the largest line (issue 12: too many DIMMs had no fix)
         most = max(build.memory, key=lambda line: (line.qty, line.spec.sku))
         surplus = build.dimm_count - slots
@@ -218,6 +229,8 @@ def population(ctx: RuleContext) -> Iterator[Finding]:
     share = min(per_socket, channels) / channels
     fill = channels * sockets * max(1, math.ceil(per_socket / channels))
     dimm = build.memory[0].spec
+    if dimm.kind != build.chassis.memory_kind:  # the module the board takes (trial tr34: UDIMMs in a server)
+        dimm = next(iter(_dimms_of_kind(ctx, build.chassis.memory_kind, dimm.capacity_gb)), dimm)
     yield Finding(
         code="memory.population",
         severity="warning",

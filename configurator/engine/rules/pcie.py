@@ -198,7 +198,8 @@ def switch_p2p(ctx: RuleContext) -> Iterator[Finding]:
 
 def _best_cpus(ctx: RuleContext, chassis: ChassisSpec, build: BuildSpec) -> tuple[Line[CpuSpec], ...]:
     """The CPUs to assume on `chassis`: the build's own when they fit its socket, else the catalog CPU
-    for that socket with the most lanes (cheapest first), one per socket."""
+    for that socket with the most lanes (then the cores closest to the build's CPU, then the cheapest: trial
+    tr34 moved a 64-core Threadripper 7980X build to a 16-core 9955WX), one per socket."""
     count = min(max(build.cpu_count, 1), chassis.cpu_sockets)
     if all(line.spec.socket == chassis.cpu_socket for line in build.cpus) and build.cpus:
         return build.cpus
@@ -207,7 +208,11 @@ def _best_cpus(ctx: RuleContext, chassis: ChassisSpec, build: BuildSpec) -> tupl
     ]
     if not candidates:
         return ()
-    best = max(candidates, key=lambda cpu: (cpu_lanes((Line(cpu, count),), count), -cpu.price))
+    cores = build.cpus[0].spec.cores * build.cpu_count // count if build.cpus else 0
+    best = max(
+        candidates,
+        key=lambda cpu: (cpu_lanes((Line(cpu, count),), count), -abs(cpu.cores - cores) if cores else 0, -cpu.price),
+    )
     return (Line(spec=best, qty=count),)
 
 

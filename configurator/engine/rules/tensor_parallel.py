@@ -32,6 +32,9 @@ def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
     size = throughput.users_tensor_parallel if throughput.users_replicas > 1 else layout.count
     if size < 2:
         return
+    # the bridge fix joins every replica's GPUs, not one replica's (trial tr34: "add 1× nvlink-bridge-h100-2way"
+    # for 4× H100 NVL served as 2 replicas of 2 left the other pair on PCIe, at the same speed)
+    bridged = size * throughput.users_replicas if throughput.users_replicas > 1 else size
     link = ctx.link_gbs
     if isinstance(link, Topology):
         bound: RingBound | None = tp_bound(link, size)
@@ -102,7 +105,7 @@ def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
                 bound=bound.label,
                 **facts,
             ),
-            fixes=add_bridge_fixes(bridge_plan(ctx, gpu, size)) if gpu.nvlink_kind in BRIDGE_KINDS else (),
+            fixes=add_bridge_fixes(bridge_plan(ctx, gpu, bridged)) if gpu.nvlink_kind in BRIDGE_KINDS else (),
         )
     elif gpu.nvlink_kind in BRIDGE_KINDS and MAX_WAYS[gpu.nvlink_kind] < size:
         # bridge sets join at most MAX_WAYS cards: the ring over more would still cross PCIe (estimate.topology)
@@ -127,16 +130,16 @@ def tp_findings(ctx: RuleContext) -> Iterator[Finding]:
                 "slower).",
                 **facts,
             ),
-            fixes=add_bridge_fixes(bridge_plan(ctx, gpu, size)),
+            fixes=add_bridge_fixes(bridge_plan(ctx, gpu, bridged)),
         )
     else:
         yield found(
             code="interconnect.tp_over_pcie",
             severity=severity,
             message=Phrase(
-                "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe: about %(pcie)s "
-                "tokens/s per user instead of %(nvlink)s with an NVLink 4 link (%(gbs)s GB/s) (%(loss)s%% "
-                "slower).",
+                "Tensor parallelism over %(count)s %(gpu)s runs its all-reduces over PCIe, as this GPU has no "
+                "NVLink: about %(pcie)s tokens/s per user instead of %(nvlink)s on GPUs joined by NVLink 4 "
+                "(%(gbs)s GB/s) (%(loss)s%% slower).",
                 **facts,
             ),
         )
