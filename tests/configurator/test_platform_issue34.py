@@ -53,6 +53,7 @@ def test_every_module_and_baseboard_names_its_generation(snapshot: CatalogSnapsh
         "b200-sxm": "sxm6",
         "b300-sxm": "hgx-b300",
         "mi300x": "oam",
+        "mi325x": "oam",
     }
     assert {sku: c.baseboard_socket for sku, c in snapshot.chassis.items() if c.baseboard_socket} == {
         "srv-hgx-h200-5u": "hgx-h200"

@@ -425,7 +425,7 @@ def baseboard_count(ctx: RuleContext) -> Iterator[Finding]:
     fixes = []
     above = [count for count in counts if count > build.gpu_count]
     below = [count for count in counts if count < build.gpu_count]
-    if above:
+    if above and main.is_active:  # more of a GPU no longer sold is never proposed
         fixes.append(part_fix("add", "gpus", main.sku, min(above) - build.gpu_count))
     if below and main.sku in {line.spec.sku for line in build.gpus}:
         fixes.append(part_fix("remove", "gpus", main.sku, build.gpu_count - max(below)))

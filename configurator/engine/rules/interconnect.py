@@ -372,11 +372,12 @@ def mixed_gpus(ctx: RuleContext) -> Iterator[Finding]:
     if len(build.gpus) < 2:
         return
     slowest = min((line.spec for line in build.gpus), key=lambda gpu: (gpu.bandwidth_gbs, gpu.sku))
-    main = max(build.gpus, key=lambda line: (line.qty, line.spec.bandwidth_gbs, line.spec.sku))
+    # the model the others become: the build's main one that is still sold (a part no longer sold is never bought)
+    main = max(build.gpus, key=lambda line: (line.spec.is_active, line.qty, line.spec.bandwidth_gbs, line.spec.sku))
     fixes = [
         make_fix(replace_op("gpus", main.spec.sku, line.qty, old_sku=line.spec.sku))
         for line in build.gpus
-        if line.spec.sku != main.spec.sku
+        if line.spec.sku != main.spec.sku and main.spec.is_active
     ]
     yield Finding(
         code="interconnect.mixed_gpus",

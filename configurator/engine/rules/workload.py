@@ -160,7 +160,8 @@ def vram_fit(ctx: RuleContext) -> Iterator[Finding]:
     gpu = ctx.snapshot.gpus.get(layout.sku) or sizing_gpu(build)
     fixes: list[Fix] = []
     needed = layout.min_gpus_to_fit
-    if gpu is not None and needed is not None and needed > layout.count:
+    # more of the same GPU only while it is sold (an inactive part — end of life, cloud-only — is never bought)
+    if gpu is not None and gpu.is_active and needed is not None and needed > layout.count:
         if chassis_takes_gpu(build.chassis, gpu, needed):
             fixes.append(
                 make_fix(
