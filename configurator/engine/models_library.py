@@ -404,10 +404,14 @@ def model_library() -> dict[str, ModelArch]:
 
 # Suffixes of quantised releases' Hugging Face ids and the precision their weights hold, as publishers name them:
 # Qwen/Qwen2.5-32B-Instruct-AWQ and -GPTQ-Int4/-Int8 (Qwen's model cards), neuralmagic/RedHatAI ...-FP8 and
-# -FP8-dynamic, nvidia ...-NVFP4, and -GGUF repos (several files; Q4_K_M is ollama's default tag for them)
+# -FP8-dynamic, nvidia ...-NVFP4, and -GGUF repos (several files; Q4_K_M is ollama's default tag for them); AMD's
+# Quark releases amd/Llama-3.1-70B-Instruct-FP8-KV (FP8 weights and KV cache, the ids AMD's ROCm vLLM performance
+# results page names) and NVIDIA's ModelOpt nvidia/Llama-3.3-70B-Instruct-FP4 (NVFP4 weights; the FP4 models listed
+# by TensorRT-LLM's docs/source/performance/perf-overview.md)
 QUANTISED_SUFFIXES: tuple[tuple[str, str], ...] = (
     ("-gptq-int4", "int4"), ("-gptq-int8", "int8"), ("-gptq", "int4"), ("-awq", "int4"), ("-fp8-dynamic", "fp8"),
-    ("-fp8", "fp8"), ("-nvfp4", "nvfp4"), ("-int4", "int4"), ("-int8", "int8"), ("-gguf", "q4_k_m"),
+    ("-fp8-kv", "fp8"), ("-fp8", "fp8"), ("-nvfp4", "nvfp4"), ("-fp4", "nvfp4"), ("-int4", "int4"),
+    ("-int8", "int8"), ("-gguf", "q4_k_m"),
 )  # fmt: skip
 
 
