@@ -47,3 +47,31 @@ def test_stated_tensor_replicas_say_the_stated_split_only(catalog: None, api_cli
     # the estimate's own choice still explains itself
     chosen = _ok(api_client, {"model": "llama-3.3-70b", "gpu": "h100-sxm", "gpu_count": 8, "precision": "fp8"})
     assert any(s.startswith("serving layout:") for s in chosen["assumptions"])
+
+
+def test_names_benchmark_pages_write_are_read(catalog: None, api_client: APIClient) -> None:
+    """Spellings of published runs that were 400s: AMD's GPU line with its board power, NIM and the engines'
+    commands, vLLM's `--kv-cache-dtype auto`, re-publishers' ids of Meta's first repo names and RedHat's
+    llm-compressor suffixes."""
+    base = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "prompt_tokens": 1000, "output_tokens": 200}
+    amd = _ok(api_client, {**base, "gpu": "MI300X (192GB HBM3 750W)"})
+    assert amd["gpu"]["sku"] == "mi300x"
+    assert _ok(api_client, {**base, "gpu": "RTX PRO 6000 Blackwell Server Edition"})["gpu"]["sku"] == (
+        "rtx-pro-6000-blackwell-server"
+    )
+    nim = _ok(api_client, {**base, "engine": "NIM", "precision": "fp8"})
+    assert any(s.startswith("engine NIM read as tensorrt-llm") for s in nim["assumptions"])
+    for said, engine in (("trtllm-serve", "tensorrt-llm"), ("vLLM V1", "vllm")):
+        body = _ok(api_client, {**base, "engine": said})
+        assert any(s.startswith(f"{engine} activation peak") for s in body["assumptions"]), body["assumptions"]
+    auto = _ok(api_client, {**base, "kv_cache_precision": "auto"})
+    assert any(s.startswith("KV cache bf16") for s in auto["assumptions"])
+    for pasted, slug, weights in (
+        ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b", "fp8"),
+        ("RedHatAI/Llama-3.1-8B-Instruct-quantized.w4a16", "llama-3.1-8b", "int4"),
+        ("RedHatAI/Llama-3.1-8B-Instruct-quantized.w8a8", "llama-3.1-8b", "int8"),
+        ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "llama-3.1-70b", "int4"),
+    ):
+        body = _ok(api_client, {**base, "model": pasted, "gpu_count": 2})
+        assert body["model"]["slug"] == slug
+        assert any(s.startswith(f"Weights: {weights}") for s in body["assumptions"]), (pasted, body["assumptions"])
