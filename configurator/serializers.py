@@ -122,7 +122,8 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         choices=KV_PRECISIONS,
         canonical=canonical_kv,
         required=False,
-        help_text="Default f16 on llama.cpp, bf16 elsewhere (fp16 → f16, fp8_e4m3 → fp8)",
+        help_text="Default f16 on llama.cpp, bf16 elsewhere (fp16 → f16, fp8_e4m3 → fp8; auto, the engines' "
+        "--kv-cache-dtype default, → bf16: the model's 16-bit dtype)",
     )
     context_tokens = serializers.IntegerField(
         min_value=1,
@@ -164,7 +165,8 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         required=False,
         help_text="Default llama.cpp for GGUF types, vllm otherwise. Also as people write them: trtllm, TRT-LLM, "
         "tensorrt_llm → tensorrt-llm; llamacpp, llama-server → llama.cpp; ollama, LM Studio → llama.cpp (their "
-        "backend); tgi, lmdeploy → vllm (not modelled; the assumptions say so); hf → transformers",
+        "backend); tgi, lmdeploy → vllm (not modelled; the assumptions say so); NIM → tensorrt-llm (NIM 1.x's "
+        "backend; the assumptions say so); trtllm-serve → tensorrt-llm; vLLM V1 → vllm; hf → transformers",
     )
     optimizer = CaseFreeChoiceField(choices=OPTIMIZERS, default="adamw")
     gradient_checkpointing = serializers.BooleanField(default=True)

@@ -43,6 +43,7 @@ NOISE = frozenset({
 _MEMORY_TYPES = frozenset({"hbm", "hbm2", "hbm2e", "hbm3", "hbm3e", "gddr6", "gddr6x", "gddr7"})
 _FORMS = {"sxm": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm", "pcie": "pcie", "nvl": "nvl", "oam": "oam"}
 _OPTIONAL = frozenset({"rtx", "rx", "gtx"})  # "4090" is the RTX 4090, "7900 xtx" the RX 7900 XTX
+_WATTS = re.compile(r"^\d+w$")  # a board power ("MI300X (192GB HBM3 750W)", AMD's performance pages): no card
 _SERVER_FORMS = ("sxm", "oam")
 MEMORY_SLACK_GB = 2.0
 DID_YOU_MEAN_COUNT = 3
@@ -89,7 +90,7 @@ def _read(text: str) -> _Said:
             form = _FORMS[word]
         elif word in _MEMORY_TYPES:
             memory_type = word
-        elif word not in NOISE:
+        elif word not in NOISE and not _WATTS.match(word):
             words.append(word)
     return _Said(
         words=frozenset(words),

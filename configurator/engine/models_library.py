@@ -404,10 +404,17 @@ def model_library() -> dict[str, ModelArch]:
 
 # Suffixes of quantised releases' Hugging Face ids and the precision their weights hold, as publishers name them:
 # Qwen/Qwen2.5-32B-Instruct-AWQ and -GPTQ-Int4/-Int8 (Qwen's model cards), neuralmagic/RedHatAI ...-FP8 and
-# -FP8-dynamic, nvidia ...-NVFP4, and -GGUF repos (several files; Q4_K_M is ollama's default tag for them)
+# -FP8-dynamic, nvidia ...-NVFP4, and -GGUF repos (several files; Q4_K_M is ollama's default tag for them); AMD's
+# Quark releases amd/Llama-3.1-70B-Instruct-FP8-KV (FP8 weights and KV cache, the ids AMD's ROCm vLLM performance
+# results page names) and NVIDIA's ModelOpt nvidia/Llama-3.3-70B-Instruct-FP4 (NVFP4 weights; the FP4 models listed
+# by TensorRT-LLM's docs/source/performance/perf-overview.md)
 QUANTISED_SUFFIXES: tuple[tuple[str, str], ...] = (
     ("-gptq-int4", "int4"), ("-gptq-int8", "int8"), ("-gptq", "int4"), ("-awq", "int4"), ("-fp8-dynamic", "fp8"),
-    ("-fp8", "fp8"), ("-nvfp4", "nvfp4"), ("-int4", "int4"), ("-int8", "int8"), ("-gguf", "q4_k_m"),
+    ("-fp8-kv", "fp8"), ("-fp8", "fp8"), ("-nvfp4", "nvfp4"), ("-fp4", "nvfp4"), ("-awq-int4", "int4"),
+    ("-int4", "int4"), ("-int8", "int8"), ("-gguf", "q4_k_m"),
+    # RedHatAI (neuralmagic) llm-compressor releases: RedHatAI/Llama-3.1-8B-Instruct-quantized.w4a16 (INT4 weights),
+    # -quantized.w8a8 (INT8 weights and activations), -quantized.w8a16 (INT8 weights)
+    ("-quantized.w4a16", "int4"), ("-quantized.w8a8", "int8"), ("-quantized.w8a16", "int8"),
 )  # fmt: skip
 
 
@@ -450,6 +457,8 @@ def model_get(key: str) -> ModelArch:
             candidates.append(base[: -len(suffix)])
     # a re-publisher's copy (RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic): the repo name without its owner
     candidates += [candidate.rsplit("/", 1)[-1] for candidate in candidates if "/" in candidate]
+    # Meta's first names of its repos, kept by re-publishers (neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8)
+    candidates += [name.removeprefix("meta-") for name in candidates if name.startswith("meta-llama-")]
     for candidate in candidates:
         slug = index.get(candidate)
         if slug is not None:

@@ -60,6 +60,10 @@ _SAME_ENGINE: dict[str, str] = {
     "trt": "tensorrt-llm", "llamacpp": "llama.cpp", "llama_cpp": "llama.cpp", "llama_server": "llama.cpp",
     "llama_bench": "llama.cpp", "llama_cli": "llama.cpp", "hf": "transformers", "huggingface": "transformers",
     "hf_transformers": "transformers", "sg_lang": "sglang",
+    # the engines' own commands and versions as benchmark pages write them: TensorRT-LLM's trtllm-serve and
+    # trtllm-bench CLIs (docs/source/performance/perf-overview.md), vLLM's V1/V0 engine (`vllm serve`)
+    "trtllm_serve": "tensorrt-llm", "trtllm_bench": "tensorrt-llm", "vllm_v1": "vllm", "vllm_v0": "vllm",
+    "vllm_serve": "vllm",
 }  # fmt: skip
 # Engines built on a modelled one, or not modelled and read as the nearest (the assumption says which)
 _NEAR_ENGINE: dict[str, str] = {
@@ -69,10 +73,18 @@ _NEAR_ENGINE: dict[str, str] = {
     "tgi": "vllm",  # text-generation-inference: continuous batching over a paged KV cache, as vLLM
     "text_generation_inference": "vllm",
     "lmdeploy": "vllm",  # LMDeploy TurboMind: continuous batching over a paged (blocked) KV cache, as vLLM
+    # NVIDIA NIM 1.x serves its optimised profiles through TensorRT-LLM ("The optimized TensorRT-LLM profiles are
+    # preferred over vLLM when available", docs.nvidia.com/nim/large-language-models/latest/optimization.html);
+    # NIM 2.0 ships vLLM as its sole backend (NIM LLM 2.0.1 release notes)
+    "nim": "tensorrt-llm",
+    "nvidia_nim": "tensorrt-llm",
 }
 _SAME_KV: dict[str, str] = {
     "fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8",
     "float8": "fp8", "q8": "q8_0", "q4": "q4_0", "int8": "q8_0",
+    # vLLM/SGLang/TensorRT-LLM --kv-cache-dtype auto: the model's dtype, 16-bit for the library's models (bf16 and
+    # f16 hold the same bytes)
+    "auto": "bf16",
 }  # fmt: skip
 
 
@@ -151,6 +163,12 @@ def engine_note(said: str) -> Phrase | None:
     """The assumption for an engine read as another (None: the same engine under another name)."""
     key = _key(said)
     used = _NEAR_ENGINE.get(key)
+    if key in ("nim", "nvidia_nim"):
+        return Phrase(
+            "engine %(said)s read as tensorrt-llm, the backend of NIM 1.x's optimised profiles; NIM 2.x serves "
+            "through vLLM: say vllm for it",
+            said=said,
+        )
     if used == "llama.cpp":
         return Phrase("engine %(said)s runs models through llama.cpp: estimated as llama.cpp", said=said)
     if used is not None:

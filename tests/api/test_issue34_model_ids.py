@@ -28,6 +28,8 @@ def _post(client: APIClient, body: dict[str, Any]) -> dict[str, Any]:
         ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "qwen2.5-7b", "int4"),
         ("RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic", "llama-3.3-70b", "fp8"),
         ("Qwen/Qwen2.5-7B-Instruct-GGUF", "qwen2.5-7b", "q4_k_m"),
+        ("amd/Llama-3.1-70B-Instruct-FP8-KV", "llama-3.1-70b", "fp8"),
+        ("nvidia/Llama-3.3-70B-Instruct-FP4", "llama-3.3-70b", "nvfp4"),
         ("meta-llama/Llama-3.3-70B-Instruct", "llama-3.3-70b", None),
         ("google/gemma-3-27b-it", "gemma-3-27b", None),
     ],
@@ -61,3 +63,15 @@ def test_a_pasted_config_shows_the_architecture_it_names() -> None:
     assert model_from_hf_config({**config, "_name_or_path": "mistralai/Mistral-Small-24B"}).name == (
         "mistralai/Mistral-Small-24B"
     )
+
+
+def test_amd_and_nvidia_quantised_ids_from_published_benchmarks_are_estimated(
+    catalog: None, api_client: APIClient
+) -> None:
+    """Trial tr33: the ids AMD's ROCm vLLM performance page and TensorRT-LLM's perf-overview benchmark were 400s."""
+    amd = _post(api_client, {"model": "amd/Llama-3.1-70B-Instruct-FP8-KV", "gpu": "MI300X", "gpu_count": 8})
+    assert amd["model"]["slug"] == "llama-3.1-70b"
+    assert any(a.startswith("Weights: fp8") for a in amd["assumptions"])
+    fp4 = _post(api_client, {"model": "nvidia/Llama-3.3-70B-Instruct-FP4", "gpu": "B200"})
+    assert fp4["model"]["slug"] == "llama-3.3-70b"
+    assert any(a.startswith("Weights: nvfp4") for a in fp4["assumptions"])

@@ -212,6 +212,10 @@ def _estimate_stated(
     return replace(one, memory=memory, layout=layout, throughput=speed, assumptions=LazyTexts(lambda: [note, *own]))
 
 
+# the English msgids of the assumptions that say which split the estimate chose (assumptions._layout_assumptions)
+CHOSEN_LAYOUT_WORDS = ("serving layout: ", "full load: the build's capacity")
+
+
 def _estimate(
     workload: Workload,
     gpu: GpuSpec | None,
@@ -274,7 +278,10 @@ def _estimate(
         if gpu is not None and throughput is not None:
             size = throughput.users_tensor_parallel
             instance = _link(gpu, link_gbs, size) if throughput.users_replicas > 1 else None
-            words.extend(_layout_assumptions(plan, gpu, count, parallelism, link, throughput, instance))
+            said = _layout_assumptions(plan, gpu, count, parallelism, link, throughput, instance)
+            # a stated layout (`forced`) was not chosen: the chosen split's words would name another (trial tr33:
+            # a stated pipeline of 8 read "1 replica of tensor parallelism 8, the split that serves fastest")
+            words.extend(w for w in said if forced is None or not w.template.startswith(CHOSEN_LAYOUT_WORDS))
         return words
 
     return Estimate(
