@@ -122,7 +122,8 @@ class WorkloadInputSerializer(StrictKeysMixin, serializers.Serializer):
         choices=KV_PRECISIONS,
         canonical=canonical_kv,
         required=False,
-        help_text="Default f16 on llama.cpp, bf16 elsewhere (fp16 → f16, fp8_e4m3 → fp8; auto, the engines' "
+        help_text="Default f16 on llama.cpp, fp8 on tensorrt-llm with fp8 or nvfp4 weights (NVIDIA's ModelOpt "
+        "checkpoints carry an FP8 KV cache), bf16 elsewhere (fp16 → f16, fp8_e4m3 → fp8; auto, the engines' "
         "--kv-cache-dtype default, → bf16: the model's 16-bit dtype)",
     )
     context_tokens = serializers.IntegerField(
@@ -322,6 +323,20 @@ def _context_problems(workload: Workload, data: Mapping[str, Any], problems: dic
         problems["context_tokens"] = [stated[0]]
 
 
+# TensorRT-LLM runs FP8 and NVFP4 checkpoints quantised by NVIDIA's ModelOpt (the nvidia/…-FP8, …-FP4 releases its
+# perf-overview measures), whose hf_quant_config.json carries "kv_cache_quant_algo": "FP8" (ModelOpt's own example:
+# {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}); the engine reads it, so their KV cache is FP8 (trial tr33)
+FP8_KV_BY_DEFAULT = {"tensorrt-llm": ("fp8", "nvfp4")}
+
+
+def default_kv_precision(engine: str, precision: str) -> str:
+    """The KV cache precision a request that names none runs with: f16 on llama.cpp, FP8 where the engine takes it
+    from the checkpoint (FP8_KV_BY_DEFAULT), else the model's 16-bit dtype (bf16)."""
+    if engine == "llama.cpp":
+        return "f16"
+    return "fp8" if precision in FP8_KV_BY_DEFAULT.get(engine, ()) else "bf16"
+
+
 def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workload:
     """Validated workload data → Workload. Raises UnknownModelError / DomainError naming the field
     (prefixed with `field_prefix`, e.g. "workload." when the workload is nested)."""
@@ -340,7 +355,7 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
     if precision not in PRECISIONS:
         precision = "bf16"
     engine = data.get("engine") or default_engine(precision)
-    kv = data.get("kv_cache_precision") or ("f16" if engine == "llama.cpp" else "bf16")
+    kv = data.get("kv_cache_precision") or default_kv_precision(engine, precision)
     workload = Workload(
         model=model,
         task=data.get("task", "inference"),

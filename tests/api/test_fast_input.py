@@ -159,7 +159,9 @@ def test_a_random_body_validates_as_drf_validates_it(serializer_class: Any) -> N
         taken.append(_validates_as_drf(serializer_class, reused, body))
 
     check()
-    assert sum(taken) >= len(taken) // 3, (sum(taken), len(taken))  # the bodies do reach the fast path
+    # the bodies do reach the fast path (ConstraintsInputSerializer's decimal and date fields always take DRF's:
+    # 55-90 of 200 over ten seeds, so a third of them flaked one run in ten)
+    assert sum(taken) >= len(taken) // 5, (sum(taken), len(taken))
 
 
 DROP = object()  # an edge change that leaves the key out

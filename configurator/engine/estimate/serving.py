@@ -458,8 +458,13 @@ def serving_throughput(
     w = plan.workload
     prompt, output = request_tokens(w)
     parallelism = parallelism or _parallelism(plan, count)
+    # users whose KV caches the GPUs cannot hold (estimate()'s own memory check) do not all run at once: the engine
+    # runs what fits and queues the rest, so they set no floor under the full load (trial tr33: 1,024 users
+    # counted as running on 2 × H100 that hold 104 said 10,446 tokens/s for TensorRT-LLM's 4,469-class build)
+    held = _per_gpu_bytes(plan, parallelism, count, gpu) <= _usable_gib(plan, gpu) * GIB
+    users = plan.sequences if held else None
     layout = best_served_layout(
-        w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
+        w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=users,
         parallelism=parallelism, plan=plan, one_instance=one_instance,
     )  # fmt: skip
     size, whole = layout.tensor_parallel, parallelism
@@ -474,13 +479,15 @@ def serving_throughput(
     # the users split evenly)
     all_users = user.all_users_tokens_per_s * w.concurrent_users / share
     capacity = layout if layout.user is None else best_served_layout(  # the users' split is theirs; this, the build's
-        w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=plan.sequences,
+        w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=users,
         parallelism=whole, known=layout,
     )  # fmt: skip
     served = capacity.served
-    # the full load runs at least the workload's own users (`_full_batch`); the two formulas of that same load
-    # (N / (step + N × prompt / output) and 1 / (step / N + prompt / output)) may differ in the last bit
-    served_tokens = max(served.tokens_per_s, all_users)
+    # the full load runs at least the workload's own users when they fit (`_full_batch`); the two formulas of that
+    # same load (N / (step + N × prompt / output) and 1 / (step / N + prompt / output)) may differ in the last bit
+    served_tokens = max(served.tokens_per_s, all_users) if held else served.tokens_per_s
+    if not held:  # only the users the KV cache holds decode at once: together no more than the full load
+        all_users = min(all_users, served_tokens)
     prompt_plan = serving_plans(w, prompt, output)[0]
     first_token = _prefill_s(prompt_plan, gpu, size, parallelism, _link(gpu, link_gbs, size))
     return Throughput(
