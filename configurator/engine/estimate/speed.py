@@ -328,6 +328,13 @@ def step_terms(
     moved += sequences * plan_activation_bytes(plan, tp)
     if plan.weight_precision == "int4":  # W4A16: the kernel's weight stream (calibration.INT4_KERNEL_STREAM_SHARE)
         moved += streamed * (1.0 / int4_stream_share(plan.engine, gpu) - 1.0)
+    if parallelism == "pipeline" and plan.engine in cal.SERVER_ENGINES:
+        # the server engines keep a micro-batch in every stage (vLLM's virtual engines, TensorRT-LLM's in-flight
+        # batching per stage): all the stages compute at once on their share of the batch, so a step's FLOPs go
+        # over up to `count` GPUs; each micro-batch still reads its stage's weights (the bytes stay). llama.cpp
+        # runs its layer split one stage at a time (trial tr33: TensorRT-LLM PP2/4/8 on RTX PRO 6000 at full load
+        # were -38/-58/-68 % as one stage at a time)
+        work /= min(count, sequences)
     compute = work / _peak_flops(gpu, plan.weight_precision, plan.engine, rows=sequences)
     kquant = streamed if "_k" in plan.weight_precision else 0.0
     return StepTerms(
