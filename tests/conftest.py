@@ -68,6 +68,18 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
 
 
 @pytest.fixture(autouse=True)
+def _site_language() -> Iterator[None]:
+    """Every test starts in the site's language (settings.LANGUAGE_CODE): a request's LocaleMiddleware activates
+    the asker's language for the thread and nothing deactivates it, so a test that reads "the default language"
+    saw English after an English request on the same worker (CI, 2026-12-06: a price list's notes in English)."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
     """Throttle and login-failure counters live in the (locmem) cache, or this process's fallback counters
     (accounts.throttle.local_counts); no test sees another's."""

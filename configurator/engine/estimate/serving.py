@@ -109,17 +109,10 @@ class _Setting:
 
 
 def _setting(
-    workload: Workload,
-    gpu: GpuSpec,
-    gpu_count: int,
-    prompt_tokens: int,
-    output_tokens: int,
-    link_gbs: LinkArg,
-    mfu: float | None,
-    constants: cal.DecodeConstants | None,
-    mfu_scale: float | None = None,
+    workload: Workload, gpu: GpuSpec, gpu_count: int, prompt_tokens: int, output_tokens: int, link_gbs: LinkArg,
+    mfu: float | None, constants: cal.DecodeConstants | None, mfu_scale: float | None = None,
     parallelism: str | None = None,
-) -> _Setting:
+) -> _Setting:  # fmt: skip
     prompt_plan, decode_plan = serving_plans(workload, prompt_tokens, output_tokens)
     engine = decode_plan.engine
     constants = constants or cal.DECODE_CONSTANTS[(engine, cal.memory_class(gpu.memory_type))]
@@ -458,9 +451,7 @@ def serving_throughput(
     w = plan.workload
     prompt, output = request_tokens(w)
     parallelism = parallelism or _parallelism(plan, count)
-    # users whose KV caches the GPUs cannot hold (estimate()'s own memory check) do not all run at once: the engine
-    # runs what fits and queues the rest, so they set no floor under the full load (trial tr33: 1,024 users
-    # counted as running on 2 × H100 that hold 104 said 10,446 tokens/s for TensorRT-LLM's 4,469-class build)
+    # users whose KV caches do not fit (estimate()'s memory check) are queued, not run: no floor under the full load
     held = _per_gpu_bytes(plan, parallelism, count, gpu) <= _usable_gib(plan, gpu) * GIB
     users = plan.sequences if held else None
     layout = best_served_layout(
@@ -486,8 +477,7 @@ def serving_throughput(
     # the full load runs at least the workload's own users when they fit (`_full_batch`); the two formulas of that
     # same load (N / (step + N × prompt / output) and 1 / (step / N + prompt / output)) may differ in the last bit
     served_tokens = max(served.tokens_per_s, all_users) if held else served.tokens_per_s
-    if not held:  # only the users the KV cache holds decode at once: together no more than the full load
-        all_users = min(all_users, served_tokens)
+    all_users = all_users if held else min(all_users, served_tokens)  # only those held decode at once
     prompt_plan = serving_plans(w, prompt, output)[0]
     first_token = _prefill_s(prompt_plan, gpu, size, parallelism, _link(gpu, link_gbs, size))
     return Throughput(
