@@ -46,7 +46,7 @@ BUILD: dict[str, Any] = {
     "cpus": [{"sku": "epyc-9554", "qty": 2}],
     "gpus": [{"sku": "h200-nvl", "qty": 8}],
     "psus": [{"sku": "psu-crps-3000w", "qty": 4}],
-    "memory": [{"sku": "ddr5-rdimm-64gb", "qty": 24}],
+    "memory": [{"sku": "ddr5-rdimm-96gb", "qty": 24}],  # 2,304 GB: ≥ 1.5 × the 1,128 GB of HBM (issue 34)
     "storage": [{"sku": "nvme-4tb", "qty": 2}],
     "nics": [{"sku": "nic-200g", "qty": 1}],
     "bridges": [{"sku": "nvlink-bridge-h200-4way", "qty": 2}],
