@@ -16,9 +16,10 @@ from rest_framework.views import APIView
 from catalog.specs import catalog_snapshot
 from config.api import ApiErrorSerializer, deserialize
 from configurator.api import PublicApi
+from configurator.engine.errors import InvalidInput
 from configurator.engine.estimate import StatedLayout, estimate
 from configurator.engine.estimate.topology import built_in_link
-from configurator.engine.gpu_match import match_gpu
+from configurator.engine.gpu_match import counted_gpu, match_gpu
 from configurator.engine.models_library import model_search
 from configurator.engine.phrase import LazyTexts, Phrase
 from configurator.engine.spellings import spelling_notes
@@ -95,6 +96,18 @@ class EstimateApi(PublicApi):
         sku = data.get("gpu")
         gpu = None
         notes: list[Phrase] = []
+        count, named = counted_gpu(sku) if sku else (None, sku)
+        if count is not None:  # "8xH100": the count is the name's unless gpu_count says another
+            if "gpu_count" in request.data and data["gpu_count"] != count:
+                said = Phrase(
+                    "'%(text)s' says %(count)s GPUs and gpu_count says %(given)s: give one of them",
+                    text=sku, count=count, given=data["gpu_count"],
+                )  # fmt: skip
+                raise InvalidInput(said, fields={"gpu": [said], "gpu_count": [said]})
+            if not 1 <= count <= MAX_GPUS:
+                said = Phrase("'%(text)s' says %(count)s GPUs: 1 to %(most)s", text=sku, count=count, most=MAX_GPUS)
+                raise InvalidInput(said, fields={"gpu": [said]})
+            data["gpu_count"], sku = count, named
         if sku:
             found = match_gpu(catalog_snapshot().gpus, sku)
             gpu = found.gpu

@@ -187,3 +187,21 @@ def match_gpu(gpus: Mapping[str, GpuSpec], text: str) -> GpuMatch:
         others=others,
     )
     return GpuMatch(gpu=chosen, note=note)
+
+
+# "8xH100", "8 × H200 SXM", "H100 x8": a count written into the GPU's name, as spec tables and benchmark titles do
+_COUNTED = (
+    re.compile(r"^\s*(\d{1,2})\s*[x×*]\s*(\S.*)$", re.IGNORECASE),
+    re.compile(r"^(.*\S)\s+[x×*]\s*(\d{1,2})\s*$", re.IGNORECASE),
+)
+
+
+def counted_gpu(text: str) -> tuple[int | None, str]:
+    """(the GPU count written into `text`, the name without it); (None, text) when it says no count."""
+    first = _COUNTED[0].match(text or "")
+    if first:
+        return int(first.group(1)), first.group(2)
+    last = _COUNTED[1].match(text or "")
+    if last:
+        return int(last.group(2)), last.group(1)
+    return None, text

@@ -104,7 +104,11 @@ def canonical_precision(text: str) -> str | None:
         return key
     if key in UNMODELLED_GGUF_BPW:
         return nearest_gguf(UNMODELLED_GGUF_BPW[key])
-    return _SAME_PRECISION.get(key) or _NEAR_PRECISION.get(key)
+    found = _SAME_PRECISION.get(key) or _NEAR_PRECISION.get(key)
+    if found is None and "(" in text:  # as tables write it: "FP8 (W8A8)", "INT4 (AWQ)": the name, else its gloss
+        outside, _, inside = text.partition("(")
+        found = canonical_precision(outside) or canonical_precision(inside.replace(")", " "))
+    return found
 
 
 def canonical_engine(text: str) -> str | None:
