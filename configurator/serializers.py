@@ -18,7 +18,7 @@ from configurator.engine.builds import unknown_keys
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.estimate import default_engine, workload_problems
 from configurator.engine.estimate.engines import DEFAULT_OUTPUT_TOKENS, request_tokens
-from configurator.engine.models_library import model_by_name, model_from_hf_config, model_id_precision
+from configurator.engine.models_library import model_by_name, model_from_hf_config, model_id_kv, model_id_precision
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.spellings import canonical_engine, canonical_kv, canonical_precision, plain_amount
 from configurator.engine.types import (
@@ -355,7 +355,8 @@ def workload_from_data(data: dict[str, Any], *, field_prefix: str = "") -> Workl
     if precision not in PRECISIONS:
         precision = "bf16"
     engine = data.get("engine") or default_engine(precision)
-    kv = data.get("kv_cache_precision") or default_kv_precision(engine, precision)
+    named_kv = None if data.get("model_config") is not None else model_id_kv(model_key)
+    kv = data.get("kv_cache_precision") or named_kv or default_kv_precision(engine, precision)
     workload = Workload(
         model=model,
         task=data.get("task", "inference"),

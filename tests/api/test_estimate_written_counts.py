@@ -51,3 +51,13 @@ def test_a_precision_gloss_through_the_api(catalog: None, api_client: APIClient)
     said = _post(api_client, gpu="h100-sxm", gpu_count=2, precision="FP8 (W8A8)")
     assert said.status_code == 200, said.json()
     assert said.json()["memory_gib"] == _post(api_client, gpu="h100-sxm", gpu_count=2).json()["memory_gib"]
+
+
+def test_an_fp8_kv_release_runs_an_fp8_cache(catalog: None, api_client: APIClient) -> None:
+    """AMD's amd/Llama-3.1-70B-Instruct-FP8-KV (Quark: FP8 weights and KV cache) as the ROCm vLLM pages name it:
+    FP8 weights and an FP8 KV cache, half the bf16 cache of the same model (trial tr33: the cache stayed bf16)."""
+    body = {"gpu": "mi300x", "gpu_count": 8, "context_tokens": 8192}
+    amd = _post(api_client, **body, model="amd/Llama-3.1-70B-Instruct-FP8-KV").json()["memory_gib"]
+    plain = _post(api_client, **body, model="meta-llama/Llama-3.1-70B-Instruct").json()
+    assert amd["weights"] == plain["memory_gib"]["weights"]
+    assert amd["kv_cache"] == pytest.approx(plain["memory_gib"]["kv_cache"] / 2, rel=0.01)
