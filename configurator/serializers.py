@@ -18,9 +18,9 @@ from configurator.engine.builds import unknown_keys
 from configurator.engine.errors import DomainError, UnknownModelError
 from configurator.engine.estimate import default_engine, workload_problems
 from configurator.engine.estimate.engines import DEFAULT_OUTPUT_TOKENS, request_tokens
-from configurator.engine.models_library import model_by_name, model_from_hf_config, model_id_kv, model_id_precision
+from configurator.engine.models_library import model_by_name, model_from_hf_config, model_id_precision
 from configurator.engine.phrase import Num, Phrase
-from configurator.engine.spellings import canonical_engine, canonical_kv, canonical_precision, plain_amount
+from configurator.engine.spellings import canonical_engine, canonical_kv, canonical_precision, model_id_kv, plain_amount
 from configurator.engine.types import (
     CHECKPOINTING_MODES,
     ENGINES,

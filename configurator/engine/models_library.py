@@ -424,12 +424,6 @@ def model_id_precision(key: str) -> str | None:
     return next((precision for suffix, precision in QUANTISED_SUFFIXES if wanted.endswith(suffix)), None)
 
 
-def model_id_kv(key: str) -> str | None:
-    """The KV cache precision a release's id names: AMD's "…-FP8-KV" checkpoints (amd/Llama-3.1-70B-Instruct-FP8-KV,
-    Quark: FP8 weights, activations and KV cache, as their model cards say) run an FP8 cache; None otherwise."""
-    return "fp8" if (key or "").strip().lower().endswith("-fp8-kv") else None
-
-
 def model_by_name(key: str) -> tuple[ModelArch, bool]:
     """`model_get`, and else the one library model a typed name matches ("llama 3.1 8b", "qwen 2.5 72b": the
     model search, engine.model_match, ranks a single model first); True when the name was matched so. A name

@@ -226,3 +226,9 @@ def plain_amount(text: str) -> str:
         elif all(len(group) == 3 for group in plain.split(",")[1:]):
             plain = plain.replace(",", "")
     return plain
+
+
+def model_id_kv(key: str) -> str | None:
+    """The KV cache precision a release's id names: AMD's "…-FP8-KV" checkpoints (amd/Llama-3.1-70B-Instruct-FP8-KV,
+    Quark: FP8 weights, activations and KV cache, as their model cards say) run an FP8 cache; None otherwise."""
+    return "fp8" if (key or "").strip().lower().endswith("-fp8-kv") else None
