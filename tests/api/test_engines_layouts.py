@@ -9,12 +9,11 @@ fitted on them too (in-sample), so each docstring also gives the held-out figure
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from rest_framework.test import APIClient
 
 from configurator.engine import calibration as cal
+from tests.api.estimating import estimated
 
 URL = "/api/v1/estimate"
 
@@ -35,12 +34,6 @@ MLPERF_70B = {
 }  # fmt: skip
 
 
-def _post(client: APIClient, body: dict[str, Any]) -> dict[str, Any]:
-    response = client.post(URL, body, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
-
-
 @pytest.mark.parametrize(
     ("users", "published", "claimed"),
     [
@@ -55,7 +48,7 @@ def test_nim_70b_per_user_speed_falls_with_the_other_users_prompts(
     """Each of N users decodes while the other users' 5,000-token prompts are prefilled (+52 % and +83 % too fast
     at 25 and 50 users before issue 33). Claimed: ±10 % at 1 user, ±15 % at 25 and 50; `make accuracy` holds the
     NIM rows out: 10.0 % median, 14.0 % p90 (per-user table, docs.nvidia.com/nim/... group)."""
-    speed = _post(api_client, {**NIM_70B, "concurrent_users": users})["throughput"]
+    speed = estimated(api_client, {**NIM_70B, "concurrent_users": users})["throughput"]
     assert speed["decode_tokens_per_s_per_user"] == pytest.approx(published, rel=claimed)
     if users > 1:
         assert speed["prefill_share"] > 0.4  # most of each step is the others' prompts (5,000 tokens each)
@@ -69,14 +62,14 @@ def test_mlperf_llama2_70b_offline_on_8_h200_and_its_layout(catalog: None, api_c
     (H100_SXM_80GB_TP2x4): 24,524.9 tokens/s; MLPerf v5.0 NVIDIA closed measured the same 8 × H100 at 31,307 with a
     later TensorRT-LLM (fixtures/server_speed.csv). Ours, at the refitted constants of issue 33, also 4 × TP2:
     claimed within the two rounds' span, ±5 %."""
-    h200 = _post(api_client, {**MLPERF_70B, "gpu": "h200-sxm", "engine": "tensorrt-llm"})["throughput"]
+    h200 = estimated(api_client, {**MLPERF_70B, "gpu": "h200-sxm", "engine": "tensorrt-llm"})["throughput"]
     assert h200["served_output_tokens_per_s"] == pytest.approx(31302.7, rel=0.15)
     assert (h200["served_replicas"], h200["served_tensor_parallel"]) == (8, 1)
-    h100 = _post(api_client, {**MLPERF_70B, "gpu": "h100-sxm", "engine": "tensorrt-llm"})["throughput"]
+    h100 = estimated(api_client, {**MLPERF_70B, "gpu": "h100-sxm", "engine": "tensorrt-llm"})["throughput"]
     assert 0.95 * 24524.9 < h100["served_output_tokens_per_s"] < 1.05 * 31307
     assert (h100["served_replicas"], h100["served_tensor_parallel"]) == (4, 2)
     # the memory check stays one instance on all 8 GPUs; one user is served by tensor parallelism over all 8
-    one = _post(api_client, {**MLPERF_70B, "gpu": "h200-sxm", "engine": "tensorrt-llm", "concurrent_users": 1})
+    one = estimated(api_client, {**MLPERF_70B, "gpu": "h200-sxm", "engine": "tensorrt-llm", "concurrent_users": 1})
     assert one["gpu"]["parallelism"] == "tensor"
     assert (one["throughput"]["users_replicas"], one["throughput"]["users_tensor_parallel"]) == (1, 8)
     # the full load is the build's capacity whatever the users: MLPerf's 8 × TP1
@@ -90,21 +83,21 @@ def test_8_h200_serve_llama2_70b_faster_than_8_mi300x(catalog: None, api_client:
     TFLOPS), and with NVIDIA-fitted efficiencies it ranked first (+54 %); its matrix cores run at 0.65 of that
     MFU (measured on these rows and, held out, on Oracle's MI300X runs). Ours: 8 × MI300X 23,857 (+1.5 %, claimed
     ±10 %), below 8 × H200 on the same engine (vLLM: 27,606) and on TensorRT-LLM (31,315)."""
-    mi300x = _post(api_client, {**MLPERF_70B, "gpu": "mi300x", "engine": "vllm"})
+    mi300x = estimated(api_client, {**MLPERF_70B, "gpu": "mi300x", "engine": "vllm"})
     assert mi300x["throughput"]["served_output_tokens_per_s"] == pytest.approx(23514.8, rel=0.10)
     for engine in ("vllm", "tensorrt-llm"):
-        h200 = _post(api_client, {**MLPERF_70B, "gpu": "h200-sxm", "engine": engine})["throughput"]
+        h200 = estimated(api_client, {**MLPERF_70B, "gpu": "h200-sxm", "engine": engine})["throughput"]
         assert h200["served_output_tokens_per_s"] > 1.1 * mi300x["throughput"]["served_output_tokens_per_s"]
     assert any("MLPerf Inference v4.1, AMD's MI300X results" in a for a in mi300x["assumptions"])
 
 
 def test_amd_gpus_without_published_runs_are_labelled_unvalidated(catalog: None, api_client: APIClient) -> None:
-    body = _post(
+    body = estimated(
         api_client,
         {"model": "llama-3.1-8b", "precision": "bf16", "engine": "vllm", "gpu": "radeon-pro-w7900", "gpu_count": 1},
     )
     assert any("unvalidated" in a and "MI300X" in a for a in body["assumptions"])
-    nvidia = _post(api_client, {"model": "llama-3.1-8b", "precision": "bf16", "engine": "vllm", "gpu": "l40s"})
+    nvidia = estimated(api_client, {"model": "llama-3.1-8b", "precision": "bf16", "engine": "vllm", "gpu": "l40s"})
     assert not any("AMD GPU" in a for a in nvidia["assumptions"])
 
 
@@ -112,8 +105,8 @@ def test_tensorrt_llm_prefills_faster_than_vllm_on_the_same_build(catalog: None,
     """TensorRT-LLM's MFU on FP8 GEMMs is ENGINE_MFU_FACTOR × the pooled one (1.02 fitted on its FP8 full-load rows
     of seven publications; 1.14 on four before issue 33's rows moved the gap into the pooled MFU): the same
     5,000-token prompt's first token comes that much sooner, the memory-bound single-user decode is the same."""
-    trt = _post(api_client, {**NIM_70B, "concurrent_users": 1})["throughput"]
-    vllm = _post(api_client, {**NIM_70B, "concurrent_users": 1, "engine": "vllm"})["throughput"]
+    trt = estimated(api_client, {**NIM_70B, "concurrent_users": 1})["throughput"]
+    vllm = estimated(api_client, {**NIM_70B, "concurrent_users": 1, "engine": "vllm"})["throughput"]
     factor = cal.ENGINE_MFU_FACTOR["tensorrt-llm"]
     assert vllm["time_to_first_token_s"] / trt["time_to_first_token_s"] == pytest.approx(factor, rel=0.01)
     assert trt["decode_tokens_per_s_per_user"] == pytest.approx(vllm["decode_tokens_per_s_per_user"], rel=0.01)
@@ -124,8 +117,8 @@ def test_eager_mode_is_an_input_and_slows_small_batches(catalog: None, api_clien
     vllm-omni issue #7960, Qwen2.5-7B thinker on an A800: TPOT 22.5 ms eager vs 13 ms with CUDA graphs). Llama-3.1-8B
     BF16 on one H100 at one user: 135.9 tok/s with graphs, 54.8 eager (32 layers × 0.34 ms = 10.9 ms a token)."""
     body = {"model": "llama-3.1-8b", "precision": "bf16", "engine": "vllm", "gpu": "h100-sxm", "context_tokens": 1200}
-    graphs = _post(api_client, body)
-    eager = _post(api_client, {**body, "cuda_graphs": False})
+    graphs = estimated(api_client, body)
+    eager = estimated(api_client, {**body, "cuda_graphs": False})
     ratio = graphs["throughput"]["decode_tokens_per_s_per_user"] / eager["throughput"]["decode_tokens_per_s_per_user"]
     assert 2.0 < ratio < 3.0
     assert any("eager mode" in a for a in eager["assumptions"])
@@ -133,8 +126,8 @@ def test_eager_mode_is_an_input_and_slows_small_batches(catalog: None, api_clien
     # llama.cpp has no CUDA-graph switch here: the field does not move it
     gguf = {**body, "precision": "q4_k_m", "engine": "llama.cpp"}
     assert (
-        _post(api_client, gguf)["throughput"]["decode_tokens_per_s_per_user"]
-        == _post(api_client, {**gguf, "cuda_graphs": False})["throughput"]["decode_tokens_per_s_per_user"]
+        estimated(api_client, gguf)["throughput"]["decode_tokens_per_s_per_user"]
+        == estimated(api_client, {**gguf, "cuda_graphs": False})["throughput"]["decode_tokens_per_s_per_user"]
     )
     refused = api_client.post(URL, {**body, "cuda_graphs": "sometimes"}, format="json")
     assert refused.status_code == 400
@@ -151,7 +144,7 @@ def test_nvfp4_runs_at_the_fp4_peak_on_blackwell_only(catalog: None, api_client:
     }  # fmt: skip
 
     def first_token(gpu: str, precision: str) -> float:
-        speed = _post(api_client, {**body, "gpu": gpu, "precision": precision})["throughput"]
+        speed = estimated(api_client, {**body, "gpu": gpu, "precision": precision})["throughput"]
         return float(speed["time_to_first_token_s"])
 
     assert first_token("b200-sxm", "fp8") / first_token("b200-sxm", "nvfp4") == pytest.approx(2.0, rel=0.15)
@@ -171,11 +164,11 @@ def test_deepseek_v3_single_stream_eager_and_with_cuda_graphs(catalog: None, api
         "model": "deepseek-v3", "precision": "fp8", "engine": "sglang", "gpu": "h200-sxm", "gpu_count": 8,
         "context_tokens": 384, "prompt_tokens": 128, "output_tokens": 256,
     }  # fmt: skip
-    eager = _post(api_client, {**body, "cuda_graphs": False})["throughput"]["decode_tokens_per_s_per_user"]
+    eager = estimated(api_client, {**body, "cuda_graphs": False})["throughput"]["decode_tokens_per_s_per_user"]
     assert 12 <= eager <= 60
-    graphs = _post(api_client, body)["throughput"]["decode_tokens_per_s_per_user"]
+    graphs = estimated(api_client, body)["throughput"]["decode_tokens_per_s_per_user"]
     r1 = {**body, "model": "deepseek-r1", "context_tokens": 2048, "prompt_tokens": 1024, "output_tokens": 1024}
-    eight = _post(api_client, {**r1, "concurrent_users": 8})["throughput"]["decode_tokens_per_s_per_user"]
+    eight = estimated(api_client, {**r1, "concurrent_users": 8})["throughput"]["decode_tokens_per_s_per_user"]
     assert eight == pytest.approx(78.13, rel=0.10)
     assert graphs > eight
 
@@ -189,7 +182,7 @@ def test_deepseek_v3_single_stream_on_8_h200_through_the_api(catalog: None, api_
         "model": "deepseek-v3", "precision": "fp8", "engine": "sglang", "gpu": "h200-sxm", "gpu_count": 8,
         "context_tokens": 384, "prompt_tokens": 128, "output_tokens": 256,
     }  # fmt: skip
-    one = _post(api_client, {**body, "concurrent_users": 1})["throughput"]["decode_tokens_per_s_per_user"]
-    four = _post(api_client, {**body, "concurrent_users": 4})["throughput"]["decode_tokens_per_s_per_user"]
+    one = estimated(api_client, {**body, "concurrent_users": 1})["throughput"]["decode_tokens_per_s_per_user"]
+    four = estimated(api_client, {**body, "concurrent_users": 4})["throughput"]["decode_tokens_per_s_per_user"]
     assert 103.1 < one < 1.5 * 103.1
     assert four < one

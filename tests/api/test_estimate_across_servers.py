@@ -13,14 +13,13 @@ from configurator.engine.estimate import estimate
 from configurator.engine.estimate.topology import NETWORK_GBS_PER_GPU, built_in_link, tp_bound
 from configurator.engine.models_library import model_get
 from configurator.engine.types import CatalogSnapshot, Workload
+from tests.api.estimating import estimated
 
 URL = "/api/v1/estimate"
 
 
 def _post(client: APIClient, **body: Any) -> dict[str, Any]:
-    response = client.post(URL, body, format="json")
-    assert response.status_code == 200, response.content[:400]
-    return response.json()
+    return estimated(client, body)
 
 
 def test_tp16_over_two_hgx_servers_goes_at_the_network_and_says_so(

@@ -11,6 +11,8 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
+from tests.api.estimating import estimated
+
 RUN = {
     "model": "nvidia/Llama-3.3-70B-Instruct-FP4", "precision": "FP4", "engine": "TensorRT-LLM",
     "gpu": "RTX 6000 Pro Blackwell Server Edition", "concurrent_users": 1024, "prompt_tokens": 1000,
@@ -19,9 +21,7 @@ RUN = {
 
 
 def _full_load(client: APIClient, **body: Any) -> dict[str, Any]:
-    response = client.post("/api/v1/estimate", {**RUN, **body}, format="json")
-    assert response.status_code == 200, response.content[:400]
-    return response.json()["throughput"]
+    return estimated(client, {**RUN, **body})["throughput"]
 
 
 def test_server_pipeline_stages_compute_at_once_at_full_load(catalog: None, api_client: APIClient) -> None:

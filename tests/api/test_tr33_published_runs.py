@@ -5,9 +5,9 @@ split ... that serves the workload's users fastest"): another layout than the on
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework.test import APIClient
+
+from tests.api.estimating import estimated
 
 URL = "/api/v1/estimate"
 
@@ -20,14 +20,8 @@ PIPELINE = {
 }  # fmt: skip
 
 
-def _ok(client: APIClient, body: dict[str, Any]) -> dict[str, Any]:
-    response = client.post(URL, body, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
-
-
 def test_a_stated_pipeline_is_not_described_as_a_chosen_tensor_split(catalog: None, api_client: APIClient) -> None:
-    body = _ok(api_client, PIPELINE)
+    body = estimated(api_client, PIPELINE)
     said = body["assumptions"]
     assert any(s.startswith("layout as stated: tensor parallel 1 × pipeline parallel 8") for s in said)
     assert not any(s.startswith(("serving layout:", "full load: the build's capacity")) for s in said)
@@ -36,7 +30,7 @@ def test_a_stated_pipeline_is_not_described_as_a_chosen_tensor_split(catalog: No
 
 
 def test_stated_tensor_replicas_say_the_stated_split_only(catalog: None, api_client: APIClient) -> None:
-    body = _ok(
+    body = estimated(
         api_client,
         {"model": "llama-3.3-70b", "gpu": "h100-sxm", "gpu_count": 8, "precision": "fp8", "concurrent_users": 64,
          "tensor_parallel_size": 2},
@@ -45,7 +39,7 @@ def test_stated_tensor_replicas_say_the_stated_split_only(catalog: None, api_cli
     assert said[0].startswith("layout as stated: tensor parallel 2 × pipeline parallel 1, 4 replicas of it")
     assert not any(s.startswith("serving layout:") for s in said)
     # the estimate's own choice still explains itself
-    chosen = _ok(api_client, {"model": "llama-3.3-70b", "gpu": "h100-sxm", "gpu_count": 8, "precision": "fp8"})
+    chosen = estimated(api_client, {"model": "llama-3.3-70b", "gpu": "h100-sxm", "gpu_count": 8, "precision": "fp8"})
     assert any(s.startswith("serving layout:") for s in chosen["assumptions"])
 
 
@@ -54,17 +48,17 @@ def test_names_benchmark_pages_write_are_read(catalog: None, api_client: APIClie
     commands, vLLM's `--kv-cache-dtype auto`, re-publishers' ids of Meta's first repo names and RedHat's
     llm-compressor suffixes."""
     base = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "prompt_tokens": 1000, "output_tokens": 200}
-    amd = _ok(api_client, {**base, "gpu": "MI300X (192GB HBM3 750W)"})
+    amd = estimated(api_client, {**base, "gpu": "MI300X (192GB HBM3 750W)"})
     assert amd["gpu"]["sku"] == "mi300x"
-    assert _ok(api_client, {**base, "gpu": "RTX PRO 6000 Blackwell Server Edition"})["gpu"]["sku"] == (
+    assert estimated(api_client, {**base, "gpu": "RTX PRO 6000 Blackwell Server Edition"})["gpu"]["sku"] == (
         "rtx-pro-6000-blackwell-server"
     )
-    nim = _ok(api_client, {**base, "engine": "NIM", "precision": "fp8"})
+    nim = estimated(api_client, {**base, "engine": "NIM", "precision": "fp8"})
     assert any(s.startswith("engine NIM read as tensorrt-llm") for s in nim["assumptions"])
     for said, engine in (("trtllm-serve", "tensorrt-llm"), ("vLLM V1", "vllm")):
-        body = _ok(api_client, {**base, "engine": said})
+        body = estimated(api_client, {**base, "engine": said})
         assert any(s.startswith(f"{engine} activation peak") for s in body["assumptions"]), body["assumptions"]
-    auto = _ok(api_client, {**base, "kv_cache_precision": "auto"})
+    auto = estimated(api_client, {**base, "kv_cache_precision": "auto"})
     assert any(s.startswith("KV cache bf16") for s in auto["assumptions"])
     for pasted, slug, weights in (
         ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b", "fp8"),
@@ -72,6 +66,6 @@ def test_names_benchmark_pages_write_are_read(catalog: None, api_client: APIClie
         ("RedHatAI/Llama-3.1-8B-Instruct-quantized.w8a8", "llama-3.1-8b", "int8"),
         ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "llama-3.1-70b", "int4"),
     ):
-        body = _ok(api_client, {**base, "model": pasted, "gpu_count": 2})
+        body = estimated(api_client, {**base, "model": pasted, "gpu_count": 2})
         assert body["model"]["slug"] == slug
         assert any(s.startswith(f"Weights: {weights}") for s in body["assumptions"]), (pasted, body["assumptions"])
