@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from configurator.engine.frozen import direct_init
+from configurator.engine.types import ModelArch
 
 
 @direct_init
@@ -117,3 +118,12 @@ def count_params(s: DecoderShape) -> tuple[int, int]:
     total += moe_layers * (per_layer_common + router + shared + s.experts * expert)
     active += moe_layers * (per_layer_common + router + shared + s.active_experts * expert)
     return total, active
+
+
+def model_source(model: ModelArch) -> str:
+    """Where the model's shapes come from, as an answer says it: the config.json of its Hugging Face id (the
+    library's research note on how that file was read stays in fixtures/llm_models.json; trial tr34 saw "found by
+    find_string (… ids …)" in answers), or the pasted config.json."""
+    if model.source.startswith("pasted config.json") or not model.hf_id:
+        return model.source
+    return f"{model.hf_id} config.json"

@@ -61,3 +61,19 @@ def test_an_fp8_kv_release_runs_an_fp8_cache(catalog: None, api_client: APIClien
     plain = _post(api_client, **body, model="meta-llama/Llama-3.1-70B-Instruct").json()
     assert amd["weights"] == plain["memory_gib"]["weights"]
     assert amd["kv_cache"] == pytest.approx(plain["memory_gib"]["kv_cache"] / 2, rel=0.01)
+
+
+def test_a_library_model_is_cited_by_its_config_json_not_the_research_note(
+    catalog: None, api_client: APIClient
+) -> None:
+    """The library's note on how a config.json was read (fixtures/llm_models.json: "found by find_string (… ids
+    …)") stays in the fixture; the answer cites the model's config.json by its Hugging Face id (trial tr34)."""
+    said = " ".join(_post(api_client, model="qwen2.5-72b", precision="int4", gpu="h100-sxm").json()["assumptions"])
+    assert "Qwen2.5 72B: 72.71 B parameters (Qwen/Qwen2.5-72B config.json)" in said
+    assert "find_string" not in said
+    pasted = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+              "intermediate_size": 11008, "vocab_size": 32000}  # fmt: skip
+    body = {**BODY, "gpu": "h100-sxm", "model_config": pasted}
+    del body["model"]
+    mine = " ".join(api_client.post(URL, body, format="json").json()["assumptions"])
+    assert "pasted config.json (model_type llama)" in mine

@@ -32,6 +32,7 @@ from configurator.engine.estimate.weights import (
     HF_LINEAR_BITS,
     NF4_BITS,
 )
+from configurator.engine.model_params import model_source
 from configurator.engine.phrase import Num, Phrase
 from configurator.engine.types import GGUF_PRECISIONS, GpuSpec, Throughput
 
@@ -212,11 +213,11 @@ def _memory_assumptions(plan: _Plan) -> list[Phrase]:
             model=model.name,
             total=total,
             active=Num(model.active_params / 1e9, 2),
-            source=model.source,
+            source=model_source(model),
         )
     else:
         params = Phrase(
-            "%(model)s: %(total)s B parameters (%(source)s)", model=model.name, total=total, source=model.source
+            "%(model)s: %(total)s B parameters (%(source)s)", model=model.name, total=total, source=model_source(model)
         )
     words = [params, Phrase("Weights: %(words)s", words=_precision_words(plan))]
     if model.generic_layout:
