@@ -488,13 +488,13 @@ def _layout_assumptions(
                 share=Num(math.ceil(w.concurrent_users / max(1, throughput.users_replicas))),
             )
         )
-        if throughput.served_replicas != throughput.users_replicas:  # the same GPUs: the same split when equal
-            words.append(
-                Phrase(
-                    "full load: the build's capacity, %(replicas)s replica(s) of tensor parallelism %(tp)s, the split "
-                    "of most output tokens/s an engine is set to for throughput",
-                    replicas=throughput.served_replicas,
-                    tp=throughput.served_tensor_parallel,
-                )
+    if throughput.served_replicas != throughput.users_replicas:  # equal: one split (DP attention's users: 1 instance)
+        words.append(
+            Phrase(
+                "full load: the build's capacity, %(replicas)s replica(s) of tensor parallelism %(tp)s, the split "
+                "of most output tokens/s an engine is set to for throughput",
+                replicas=throughput.served_replicas,
+                tp=throughput.served_tensor_parallel,
             )
+        )
     return words

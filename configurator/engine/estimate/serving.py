@@ -346,15 +346,18 @@ def best_served_layout(
     AMD as 8 × TP1 on 8 × MI300X (its 8-GPU result is 7.7 × its 1-GPU one); Lambda's vLLM sweeps on 1-8 × A100/H100
     found the same ("data parallelism outperforms tensor parallelism when the model fits",
     LambdaLabsML/vllm-benchmark benchmark_v0.md). The users (`users`) bound each replica's full load from below
-    (`_full_batch`); with `plan` a split whose replica cannot hold its share of their KV caches is not tried. DP
-    attention and a stated layout (`one_instance`) are one instance on all the GPUs. `known`: a one-instance split
+    (`_full_batch`); with `plan` a split whose replica cannot hold its share of their KV caches is not tried. A
+    stated layout (`one_instance`) is one instance on all the GPUs, and so is DP attention for the users (`plan`);
+    for the build's capacity DP attention on all the GPUs competes with the splits (trial tr33b: over 2 × 8 B200 its
+    all-gathers crossed the network, 3,024 tokens/s against 8,224 on one server). `known`: a one-instance split
     already worked out for the same users (the users' split), taken as it is."""
     if parallelism == DP_ATTENTION or one_instance:
-        served = served_throughput(
+        whole = ServedLayout(served_throughput(
             workload, gpu, gpu_count, prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs,
-            users=users, parallelism=parallelism,
-        )  # fmt: skip
-        return ServedLayout(served, gpu_count, 1)
+            users=users, parallelism=parallelism), gpu_count, 1)  # fmt: skip
+        split = None if one_instance or plan is not None else best_served_layout(workload, gpu, gpu_count,
+            prompt_tokens=prompt_tokens, output_tokens=output_tokens, link_gbs=link_gbs, users=users)  # fmt: skip
+        return split if split and split.served.tokens_per_s > whole.served.tokens_per_s * (1 + 1e-9) else whole
     sizing = plan
     plan = serving_plans(workload, prompt_tokens, output_tokens)[1]
     # (size, replicas, the users on the fullest replica, the speed each of the workload's users gets there)
@@ -469,7 +472,7 @@ def serving_throughput(
     # all the users together: the fullest replica's rate for each of them (a share of N / replicas exactly when
     # the users split evenly)
     all_users = user.all_users_tokens_per_s * w.concurrent_users / share
-    capacity = layout if layout.user is None else best_served_layout(  # the users' split is theirs; this, the build's
+    capacity = layout if one_instance else best_served_layout(  # the users' split is theirs; this, the build's
         w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=users,
         parallelism=whole, known=layout,
     )  # fmt: skip
