@@ -92,3 +92,15 @@ def test_dp_attention_users_do_not_hold_the_build_to_one_instance(catalog: None,
     assert two["served_output_tokens_per_s"] >= one["served_output_tokens_per_s"]
     assert two["decode_tokens_per_s_total"] <= two["served_output_tokens_per_s"]
     assert "full load: the build's capacity, 2 replica(s) of tensor parallelism 8" in " ".join(answer["assumptions"])
+
+
+def test_training_across_servers_says_what_crosses_the_network(catalog: None, api_client: APIClient) -> None:
+    """LoRA of Qwen3-235B-A22B with ZeRO-3 on 16 × H100 SXM (trial tr33b): the answer ran 1,820 tokens/s against
+    10,510 on one server of 8 and said only "data parallel over 16 GPUs"; the gathers of the sharded weights on
+    the network bound the step, and the answer now says so. One server: nothing crosses a network."""
+    body = {"model": "qwen3-235b-a22b", "precision": "bf16", "gpu": "h100-sxm", "task": "lora", "zero_stage": 3}
+    two = " ".join(_post(api_client, gpu_count=16, **body)["assumptions"])
+    one = " ".join(_post(api_client, gpu_count=8, **body)["assumptions"])
+    assert "across the servers each step's traffic (weight gathers and gradient reduce-scatter" in two
+    assert "the network between the servers (50.0 GB/s per GPU" in two
+    assert "across the servers" not in one

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from configurator.engine.estimate.plans import _Plan
 from configurator.engine.estimate.speed import _Link, _pcie_gbs
-from configurator.engine.estimate.training import LOSS_BYTES_PER_LOGIT
+from configurator.engine.estimate.topology import NETWORK
+from configurator.engine.estimate.training import LOSS_BYTES_PER_LOGIT, sharded_stage
 from configurator.engine.estimate.training_speed import (
     ALL_TO_ALL_LINK_SHARE,
     MAMF_BF16,
@@ -109,6 +110,20 @@ def _training_speed_assumptions(plan: _Plan, gpu: GpuSpec, count: int, link: _Li
                 count=count,
                 share=Num(ALL_TO_ALL_LINK_SHARE * 100),
                 a2a=Num(100 * step.all_to_all_s / max(step.compute_s + step.all_to_all_s, 1e-12)),
+            )
+        )
+    if link.bound is not None and link.bound.kind == NETWORK and step.comm_s > 0:  # trial tr33b: it went unsaid
+        sharded = sharded_stage(w.framework, w.zero_stage, count) >= 3
+        words.append(
+            Phrase(
+                "across the servers each step's traffic (%(traffic)s) goes over %(link)s: %(comm)s s of communication "
+                "against %(compute)s s of compute per step; the step takes the longer",
+                traffic=Phrase("weight gathers and gradient reduce-scatter (ZeRO stage 3)")
+                if sharded
+                else Phrase("gradient all-reduce"),
+                link=link.label,
+                comm=Num(step.comm_s, 3),
+                compute=Num(step.compute_s + step.all_to_all_s, 3),
             )
         )
     return words
