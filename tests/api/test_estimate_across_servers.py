@@ -104,3 +104,13 @@ def test_training_across_servers_says_what_crosses_the_network(catalog: None, ap
     assert "across the servers each step's traffic (weight gathers and gradient reduce-scatter" in two
     assert "the network between the servers (50.0 GB/s per GPU" in two
     assert "across the servers" not in one
+
+
+def test_users_not_held_never_get_replicas_that_cannot_hold_the_weights(catalog: None, api_client: APIClient) -> None:
+    """Llama-3.1-405B BF16 (810 GB of weights) for 256 users on 32 × H100 SXM (trial tr33b): their KV caches do not
+    fit, and the users' layout was 4 replicas of TP-8, whose 640 GB cannot hold the weights; a replica now holds
+    them and at least one user's cache."""
+    answer = _post(
+        api_client, model="llama-3.1-405b", precision="bf16", gpu="h100-sxm", gpu_count=32, concurrent_users=256
+    )["throughput"]
+    assert answer["users_tensor_parallel"] >= 16

@@ -365,8 +365,8 @@ def best_served_layout(
     for size in instance_sizes(plan, gpu_count):
         replicas = gpu_count // size
         share = users if replicas == 1 else replica_users(users, replicas) if users and sizing is not None else None
-        if replicas > 1 and share and sizing is not None:
-            held = _per_gpu_bytes(sizing, _parallelism(sizing, size), size, gpu, sequences=share)
+        if replicas > 1 and sizing is not None:  # users not held (share None): a replica must hold one (tr33b)
+            held = _per_gpu_bytes(sizing, _parallelism(sizing, size), size, gpu, sequences=share or 1)
             if held > _usable_gib(sizing, gpu) * GIB:
                 continue
         user = None
