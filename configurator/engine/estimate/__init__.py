@@ -261,7 +261,9 @@ def _estimate(
             max_concurrent_users=None if pool is None else pool_users(plan, pool),
         )
         link = _link(gpu, link_gbs, count)
-        throughput = serving_throughput(plan, gpu, count, link_gbs, parallelism, one_instance=forced is not None)
+        throughput = serving_throughput(
+            plan, gpu, count, link_gbs, parallelism, one_instance=forced is not None, held=layout.fits
+        )
 
     def explain() -> list[Phrase]:
         words = _memory_assumptions(plan)

@@ -440,13 +440,15 @@ def serving_throughput(
     parallelism: str | None = None,
     *,
     one_instance: bool = False,
+    held: bool = True,
 ) -> Throughput:
     """The speeds estimate() reports for the request of `engines.request_tokens`. The users' layout
     (`best_served_layout` with the plan: the split fastest for them) gives `decode_per_user` of the fullest
     replica's share (what the speed rule and the recommender judge) and the first token on an idle instance.
     The full load (`served_throughput`, no request cap) is the build's capacity, the split of most output tokens/s
     (`best_served_layout` without the plan, what `make accuracy` judges), at least the users' own total.
-    Training: the whole build's tokens/s. `one_instance`: a layout the request states, no other split tried."""
+    Training: the whole build's tokens/s. `one_instance`: a layout the request states, no other split tried. `held`:
+    estimate()'s memory check (else the users are queued, not run, and set no floor under the full load)."""
     if plan.training:
         link = _link(gpu, link_gbs, count)
         trained = training_step(plan, gpu, count, link.gbs, _pcie_gbs(gpu))
@@ -454,8 +456,6 @@ def serving_throughput(
     w = plan.workload
     prompt, output = request_tokens(w)
     parallelism = parallelism or _parallelism(plan, count)
-    # users whose KV caches do not fit (estimate()'s memory check) are queued, not run: no floor under the full load
-    held = _per_gpu_bytes(plan, parallelism, count, gpu) <= _usable_gib(plan, gpu) * GIB
     users = plan.sequences if held else None
     layout = best_served_layout(
         w, gpu, count, prompt_tokens=prompt, output_tokens=output, link_gbs=link_gbs, users=users,
