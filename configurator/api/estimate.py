@@ -28,10 +28,6 @@ from configurator.output_data import estimate_data
 from configurator.outputs import EstimateOutputSerializer
 from configurator.serializers import WorkloadInputSerializer, context_note, workload_from_data
 
-# the GPU's built-in fabric (SXM baseboards, OAM), servers of 8 beyond 8 GPUs (engine.estimate.topology)
-gpu_link_gbs = built_in_link
-
-
 MAX_GPUS = 64
 GPU_COUNT_LIMIT = gettext_lazy(
     "At most {max_value} GPUs in one estimate. A 72-GPU NVLink rack (GB200/GB300 NVL72) is not in the catalog: "
@@ -120,7 +116,7 @@ class EstimateApi(PublicApi):
             workload,
             gpu,
             data["gpu_count"],
-            link_gbs=gpu_link_gbs(gpu, data["gpu_count"]) if gpu is not None else None,
+            link_gbs=built_in_link(gpu, data["gpu_count"]) if gpu is not None else None,
             stated=None if tp is None and pp is None else StatedLayout(tp or 1, pp or 1),
         )
         return Response(estimate_data(_said_first(result, notes)))

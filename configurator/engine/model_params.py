@@ -120,10 +120,13 @@ def count_params(s: DecoderShape) -> tuple[int, int]:
     return total, active
 
 
+PASTED_SOURCE = "pasted config.json"  # the start of a pasted config.json's `source` (models_library)
+
+
 def model_source(model: ModelArch) -> str:
     """Where the model's shapes come from, as an answer says it: the config.json of its Hugging Face id (the
     library's research note on how that file was read stays in fixtures/llm_models.json; trial tr34 saw "found by
     find_string (… ids …)" in answers), or the pasted config.json."""
-    if model.source.startswith("pasted config.json") or not model.hf_id:
+    if model.source.startswith(PASTED_SOURCE) or not model.hf_id:
         return model.source
     return f"{model.hf_id} config.json"

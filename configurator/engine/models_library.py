@@ -46,7 +46,7 @@ from configurator.engine.model_families import (
     qwen_moe_fields,
 )
 from configurator.engine.model_match import ModelMatches, match_models
-from configurator.engine.model_params import DecoderShape, count_params
+from configurator.engine.model_params import PASTED_SOURCE, DecoderShape, count_params
 from configurator.engine.phrase import Phrase
 from configurator.engine.types import ModelArch
 
@@ -343,7 +343,7 @@ def model_from_hf_config(config: dict[str, Any], *, slug: str | None = None) -> 
         dense_layers=shape.dense_layers,
         max_context=max_context,
         native_precision=native,
-        source=f"pasted config.json (model_type {model_type})",
+        source=f"{PASTED_SOURCE} (model_type {model_type})",
         precision_maps=maps,
         **extra,
     )

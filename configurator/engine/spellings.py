@@ -65,6 +65,7 @@ _SAME_ENGINE: dict[str, str] = {
     "trtllm_serve": "tensorrt-llm", "trtllm_bench": "tensorrt-llm", "vllm_v1": "vllm", "vllm_v0": "vllm",
     "vllm_serve": "vllm",
 }  # fmt: skip
+_NIM = ("nim", "nvidia_nim")  # NVIDIA NIM as people write it (`engine_note` says which backend it is read as)
 # Engines built on a modelled one, or not modelled and read as the nearest (the assumption says which)
 _NEAR_ENGINE: dict[str, str] = {
     "ollama": "llama.cpp",  # ollama serves GGUF models through llama.cpp (its `llm/` runner)
@@ -76,8 +77,7 @@ _NEAR_ENGINE: dict[str, str] = {
     # NVIDIA NIM 1.x serves its optimised profiles through TensorRT-LLM ("The optimized TensorRT-LLM profiles are
     # preferred over vLLM when available", docs.nvidia.com/nim/large-language-models/latest/optimization.html);
     # NIM 2.0 ships vLLM as its sole backend (NIM LLM 2.0.1 release notes)
-    "nim": "tensorrt-llm",
-    "nvidia_nim": "tensorrt-llm",
+    **dict.fromkeys(_NIM, "tensorrt-llm"),
 }
 _SAME_KV: dict[str, str] = {
     "fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8",
@@ -167,7 +167,7 @@ def engine_note(said: str) -> Phrase | None:
     """The assumption for an engine read as another (None: the same engine under another name)."""
     key = _key(said)
     used = _NEAR_ENGINE.get(key)
-    if key in ("nim", "nvidia_nim"):
+    if key in _NIM:
         return Phrase(
             "engine %(said)s read as tensorrt-llm, the backend of NIM 1.x's optimised profiles; NIM 2.x serves "
             "through vLLM: say vllm for it",

@@ -24,6 +24,7 @@ from configurator.engine.availability import BuildAvailability
 from configurator.engine.builds import MAX_QTY, PART_KINDS, build_to_payload, money
 from configurator.engine.facility import FacilityFigures, facility_figures
 from configurator.engine.fixes import fix_op_data
+from configurator.engine.model_params import PASTED_SOURCE
 from configurator.engine.phrase import Phrase
 from configurator.engine.recommend import Recommendation
 from configurator.engine.recommend.ranking import label_phrase
@@ -419,7 +420,6 @@ SOURCE_NAMES: tuple[tuple[re.Pattern[str], str | Promise], ...] = (
 #: of the HF config.json found by …", trial tr34) is named as what it is; a pasted config.json's source
 #: ("pasted config.json (model_type …)") stays. The estimator's other sources are Phrases and are said as such.
 MODEL_SOURCE = gettext_lazy("the model's published config.json")
-PASTED_SOURCE = "pasted config.json"
 
 
 def _named(value: Any) -> Any:

@@ -8,9 +8,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from configurator.api.estimate import gpu_link_gbs
 from configurator.engine.errors import DomainError
 from configurator.engine.estimate import estimate
+from configurator.engine.estimate.topology import built_in_link
 from configurator.engine.types import (
     CHECKPOINTING_MODES,
     ENGINES,
@@ -121,7 +121,7 @@ class Command(BaseCommand):
             workload = serializer.to_workload()
             gpu = _find_gpu(options["gpu"]) if options["gpu"] else None
             count = options["gpu_count"]
-            result = estimate(workload, gpu, count, link_gbs=gpu_link_gbs(gpu, count) if gpu is not None else None)
+            result = estimate(workload, gpu, count, link_gbs=built_in_link(gpu, count) if gpu is not None else None)
         except DomainError as error:
             raise CommandError(f"{error.message} {_fields_text(error.fields)}".strip()) from error
         if options["json"]:
